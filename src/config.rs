@@ -1,0 +1,314 @@
+//! `idemlint.toml`: discovery (walk up to the repository root), parsing with
+//! unknown keys refused (file and line named), and the per-path rule levels.
+//! Later issues read `store`, `counterparty`, `margin` and `default_horizon`.
+
+use crate::diagnostic::Severity;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        path: String,
+        line: usize,
+        message: String,
+    },
+}
+
+/// A rule's level as the config sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Off,
+    Note,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            Level::Off => None,
+            Level::Note => Some(Severity::Note),
+            Level::Warning => Some(Severity::Warning),
+            Level::Error => Some(Severity::Error),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+impl FailOn {
+    pub fn parse(s: &str) -> Option<FailOn> {
+        match s {
+            "error" => Some(FailOn::Error),
+            "warning" => Some(FailOn::Warning),
+            "note" => Some(FailOn::Note),
+            "never" => Some(FailOn::Never),
+            _ => None,
+        }
+    }
+
+    /// The lowest severity that fails the run, if any.
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Note => Some(Severity::Note),
+            FailOn::Never => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreDecl {
+    #[serde(default)]
+    pub table: Option<String>,
+    #[serde(default)]
+    pub key_prefix: Option<String>,
+    #[serde(default)]
+    pub counterparty: Option<String>,
+    /// Which Redis instance (compose service, release, resource) holds it.
+    #[serde(default)]
+    pub redis: Option<String>,
+    /// `false` excludes a table or prefix that the name recognisers would take.
+    #[serde(default = "yes")]
+    pub store: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterpartyDecl {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    pub horizon: String,
+    #[serde(default)]
+    pub r#match: Vec<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Override {
+    pub paths: Vec<String>,
+    #[serde(default)]
+    pub rules: BTreeMap<String, Level>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub fail_on: Option<FailOn>,
+    #[serde(default)]
+    pub margin: Option<String>,
+    #[serde(default)]
+    pub default_horizon: Option<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(default)]
+    pub rules: BTreeMap<String, Level>,
+    #[serde(default)]
+    pub store: Vec<StoreDecl>,
+    #[serde(default)]
+    pub counterparty: Vec<CounterpartyDecl>,
+    #[serde(default, rename = "override")]
+    pub overrides: Vec<Override>,
+    /// Whether a suppression must give a reason after `--` (default true).
+    #[serde(default)]
+    pub suppression_reason_required: Option<bool>,
+    /// Where the config was read from, if anywhere.
+    #[serde(skip)]
+    pub source: Option<PathBuf>,
+}
+
+pub const CONFIG_NAMES: &[&str] = &["idemlint.toml", ".idemlint.toml"];
+
+impl Config {
+    /// Parse config text; `path` names it in errors.
+    pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
+        let cfg: Config = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+                .unwrap_or(1);
+            ConfigError::Invalid {
+                path: path.to_string(),
+                line,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        cfg.validate(text, path)?;
+        Ok(cfg)
+    }
+
+    fn validate(&self, text: &str, path: &str) -> Result<(), ConfigError> {
+        let known = crate::catalogue::names();
+        let line_of = |needle: &str| {
+            text.find(needle)
+                .map(|i| text[..i].matches('\n').count() + 1)
+                .unwrap_or(1)
+        };
+        let all_rule_keys = self
+            .rules
+            .keys()
+            .chain(self.overrides.iter().flat_map(|o| o.rules.keys()));
+        for name in all_rule_keys {
+            if !known.contains(&name.as_str()) {
+                return Err(ConfigError::Invalid {
+                    path: path.to_string(),
+                    line: line_of(name),
+                    message: format!("unknown rule `{name}`; known rules: {}", known.join(", ")),
+                });
+            }
+        }
+        for o in &self.overrides {
+            for p in &o.paths {
+                if let Err(e) = globset::Glob::new(p) {
+                    return Err(ConfigError::Invalid {
+                        path: path.to_string(),
+                        line: line_of(p),
+                        message: format!("invalid glob `{p}`: {e}"),
+                    });
+                }
+            }
+        }
+        for p in &self.exclude {
+            if let Err(e) = globset::Glob::new(p) {
+                return Err(ConfigError::Invalid {
+                    path: path.to_string(),
+                    line: line_of(p),
+                    message: format!("invalid glob `{p}`: {e}"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let display = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: display.clone(),
+            source,
+        })?;
+        let mut cfg = Config::parse(&text, &display)?;
+        cfg.source = Some(path.to_path_buf());
+        Ok(cfg)
+    }
+
+    /// Find the config for a scan starting at `start`: the nearest
+    /// `idemlint.toml` or `.idemlint.toml`, looking upward no further than the
+    /// repository root (the first directory holding `.git`).
+    pub fn discover(start: &Path) -> Option<PathBuf> {
+        let start = std::fs::canonicalize(start).ok()?;
+        let mut dir = if start.is_dir() {
+            start
+        } else {
+            start.parent()?.to_path_buf()
+        };
+        loop {
+            for name in CONFIG_NAMES {
+                let candidate = dir.join(name);
+                if candidate.is_file() {
+                    return Some(candidate);
+                }
+            }
+            if dir.join(".git").exists() {
+                return None;
+            }
+            dir = dir.parent()?.to_path_buf();
+        }
+    }
+
+    /// The severity a rule's diagnostic gets for a file, or `None` when the
+    /// rule is off there. `proposed` is what the rule chose.
+    pub fn level_for(&self, rule: &str, path: &str, proposed: Severity) -> Option<Severity> {
+        let mut level = self.rules.get(rule).copied();
+        for o in &self.overrides {
+            if let Some(l) = o.rules.get(rule) {
+                if glob_match(&o.paths, path) {
+                    level = Some(*l);
+                }
+            }
+        }
+        match level {
+            None => Some(proposed),
+            Some(l) => l.severity(),
+        }
+    }
+
+    pub fn reason_required(&self) -> bool {
+        self.suppression_reason_required.unwrap_or(true)
+    }
+}
+
+/// Whether `path` (relative, `/`-separated) matches any of the globs.
+pub fn glob_match(globs: &[String], path: &str) -> bool {
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        if let Ok(g) = globset::Glob::new(g) {
+            b.add(g);
+        }
+    }
+    b.build().map(|s| s.is_match(path)).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_file_and_line() {
+        let err = Config::parse("fail_on = \"error\"\n\nbogus = 1\n", "idemlint.toml").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("idemlint.toml:3:"), "{msg}");
+        assert!(msg.contains("bogus"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_rule_is_refused() {
+        let err = Config::parse("[rules]\nno-such-rule = \"off\"\n", "c.toml").unwrap_err();
+        assert!(err
+            .to_string()
+            .contains("c.toml:2: unknown rule `no-such-rule`"));
+    }
+
+    #[test]
+    fn overrides_apply_by_path() {
+        let cfg = Config::parse(
+            "[rules]\nmissing-request-fingerprint = \"error\"\n[[override]]\npaths = [\"migrations/legacy/**\"]\nrules = { missing-request-fingerprint = \"off\" }\n",
+            "c.toml",
+        )
+        .unwrap();
+        let r = "missing-request-fingerprint";
+        assert_eq!(
+            cfg.level_for(r, "migrations/legacy/1.sql", Severity::Warning),
+            None
+        );
+        assert_eq!(
+            cfg.level_for(r, "migrations/2.sql", Severity::Warning),
+            Some(Severity::Error)
+        );
+    }
+}

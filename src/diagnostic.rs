@@ -1,0 +1,177 @@
+//! The diagnostic every rule emits (DESIGN §3) and its stable fingerprint.
+//! Rendering lives in `render/`; rules build diagnostics through the small
+//! constructor functions in their own file.
+
+use crate::source::{FileId, SourceMap, Span};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "note" => Some(Severity::Note),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+/// A secondary span, possibly in another file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub file: FileId,
+    pub span: Span,
+    pub message: String,
+}
+
+/// One replacement of a byte range in one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub file: FileId,
+    pub span: Span,
+    pub replacement: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub message: String,
+    pub edits: Vec<Edit>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub file: FileId,
+    pub span: Span,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+    pub fix: Option<Fix>,
+    /// Filled by [`assign_fingerprints`] once all diagnostics are known.
+    pub fingerprint: String,
+}
+
+impl Diagnostic {
+    pub fn new(
+        rule: &'static str,
+        severity: Severity,
+        file: FileId,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            rule,
+            severity,
+            message: message.into(),
+            file,
+            span,
+            labels: Vec::new(),
+            help: None,
+            fix: None,
+            fingerprint: String::new(),
+        }
+    }
+
+    pub fn with_label(mut self, file: FileId, span: Span, message: impl Into<String>) -> Self {
+        self.labels.push(Label {
+            file,
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_fix(mut self, message: impl Into<String>, edits: Vec<Edit>) -> Self {
+        self.fix = Some(Fix {
+            message: message.into(),
+            edits,
+        });
+        self
+    }
+}
+
+/// Sort key: (path, start, rule), then the rest so the order is total.
+pub fn sort(diags: &mut [Diagnostic], sources: &SourceMap) {
+    diags.sort_by(|a, b| {
+        (
+            sources.path(a.file),
+            a.span.start,
+            a.rule,
+            a.span.end,
+            &a.message,
+        )
+            .cmp(&(
+                sources.path(b.file),
+                b.span.start,
+                b.rule,
+                b.span.end,
+                &b.message,
+            ))
+    });
+}
+
+/// SHA-256 of rule + path + the whitespace-normalised source lines under the
+/// primary span + the occurrence index of that triple. Stable across edits
+/// above the finding; never `DefaultHasher`. Call after [`sort`].
+pub fn assign_fingerprints(diags: &mut [Diagnostic], sources: &SourceMap) {
+    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
+    for d in diags.iter_mut() {
+        let path = sources.path(d.file).to_string();
+        let snippet = normalised_snippet(sources, d.file, d.span);
+        let key = (d.rule.to_string(), path, snippet);
+        let n = seen.entry(key.clone()).or_insert(0);
+        let mut h = Sha256::new();
+        for part in [key.0.as_str(), key.1.as_str(), key.2.as_str()] {
+            h.update(part.as_bytes());
+            h.update([0u8]);
+        }
+        h.update(n.to_string().as_bytes());
+        *n += 1;
+        let digest = h.finalize();
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        d.fingerprint = format!("sha256:{hex}");
+    }
+}
+
+fn normalised_snippet(sources: &SourceMap, file: FileId, span: Span) -> String {
+    let text = sources.text(file);
+    let start = crate::source::clamp_to_char_boundary(text, span.start);
+    let end = crate::source::clamp_to_char_boundary(text, span.end.max(start));
+    // Widen to whole lines, capped, so a finding keeps its identity when the
+    // text around it on the same line changes little.
+    let line_start = text[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = text[end..]
+        .find('\n')
+        .map(|i| end + i)
+        .unwrap_or(text.len());
+    let cap = (line_start + 4096).min(line_end);
+    let cap = crate::source::clamp_to_char_boundary(text, cap);
+    text[line_start..cap.max(line_start)]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}

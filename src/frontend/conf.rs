@@ -1,0 +1,111 @@
+//! The flattened tree shared by the YAML, JSON, TOML and `.env` front ends:
+//! one entry per node with its full key path and spans. Consumers (header,
+//! retention, eviction extraction) match on paths without knowing the syntax.
+
+use crate::source::Span;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSeg {
+    Key(String),
+    Index(usize),
+}
+
+impl std::fmt::Display for PathSeg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PathSeg::Key(k) => f.write_str(k),
+            PathSeg::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    /// `|` block scalar: its lines are the file's lines, indented.
+    Literal,
+    /// `>` block scalar.
+    Folded,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfValue {
+    Scalar {
+        text: String,
+        style: ScalarStyle,
+    },
+    Map,
+    Seq,
+    /// A YAML alias: never expanded (no alias bombs).
+    Alias,
+}
+
+#[derive(Debug, Clone)]
+pub struct ConfEntry {
+    /// YAML document index within a multi-document stream (0 elsewhere).
+    pub doc: usize,
+    pub path: Vec<PathSeg>,
+    /// Span of the last key when this node is a mapping value.
+    pub key_span: Option<Span>,
+    pub value: ConfValue,
+    /// For a scalar, its text in the file (quotes included); for a container,
+    /// its opening position.
+    pub value_span: Span,
+    /// A YAML tag such as `!Ref` (CloudFormation), without the value.
+    pub tag: Option<String>,
+}
+
+impl ConfEntry {
+    pub fn key(&self) -> Option<&str> {
+        match self.path.last() {
+            Some(PathSeg::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+
+    pub fn scalar(&self) -> Option<&str> {
+        match &self.value {
+            ConfValue::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The path as `a.b[0].c`.
+    pub fn dotted(&self) -> String {
+        let mut out = String::new();
+        for seg in &self.path {
+            match seg {
+                PathSeg::Key(k) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                PathSeg::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ConfDoc {
+    pub entries: Vec<ConfEntry>,
+}
+
+/// Span of a scalar's content: inside the quotes when it is quoted and the
+/// text between them matches the decoded value's length.
+pub fn content_span(source: &str, span: Span, style: ScalarStyle) -> Span {
+    match style {
+        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted if span.len() >= 2 => {
+            let inner = Span::new(span.start + 1, span.end - 1);
+            match source.get(span.start..span.end) {
+                Some(s) if s.starts_with(['"', '\'']) => inner,
+                _ => span,
+            }
+        }
+        _ => span,
+    }
+}

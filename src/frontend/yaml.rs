@@ -1,0 +1,343 @@
+//! YAML front end (compose, Kubernetes, Helm values, CloudFormation, app
+//! configs) on saphyr-parser's event stream. The tree is built with an
+//! explicit stack, so no input depth can overflow ours; aliases are recorded
+//! and never expanded, so alias bombs cost nothing.
+
+use super::conf::{content_span, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use super::{FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
+use crate::source::{CharToByte, Span};
+use saphyr_parser::{Event, Parser, ScalarStyle as YStyle};
+
+/// Events past this many are not read (a bound on time for absurd files).
+const MAX_EVENTS: usize = 5_000_000;
+
+enum Kind {
+    Map,
+    Other,
+}
+
+enum Frame {
+    Map {
+        /// The key read and waiting for its value.
+        pending: Option<(String, Span)>,
+    },
+    Seq {
+        next: usize,
+    },
+}
+
+pub fn parse(text: &str, facts: &mut FileFacts) {
+    let doc = build(text, facts);
+    push_strings(text, &doc, facts);
+    facts.conf = Some(doc);
+}
+
+/// Build the flattened tree; problems go to `facts`.
+pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
+    let chars = CharToByte::new(text);
+    let mut doc = ConfDoc::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut path: Vec<PathSeg> = Vec::new();
+    let mut doc_index = 0usize;
+    let mut started = false;
+    let mut skip_depth = 0usize; // inside a complex (non-scalar) mapping key
+
+    for (n, item) in Parser::new_from_str(text).enumerate() {
+        if n >= MAX_EVENTS {
+            facts.problems.push(Problem::new(
+                Span::new(0, 0),
+                format!("YAML stream has over {MAX_EVENTS} nodes; the rest was not read"),
+            ));
+            break;
+        }
+        let (event, yspan) = match item {
+            Ok(x) => x,
+            Err(e) => {
+                let at = chars.byte(e.marker().index());
+                facts.problems.push(Problem::new(
+                    Span::new(at, at),
+                    format!("invalid YAML: {}", e.info()),
+                ));
+                break;
+            }
+        };
+        let span = Span::new(
+            chars.byte(yspan.start.index()),
+            chars.byte(yspan.end.index()),
+        );
+
+        let event_kind = if matches!(event, Event::MappingStart(..)) {
+            Kind::Map
+        } else {
+            Kind::Other
+        };
+        if skip_depth > 0 {
+            match event {
+                Event::MappingStart(..) | Event::SequenceStart(..) => skip_depth += 1,
+                Event::MappingEnd | Event::SequenceEnd => {
+                    skip_depth -= 1;
+                    if skip_depth == 0 {
+                        if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
+                            *pending = Some(("?".to_string(), span));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+
+        match event {
+            Event::DocumentStart(_) => {
+                if started {
+                    doc_index += 1;
+                }
+                started = true;
+                stack.clear();
+                path.clear();
+            }
+            Event::Scalar(value, style, _, tag) => {
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
+                    if pending.is_none() {
+                        *pending = Some((value.to_string(), span));
+                        continue;
+                    }
+                }
+                let value = ConfValue::Scalar {
+                    text: value.to_string(),
+                    style: map_style(style),
+                };
+                leaf(&mut doc, &mut stack, &mut path, doc_index, value, span, tag);
+            }
+            Event::Alias(_) => {
+                if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
+                    if pending.is_none() {
+                        *pending = Some(("*alias".to_string(), span));
+                        continue;
+                    }
+                }
+                leaf(
+                    &mut doc,
+                    &mut stack,
+                    &mut path,
+                    doc_index,
+                    ConfValue::Alias,
+                    span,
+                    None,
+                );
+            }
+            Event::MappingStart(_, tag) | Event::SequenceStart(_, tag) => {
+                let is_map = matches!(event_kind, Kind::Map);
+                if let Some(Frame::Map { pending: None, .. }) = stack.last() {
+                    skip_depth = 1;
+                    continue;
+                }
+                if stack.len() >= MAX_NESTING {
+                    facts.problems.push(Problem::new(
+                        span,
+                        format!(
+                            "YAML nested deeper than {MAX_NESTING} levels; the rest was not read"
+                        ),
+                    ));
+                    return doc;
+                }
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                let kind = if is_map {
+                    ConfValue::Map
+                } else {
+                    ConfValue::Seq
+                };
+                let key_span = enter(&mut stack, &mut path);
+                doc.entries.push(ConfEntry {
+                    doc: doc_index,
+                    path: path.clone(),
+                    key_span,
+                    value: kind,
+                    value_span: Span::new(span.start, span.start),
+                    tag,
+                });
+                stack.push(if is_map {
+                    Frame::Map { pending: None }
+                } else {
+                    Frame::Seq { next: 0 }
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+                finish_child(&mut stack, &mut path);
+            }
+            _ => {}
+        }
+    }
+    doc
+}
+
+/// Push the path segment for a child of the current container; returns the
+/// key's span when the container is a map.
+fn enter(stack: &mut [Frame], path: &mut Vec<PathSeg>) -> Option<Span> {
+    match stack.last_mut() {
+        Some(Frame::Map { pending, .. }) => {
+            let (key, key_span) = pending.clone().unwrap_or_default();
+            path.push(PathSeg::Key(key));
+            Some(key_span)
+        }
+        Some(Frame::Seq { next }) => {
+            path.push(PathSeg::Index(*next));
+            None
+        }
+        None => None,
+    }
+}
+
+/// After a child of the current container is complete.
+fn finish_child(stack: &mut [Frame], path: &mut Vec<PathSeg>) {
+    match stack.last_mut() {
+        Some(Frame::Map { pending, .. }) => {
+            *pending = None;
+            path.pop();
+        }
+        Some(Frame::Seq { next }) => {
+            *next += 1;
+            path.pop();
+        }
+        None => {}
+    }
+}
+
+fn leaf(
+    doc: &mut ConfDoc,
+    stack: &mut [Frame],
+    path: &mut Vec<PathSeg>,
+    doc_index: usize,
+    value: ConfValue,
+    span: Span,
+    tag: Option<String>,
+) {
+    let key_span = enter(stack, path);
+    doc.entries.push(ConfEntry {
+        doc: doc_index,
+        path: path.clone(),
+        key_span,
+        value,
+        value_span: span,
+        tag,
+    });
+    finish_child(stack, path);
+}
+
+fn map_style(style: YStyle) -> ScalarStyle {
+    match style {
+        YStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+        YStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+        YStyle::Literal => ScalarStyle::Literal,
+        YStyle::Folded => ScalarStyle::Folded,
+        _ => ScalarStyle::Plain,
+    }
+}
+
+/// Keys and scalar values of a config tree as header candidates.
+pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
+    for e in &doc.entries {
+        if let (Some(key), Some(span)) = (e.key(), e.key_span) {
+            // Each key is seen once, on the node it introduces.
+            let span = content_span(text, span, quoted_style(text, span));
+            facts.strings.push(StrLit {
+                value: key.to_string(),
+                span,
+                role: StrRole::ConfKey,
+            });
+        }
+        if let ConfValue::Scalar { text: v, style } = &e.value {
+            if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                continue;
+            }
+            facts.strings.push(StrLit {
+                value: v.clone(),
+                span: content_span(text, e.value_span, *style),
+                role: StrRole::Mention,
+            });
+        }
+    }
+}
+
+fn quoted_style(text: &str, span: Span) -> ScalarStyle {
+    match text.as_bytes().get(span.start) {
+        Some(b'"') => ScalarStyle::DoubleQuoted,
+        Some(b'\'') => ScalarStyle::SingleQuoted,
+        _ => ScalarStyle::Plain,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(text: &str) -> (ConfDoc, FileFacts) {
+        let mut facts = FileFacts::default();
+        let d = build(text, &mut facts);
+        (d, facts)
+    }
+
+    #[test]
+    fn paths_and_spans_of_nested_values() {
+        let text = "services:\n  redis:\n    command: [\"redis-server\", \"--maxmemory-policy\", 'allkeys-lru']\n";
+        let (d, f) = doc(text);
+        assert!(f.problems.is_empty());
+        let e = d
+            .entries
+            .iter()
+            .find(|e| e.dotted() == "services.redis.command[2]")
+            .unwrap();
+        assert_eq!(&text[e.value_span.start..e.value_span.end], "'allkeys-lru'");
+        let k = d
+            .entries
+            .iter()
+            .find(|e| e.dotted() == "services.redis")
+            .unwrap();
+        assert_eq!(
+            &text[k.key_span.unwrap().start..k.key_span.unwrap().end],
+            "redis"
+        );
+    }
+
+    #[test]
+    fn alias_bomb_is_not_expanded() {
+        let mut text =
+            String::from("a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n");
+        for i in 1..10 {
+            let prev = (b'a' + i - 1) as char;
+            let cur = (b'a' + i) as char;
+            text.push_str(&format!(
+                "{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+            ));
+        }
+        let (d, f) = doc(&text);
+        assert!(f.problems.is_empty());
+        assert!(d.entries.len() < 200);
+    }
+
+    #[test]
+    fn deep_nesting_is_a_problem_not_a_crash() {
+        let text = "[".repeat(50_000);
+        let (_, f) = doc(&text);
+        assert_eq!(f.problems.len(), 1);
+    }
+
+    #[test]
+    fn multi_document_streams_count_documents() {
+        let (d, _) = doc("a: 1\n---\nb: 2\n");
+        assert_eq!(d.entries.iter().map(|e| e.doc).max(), Some(1));
+    }
+
+    #[test]
+    fn non_ascii_text_keeps_byte_spans() {
+        let text = "naïve: \"Idempotency-Key\"\n";
+        let (d, _) = doc(text);
+        let e = d.entries.iter().find(|e| e.key() == Some("naïve")).unwrap();
+        assert_eq!(
+            &text[e.value_span.start..e.value_span.end],
+            "\"Idempotency-Key\""
+        );
+    }
+}

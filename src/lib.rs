@@ -1,0 +1,333 @@
+//! idemlint finds idempotency-key mistakes in payment codebases.
+//!
+//! The pipeline, top to bottom: walk → read + prefilter → front ends (in
+//! parallel) → project model → rules → suppressions → sort + fingerprint.
+//! Rendering and exit codes belong to the caller (`main.rs`).
+
+pub mod catalogue;
+pub mod cli;
+pub mod config;
+pub mod diagnostic;
+pub mod duration;
+pub mod frontend;
+pub mod knowledge;
+pub mod model;
+pub mod render;
+pub mod rules;
+pub mod source;
+pub mod suppress;
+pub mod walk;
+
+use config::{Config, FailOn};
+use diagnostic::{Diagnostic, Severity};
+use rayon::prelude::*;
+use render::Summary;
+use source::{FileKind, SourceFile, SourceMap, Span};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use walk::Candidate;
+
+/// Files larger than this are reported and not parsed.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Stack for parser threads: generous, on top of each front end's depth guard.
+const PARSER_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    #[error(transparent)]
+    Walk(#[from] walk::WalkError),
+    #[error("standard input: {0}")]
+    Stdin(std::io::Error),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// How to find the config.
+#[derive(Debug, Clone)]
+pub enum ConfigChoice {
+    Discover,
+    File(PathBuf),
+    Isolated,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub paths: Vec<PathBuf>,
+    /// Text for the path `-`, and the name to report it under.
+    pub stdin: Option<(String, String)>,
+    pub config: ConfigChoice,
+    pub no_suppressions: bool,
+}
+
+pub struct Outcome {
+    pub diagnostics: Vec<Diagnostic>,
+    pub sources: SourceMap,
+    pub summary: Summary,
+    pub config: Config,
+}
+
+impl Outcome {
+    /// Whether the run fails at the given threshold.
+    pub fn fails(&self, fail_on: FailOn) -> bool {
+        match fail_on.threshold() {
+            None => false,
+            Some(t) => self.diagnostics.iter().any(|d| d.severity >= t),
+        }
+    }
+}
+
+/// Run a check.
+pub fn check(opts: &Options) -> Result<Outcome, RunError> {
+    let started = std::time::Instant::now();
+    let cwd = std::env::current_dir().map_err(|e| RunError::Internal(e.to_string()))?;
+    let paths: Vec<PathBuf> = if opts.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        opts.paths.clone()
+    };
+    let config = load_config(&opts.config, &paths)?;
+
+    // walk
+    let file_paths: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
+    let mut candidates = walk::discover(&file_paths, &cwd, &config.exclude)?;
+    let files_scanned = candidates.len() + usize::from(opts.stdin.is_some());
+
+    // read + prefilter (in parallel), then give the kept files their ids
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(PARSER_STACK_BYTES)
+        .build()
+        .map_err(|e| RunError::Internal(e.to_string()))?;
+    let mut loaded: Vec<Loaded> =
+        pool.install(|| candidates.par_iter().filter_map(read_candidate).collect());
+    if let Some((name, text)) = &opts.stdin {
+        let kind = walk::classify(Path::new(name)).unwrap_or(FileKind::Text);
+        candidates.push(Candidate {
+            display: name.clone(),
+            path: PathBuf::from(name),
+            kind,
+            explicit: true,
+        });
+        if let Some(l) = load_text(
+            name.clone(),
+            Path::new(name),
+            kind,
+            text.as_bytes().to_vec(),
+        ) {
+            loaded.push(l);
+        }
+    }
+    let mut sources = SourceMap::default();
+    for l in &loaded {
+        sources.files.push(SourceFile {
+            path: l.display.clone(),
+            kind: l.kind,
+            text: l.text.clone(),
+        });
+    }
+
+    // front ends, in parallel
+    let facts: Vec<frontend::FileFacts> = pool.install(|| {
+        loaded
+            .par_iter()
+            .enumerate()
+            .map(|(id, l)| {
+                let mut f = if l.parse {
+                    frontend::parse(id, l.kind, &l.text)
+                } else {
+                    frontend::FileFacts {
+                        file: id,
+                        ..Default::default()
+                    }
+                };
+                f.problems.splice(0..0, l.problems.iter().cloned());
+                f
+            })
+            .collect()
+    });
+    let files_parsed = loaded.iter().filter(|l| l.parse).count();
+
+    // parse errors become diagnostics before the model takes the facts
+    let mut diagnostics: Vec<Diagnostic> = facts
+        .iter()
+        .flat_map(|f| {
+            f.problems.iter().filter(|p| p.reported).map(|p| {
+                Diagnostic::new(
+                    "parse-error",
+                    Severity::Warning,
+                    f.file,
+                    p.span,
+                    format!("{}; what it holds is unchecked", p.message),
+                )
+            })
+        })
+        .collect();
+    diagnostics = rules::apply_levels(diagnostics, &sources, &config);
+
+    // model, rules
+    let model = model::ProjectModel::build(facts, &sources, &config);
+    let ctx = rules::Context {
+        model: &model,
+        sources: &sources,
+        config: &config,
+    };
+    diagnostics.extend(rules::run(&ctx));
+
+    // suppressions
+    let mut suppressed = 0;
+    if !opts.no_suppressions {
+        let mut sups: Vec<suppress::Suppression> = sources
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(id, f)| suppress::scan(id, &f.text))
+            .collect();
+        let (n, unused) = suppress::apply(
+            &mut diagnostics,
+            &mut sups,
+            &sources,
+            config.reason_required(),
+        );
+        suppressed = n;
+        diagnostics.extend(rules::apply_levels(unused, &sources, &config));
+    }
+
+    diagnostic::sort(&mut diagnostics, &sources);
+    diagnostics.dedup_by(|a, b| {
+        a.rule == b.rule && a.file == b.file && a.span == b.span && a.message == b.message
+    });
+    diagnostic::assign_fingerprints(&mut diagnostics, &sources);
+
+    let count = |s: Severity| diagnostics.iter().filter(|d| d.severity == s).count();
+    let summary = Summary {
+        files_scanned,
+        files_parsed,
+        diagnostics: diagnostics.len(),
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        notes: count(Severity::Note),
+        suppressed,
+        elapsed_ms: started.elapsed().as_millis(),
+    };
+    Ok(Outcome {
+        diagnostics,
+        sources,
+        summary,
+        config,
+    })
+}
+
+fn load_config(choice: &ConfigChoice, paths: &[PathBuf]) -> Result<Config, RunError> {
+    Ok(match choice {
+        ConfigChoice::Isolated => Config::default(),
+        ConfigChoice::File(p) => Config::load(p)?,
+        ConfigChoice::Discover => {
+            let start = paths
+                .iter()
+                .find(|p| p.as_os_str() != "-")
+                .cloned()
+                .unwrap_or_else(|| PathBuf::from("."));
+            match Config::discover(&start) {
+                Some(p) => Config::load(&p)?,
+                None => Config::default(),
+            }
+        }
+    })
+}
+
+/// A file that is kept for the run: parsed, or reported as unreadable.
+struct Loaded {
+    display: String,
+    kind: FileKind,
+    text: Arc<str>,
+    parse: bool,
+    problems: Vec<frontend::Problem>,
+}
+
+fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
+    Loaded {
+        display,
+        kind,
+        text: Arc::from(""),
+        parse: false,
+        problems: vec![frontend::Problem::new(Span::new(0, 0), message)],
+    }
+}
+
+/// Read one candidate; `None` when it cannot matter (no keyword).
+fn read_candidate(c: &Candidate) -> Option<Loaded> {
+    let meta = match std::fs::metadata(&c.path) {
+        Ok(m) => m,
+        Err(e) => {
+            return Some(problem_only(
+                c.display.clone(),
+                c.kind,
+                format!("cannot read file: {e}"),
+            ))
+        }
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Some(problem_only(
+            c.display.clone(),
+            c.kind,
+            format!(
+                "file is {:.1} MiB, over the {} MiB limit; not parsed",
+                meta.len() as f64 / 1048576.0,
+                MAX_FILE_BYTES / 1048576
+            ),
+        ));
+    }
+    match std::fs::read(&c.path) {
+        Ok(bytes) => load_text(c.display.clone(), &c.path, c.kind, bytes),
+        Err(e) => Some(problem_only(
+            c.display.clone(),
+            c.kind,
+            format!("cannot read file: {e}"),
+        )),
+    }
+}
+
+fn load_text(display: String, path: &Path, kind: FileKind, bytes: Vec<u8>) -> Option<Loaded> {
+    let head = &bytes[..bytes.len().min(8192)];
+    if memchr::memchr(0, head).is_some() {
+        return Some(problem_only(
+            display,
+            kind,
+            "binary content (a NUL byte); not parsed".to_string(),
+        ));
+    }
+    if !walk::prefilter(&bytes) {
+        return None;
+    }
+    let mut problems = Vec::new();
+    let mut text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            problems.push(frontend::Problem::new(
+                Span::new(at, at),
+                format!("invalid UTF-8 at byte {at}; read with replacement characters"),
+            ));
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    };
+    // A byte-order mark is not text: blank it with spaces of the same length
+    // so spans stay byte-exact and parsers see no stray character.
+    if text.starts_with('\u{feff}') {
+        text.replace_range(0..3, "   ");
+    }
+    let kind = walk::refine_kind(kind, path, &text);
+    Some(Loaded {
+        display,
+        kind,
+        text: Arc::from(text),
+        parse: true,
+        problems,
+    })
+}

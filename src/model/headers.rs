@@ -1,0 +1,71 @@
+//! Header-name uses across the project: every string that may name an
+//! idempotency header, with the role the code gives it, Rust constants
+//! resolved across files so `get(REPLAYED)` reads the constant's literal.
+
+use crate::frontend::{FileFacts, StrRole};
+use crate::source::{FileId, Span};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone)]
+pub struct HeaderUse {
+    pub file: FileId,
+    pub span: Span,
+    pub value: String,
+    pub role: StrRole,
+    /// The file talks to Stripe's API.
+    pub stripe_context: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct HeaderModel {
+    pub uses: Vec<HeaderUse>,
+}
+
+/// Strings longer than this cannot be header names.
+const MAX_HEADER_LEN: usize = 64;
+
+fn header_shaped(s: &str) -> bool {
+    (3..=MAX_HEADER_LEN).contains(&s.len())
+        && s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+impl HeaderModel {
+    pub fn build(files: &[FileFacts]) -> Self {
+        // Roles given to constants by name, from every Rust file.
+        let mut ident_roles: HashMap<&str, StrRole> = HashMap::new();
+        for f in files {
+            if let Some(r) = &f.rust {
+                for (name, role) in &r.ident_args {
+                    ident_roles.entry(name.as_str()).or_insert(*role);
+                }
+            }
+        }
+        let mut uses = Vec::new();
+        for f in files {
+            let mut roles: Vec<StrRole> = f.strings.iter().map(|s| s.role).collect();
+            if let Some(r) = &f.rust {
+                for c in &r.str_consts {
+                    if let (Some(role), Some(slot)) =
+                        (ident_roles.get(c.name.as_str()), roles.get_mut(c.string))
+                    {
+                        *slot = *role;
+                    }
+                }
+            }
+            for (s, role) in f.strings.iter().zip(roles) {
+                if header_shaped(&s.value) {
+                    uses.push(HeaderUse {
+                        file: f.file,
+                        span: s.span,
+                        value: s.value.clone(),
+                        role,
+                        stripe_context: f.hints.talks_to_stripe,
+                    });
+                }
+            }
+        }
+        HeaderModel { uses }
+    }
+}

@@ -1,0 +1,23 @@
+//! The project model: facts from every file joined into one picture of the
+//! project's idempotency stores. Rules read it; they never parse. Each domain
+//! (headers here; schema, retention and Redis with their issues) keeps its
+//! joined view in a submodule built once per run.
+
+pub mod headers;
+
+use crate::config::Config;
+use crate::frontend::FileFacts;
+use crate::source::SourceMap;
+
+pub struct ProjectModel {
+    /// Per-file facts, in `FileId` order.
+    pub files: Vec<FileFacts>,
+    pub headers: headers::HeaderModel,
+}
+
+impl ProjectModel {
+    pub fn build(files: Vec<FileFacts>, _sources: &SourceMap, _config: &Config) -> Self {
+        let headers = headers::HeaderModel::build(&files);
+        ProjectModel { files, headers }
+    }
+}

@@ -1,0 +1,121 @@
+//! Human output: ariadne reports with source snippets, then a one-line summary.
+
+use super::Summary;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::{LineIndex, SourceMap};
+use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
+use std::io::Write;
+
+pub fn render(
+    diags: &[Diagnostic],
+    sources: &SourceMap,
+    summary: &Summary,
+    color: bool,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let cache_sources: Vec<(String, String)> = {
+        let mut ids: Vec<usize> = diags
+            .iter()
+            .flat_map(|d| std::iter::once(d.file).chain(d.labels.iter().map(|l| l.file)))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter()
+            .map(|id| (sources.path(id).to_string(), sources.text(id).to_string()))
+            .collect()
+    };
+    for d in diags {
+        render_one(d, sources, &cache_sources, color, w)?;
+    }
+    writeln!(w, "{}", summary_line(summary))
+}
+
+fn render_one(
+    d: &Diagnostic,
+    sources: &SourceMap,
+    cache: &[(String, String)],
+    color: bool,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let path = sources.path(d.file).to_string();
+    let (kind, colour) = match d.severity {
+        Severity::Error => (ReportKind::Error, Color::Red),
+        Severity::Warning => (ReportKind::Warning, Color::Yellow),
+        Severity::Note => (ReportKind::Custom("note", Color::Cyan), Color::Cyan),
+    };
+    let text = sources.text(d.file);
+    let pos = LineIndex::new(text).line_col(text, d.span.start);
+    let range = clamp(text, d.span.start..d.span.end);
+    let mut report = Report::build(kind, (path.clone(), range.clone()))
+        .with_config(
+            Config::default()
+                .with_color(color)
+                .with_index_type(IndexType::Byte),
+        )
+        .with_code(d.rule)
+        .with_message(format!(
+            "{} [{}:{}:{}]",
+            d.message, path, pos.line, pos.column
+        ))
+        .with_label(
+            Label::new((path.clone(), range))
+                .with_message(&d.message)
+                .with_color(colour),
+        );
+    for l in &d.labels {
+        let lt = sources.text(l.file);
+        report = report.with_label(
+            Label::new((
+                sources.path(l.file).to_string(),
+                clamp(lt, l.span.start..l.span.end),
+            ))
+            .with_message(&l.message)
+            .with_color(Color::Blue),
+        );
+    }
+    if let Some(h) = &d.help {
+        report = report.with_help(h);
+    }
+    if let Some(f) = &d.fix {
+        report = report.with_note(format!("fix: {}", f.message));
+    }
+    let cache = ariadne::sources(cache.iter().map(|(p, t)| (p.clone(), t.clone())));
+    report.finish().write(cache, &mut *w)
+}
+
+fn clamp(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let s = crate::source::clamp_to_char_boundary(text, r.start);
+    let e = crate::source::clamp_to_char_boundary(text, r.end.max(s));
+    s..e
+}
+
+pub fn summary_line(s: &Summary) -> String {
+    let plural = |n: usize, w: &str| {
+        if n == 1 {
+            format!("{n} {w}")
+        } else {
+            format!("{n} {w}s")
+        }
+    };
+    if s.diagnostics == 0 {
+        format!(
+            "idemlint: no findings ({} scanned, {} parsed, {} suppressed) in {} ms",
+            plural(s.files_scanned, "file"),
+            s.files_parsed,
+            s.suppressed,
+            s.elapsed_ms
+        )
+    } else {
+        format!(
+            "idemlint: {} ({}, {}, {}) in {} scanned, {} parsed, {} suppressed, {} ms",
+            plural(s.diagnostics, "finding"),
+            plural(s.errors, "error"),
+            plural(s.warnings, "warning"),
+            plural(s.notes, "note"),
+            plural(s.files_scanned, "file"),
+            s.files_parsed,
+            s.suppressed,
+            s.elapsed_ms
+        )
+    }
+}

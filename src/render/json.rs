@@ -1,0 +1,138 @@
+//! `--format json`, version 1 (DESIGN §3).
+
+use super::Summary;
+use crate::diagnostic::Diagnostic;
+use crate::source::{FileId, LineCol, LineIndex, SourceMap, Span};
+use serde::Serialize;
+use std::collections::HashMap;
+
+#[derive(Serialize)]
+struct Output<'a> {
+    version: u32,
+    tool: Tool,
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: &'a Summary,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    name: &'static str,
+    version: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct JsonSpan {
+    start: LineCol,
+    end: LineCol,
+    byte_start: usize,
+    byte_end: usize,
+}
+
+#[derive(Serialize)]
+struct JsonLabel<'a> {
+    path: &'a str,
+    span: JsonSpan,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    path: &'a str,
+    span: JsonSpan,
+    replacement: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    message: &'a str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    rule: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    path: &'a str,
+    span: JsonSpan,
+    labels: Vec<JsonLabel<'a>>,
+    help: Option<&'a str>,
+    fix: Option<JsonFix<'a>>,
+    fingerprint: &'a str,
+}
+
+/// Line/column conversion with one line index per file.
+pub struct Positions<'a> {
+    sources: &'a SourceMap,
+    indexes: HashMap<FileId, LineIndex>,
+}
+
+impl<'a> Positions<'a> {
+    pub fn new(sources: &'a SourceMap) -> Self {
+        Positions {
+            sources,
+            indexes: HashMap::new(),
+        }
+    }
+
+    pub fn span(&mut self, file: FileId, span: Span) -> JsonSpan {
+        let text = self.sources.text(file);
+        let idx = self
+            .indexes
+            .entry(file)
+            .or_insert_with(|| LineIndex::new(text));
+        JsonSpan {
+            start: idx.line_col(text, span.start),
+            end: idx.line_col(text, span.end),
+            byte_start: span.start,
+            byte_end: span.end,
+        }
+    }
+}
+
+pub fn render(diags: &[Diagnostic], sources: &SourceMap, summary: &Summary) -> String {
+    let mut pos = Positions::new(sources);
+    let diagnostics = diags
+        .iter()
+        .map(|d| JsonDiagnostic {
+            rule: d.rule,
+            severity: d.severity.as_str(),
+            message: &d.message,
+            path: sources.path(d.file),
+            span: pos.span(d.file, d.span),
+            labels: d
+                .labels
+                .iter()
+                .map(|l| JsonLabel {
+                    path: sources.path(l.file),
+                    span: pos.span(l.file, l.span),
+                    message: &l.message,
+                })
+                .collect(),
+            help: d.help.as_deref(),
+            fix: d.fix.as_ref().map(|f| JsonFix {
+                message: &f.message,
+                edits: f
+                    .edits
+                    .iter()
+                    .map(|e| JsonEdit {
+                        path: sources.path(e.file),
+                        span: pos.span(e.file, e.span),
+                        replacement: &e.replacement,
+                    })
+                    .collect(),
+            }),
+            fingerprint: &d.fingerprint,
+        })
+        .collect();
+    let out = Output {
+        version: 1,
+        tool: Tool {
+            name: "idemlint",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        diagnostics,
+        summary,
+    };
+    serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}

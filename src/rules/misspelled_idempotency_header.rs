@@ -1,0 +1,309 @@
+//! `misspelled-idempotency-header`: header names that are near-misses of the
+//! published idempotency headers (`rules/headers.toml`).
+
+use super::Context;
+use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::frontend::StrRole;
+use crate::knowledge;
+use crate::model::headers::HeaderUse;
+
+pub const NAME: &str = "misspelled-idempotency-header";
+
+const REPLAYED: &str = "Idempotent-Replayed";
+
+/// How a name misses its canonical spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Miss {
+    /// An underscore where the canonical name has a hyphen.
+    Underscore,
+    /// Separators dropped or added (`IdempotencyKey`).
+    Separator,
+    /// A spelling mistake within edit distance, or the replay-header family.
+    Typo,
+}
+
+/// The canonical name `value` misses, if any, and how.
+fn classify(value: &str) -> Option<(&'static str, Miss)> {
+    let h = knowledge::headers();
+    let lower = value.to_ascii_lowercase();
+    let known = h.canonical.iter().chain(&h.legitimate);
+    if known.clone().any(|k| k.name.eq_ignore_ascii_case(value)) {
+        return None;
+    }
+    let hyphened = lower.replace(['_', ' '], "-");
+    let squashed: String = lower
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    // A legitimate variant spelt with other separators is still that variant,
+    // and not a miss of the canonical name (`x_idempotency_key`).
+    if h.legitimate.iter().any(|k| squash(&k.name) == squashed) && !value.contains('_') {
+        return None;
+    }
+    for c in &h.canonical {
+        let cl = c.name.to_ascii_lowercase();
+        let name: &'static str = c.name.as_str();
+        if squash(&c.name) == squashed {
+            if value.contains('_') {
+                return Some((name, Miss::Underscore));
+            }
+            return Some((name, Miss::Separator));
+        }
+        if hyphened.len() >= 10 && osa_distance(&hyphened, &cl) <= 2 {
+            return Some((name, Miss::Typo));
+        }
+    }
+    // The replay-header family: Idempotency-Replayed, Idempotent-Replay,
+    // Idempotence-Replayed ...
+    if hyphened.starts_with("idempot")
+        && hyphened.contains("-replay")
+        && hyphened.matches('-').count() == 1
+    {
+        let canonical = h
+            .canonical
+            .iter()
+            .find(|c| c.name == REPLAYED)
+            .map(|c| c.name.as_str())?;
+        return Some((canonical, Miss::Typo));
+    }
+    None
+}
+
+fn squash(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Optimal string alignment distance (Damerau-Levenshtein without repeated
+/// edits of one substring), on bytes: header names are ASCII.
+fn osa_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// Whether the name is spelt like an HTTP header (`Idempotency-Key`,
+/// `Idempotency_Key`): every part capitalised and more than one part.
+fn header_cased(value: &str) -> bool {
+    let parts: Vec<&str> = value.split(['-', '_']).collect();
+    parts.len() > 1
+        && parts.iter().all(|p| {
+            let mut cs = p.chars();
+            matches!(cs.next(), Some(c) if c.is_ascii_uppercase())
+                && !cs.clone().all(|c| c.is_ascii_uppercase())
+        })
+}
+
+/// Whether a use is in a place where it must be a header name. Strings that
+/// only look like one (`idempotency_key` as a JSON field or column) are left
+/// alone: precision over recall.
+fn in_header_position(u: &HeaderUse, miss: Miss) -> bool {
+    match u.role {
+        StrRole::Read | StrRole::Write => true,
+        StrRole::ConfKey | StrRole::Mention => match miss {
+            Miss::Underscore | Miss::Separator => header_cased(&u.value),
+            Miss::Typo => u.value.contains('-'),
+        },
+    }
+}
+
+/// The canonical spelling in the case style of the original.
+fn respell(original: &str, canonical: &str) -> String {
+    if original.chars().all(|c| !c.is_ascii_uppercase()) {
+        canonical.to_ascii_lowercase()
+    } else if original.chars().all(|c| !c.is_ascii_lowercase()) {
+        canonical.to_ascii_uppercase()
+    } else {
+        canonical.to_string()
+    }
+}
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let uses = &ctx.model.headers.uses;
+    let misses: Vec<(&HeaderUse, &'static str, Miss)> = uses
+        .iter()
+        .filter_map(|u| classify(&u.value).map(|(c, m)| (u, c, m)))
+        .filter(|(u, _, m)| in_header_position(u, *m))
+        .collect();
+
+    // Every spelling of the replay header in the repository, right or wrong.
+    let replay_spellings: Vec<&HeaderUse> = uses
+        .iter()
+        .filter(|u| u.value.eq_ignore_ascii_case(REPLAYED))
+        .chain(
+            misses
+                .iter()
+                .filter(|(_, c, _)| *c == REPLAYED)
+                .map(|(u, _, _)| *u),
+        )
+        .collect();
+
+    for (u, canonical, miss) in &misses {
+        let d = if *canonical == REPLAYED {
+            replay_diagnostic(u, &replay_spellings)
+        } else {
+            key_diagnostic(u, canonical, *miss)
+        };
+        let fixed = respell(&u.value, canonical);
+        out.push(d.with_fix(
+            format!("rename to `{fixed}`"),
+            vec![Edit {
+                file: u.file,
+                span: u.span,
+                replacement: fixed.clone(),
+            }],
+        ));
+    }
+}
+
+/// The replay header: error when another spelling exists in the repository
+/// (labelled) or when the code reads it from Stripe; warning for a read
+/// elsewhere; note for a server that consistently emits its own name.
+fn replay_diagnostic(u: &HeaderUse, spellings: &[&HeaderUse]) -> Diagnostic {
+    let other = spellings
+        .iter()
+        .filter(|o| !o.value.eq_ignore_ascii_case(&u.value))
+        // Prefer the canonical spelling, then a write, as the label.
+        .min_by_key(|o| {
+            (
+                !o.value.eq_ignore_ascii_case(REPLAYED),
+                o.role != StrRole::Write,
+                o.file,
+                o.span.start,
+            )
+        });
+    if let Some(o) = other {
+        return Diagnostic::new(
+            NAME,
+            Severity::Error,
+            u.file,
+            u.span,
+            format!(
+                "the replay header is spelled `{}` here and `{}` elsewhere in the repository: the side that reads one never sees the other",
+                u.value, o.value
+            ),
+        )
+        .with_label(o.file, o.span, format!("spelled `{}` here", o.value))
+        .with_help(format!("Stripe sends `{REPLAYED}`; use one spelling everywhere"));
+    }
+    match u.role {
+        StrRole::Read if u.stripe_context => Diagnostic::new(
+            NAME,
+            Severity::Error,
+            u.file,
+            u.span,
+            format!(
+                "`{}` is not Stripe's replay header: Stripe sends `{REPLAYED}`, so this lookup never sees a replay",
+                u.value
+            ),
+        )
+        .with_help(format!("read `{REPLAYED}`; a replayed request otherwise looks like a new one and is booked twice")),
+        StrRole::Read => Diagnostic::new(
+            NAME,
+            Severity::Warning,
+            u.file,
+            u.span,
+            format!(
+                "`{}` is read as a replay header, but Stripe and the servers that follow it send `{REPLAYED}`",
+                u.value
+            ),
+        )
+        .with_help(format!("if this reads a Stripe response, read `{REPLAYED}`; if it reads your own server, keep one spelling on both sides")),
+        _ => Diagnostic::new(
+            NAME,
+            Severity::Note,
+            u.file,
+            u.span,
+            format!(
+                "this server emits its own replay header `{}`; clients written for Stripe's `{REPLAYED}` will not see it",
+                u.value
+            ),
+        )
+        .with_help(format!("consider emitting `{REPLAYED}`, the name clients already know")),
+    }
+}
+
+fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
+    let (message, help) = match miss {
+        Miss::Underscore => (
+            format!(
+                "`{}` has an underscore: nginx drops request headers with `_` in their name by default, so it never reaches the application",
+                u.value
+            ),
+            format!("use `{canonical}`; nginx passes it only with `underscores_in_headers on`"),
+        ),
+        Miss::Separator | Miss::Typo => (
+            format!(
+                "`{}` is a near-miss of the idempotency header `{canonical}`: a server that expects `{canonical}` ignores it",
+                u.value
+            ),
+            format!("use `{canonical}`, or list the name in `rules/headers.toml` if a provider publishes it"),
+        ),
+    };
+    Diagnostic::new(NAME, Severity::Warning, u.file, u.span, message).with_help(help)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification() {
+        assert_eq!(
+            classify("Idempotency-Replayed"),
+            Some((REPLAYED, Miss::Typo))
+        );
+        assert_eq!(
+            classify("Idempotancy-Key"),
+            Some(("Idempotency-Key", Miss::Typo))
+        );
+        assert_eq!(
+            classify("Idempotency_Key"),
+            Some(("Idempotency-Key", Miss::Underscore))
+        );
+        assert_eq!(
+            classify("IdempotencyKey"),
+            Some(("Idempotency-Key", Miss::Separator))
+        );
+        for ok in [
+            "Idempotency-Key",
+            "idempotency-key",
+            "X-Idempotency-Key",
+            "Idempotence-Key",
+            "Cko-Idempotency-Key",
+            "PayPal-Request-Id",
+            "I-Twilio-Idempotency-Token",
+            "X-Payout-Idempotency",
+            "Idempotent-Replayed",
+            "idempotency-keys",
+        ] {
+            assert_eq!(classify(ok), None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn osa_counts_transpositions_once() {
+        assert_eq!(osa_distance("idempotnecy", "idempotency"), 1);
+        assert_eq!(osa_distance("abc", "abc"), 0);
+    }
+}

@@ -1,0 +1,58 @@
+//! The rules that run. Each reads the project model and pushes diagnostics;
+//! none parses. One file per rule, named after it; its docs and default
+//! severity are in `rules/<name>.toml`.
+
+pub mod misspelled_idempotency_header;
+
+use crate::config::Config;
+use crate::diagnostic::Diagnostic;
+use crate::model::ProjectModel;
+use crate::source::SourceMap;
+
+/// What a rule may read.
+pub struct Context<'a> {
+    pub model: &'a ProjectModel,
+    pub sources: &'a SourceMap,
+    pub config: &'a Config,
+}
+
+pub type Check = fn(&Context<'_>, &mut Vec<Diagnostic>);
+
+/// Built rules that read the model. `parse-error` and `unused-suppression`
+/// are emitted by the pipeline itself and listed in [`PIPELINE_RULES`].
+pub const BUILT: &[(&str, Check)] = &[(
+    misspelled_idempotency_header::NAME,
+    misspelled_idempotency_header::check,
+)];
+
+/// Rules the pipeline emits itself.
+pub const PIPELINE_RULES: &[&str] = &["parse-error", "unused-suppression"];
+
+pub fn is_built(name: &str) -> bool {
+    PIPELINE_RULES.contains(&name) || BUILT.iter().any(|(n, _)| *n == name)
+}
+
+/// Run every built rule, then apply the config's levels (`off` drops the
+/// diagnostic; a level replaces the severity the rule chose).
+pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (_, check) in BUILT {
+        check(ctx, &mut out);
+    }
+    apply_levels(out, ctx.sources, ctx.config)
+}
+
+pub fn apply_levels(
+    diags: Vec<Diagnostic>,
+    sources: &SourceMap,
+    config: &Config,
+) -> Vec<Diagnostic> {
+    diags
+        .into_iter()
+        .filter_map(|mut d| {
+            let sev = config.level_for(d.rule, sources.path(d.file), d.severity)?;
+            d.severity = sev;
+            Some(d)
+        })
+        .collect()
+}

@@ -1,0 +1,231 @@
+//! Source files, byte spans and the line index that turns spans into lines and
+//! columns at render time. Not for parsing: front ends own that.
+
+use std::sync::Arc;
+
+/// A half-open byte range into one file's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        Span {
+            start,
+            end: end.max(start),
+        }
+    }
+
+    /// A span shifted by `offset` bytes (for text found inside a larger file).
+    pub fn shift(self, offset: usize) -> Self {
+        Span::new(self.start + offset, self.end + offset)
+    }
+
+    pub fn len(self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// What a file is, by its path (DESIGN §2 "classify").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FileKind {
+    Rust,
+    Sql,
+    RedisConf,
+    Yaml,
+    Toml,
+    Json,
+    Hcl,
+    Env,
+    /// Other source or config text: string literals and header names only.
+    Text,
+}
+
+impl FileKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Rust => "rust",
+            FileKind::Sql => "sql",
+            FileKind::RedisConf => "redis-conf",
+            FileKind::Yaml => "yaml",
+            FileKind::Toml => "toml",
+            FileKind::Json => "json",
+            FileKind::Hcl => "hcl",
+            FileKind::Env => "env",
+            FileKind::Text => "text",
+        }
+    }
+}
+
+/// Index of a file in the run's [`SourceMap`].
+pub type FileId = usize;
+
+/// A file read for this run. `path` is what the user sees: relative to the
+/// current directory where possible, with `/` separators.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: String,
+    pub kind: FileKind,
+    pub text: Arc<str>,
+}
+
+/// All files whose text the run kept (the ones that were parsed), by [`FileId`].
+#[derive(Debug, Default)]
+pub struct SourceMap {
+    pub files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id]
+    }
+
+    pub fn path(&self, id: FileId) -> &str {
+        &self.files[id].path
+    }
+
+    pub fn text(&self, id: FileId) -> &str {
+        &self.files[id].text
+    }
+
+    /// The source text under `span`, or "" when the span is out of range.
+    pub fn snippet(&self, id: FileId, span: Span) -> &str {
+        self.text(id).get(span.start..span.end).unwrap_or("")
+    }
+}
+
+/// A 1-based line and column; the column counts Unicode scalar values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Line starts of one text. `\r\n` and `\n` both end a line; a lone `\r` does
+/// not (as in git and most editors).
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    /// 0-based line number of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts.get(line).copied().unwrap_or(usize::MAX)
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// 1-based line and column of a byte offset; an offset inside a multi-byte
+    /// character or past the end is clamped to a valid position.
+    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+        let offset = clamp_to_char_boundary(text, offset);
+        let line = self.line_of(offset);
+        let start = self.starts[line];
+        let column = text[start..offset].chars().count() + 1;
+        LineCol {
+            line: line + 1,
+            column,
+        }
+    }
+
+    /// The byte range of a 0-based line without its line ending.
+    pub fn line_span(&self, text: &str, line: usize) -> Span {
+        let start = self.line_start(line).min(text.len());
+        let mut end = self
+            .starts
+            .get(line + 1)
+            .map(|s| s - 1)
+            .unwrap_or(text.len());
+        if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        Span::new(start, end.max(start))
+    }
+}
+
+pub fn clamp_to_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while offset > 0 && !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// Maps character indexes (as some parsers report them) to byte offsets.
+pub struct CharToByte {
+    /// Byte offset of every char, plus the text length; empty for ASCII text.
+    offsets: Vec<usize>,
+    len: usize,
+}
+
+impl CharToByte {
+    pub fn new(text: &str) -> Self {
+        let offsets = if text.is_ascii() {
+            Vec::new()
+        } else {
+            text.char_indices()
+                .map(|(i, _)| i)
+                .chain(std::iter::once(text.len()))
+                .collect()
+        };
+        CharToByte {
+            offsets,
+            len: text.len(),
+        }
+    }
+
+    pub fn byte(&self, char_index: usize) -> usize {
+        if self.offsets.is_empty() {
+            char_index.min(self.len)
+        } else {
+            self.offsets.get(char_index).copied().unwrap_or(self.len)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crlf_lines_and_unicode_columns() {
+        let text = "a\r\nbé c\nd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_col(text, 0), LineCol { line: 1, column: 1 });
+        let c = text.find('c').unwrap();
+        assert_eq!(idx.line_col(text, c), LineCol { line: 2, column: 4 });
+        assert_eq!(idx.line_span(text, 0), Span::new(0, 1));
+        assert_eq!(idx.line_col(text, text.len()).line, 3);
+    }
+
+    #[test]
+    fn char_to_byte_handles_multibyte() {
+        let m = CharToByte::new("é-x");
+        assert_eq!(m.byte(0), 0);
+        assert_eq!(m.byte(1), 2);
+        assert_eq!(m.byte(3), 4);
+        assert_eq!(m.byte(99), 4);
+    }
+}

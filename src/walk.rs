@@ -1,0 +1,243 @@
+//! Discovery (the `ignore` crate: .gitignore honoured, hidden files skipped,
+//! symlinks not followed), classification by path, and the keyword prefilter
+//! that decides which files are parsed at all. Not for parsing.
+
+use crate::source::FileKind;
+use aho_corasick::AhoCorasick;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+/// A file to consider: where it is, how to show it, what kind it is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Candidate {
+    pub display: String,
+    pub path: PathBuf,
+    pub kind: FileKind,
+    /// Named on the command line (always read, whatever its name).
+    pub explicit: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WalkError {
+    #[error("{0}: no such file or directory")]
+    NotFound(String),
+}
+
+/// Extensions of other source languages whose string literals the text
+/// front end reads (header names only).
+const TEXT_EXTENSIONS: &[&str] = &[
+    "js", "mjs", "cjs", "jsx", "ts", "tsx", "py", "go", "java", "rb", "kt", "kts", "cs", "php",
+    "scala", "swift", "ex", "exs",
+];
+
+/// Classify by path; `None` means the file is not read. `.conf` files are
+/// settled by content later ([`refine_kind`]).
+pub fn classify(path: &Path) -> Option<FileKind> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    if name == ".env" || name.starts_with(".env.") || name.ends_with(".env") {
+        return Some(FileKind::Env);
+    }
+    if name == "redis.conf" || name == "valkey.conf" {
+        return Some(FileKind::RedisConf);
+    }
+    if name == "nginx.conf" {
+        return Some(FileKind::Text);
+    }
+    let ext = name.rsplit_once('.').map(|(_, e)| e)?;
+    Some(match ext {
+        "rs" => FileKind::Rust,
+        "sql" => FileKind::Sql,
+        "yaml" | "yml" => FileKind::Yaml,
+        "toml" => FileKind::Toml,
+        "json" => FileKind::Json,
+        "tf" | "tfvars" | "hcl" => FileKind::Hcl,
+        "conf" => FileKind::Text,
+        e if TEXT_EXTENSIONS.contains(&e) => FileKind::Text,
+        _ => return None,
+    })
+}
+
+/// A `.conf` file with Redis directives is a Redis config; nginx and other
+/// `.conf` files stay text.
+pub fn refine_kind(kind: FileKind, path: &Path, text: &str) -> FileKind {
+    if kind != FileKind::Text || path.extension().and_then(|e| e.to_str()) != Some("conf") {
+        return kind;
+    }
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if name.contains("redis") || name.contains("valkey") {
+        return FileKind::RedisConf;
+    }
+    let redis_directive = text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("maxmemory") || l.starts_with("appendonly ") || l.starts_with("save ")
+    });
+    if redis_directive && !text.contains("server {") && !text.contains("http {") {
+        FileKind::RedisConf
+    } else {
+        FileKind::Text
+    }
+}
+
+#[derive(Deserialize)]
+struct Prefilter {
+    words: Vec<String>,
+}
+
+fn matcher() -> &'static AhoCorasick {
+    static M: OnceLock<AhoCorasick> = OnceLock::new();
+    M.get_or_init(|| {
+        let words = toml::from_str::<Prefilter>(include_str!("../rules/prefilter.toml"))
+            .map(|p| p.words)
+            .unwrap_or_default();
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(words)
+            .unwrap_or_else(|_| AhoCorasick::new(["idempot"]).unwrap_or_else(|_| unreachable!()))
+    })
+}
+
+/// Whether a file's bytes contain a word that can matter.
+pub fn prefilter(bytes: &[u8]) -> bool {
+    matcher().is_match(bytes)
+}
+
+/// Show `path` relative to the current directory where it lies below it,
+/// with `/` separators and no leading `./`.
+pub fn display_path(path: &Path, cwd: &Path) -> String {
+    let shown = path.strip_prefix(cwd).unwrap_or(path);
+    let s = shown.to_string_lossy().replace('\\', "/");
+    let s = s.strip_prefix("./").unwrap_or(&s).to_string();
+    if s.is_empty() {
+        ".".to_string()
+    } else {
+        s
+    }
+}
+
+/// Walk the given paths. Explicit files are always included (with a kind
+/// guessed from the name, text when unknown); directories are walked with
+/// .gitignore honoured, hidden entries skipped (except `.env` files) and
+/// symlinks not followed. `exclude` globs match display paths.
+pub fn discover(
+    paths: &[PathBuf],
+    cwd: &Path,
+    exclude: &[String],
+) -> Result<Vec<Candidate>, WalkError> {
+    let excluded = {
+        let mut b = globset::GlobSetBuilder::new();
+        for g in exclude {
+            if let Ok(g) = globset::Glob::new(g) {
+                b.add(g);
+            }
+        }
+        b.build().unwrap_or_else(|_| globset::GlobSet::empty())
+    };
+    let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+    for root in paths {
+        let meta = std::fs::symlink_metadata(root)
+            .map_err(|_| WalkError::NotFound(root.display().to_string()))?;
+        let is_dir = if meta.file_type().is_symlink() {
+            std::fs::metadata(root).map(|m| m.is_dir()).unwrap_or(false)
+        } else {
+            meta.is_dir()
+        };
+        if !is_dir {
+            if meta.file_type().is_symlink() && std::fs::metadata(root).is_err() {
+                return Err(WalkError::NotFound(root.display().to_string()));
+            }
+            let kind = classify(root).unwrap_or(FileKind::Text);
+            lock(&found).push(Candidate {
+                display: display_path(root, cwd),
+                path: root.clone(),
+                kind,
+                explicit: true,
+            });
+            continue;
+        }
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(false)
+            .follow_links(false)
+            .require_git(false)
+            .git_ignore(true)
+            .git_exclude(true)
+            .ignore(true)
+            .parents(true)
+            .filter_entry(|e| {
+                let name = e.file_name().to_string_lossy();
+                // Hidden entries are skipped, except `.env` files; the root
+                // itself is always entered.
+                e.depth() == 0
+                    || !name.starts_with('.')
+                    || name == ".env"
+                    || name.starts_with(".env.")
+            })
+            .build_parallel();
+        walker.run(|| {
+            let found = &found;
+            let excluded = &excluded;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return ignore::WalkState::Continue;
+                };
+                let Some(ft) = entry.file_type() else {
+                    return ignore::WalkState::Continue;
+                };
+                if !ft.is_file() {
+                    return ignore::WalkState::Continue;
+                }
+                let path = entry.path();
+                let Some(kind) = classify(path) else {
+                    return ignore::WalkState::Continue;
+                };
+                let display = display_path(path, cwd);
+                if excluded.is_match(&display) {
+                    return ignore::WalkState::Continue;
+                }
+                lock(found).push(Candidate {
+                    display,
+                    path: path.to_path_buf(),
+                    kind,
+                    explicit: false,
+                });
+                ignore::WalkState::Continue
+            })
+        });
+    }
+    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    found.sort();
+    found.dedup_by(|a, b| a.display == b.display);
+    Ok(found)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification_by_name() {
+        let k = |p: &str| classify(Path::new(p));
+        assert_eq!(k("src/a.rs"), Some(FileKind::Rust));
+        assert_eq!(k("migrations/1_init.up.sql"), Some(FileKind::Sql));
+        assert_eq!(k("deploy/redis.conf"), Some(FileKind::RedisConf));
+        assert_eq!(k("values.yaml"), Some(FileKind::Yaml));
+        assert_eq!(k(".env.production"), Some(FileKind::Env));
+        assert_eq!(k("main.tf"), Some(FileKind::Hcl));
+        assert_eq!(k("client.ts"), Some(FileKind::Text));
+        assert_eq!(k("logo.png"), None);
+    }
+
+    #[test]
+    fn prefilter_is_case_insensitive() {
+        assert!(prefilter(b"let k = IDEMPOTENCY_KEY;"));
+        assert!(!prefilter(b"fn main() {}"));
+    }
+}

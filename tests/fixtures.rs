@@ -1,0 +1,187 @@
+//! The fixture harness: every directory `testdata/rules/<rule>/flag` and
+//! `.../pass` is checked as one small project. In `flag/`, each expected
+//! finding is declared on its own line by a comment in the file's syntax,
+//! `expect: <rule>[, <rule>...]`, or, for files without comments (JSON), in a
+//! sidecar `<file>.expect` holding `<line> <rule>` rows. The set of reported
+//! (file, line, rule) must equal the declared set, across all rules; `pass/`
+//! must produce nothing at all. An `idemlint.toml` in the directory is used.
+
+#![allow(clippy::unwrap_used)]
+use idemlint::{check, ConfigChoice, Options};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+type Finding = (String, usize, String);
+
+fn rules_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules")
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn declared(dir: &Path) -> BTreeSet<Finding> {
+    let mut set = BTreeSet::new();
+    for f in files_under(dir) {
+        let rel = f
+            .strip_prefix(dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        if let Some(target) = rel.strip_suffix(".expect") {
+            for row in text.lines().filter(|l| !l.trim().is_empty()) {
+                let (line, rule) = row.trim().split_once(' ').expect("`<line> <rule>` rows");
+                set.insert((
+                    target.to_string(),
+                    line.parse().expect("a line number"),
+                    rule.trim().to_string(),
+                ));
+            }
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            if let Some(pos) = line.find("expect: ") {
+                let rules = &line[pos + "expect: ".len()..];
+                for rule in rules.split(',') {
+                    let rule: String = rule
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                        .collect();
+                    if !rule.is_empty() {
+                        set.insert((rel.clone(), n + 1, rule));
+                    }
+                }
+            }
+        }
+    }
+    set
+}
+
+fn reported(dir: &Path) -> BTreeSet<Finding> {
+    let config = if dir.join("idemlint.toml").exists() {
+        ConfigChoice::File(dir.join("idemlint.toml"))
+    } else {
+        ConfigChoice::Isolated
+    };
+    let opts = Options {
+        paths: vec![dir.to_path_buf()],
+        stdin: None,
+        config,
+        no_suppressions: false,
+    };
+    let outcome = check(&opts).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let cwd = std::env::current_dir().unwrap();
+    let prefix = dir
+        .strip_prefix(&cwd)
+        .unwrap_or(dir)
+        .to_string_lossy()
+        .replace('\\', "/");
+    outcome
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let path = outcome.sources.path(d.file);
+            let rel = path
+                .strip_prefix(&format!("{prefix}/"))
+                .unwrap_or(path)
+                .to_string();
+            let text = outcome.sources.text(d.file);
+            let line = idemlint::source::LineIndex::new(text)
+                .line_col(text, d.span.start)
+                .line;
+            (rel, line, d.rule.to_string())
+        })
+        .collect()
+}
+
+fn fixture_dirs() -> Vec<(String, PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for rule in idemlint::catalogue::names() {
+        let d = rules_dir().join(rule);
+        if d.exists() {
+            out.push((rule.to_string(), d.join("flag"), d.join("pass")));
+        }
+    }
+    out
+}
+
+#[test]
+fn flag_fixtures_report_exactly_what_they_declare() {
+    let mut failures = Vec::new();
+    for (rule, flag, _) in fixture_dirs() {
+        let want = declared(&flag);
+        assert!(
+            want.iter().any(|(_, _, r)| *r == rule),
+            "{rule}: flag/ declares no `expect: {rule}`"
+        );
+        let got = reported(&flag);
+        if want != got {
+            let missing: Vec<_> = want.difference(&got).collect();
+            let extra: Vec<_> = got.difference(&want).collect();
+            failures.push(format!(
+                "{rule}/flag\n  missing: {missing:?}\n  unexpected: {extra:?}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn pass_fixtures_produce_nothing() {
+    let mut failures = Vec::new();
+    for (rule, _, pass) in fixture_dirs() {
+        assert!(
+            !files_under(&pass).is_empty(),
+            "{rule}: pass/ has no fixture"
+        );
+        assert!(
+            declared(&pass).is_empty(),
+            "{rule}: pass/ must declare nothing"
+        );
+        let got = reported(&pass);
+        if !got.is_empty() {
+            failures.push(format!("{rule}/pass\n  unexpected: {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_built_rule_has_flag_and_pass_fixtures() {
+    for meta in idemlint::catalogue::all() {
+        if meta.is_built() && meta.name != "parse-error" && meta.name != "unused-suppression" {
+            let d = rules_dir().join(&meta.name);
+            assert!(
+                !files_under(&d.join("flag")).is_empty(),
+                "{}: no flag/ fixture",
+                meta.name
+            );
+            assert!(
+                !files_under(&d.join("pass")).is_empty(),
+                "{}: no pass/ fixture",
+                meta.name
+            );
+        }
+    }
+}
