@@ -194,6 +194,20 @@ impl Config {
                 }
             }
         }
+        let durations = self
+            .margin
+            .iter()
+            .chain(&self.default_horizon)
+            .chain(self.counterparty.iter().map(|c| &c.horizon));
+        for d in durations {
+            if crate::duration::parse(d, None).is_none() {
+                return Err(ConfigError::Invalid {
+                    path: path.to_string(),
+                    line: line_of(d),
+                    message: format!("invalid duration `{d}`: write it with a unit, e.g. `30d`"),
+                });
+            }
+        }
         for p in &self.exclude {
             if let Err(e) = globset::Glob::new(p) {
                 return Err(ConfigError::Invalid {
@@ -292,6 +306,15 @@ mod tests {
         assert!(err
             .to_string()
             .contains("c.toml:2: unknown rule `no-such-rule`"));
+    }
+
+    #[test]
+    fn duration_without_unit_is_refused() {
+        let err = Config::parse("margin = \"5\"\n", "c.toml").unwrap_err();
+        assert!(
+            err.to_string().contains("c.toml:1: invalid duration `5`"),
+            "{err}"
+        );
     }
 
     #[test]
