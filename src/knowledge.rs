@@ -270,7 +270,7 @@ impl Counterparty {
             if m.len() >= 5 {
                 lower.contains(&m)
             } else {
-                words.iter().any(|w| *w == m)
+                words.contains(&m)
             }
         })
     }

@@ -231,7 +231,9 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
     })
 }
 
-fn load_config(choice: &ConfigChoice, paths: &[PathBuf]) -> Result<Config, RunError> {
+/// The config a run uses: none, a named file, or the one discovered from the
+/// first path (the current directory when there is none).
+pub fn load_config(choice: &ConfigChoice, paths: &[PathBuf]) -> Result<Config, RunError> {
     Ok(match choice {
         ConfigChoice::Isolated => Config::default(),
         ConfigChoice::File(p) => Config::load(p)?,

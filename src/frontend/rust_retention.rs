@@ -288,11 +288,14 @@ fn is_duration_type(seg: &str) -> bool {
 const SECS: u64 = 1000;
 const MILLIS: u64 = 1;
 
+/// An expiry as read: expression, its span, milliseconds per unit.
+type Expiry = (ConstExpr, Span, u64);
+
 #[derive(Default)]
 struct Visitor {
     out: RetentionFacts,
     /// Writes and their unfolded expiry (expression, its span, unit).
-    writes: Vec<(RedisKeyWrite, Option<(ConstExpr, Span, u64)>)>,
+    writes: Vec<(RedisKeyWrite, Option<Expiry>)>,
     /// `let` bindings of the function being read: value expression or, for
     /// a key built with `format!`, its literal prefix.
     lets: HashMap<String, ConstExpr>,
@@ -458,7 +461,11 @@ impl Visitor {
                 .as_deref()
                 .is_some_and(|p| stores.is_store_prefix(p))
                 || refs.iter().any(|r| stores.is_store_table(r));
-            if is_store && *expr != ConstExpr::Unknown {
+            // `idem:lock:{id}` with 30 s, `IDEM_IN_FLIGHT_TTL`: the lifetime of
+            // a claim, not how long the key is kept.
+            let words = knowledge::retention_words();
+            let is_lock = key_prefix.iter().chain(&refs).any(|c| words.is_excluded(c));
+            if is_store && !is_lock && *expr != ConstExpr::Unknown {
                 let direct_ref = match (e, expr) {
                     (_, ConstExpr::Ref(n)) => Some(n.clone()),
                     (_, ConstExpr::ToInt { arg, .. }) => match &**arg {
@@ -691,10 +698,8 @@ fn find_set_options<'e>(
                 find_set_options(a, ttl, nx, depth + 1);
             }
         }
-        syn::Expr::Path(p) => {
-            if p.path.segments.last().is_some_and(|s| s.ident == "NX") {
-                *nx = true;
-            }
+        syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "NX") => {
+            *nx = true;
         }
         syn::Expr::Reference(r) => find_set_options(&r.expr, ttl, nx, depth + 1),
         syn::Expr::Paren(r) => find_set_options(&r.expr, ttl, nx, depth + 1),
@@ -907,10 +912,11 @@ async fn f(con: &mut Conn, id: &str, ttl: u64) {
         SetOptions::default().conditional_set(ExistenceCheck::NX).with_expiration(SetExpiry::EX(2 * 3600))).await?;
     con.expire("idem:x", ttl).await?;
     con.set_ex(format!("session:{id}"), 1, 86_400).await?;
+    con.set_ex(format!("idem:lock:{id}"), 1, 30).await?;
 }
 "#;
         let (f, r) = read(text);
-        assert_eq!(f.redis_writes.len(), 5);
+        assert_eq!(f.redis_writes.len(), 6);
         let secs: Vec<Option<u64>> = f
             .redis_writes
             .iter()
@@ -918,10 +924,18 @@ async fn f(con: &mut Conn, id: &str, ttl: u64) {
             .collect();
         assert_eq!(
             secs,
-            vec![Some(DAY), Some(HOUR), Some(2 * HOUR), None, Some(DAY)]
+            vec![
+                Some(DAY),
+                Some(HOUR),
+                Some(2 * HOUR),
+                None,
+                Some(DAY),
+                Some(30)
+            ]
         );
         assert!(f.redis_writes[2].nx);
-        // The parameter `ttl` is never guessed; the session key is no store.
+        // The parameter `ttl` is never guessed; the session key is no store;
+        // the lock's expiry is not a retention.
         let pending: Vec<Option<u64>> = r.pending.iter().map(|p| fold_local(&r, p)).collect();
         assert_eq!(pending, vec![Some(DAY), Some(HOUR), Some(2 * HOUR)]);
     }

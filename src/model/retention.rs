@@ -8,10 +8,10 @@
 //! 1. `[[store]]` in idemlint.toml whose `table` or `key_prefix` names the
 //!    store (`store = false` drops it; `counterparty` names the entry);
 //! 2. match words of a catalogue entry that has an inbound window, found in
-//!    the names around the retention (table, key prefix, constant, config
-//!    path, file path; `stripe` when the module talks to Stripe). When several
-//!    match, the longest horizon wins: a store that sees two counterparties'
-//!    events must outlive both;
+//!    the names around the retention, nearest first (table, key prefix or
+//!    config path; then constants and the function; then the file paths;
+//!    then `stripe` when the module talks to Stripe): the first name that
+//!    matches decides; when it matches several, the longest horizon wins;
 //! 3. unknown: the default horizon applies.
 //!
 //! Every store is taken as inbound (it guards against a counterparty sending
@@ -22,7 +22,7 @@
 use crate::config::Config;
 use crate::duration::Duration;
 use crate::frontend::conf::{content_span, ConfEntry, ConfValue};
-use crate::frontend::rust_retention::{fold_duration, ConstExpr, PendingRetention};
+use crate::frontend::rust_retention::{fold_duration, ConstExpr, DurDef, PendingRetention};
 use crate::frontend::{FileFacts, StoreRef};
 use crate::horizons::Catalogue;
 use crate::knowledge;
@@ -117,10 +117,19 @@ impl RetentionModel {
                 // valid Redis expiry.
                 continue;
             }
-            item.context.push(path(item.file));
+            // The store's own name first, the file that writes it before
+            // the file that holds the number.
+            let own = match &item.target {
+                StoreRef::Table(n)
+                | StoreRef::RedisPrefix(n)
+                | StoreRef::ConfigPath(n)
+                | StoreRef::Constant(n) => n.clone(),
+            };
+            item.context.insert(0, own);
             if let Some((site, _)) = item.site {
                 item.context.push(path(site));
             }
+            item.context.push(path(item.file));
             let talks_to_stripe = files
                 .get(item.file)
                 .is_some_and(|f| f.hints.talks_to_stripe)
@@ -179,31 +188,35 @@ fn declared(target: &StoreRef, config: &Config) -> Option<Declared> {
     decl.counterparty.clone().map(Declared::Counterparty)
 }
 
-/// The counterparty whose match words appear in the names around a store;
-/// the longest inbound horizon wins when several do.
+/// The counterparty whose match words appear in the names around a store.
+/// Names are tried nearest first (the store's own name, then constants and
+/// functions, then file paths): the first name that matches any counterparty
+/// decides, so `dedup:paypal:` keys written from `webhooks/stripe.rs` are
+/// PayPal's. When one name matches several, the longest horizon wins: a
+/// store that sees both must outlive both.
 pub fn attribute(context: &[String], catalogue: &Catalogue) -> Attribution {
-    catalogue
-        .counterparties
-        .iter()
-        .filter_map(|c| {
-            let (_, h) = c.inbound_horizon()?;
-            let name = context.iter().find(|n| c.matches(n))?;
-            Some((h, c, name))
-        })
-        .max_by_key(|(h, _, _)| *h)
-        .map(|(_, c, name)| Attribution::Named {
-            id: c.id.clone(),
-            name: name.clone(),
-        })
-        .unwrap_or(Attribution::Unknown)
+    for name in context {
+        let best = catalogue
+            .counterparties
+            .iter()
+            .filter(|c| c.matches(name))
+            .filter_map(|c| c.inbound_horizon().map(|(_, h)| (h, c)))
+            .max_by_key(|(h, _)| *h);
+        if let Some((_, c)) = best {
+            return Attribution::Named {
+                id: c.id.clone(),
+                name: name.clone(),
+            };
+        }
+    }
+    Attribution::Unknown
 }
 
 /// Rust retentions, their constants looked up across the crate. A name
 /// resolves to its definition in the same file, else to the one definition
 /// in the crate with that name (several different ones: unresolved).
 fn rust_retentions(files: &[FileFacts]) -> Vec<Retention> {
-    let mut defs: HashMap<&str, Vec<(FileId, &crate::frontend::rust_retention::DurDef)>> =
-        HashMap::new();
+    let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
     for f in files {
         if let Some(r) = &f.rust {
             for d in &r.retention.defs {
@@ -246,10 +259,13 @@ fn rust_retentions(files: &[FileFacts]) -> Vec<Retention> {
     out
 }
 
+/// Finds a constant's definition by name, from a file.
+type FindDef<'a> = dyn Fn(FileId, &str) -> Option<(FileId, &'a DurDef)> + 'a;
+
 fn fold_pending<'a>(
     file: FileId,
     p: &'a PendingRetention,
-    find: &dyn Fn(FileId, &str) -> Option<(FileId, &'a crate::frontend::rust_retention::DurDef)>,
+    find: &FindDef<'a>,
 ) -> Option<Retention> {
     let lookup = |name: &str| -> Option<&'a ConstExpr> { find(file, name).map(|(_, d)| &d.expr) };
     let duration = fold_duration(&p.expr, p.unit_ms, &lookup)?;
