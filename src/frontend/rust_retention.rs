@@ -324,7 +324,7 @@ impl Visitor {
             return ConstExpr::Unknown;
         }
         let rd = |x: &syn::Expr| Box::new(self.read(x, depth + 1));
-        match e {
+        let read = match e {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
                 ..
@@ -385,6 +385,12 @@ impl Visitor {
                 _ => ConstExpr::Unknown,
             },
             _ => ConstExpr::Unknown,
+        };
+        // A tree with an unknown part is unknown as a whole.
+        if refs_unknown(&read) {
+            ConstExpr::Unknown
+        } else {
+            read
         }
     }
 
@@ -739,6 +745,20 @@ fn format_prefix(mac: &syn::Macro) -> Option<String> {
     (!prefix.is_empty()).then_some(prefix)
 }
 
+/// Whether a direct part of `e` is unknown (deeper parts were checked when
+/// they were read).
+fn refs_unknown(e: &ConstExpr) -> bool {
+    let unknown = |x: &ConstExpr| *x == ConstExpr::Unknown;
+    match e {
+        ConstExpr::Add(a, b)
+        | ConstExpr::Sub(a, b)
+        | ConstExpr::Mul(a, b)
+        | ConstExpr::Div(a, b) => unknown(a) || unknown(b),
+        ConstExpr::Dur { arg, .. } | ConstExpr::ToInt { arg, .. } => unknown(arg),
+        ConstExpr::Int(_) | ConstExpr::Ref(_) | ConstExpr::Unknown => false,
+    }
+}
+
 /// Names of the constants an expression refers to.
 pub fn refs_of(e: &ConstExpr) -> Vec<String> {
     let mut out = Vec::new();
@@ -938,6 +958,76 @@ async fn f(con: &mut Conn, id: &str, ttl: u64) {
         // the lock's expiry is not a retention.
         let pending: Vec<Option<u64>> = r.pending.iter().map(|p| fold_local(&r, p)).collect();
         assert_eq!(pending, vec![Some(DAY), Some(HOUR), Some(2 * HOUR)]);
+    }
+
+    #[test]
+    fn fred_set_with_expiration_and_let_bound_durations_are_read() {
+        let text = r#"
+async fn f(client: &RedisClient, id: &str) {
+    let window = chrono::Duration::days(2);
+    let key = format!("processed:adyen:{id}");
+    client.set(&key, 1, Some(Expiration::EX(window.num_seconds())), Some(SetOptions::NX), false).await?;
+    let dedup_ttl = Duration::from_secs(6 * 3600);
+    client.expire(format!("dedup:{id}"), env_ttl(), None).await?;
+}
+"#;
+        let (f, r) = read(text);
+        assert_eq!(f.redis_writes.len(), 2);
+        let w = &f.redis_writes[0];
+        assert_eq!(w.key_prefix.as_deref(), Some("processed:adyen:"));
+        assert!(w.nx);
+        assert_eq!(w.ttl.map(|(d, _)| d.secs), Some(2 * DAY));
+        assert_eq!(
+            &text[w.ttl.unwrap().1.start..w.ttl.unwrap().1.end],
+            "window.num_seconds()"
+        );
+        // `env_ttl()` is a call: never guessed.
+        assert_eq!(f.redis_writes[1].ttl, None);
+        let folded: Vec<(String, Option<u64>)> = r
+            .pending
+            .iter()
+            .map(|p| (format!("{:?}", p.target), fold_local(&r, p)))
+            .collect();
+        assert_eq!(
+            folded,
+            vec![
+                (
+                    "RedisPrefix(\"processed:adyen:\")".to_string(),
+                    Some(2 * DAY)
+                ),
+                ("Constant(\"dedup_ttl\")".to_string(), Some(6 * HOUR)),
+            ]
+        );
+    }
+
+    #[test]
+    fn parameters_shadow_constants_and_are_never_guessed() {
+        let text = r#"
+const TTL: u64 = 86_400;
+async fn f(con: &mut C, id: &str, TTL: u64) {
+    con.set_ex(format!("idem:{id}"), 1, TTL).await?;
+}
+"#;
+        let (f, r) = read(text);
+        assert_eq!(f.redis_writes[0].ttl, None);
+        assert!(r.pending.is_empty());
+    }
+
+    #[test]
+    fn deep_arithmetic_is_cut_off_not_overflowed() {
+        // Run on a parser-sized stack, as the pipeline does: syn's own tree
+        // for 5,000 chained additions is deep, our reading of it is not.
+        let r = std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn(|| {
+                let text = format!("const IDEM_TTL_SECS: u64 = {}1;", "1 + ".repeat(5_000));
+                read(&text).1
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(r.pending.is_empty());
+        assert!(r.defs.is_empty());
     }
 
     #[test]
