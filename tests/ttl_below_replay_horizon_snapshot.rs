@@ -17,7 +17,7 @@ fn redis_expiry_from_constants_in_another_module_renders_with_label_and_source()
     })
     .unwrap();
     let mut out = Vec::new();
-    let mut summary = outcome.summary.clone();
+    let mut summary = outcome.summary;
     summary.elapsed_ms = 0;
     idemlint::render::human::render(
         &outcome.diagnostics,
