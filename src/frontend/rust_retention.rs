@@ -88,6 +88,8 @@ pub struct RetentionFacts {
 
 /// Deepest expression tree read; deeper is `Unknown`.
 const MAX_EXPR_DEPTH: usize = 64;
+/// Longest `const`/`static` item the constants-only reader looks at.
+const MAX_CONST_ITEM_BYTES: usize = 4096;
 /// Most steps one fold may take (guards cycles and exponential sharing).
 const MAX_FOLD_STEPS: usize = 10_000;
 
@@ -167,7 +169,14 @@ fn const_items(text: &str) -> Vec<(usize, usize)> {
         let mut depth = 0i32;
         let mut in_str = false;
         let mut prev = '\0';
-        for (i, c) in text[item_start..].char_indices() {
+        // A constant fits in a few lines; a `const fn` or a stray `const`
+        // in a comment must not make the scan quadratic.
+        let mut window_end = text.len().min(item_start + MAX_CONST_ITEM_BYTES);
+        while !text.is_char_boundary(window_end) {
+            window_end -= 1;
+        }
+        let window = text.get(item_start..window_end).unwrap_or("");
+        for (i, c) in window.char_indices() {
             match c {
                 '"' if prev != '\\' => in_str = !in_str,
                 '(' | '[' | '{' if !in_str => depth += 1,
