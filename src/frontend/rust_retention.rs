@@ -631,6 +631,18 @@ impl Visitor {
                     match str_lit(args[i]).map(|s| s.to_ascii_uppercase()).as_deref() {
                         Some("EX") => ttl = args.get(i + 1).map(|e| (*e, SECS)),
                         Some("PX") => ttl = args.get(i + 1).map(|e| (*e, MILLIS)),
+                        Some("EXAT") => {
+                            ttl = args
+                                .get(i + 1)
+                                .and_then(|e| after_now(e))
+                                .map(|e| (e, SECS))
+                        }
+                        Some("PXAT") => {
+                            ttl = args
+                                .get(i + 1)
+                                .and_then(|e| after_now(e))
+                                .map(|e| (e, MILLIS))
+                        }
                         Some("NX") => nx = true,
                         _ => {}
                     }
@@ -719,6 +731,27 @@ fn find_set_options<'e>(
         syn::Expr::Reference(r) => find_set_options(&r.expr, ttl, nx, depth + 1),
         syn::Expr::Paren(r) => find_set_options(&r.expr, ttl, nx, depth + 1),
         _ => {}
+    }
+}
+
+/// The relative part of an absolute expiry, `now + TTL` (`EXAT`/`PXAT`):
+/// the side of an addition whose other side reads the clock.
+fn after_now(e: &syn::Expr) -> Option<&syn::Expr> {
+    use quote::ToTokens;
+    let syn::Expr::Binary(b) = e else {
+        return None;
+    };
+    if !matches!(b.op, syn::BinOp::Add(_)) {
+        return None;
+    }
+    let clock = |x: &syn::Expr| {
+        let t = x.to_token_stream().to_string().to_ascii_lowercase();
+        t.contains("now") || t.contains("timestamp")
+    };
+    match (clock(&b.left), clock(&b.right)) {
+        (true, false) => Some(&b.right),
+        (false, true) => Some(&b.left),
+        _ => None,
     }
 }
 
@@ -1007,6 +1040,24 @@ async fn f(client: &RedisClient, id: &str) {
                 ("Constant(\"dedup_ttl\")".to_string(), Some(6 * HOUR)),
             ]
         );
+    }
+
+    #[test]
+    fn exat_reads_the_relative_part_of_now_plus_ttl() {
+        let text = r#"
+async fn f(con: &mut C, id: &str) {
+    let now = Utc::now().timestamp() as u64;
+    redis::cmd("SET").arg(format!("idem:{id}")).arg(1).arg("NX").arg("EXAT").arg(now + 6 * 3600).query_async(con).await?;
+    redis::cmd("SET").arg(format!("idem:b:{id}")).arg(1).arg("EXAT").arg(deadline).query_async(con).await?;
+}
+"#;
+        let (f, _) = read(text);
+        let ttl: Vec<Option<u64>> = f
+            .redis_writes
+            .iter()
+            .map(|w| w.ttl.map(|(d, _)| d.secs))
+            .collect();
+        assert_eq!(ttl, vec![Some(6 * HOUR), None]);
     }
 
     #[test]
