@@ -409,5 +409,7 @@ mod tests {
         assert!(!r.is_retention_name("IDEMPOTENCY_IN_FLIGHT_TTL"));
         assert!(!r.is_retention_name("settlement_days"));
         assert!(!r.is_retention_name("tolerance"));
+        assert!(!r.is_retention_name("SIGNATURE_REPLAY_WINDOW_SECS"));
+        assert!(r.is_retention_name("replay_protection.window"));
     }
 }

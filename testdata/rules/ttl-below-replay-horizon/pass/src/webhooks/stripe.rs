@@ -2,6 +2,10 @@
 
 use crate::settings::{IDEMPOTENCY_LOCK_TTL, RATE_LIMIT_WINDOW_SECS, SESSION_TTL_SECS, STRIPE_EVENT_TTL_SECS};
 use redis::AsyncCommands;
+use std::time::Duration;
+
+/// Signed payloads older than this are refused (the `Stripe-Signature` `t=`).
+const SIGNATURE_REPLAY_WINDOW: Duration = Duration::from_secs(300);
 
 pub async fn claim_event(con: &mut redis::aio::MultiplexedConnection, event_id: &str) -> redis::RedisResult<bool> {
     let key = format!("idem:stripe:{}", event_id);
