@@ -24,6 +24,19 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
     },
+    /// Print the counterparty catalogue: each published replay window with
+    /// its direction and source, and the floors idemlint checks against.
+    Horizons {
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Use this config file (its `[[counterparty]]`, `margin` and
+        /// `default_horizon`) instead of discovering one.
+        #[arg(long, conflicts_with = "isolated")]
+        config: Option<PathBuf>,
+        /// Print the built-in catalogue only, ignoring every config file.
+        #[arg(long)]
+        isolated: bool,
+    },
     /// Print a rule's documentation.
     Explain {
         /// The rule's name, e.g. misspelled-idempotency-header.

@@ -194,6 +194,38 @@ impl Config {
                 }
             }
         }
+        let durations = self
+            .margin
+            .iter()
+            .chain(&self.default_horizon)
+            .chain(self.counterparty.iter().map(|c| &c.horizon));
+        for d in durations {
+            if crate::duration::parse(d, None).is_none() {
+                return Err(ConfigError::Invalid {
+                    path: path.to_string(),
+                    line: line_of(d),
+                    message: format!("invalid duration `{d}`: write it with a unit, e.g. `30d`"),
+                });
+            }
+        }
+        for s in &self.store {
+            let Some(id) = &s.counterparty else { continue };
+            let known = crate::knowledge::counterparties()
+                .counterparty
+                .iter()
+                .map(|c| &c.id)
+                .chain(self.counterparty.iter().map(|c| &c.id))
+                .any(|k| k == id);
+            if !known {
+                return Err(ConfigError::Invalid {
+                    path: path.to_string(),
+                    line: line_of(id),
+                    message: format!(
+                        "unknown counterparty `{id}`: `idemlint horizons` lists the known ones; add it with `[[counterparty]]`"
+                    ),
+                });
+            }
+        }
         for p in &self.exclude {
             if let Err(e) = globset::Glob::new(p) {
                 return Err(ConfigError::Invalid {
@@ -292,6 +324,28 @@ mod tests {
         assert!(err
             .to_string()
             .contains("c.toml:2: unknown rule `no-such-rule`"));
+    }
+
+    #[test]
+    fn duration_without_unit_is_refused() {
+        let err = Config::parse("margin = \"5\"\n", "c.toml").unwrap_err();
+        assert!(
+            err.to_string().contains("c.toml:1: invalid duration `5`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn store_naming_an_unknown_counterparty_is_refused() {
+        let text = "[[store]]\ntable = \"processed_events\"\ncounterparty = \"strip-webhooks\"\n";
+        let err = Config::parse(text, "c.toml").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("c.toml:3: unknown counterparty `strip-webhooks`"),
+            "{err}"
+        );
+        let ok = "[[store]]\ntable = \"t\"\ncounterparty = \"acme\"\n[[counterparty]]\nid = \"acme\"\nhorizon = \"45d\"\n";
+        assert!(Config::parse(ok, "c.toml").is_ok());
     }
 
     #[test]

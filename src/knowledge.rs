@@ -129,3 +129,287 @@ pub fn stores() -> &'static Stores {
     static S: OnceLock<Stores> = OnceLock::new();
     S.get_or_init(|| load("stores.toml", STORES_TOML))
 }
+
+/// Words that make a name a retention (`rules/retention.toml`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetentionWords {
+    pub retention: Vec<String>,
+    pub not_retention: Vec<String>,
+    pub outbound: Vec<String>,
+}
+
+impl RetentionWords {
+    /// Whether a constant, variable or config key name speaks of how long
+    /// keys are kept (and not of a lock, a tolerance or a retry schedule).
+    pub fn is_retention_name(&self, name: &str) -> bool {
+        let words = name_words(name);
+        let has = |list: &[String]| {
+            words
+                .iter()
+                .any(|w| list.iter().any(|l| w.starts_with(l.as_str())))
+        };
+        has(&self.retention) && !has(&self.not_retention)
+    }
+
+    /// Whether a name speaks of something that is not a retention (a lock,
+    /// a tolerance, a retry schedule), whatever else it says.
+    pub fn is_excluded(&self, name: &str) -> bool {
+        name_words(name)
+            .iter()
+            .any(|w| self.not_retention.iter().any(|l| w.starts_with(l.as_str())))
+    }
+
+    /// Whether a name says the store holds keys we send (outbound).
+    pub fn is_outbound(&self, name: &str) -> bool {
+        name_words(name)
+            .iter()
+            .any(|w| self.outbound.iter().any(|l| w == l))
+    }
+}
+
+/// The words of a name, lower-cased: split at `_ - . : /`, spaces and
+/// camelCase boundaries (`dedupTtlHours` → `dedup`, `ttl`, `hours`;
+/// `IDEM_TTL_SECS` → `idem`, `ttl`, `secs`).
+pub fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for chunk in name.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut word = String::new();
+        let mut prev_lower = false;
+        for c in chunk.chars() {
+            if c.is_ascii_uppercase() && prev_lower && !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            word.push(c.to_ascii_lowercase());
+        }
+        if !word.is_empty() {
+            out.push(word);
+        }
+    }
+    out
+}
+
+pub const RETENTION_TOML: &str = include_str!("../rules/retention.toml");
+
+pub fn retention_words() -> &'static RetentionWords {
+    static R: OnceLock<RetentionWords> = OnceLock::new();
+    R.get_or_init(|| load("retention.toml", RETENTION_TOML))
+}
+
+/// Whether a window is a replay the counterparty sends us (inbound) or how
+/// long it keeps the keys we send it (outbound).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Inbound,
+    Outbound,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Inbound => "inbound",
+            Direction::Outbound => "outbound",
+        }
+    }
+}
+
+/// One published window of a counterparty.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    /// automatic-retries | test-retries | manual-resend | key-retention | message-retention
+    pub covers: String,
+    /// What the page says, in a few words.
+    pub what: String,
+    /// As written in the catalogue (`3d`, `27h 36m`).
+    pub duration: String,
+    pub direction: Direction,
+    pub source: String,
+    /// When the source was read (or what is known of it).
+    pub read: String,
+}
+
+impl Window {
+    pub fn length(&self) -> Option<crate::duration::Duration> {
+        crate::duration::parse(&self.duration, None)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counterparty {
+    pub id: String,
+    /// The name a message uses (`Stripe`).
+    pub name: String,
+    /// Words that attribute a store to it (see `rules/counterparties.toml`).
+    pub r#match: Vec<String>,
+    #[serde(default)]
+    pub window: Vec<Window>,
+}
+
+impl Counterparty {
+    /// The longest inbound window: how long the same event may arrive again.
+    /// `None` for a counterparty with outbound windows only.
+    pub fn inbound_horizon(&self) -> Option<(&Window, crate::duration::Duration)> {
+        self.window
+            .iter()
+            .filter(|w| w.direction == Direction::Inbound)
+            .filter_map(|w| w.length().map(|d| (w, d)))
+            .max_by_key(|(_, d)| *d)
+    }
+
+    /// Whether one of its match words appears in `name`: a word of five
+    /// characters or more anywhere, a shorter one as a whole name word.
+    pub fn matches(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        let words = name_words(name);
+        self.r#match.iter().any(|m| {
+            let m = m.to_ascii_lowercase();
+            if m.len() >= 5 {
+                lower.contains(&m)
+            } else {
+                words.contains(&m)
+            }
+        })
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counterparties {
+    pub margin: String,
+    pub margin_source: String,
+    pub default_horizon: String,
+    pub default_horizon_source: String,
+    pub counterparty: Vec<Counterparty>,
+}
+
+pub const COUNTERPARTIES_TOML: &str = include_str!("../rules/counterparties.toml");
+
+pub fn counterparties() -> &'static Counterparties {
+    static C: OnceLock<Counterparties> = OnceLock::new();
+    C.get_or_init(|| load("counterparties.toml", COUNTERPARTIES_TOML))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duration::DAY;
+
+    #[test]
+    fn every_counterparty_has_a_window_and_every_window_a_source_and_duration() {
+        let c = counterparties();
+        assert!(c.counterparty.len() >= 22, "{}", c.counterparty.len());
+        assert!(crate::duration::parse(&c.margin, None).is_some());
+        assert!(crate::duration::parse(&c.default_horizon, None).is_some());
+        assert!(!c.margin_source.trim().is_empty());
+        assert!(!c.default_horizon_source.trim().is_empty());
+        for cp in &c.counterparty {
+            assert!(!cp.window.is_empty(), "{} has no window", cp.id);
+            assert!(!cp.r#match.is_empty(), "{} has no match word", cp.id);
+            for w in &cp.window {
+                assert!(
+                    !w.source.trim().is_empty(),
+                    "{}: window without source",
+                    cp.id
+                );
+                assert!(
+                    !w.read.trim().is_empty(),
+                    "{}: window without date read",
+                    cp.id
+                );
+                assert!(
+                    w.length().is_some(),
+                    "{}: bad duration {}",
+                    cp.id,
+                    w.duration
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_counterparty_of_the_reference_table_is_listed() {
+        let ids: Vec<&str> = counterparties()
+            .counterparty
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect();
+        for id in [
+            "stripe-webhooks",
+            "stripe-api-v1",
+            "stripe-api-v2",
+            "adyen-webhooks",
+            "adyen-api",
+            "paypal-webhooks",
+            "paypal-api",
+            "square-webhooks",
+            "braintree-webhooks",
+            "checkout-api",
+            "shopify-webhooks",
+            "github-webhooks",
+            "plaid-webhooks",
+            "razorpay-webhooks",
+            "paddle-webhooks",
+            "svix-webhooks",
+            "standard-webhooks",
+            "aws-sqs",
+            "aws-sns",
+            "aws-eventbridge",
+            "gcp-pubsub",
+            "kafka",
+        ] {
+            assert!(ids.contains(&id), "{id} missing");
+        }
+    }
+
+    #[test]
+    fn stripe_inbound_horizon_is_the_30_day_resend_not_the_24h_key_retention() {
+        let c = counterparties();
+        let stripe = c
+            .counterparty
+            .iter()
+            .find(|c| c.id == "stripe-webhooks")
+            .unwrap();
+        let (w, d) = stripe.inbound_horizon().unwrap();
+        assert_eq!(d.secs, 30 * DAY);
+        assert!(w.source.contains("process-undelivered-events"));
+        let v1 = c
+            .counterparty
+            .iter()
+            .find(|c| c.id == "stripe-api-v1")
+            .unwrap();
+        assert!(v1.inbound_horizon().is_none());
+    }
+
+    #[test]
+    fn short_match_words_match_whole_name_words_only() {
+        let c = counterparties();
+        let sqs = c.counterparty.iter().find(|c| c.id == "aws-sqs").unwrap();
+        assert!(sqs.matches("orders_sqs_dedup"));
+        assert!(!sqs.matches("requests_dedup"));
+        let stripe = c
+            .counterparty
+            .iter()
+            .find(|c| c.id == "stripe-webhooks")
+            .unwrap();
+        assert!(stripe.matches("processedStripeEvents"));
+    }
+
+    #[test]
+    fn retention_names_exclude_locks_and_tolerances() {
+        let r = retention_words();
+        assert!(r.is_retention_name("dedup_ttl_hours"));
+        assert!(r.is_retention_name("IDEMPOTENCY_TTL_SECONDS"));
+        assert!(r.is_retention_name("dedupTtlHours"));
+        assert!(r.is_retention_name("window"));
+        assert!(!r.is_retention_name("lock_ttl"));
+        assert!(!r.is_retention_name("IDEMPOTENCY_IN_FLIGHT_TTL"));
+        assert!(!r.is_retention_name("settlement_days"));
+        assert!(!r.is_retention_name("tolerance"));
+        assert!(!r.is_retention_name("SIGNATURE_REPLAY_WINDOW_SECS"));
+        assert!(r.is_retention_name("replay_protection.window"));
+    }
+}

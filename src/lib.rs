@@ -10,6 +10,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod duration;
 pub mod frontend;
+pub mod horizons;
 pub mod knowledge;
 pub mod model;
 pub mod render;
@@ -138,7 +139,14 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
             .par_iter()
             .enumerate()
             .map(|(id, l)| {
-                let mut f = if l.parse {
+                let mut f = if l.consts_only {
+                    let mut f = frontend::FileFacts {
+                        file: id,
+                        ..Default::default()
+                    };
+                    frontend::rust_retention::parse_consts(&l.text, &mut f);
+                    f
+                } else if l.parse {
                     frontend::parse(id, l.kind, &l.text)
                 } else {
                     frontend::FileFacts {
@@ -223,7 +231,9 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
     })
 }
 
-fn load_config(choice: &ConfigChoice, paths: &[PathBuf]) -> Result<Config, RunError> {
+/// The config a run uses: none, a named file, or the one discovered from the
+/// first path (the current directory when there is none).
+pub fn load_config(choice: &ConfigChoice, paths: &[PathBuf]) -> Result<Config, RunError> {
     Ok(match choice {
         ConfigChoice::Isolated => Config::default(),
         ConfigChoice::File(p) => Config::load(p)?,
@@ -247,6 +257,9 @@ struct Loaded {
     kind: FileKind,
     text: Arc<str>,
     parse: bool,
+    /// A Rust file let through only by the second prefilter tier: only its
+    /// `const`/`static` items are read (`rust_retention::parse_consts`).
+    consts_only: bool,
     problems: Vec<frontend::Problem>,
 }
 
@@ -256,6 +269,7 @@ fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
         kind,
         text: Arc::from(""),
         parse: false,
+        consts_only: false,
         problems: vec![frontend::Problem::new(Span::new(0, 0), message)],
     }
 }
@@ -302,7 +316,8 @@ fn load_text(display: String, path: &Path, kind: FileKind, bytes: Vec<u8>) -> Op
             "binary content (a NUL byte); not parsed".to_string(),
         ));
     }
-    if !walk::prefilter(&bytes) {
+    let consts_only = !walk::prefilter(&bytes);
+    if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
         return None;
     }
     let mut problems = Vec::new();
@@ -328,6 +343,7 @@ fn load_text(display: String, path: &Path, kind: FileKind, bytes: Vec<u8>) -> Op
         kind,
         text: Arc::from(text),
         parse: true,
+        consts_only,
         problems,
     })
 }

@@ -26,6 +26,26 @@ fn run(cli: Cli) -> Result<u8, String> {
             print_rules(format);
             Ok(0)
         }
+        Command::Horizons {
+            format,
+            config,
+            isolated,
+        } => {
+            let choice = if isolated {
+                ConfigChoice::Isolated
+            } else if let Some(c) = config {
+                ConfigChoice::File(c)
+            } else {
+                ConfigChoice::Discover
+            };
+            let cfg = idemlint::load_config(&choice, &[]).map_err(|e| e.to_string())?;
+            let cat = idemlint::horizons::Catalogue::with_config(&cfg);
+            match format {
+                Format::Human => print!("{}", idemlint::horizons::render_table(&cat)),
+                Format::Json => println!("{}", idemlint::horizons::render_json(&cat)),
+            }
+            Ok(0)
+        }
         Command::Explain { rule } => match catalogue::get(&rule) {
             Some(meta) => {
                 print!("{}", meta.render_docs());

@@ -86,6 +86,13 @@ pub fn refine_kind(kind: FileKind, path: &Path, text: &str) -> FileKind {
 #[derive(Deserialize)]
 struct Prefilter {
     words: Vec<String>,
+    #[serde(default)]
+    rust_constants: Option<ConstTier>,
+}
+
+#[derive(Deserialize)]
+struct ConstTier {
+    words: Vec<String>,
 }
 
 fn matcher() -> &'static AhoCorasick {
@@ -104,6 +111,24 @@ fn matcher() -> &'static AhoCorasick {
 /// Whether a file's bytes contain a word that can matter.
 pub fn prefilter(bytes: &[u8]) -> bool {
     matcher().is_match(bytes)
+}
+
+/// The second tier for Rust files that fail [`prefilter`]: whether the file
+/// may define time constants (`const` or `static`, and a time word of
+/// `[rust_constants]` in `rules/prefilter.toml`). Such a file has only its
+/// constant items parsed.
+pub fn rust_constants_prefilter(bytes: &[u8]) -> bool {
+    static M: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    let m = M.get_or_init(|| {
+        let words = toml::from_str::<Prefilter>(include_str!("../rules/prefilter.toml"))
+            .ok()?
+            .rust_constants?
+            .words;
+        AhoCorasick::new(words).ok()
+    });
+    let has_item = memchr::memmem::find(bytes, b"const ").is_some()
+        || memchr::memmem::find(bytes, b"static ").is_some();
+    has_item && m.as_ref().is_some_and(|m| m.is_match(bytes))
 }
 
 /// Show `path` relative to the current directory where it lies below it,
@@ -239,5 +264,13 @@ mod tests {
     fn prefilter_is_case_insensitive() {
         assert!(prefilter(b"let k = IDEMPOTENCY_KEY;"));
         assert!(!prefilter(b"fn main() {}"));
+    }
+
+    #[test]
+    fn constants_module_passes_the_second_tier_only() {
+        let consts = b"pub const DAY: u64 = 86_400;\n";
+        assert!(!prefilter(consts));
+        assert!(rust_constants_prefilter(consts));
+        assert!(!rust_constants_prefilter(b"fn main() { let day = 1; }"));
     }
 }

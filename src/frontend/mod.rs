@@ -7,6 +7,7 @@ pub mod conf;
 pub mod env;
 pub mod json;
 pub mod rust;
+pub mod rust_retention;
 pub mod text;
 pub mod toml;
 pub mod yaml;
@@ -70,6 +71,9 @@ pub enum StoreRef {
     RedisPrefix(String),
     /// A config key path (`stripe.webhooks.dedup_ttl_hours`).
     ConfigPath(String),
+    /// A Rust constant or binding whose name names a store and a retention
+    /// (`STRIPE_DEDUP_TTL_SECS`), when no write tells which store it keeps.
+    Constant(String),
 }
 
 /// A retention found in a file: how long something keeps idempotency keys.

@@ -14,6 +14,8 @@ pub struct RustFacts {
     /// Identifiers passed where a header name is read or written
     /// (`headers().get(REPLAYED)`), resolved against constants in the model.
     pub ident_args: Vec<(String, StrRole)>,
+    /// Duration constants and retentions (`rust_retention`).
+    pub retention: super::rust_retention::RetentionFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -49,7 +51,8 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         role: None,
     };
     v.visit_file(&file);
-    let rust = v.rust;
+    let mut rust = v.rust;
+    rust.retention = super::rust_retention::extract(&file, facts);
     facts.rust = Some(rust);
 }
 

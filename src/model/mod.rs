@@ -4,6 +4,7 @@
 //! joined view in a submodule built once per run.
 
 pub mod headers;
+pub mod retention;
 
 use crate::config::Config;
 use crate::frontend::FileFacts;
@@ -13,11 +14,17 @@ pub struct ProjectModel {
     /// Per-file facts, in `FileId` order.
     pub files: Vec<FileFacts>,
     pub headers: headers::HeaderModel,
+    pub retention: retention::RetentionModel,
 }
 
 impl ProjectModel {
-    pub fn build(files: Vec<FileFacts>, _sources: &SourceMap, _config: &Config) -> Self {
+    pub fn build(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
         let headers = headers::HeaderModel::build(&files);
-        ProjectModel { files, headers }
+        let retention = retention::RetentionModel::build(&files, sources, config);
+        ProjectModel {
+            files,
+            headers,
+            retention,
+        }
     }
 }

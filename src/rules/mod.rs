@@ -3,6 +3,7 @@
 //! severity are in `rules/<name>.toml`.
 
 pub mod misspelled_idempotency_header;
+pub mod ttl_below_replay_horizon;
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
@@ -20,10 +21,16 @@ pub type Check = fn(&Context<'_>, &mut Vec<Diagnostic>);
 
 /// Built rules that read the model. `parse-error` and `unused-suppression`
 /// are emitted by the pipeline itself and listed in [`PIPELINE_RULES`].
-pub const BUILT: &[(&str, Check)] = &[(
-    misspelled_idempotency_header::NAME,
-    misspelled_idempotency_header::check,
-)];
+pub const BUILT: &[(&str, Check)] = &[
+    (
+        misspelled_idempotency_header::NAME,
+        misspelled_idempotency_header::check,
+    ),
+    (
+        ttl_below_replay_horizon::NAME,
+        ttl_below_replay_horizon::check,
+    ),
+];
 
 /// Rules the pipeline emits itself.
 pub const PIPELINE_RULES: &[&str] = &["parse-error", "unused-suppression"];

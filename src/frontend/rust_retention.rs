@@ -1,0 +1,1132 @@
+//! Retentions in Rust: duration constants (`const IDEM_TTL: Duration =
+//! Duration::from_secs(2 * DAY)`), retention-named bindings, and Redis key
+//! writes with their expiry (`SET .. EX n`, `set_ex`, `expire`,
+//! `SetExpiry::EX(n)`). Values are recorded as expression trees, not numbers:
+//! a constant may be defined in another module, so folding happens in the
+//! model where every file is visible (`model::retention`). Not for the header
+//! strings (`rust.rs`) or for effects and flows.
+
+use super::{FileFacts, RedisKeyWrite, StoreRef};
+use crate::knowledge;
+use crate::source::Span;
+use std::collections::{HashMap, HashSet};
+use syn::visit::{self, Visit};
+
+/// An integer or duration expression, as far as it can be read without
+/// knowing other files. `Ref` names a constant to look up in the crate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConstExpr {
+    Int(u64),
+    Ref(String),
+    Add(Box<ConstExpr>, Box<ConstExpr>),
+    Sub(Box<ConstExpr>, Box<ConstExpr>),
+    Mul(Box<ConstExpr>, Box<ConstExpr>),
+    Div(Box<ConstExpr>, Box<ConstExpr>),
+    /// A duration constructor: the argument counts units of `ms` milliseconds
+    /// (`Duration::from_secs(x)` is `Dur { ms: 1000, arg: x }`).
+    Dur {
+        ms: u64,
+        arg: Box<ConstExpr>,
+    },
+    /// A duration turned back into a count of `ms`-millisecond units
+    /// (`.as_secs()` is `ToInt { ms: 1000, .. }`).
+    ToInt {
+        ms: u64,
+        arg: Box<ConstExpr>,
+    },
+    /// Anything else: a parameter, a call, `env::var(..)`. Never guessed.
+    Unknown,
+}
+
+/// What an expression folds to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    Int(u128),
+    /// Milliseconds.
+    Dur(u128),
+}
+
+/// A `const`/`static` item with an integer or duration value, visible to
+/// the whole crate by name.
+#[derive(Debug, Clone)]
+pub struct DurDef {
+    pub name: String,
+    pub expr: ConstExpr,
+    /// The value expression's text.
+    pub span: Span,
+}
+
+/// A retention whose value may need constants from other files.
+#[derive(Debug, Clone)]
+pub struct PendingRetention {
+    /// The duration's text in this file.
+    pub span: Span,
+    pub expr: ConstExpr,
+    /// Milliseconds per unit when the value folds to a bare integer
+    /// (`EX` counts seconds, `PX` milliseconds, `IDEM_TTL_SECS` seconds).
+    /// `None`: a bare integer has no known unit and the fact is dropped.
+    pub unit_ms: Option<u64>,
+    pub target: StoreRef,
+    pub via: String,
+    pub context: Vec<String>,
+    /// The Redis write the expiry belongs to, for a label.
+    pub site: Option<Span>,
+    /// The constant the expiry names directly (`set_ex(k, v, IDEM_TTL)`):
+    /// its definition is where the number is written.
+    pub direct_ref: Option<String>,
+    /// A retention-named constant or binding found on its own (not as a
+    /// Redis expiry).
+    pub standalone: bool,
+}
+
+/// What this module adds to `RustFacts`.
+#[derive(Debug, Default, Clone)]
+pub struct RetentionFacts {
+    pub defs: Vec<DurDef>,
+    pub pending: Vec<PendingRetention>,
+}
+
+/// Deepest expression tree read; deeper is `Unknown`.
+const MAX_EXPR_DEPTH: usize = 64;
+/// Longest `const`/`static` item the constants-only reader looks at.
+const MAX_CONST_ITEM_BYTES: usize = 4096;
+/// Most steps one fold may take (guards cycles and exponential sharing).
+const MAX_FOLD_STEPS: usize = 10_000;
+
+/// Read a parsed file.
+pub fn extract(file: &syn::File, facts: &mut FileFacts) -> RetentionFacts {
+    let mut v = Visitor::default();
+    v.visit_file(file);
+    finish(v, facts)
+}
+
+/// Read only the `const`/`static` items of a file that no keyword let
+/// through the prefilter but that may define time constants (`pub const DAY:
+/// u64 = 86_400;` in `time_consts.rs`). Each item is parsed on its own, so
+/// the cost is the items', not the file's.
+pub fn parse_consts(text: &str, facts: &mut FileFacts) {
+    let mut v = Visitor::default();
+    for (start, end) in const_items(text) {
+        let Some(item_text) = text.get(start..end) else {
+            continue;
+        };
+        if super::max_bracket_depth(item_text) > super::MAX_NESTING {
+            continue;
+        }
+        if let Ok(item) = syn::parse_str::<syn::Item>(item_text) {
+            v.offset = start;
+            v.visit_item(&item);
+        }
+    }
+    v.offset = 0;
+    let r = finish(v, facts);
+    let rust = facts.rust.get_or_insert_with(Default::default);
+    rust.retention = r;
+}
+
+fn finish(v: Visitor, facts: &mut FileFacts) -> RetentionFacts {
+    // Fill the TTL of writes whose expiry folds with this file's constants.
+    let local: HashMap<&str, &ConstExpr> = v
+        .out
+        .defs
+        .iter()
+        .map(|d| (d.name.as_str(), &d.expr))
+        .collect();
+    let lookup = |name: &str| local.get(name).copied();
+    for (w, ttl) in &v.writes {
+        let mut w = w.clone();
+        if let Some((expr, span, unit_ms)) = ttl {
+            w.ttl = fold_duration(expr, Some(*unit_ms), &lookup).map(|d| (d, *span));
+        }
+        facts.redis_writes.push(w);
+    }
+    v.out
+}
+
+/// Byte ranges of `const NAME ... ;` / `static NAME ... ;` items that start
+/// a line (after `pub`/`pub(crate)`), ending at the first `;` outside
+/// brackets and string literals.
+fn const_items(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let start = line_start;
+        line_start += line.len();
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        let mut rest = t;
+        if let Some(r) = rest.strip_prefix("pub") {
+            let r = r.trim_start();
+            rest = match r.strip_prefix('(') {
+                Some(r) => r.split_once(')').map(|(_, r)| r.trim_start()).unwrap_or(""),
+                None => r,
+            };
+        }
+        if !(rest.starts_with("const ") || rest.starts_with("static ")) {
+            continue;
+        }
+        let item_start = start + indent;
+        let mut depth = 0i32;
+        let mut in_str = false;
+        let mut prev = '\0';
+        // A constant fits in a few lines; a `const fn` or a stray `const`
+        // in a comment must not make the scan quadratic.
+        let mut window_end = text.len().min(item_start + MAX_CONST_ITEM_BYTES);
+        while !text.is_char_boundary(window_end) {
+            window_end -= 1;
+        }
+        let window = text.get(item_start..window_end).unwrap_or("");
+        for (i, c) in window.char_indices() {
+            match c {
+                '"' if prev != '\\' => in_str = !in_str,
+                '(' | '[' | '{' if !in_str => depth += 1,
+                ')' | ']' | '}' if !in_str => depth -= 1,
+                ';' if !in_str && depth <= 0 => {
+                    out.push((item_start, item_start + i + 1));
+                    break;
+                }
+                _ => {}
+            }
+            prev = c;
+        }
+    }
+    out
+}
+
+/// Fold an expression to a duration. `unit_ms` applies when it folds to a
+/// bare integer; `lookup` finds constants by name.
+pub fn fold_duration<'a>(
+    expr: &'a ConstExpr,
+    unit_ms: Option<u64>,
+    lookup: &dyn Fn(&str) -> Option<&'a ConstExpr>,
+) -> Option<crate::duration::Duration> {
+    let mut steps = 0;
+    let ms = match eval(expr, &|n| lookup(n), &mut steps, 0)? {
+        Value::Dur(ms) => ms,
+        Value::Int(n) => n.checked_mul(u128::from(unit_ms?))?,
+    };
+    u64::try_from(ms / 1000)
+        .ok()
+        .map(crate::duration::Duration::from_secs)
+}
+
+/// Fold an expression. A name that `lookup` cannot resolve, an overflow, a
+/// negative or a division by zero give `None`.
+pub fn eval<'a>(
+    e: &'a ConstExpr,
+    lookup: &dyn Fn(&str) -> Option<&'a ConstExpr>,
+    steps: &mut usize,
+    depth: usize,
+) -> Option<Value> {
+    *steps += 1;
+    if *steps > MAX_FOLD_STEPS || depth > MAX_EXPR_DEPTH {
+        return None;
+    }
+    let mut sub = |x: &'a ConstExpr| eval(x, lookup, steps, depth + 1);
+    Some(match e {
+        ConstExpr::Int(n) => Value::Int(u128::from(*n)),
+        ConstExpr::Ref(name) => return sub(lookup(name)?),
+        ConstExpr::Unknown => return None,
+        ConstExpr::Dur { ms, arg } => match sub(arg)? {
+            Value::Int(n) => Value::Dur(n.checked_mul(u128::from(*ms))?),
+            Value::Dur(_) => return None,
+        },
+        ConstExpr::ToInt { ms, arg } => match sub(arg)? {
+            Value::Dur(d) => Value::Int(d / u128::from((*ms).max(1))),
+            Value::Int(_) => return None,
+        },
+        ConstExpr::Add(a, b)
+        | ConstExpr::Sub(a, b)
+        | ConstExpr::Mul(a, b)
+        | ConstExpr::Div(a, b) => {
+            let (x, y) = (sub(a)?, sub(b)?);
+            use Value::{Dur, Int};
+            match (e, x, y) {
+                (ConstExpr::Add(..), Int(x), Int(y)) => Int(x.checked_add(y)?),
+                (ConstExpr::Add(..), Dur(x), Dur(y)) => Dur(x.checked_add(y)?),
+                (ConstExpr::Sub(..), Int(x), Int(y)) => Int(x.checked_sub(y)?),
+                (ConstExpr::Sub(..), Dur(x), Dur(y)) => Dur(x.checked_sub(y)?),
+                (ConstExpr::Mul(..), Int(x), Int(y)) => Int(x.checked_mul(y)?),
+                (ConstExpr::Mul(..), Dur(x), Int(y)) | (ConstExpr::Mul(..), Int(y), Dur(x)) => {
+                    Dur(x.checked_mul(y)?)
+                }
+                (ConstExpr::Div(..), Int(x), Int(y)) => Int(x.checked_div(y)?),
+                (ConstExpr::Div(..), Dur(x), Int(y)) => Dur(x.checked_div(y)?),
+                _ => return None,
+            }
+        }
+    })
+}
+
+/// Duration constructors and the milliseconds one unit of their argument is
+/// (`std::time::Duration`, `chrono::Duration`/`TimeDelta`, `time::Duration`).
+fn constructor_ms(name: &str) -> Option<u64> {
+    let name = name.strip_prefix("try_").unwrap_or(name);
+    Some(match name {
+        "from_millis" | "milliseconds" => 1,
+        "from_secs" | "seconds" | "new" => 1000,
+        "from_mins" | "minutes" => 60_000,
+        "from_hours" | "hours" => 3_600_000,
+        "from_days" | "days" => 86_400_000,
+        "from_weeks" | "weeks" => 604_800_000,
+        _ => return None,
+    })
+}
+
+/// `time::Duration::DAY` and friends.
+fn duration_const_ms(name: &str) -> Option<u64> {
+    Some(match name {
+        "MILLISECOND" => 1,
+        "SECOND" => 1000,
+        "MINUTE" => 60_000,
+        "HOUR" => 3_600_000,
+        "DAY" => 86_400_000,
+        "WEEK" => 604_800_000,
+        _ => return None,
+    })
+}
+
+fn is_duration_type(seg: &str) -> bool {
+    matches!(
+        seg,
+        "Duration" | "TimeDelta" | "StdDuration" | "ChronoDuration"
+    )
+}
+
+/// Which unit a Redis expiry argument counts.
+const SECS: u64 = 1000;
+const MILLIS: u64 = 1;
+
+/// An expiry as read: expression, its span, milliseconds per unit.
+type Expiry = (ConstExpr, Span, u64);
+
+#[derive(Default)]
+struct Visitor {
+    out: RetentionFacts,
+    /// Writes and their unfolded expiry (expression, its span, unit).
+    writes: Vec<(RedisKeyWrite, Option<Expiry>)>,
+    /// `let` bindings of the function being read: value expression or, for
+    /// a key built with `format!`, its literal prefix.
+    lets: HashMap<String, ConstExpr>,
+    let_keys: HashMap<String, String>,
+    /// Function parameters shadow constants of the same name: unknown.
+    params: HashSet<String>,
+    fn_name: Option<String>,
+    /// Roots of `cmd(..)` chains already read (an outer call reads them all).
+    chains: HashSet<(usize, usize)>,
+    /// Added to every span (items parsed out of a larger file).
+    offset: usize,
+}
+
+impl Visitor {
+    fn span(&self, s: proc_macro2::Span) -> Span {
+        super::rust::byte_span(s).shift(self.offset)
+    }
+
+    fn expr_span(&self, e: &syn::Expr) -> Span {
+        use syn::spanned::Spanned;
+        self.span(e.span())
+    }
+
+    fn read(&self, e: &syn::Expr, depth: usize) -> ConstExpr {
+        if depth > MAX_EXPR_DEPTH {
+            return ConstExpr::Unknown;
+        }
+        let rd = |x: &syn::Expr| Box::new(self.read(x, depth + 1));
+        let read = match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i
+                .base10_parse::<u64>()
+                .map(ConstExpr::Int)
+                .unwrap_or(ConstExpr::Unknown),
+            syn::Expr::Paren(p) => self.read(&p.expr, depth + 1),
+            syn::Expr::Group(g) => self.read(&g.expr, depth + 1),
+            syn::Expr::Reference(r) => self.read(&r.expr, depth + 1),
+            syn::Expr::Cast(c) => self.read(&c.expr, depth + 1),
+            syn::Expr::Binary(b) => match b.op {
+                syn::BinOp::Add(_) => ConstExpr::Add(rd(&b.left), rd(&b.right)),
+                syn::BinOp::Sub(_) => ConstExpr::Sub(rd(&b.left), rd(&b.right)),
+                syn::BinOp::Mul(_) => ConstExpr::Mul(rd(&b.left), rd(&b.right)),
+                syn::BinOp::Div(_) => ConstExpr::Div(rd(&b.left), rd(&b.right)),
+                _ => ConstExpr::Unknown,
+            },
+            syn::Expr::Path(p) => self.read_path(&p.path),
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(f) = &*c.func else {
+                    return ConstExpr::Unknown;
+                };
+                let segs: Vec<String> = f
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                let last = segs.last().map(String::as_str).unwrap_or("");
+                let owner = segs.iter().rev().nth(1).map(String::as_str).unwrap_or("");
+                match (c.args.first(), constructor_ms(last)) {
+                    (Some(arg), Some(ms)) if is_duration_type(owner) => {
+                        ConstExpr::Dur { ms, arg: rd(arg) }
+                    }
+                    // `u64::from(x)`, `usize::try_from(x)`
+                    (Some(arg), _)
+                        if matches!(last, "from" | "try_from")
+                            && matches!(owner, "u64" | "u32" | "usize" | "i64" | "u128") =>
+                    {
+                        self.read(arg, depth + 1)
+                    }
+                    _ => ConstExpr::Unknown,
+                }
+            }
+            syn::Expr::MethodCall(m) => match m.method.to_string().as_str() {
+                "unwrap" | "expect" | "into" | "try_into" | "clone" | "to_owned" => {
+                    self.read(&m.receiver, depth + 1)
+                }
+                "as_secs" | "num_seconds" | "whole_seconds" => ConstExpr::ToInt {
+                    ms: 1000,
+                    arg: rd(&m.receiver),
+                },
+                "as_millis" | "num_milliseconds" | "whole_milliseconds" => ConstExpr::ToInt {
+                    ms: 1,
+                    arg: rd(&m.receiver),
+                },
+                _ => ConstExpr::Unknown,
+            },
+            _ => ConstExpr::Unknown,
+        };
+        // A tree with an unknown part is unknown as a whole.
+        if refs_unknown(&read) {
+            ConstExpr::Unknown
+        } else {
+            read
+        }
+    }
+
+    fn read_path(&self, path: &syn::Path) -> ConstExpr {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some(last) = segs.last() else {
+            return ConstExpr::Unknown;
+        };
+        if segs.len() >= 2 && is_duration_type(&segs[segs.len() - 2]) {
+            return match duration_const_ms(last) {
+                Some(ms) => ConstExpr::Dur {
+                    ms,
+                    arg: Box::new(ConstExpr::Int(1)),
+                },
+                None => ConstExpr::Unknown,
+            };
+        }
+        if segs.len() == 1 {
+            if let Some(e) = self.lets.get(last) {
+                return e.clone();
+            }
+            if self.params.contains(last) {
+                return ConstExpr::Unknown;
+            }
+        }
+        ConstExpr::Ref(last.clone())
+    }
+
+    /// The literal prefix of a Redis key expression: a string literal, the
+    /// text of a `format!` before its first placeholder, or a `let` bound to
+    /// one of those.
+    fn key_prefix(&self, e: &syn::Expr) -> Option<String> {
+        match e {
+            syn::Expr::Reference(r) => self.key_prefix(&r.expr),
+            syn::Expr::Paren(p) => self.key_prefix(&p.expr),
+            syn::Expr::Group(g) => self.key_prefix(&g.expr),
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "as_str" | "to_string" | "as_ref" | "clone" | "to_owned" | "as_bytes"
+                ) =>
+            {
+                self.key_prefix(&m.receiver)
+            }
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()).filter(|s| !s.is_empty()),
+            syn::Expr::Macro(m) => format_prefix(&m.mac),
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments.first()?.ident.to_string();
+                self.let_keys.get(&name).cloned()
+            }
+            _ => None,
+        }
+    }
+
+    fn record_write(
+        &mut self,
+        at: Span,
+        key: Option<&syn::Expr>,
+        ttl: Option<(&syn::Expr, u64)>,
+        nx: bool,
+    ) {
+        let key_prefix = key.and_then(|k| self.key_prefix(k));
+        let ttl_read = ttl.map(|(e, unit)| (self.read(e, 0), self.expr_span(e), unit, e));
+        if let Some((expr, span, unit, e)) = &ttl_read {
+            let refs = refs_of(expr);
+            let mut context: Vec<String> = key_prefix.iter().cloned().collect();
+            context.extend(refs.iter().cloned());
+            context.extend(self.fn_name.iter().cloned());
+            let stores = knowledge::stores();
+            let is_store = key_prefix
+                .as_deref()
+                .is_some_and(|p| stores.is_store_prefix(p))
+                || refs.iter().any(|r| stores.is_store_table(r));
+            // `idem:lock:{id}` with 30 s, `IDEM_IN_FLIGHT_TTL`: the lifetime of
+            // a claim, not how long the key is kept.
+            let words = knowledge::retention_words();
+            let is_lock = key_prefix.iter().chain(&refs).any(|c| words.is_excluded(c));
+            if is_store && !is_lock && *expr != ConstExpr::Unknown {
+                let direct_ref = match (e, expr) {
+                    (_, ConstExpr::Ref(n)) => Some(n.clone()),
+                    (_, ConstExpr::ToInt { arg, .. }) => match &**arg {
+                        ConstExpr::Ref(n) => Some(n.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let target = StoreRef::RedisPrefix(key_prefix.clone().unwrap_or_default());
+                self.out.pending.push(PendingRetention {
+                    span: *span,
+                    expr: expr.clone(),
+                    unit_ms: Some(*unit),
+                    target,
+                    via: format!(
+                        "Redis expiry{}",
+                        key_prefix
+                            .as_deref()
+                            .map(|p| format!(" on `{p}` keys"))
+                            .unwrap_or_default()
+                    ),
+                    context,
+                    site: Some(at),
+                    direct_ref,
+                    standalone: false,
+                });
+            }
+        }
+        let ttl = ttl_read.map(|(expr, span, unit, _)| (expr, span, unit));
+        self.writes.push((
+            RedisKeyWrite {
+                span: at,
+                key_prefix,
+                ttl: None,
+                nx,
+            },
+            ttl,
+        ));
+    }
+
+    /// A binding or constant whose name speaks of a store's retention.
+    fn record_named(&mut self, name: &str, expr: &syn::Expr) {
+        let value = self.read(expr, 0);
+        if value == ConstExpr::Unknown {
+            return;
+        }
+        if !(knowledge::retention_words().is_retention_name(name)
+            && knowledge::stores().is_store_table(name))
+        {
+            return;
+        }
+        let unit_ms = crate::duration::key_suffix_unit(name).map(|s| (s * 1000.0) as u64);
+        let span = self.expr_span(expr);
+        let mut context = vec![name.to_string()];
+        context.extend(refs_of(&value));
+        context.extend(self.fn_name.iter().cloned());
+        self.out.pending.push(PendingRetention {
+            span,
+            expr: value,
+            unit_ms,
+            target: StoreRef::Constant(name.to_string()),
+            via: format!("`{name}`"),
+            context,
+            site: None,
+            direct_ref: None,
+            standalone: true,
+        });
+    }
+
+    fn record_item(&mut self, name: &str, expr: &syn::Expr) {
+        let value = self.read(expr, 0);
+        if value != ConstExpr::Unknown {
+            let span = self.expr_span(expr);
+            self.out.defs.push(DurDef {
+                name: name.to_string(),
+                expr: value,
+                span,
+            });
+            self.record_named(name, expr);
+        }
+    }
+
+    /// `redis::cmd("SET").arg(k).arg(v).arg("EX").arg(n)`, also pipelines
+    /// (`pipe().cmd("SET")...cmd("EXPIRE")...`).
+    fn read_cmd_chain(&mut self, outer: &syn::ExprMethodCall) -> bool {
+        // From the outermost call down to the root.
+        let mut calls: Vec<&syn::ExprMethodCall> = Vec::new();
+        let mut cur: &syn::Expr = &outer.receiver;
+        calls.push(outer);
+        let root = loop {
+            match cur {
+                syn::Expr::MethodCall(m) => {
+                    calls.push(m);
+                    cur = &m.receiver;
+                }
+                other => break other,
+            }
+        };
+        let root_span = self.expr_span(root);
+        let root_cmd = match root {
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "cmd") => {
+                    c.args.first().and_then(str_lit)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if root_cmd.is_none() && !calls.iter().any(|c| c.method == "cmd") {
+            return false;
+        }
+        if !self.chains.insert((root_span.start, root_span.end)) {
+            return true;
+        }
+        calls.reverse();
+        // Split into commands: (name, args, span of the command's text).
+        let mut cmds: Vec<(String, Vec<&syn::Expr>, Span)> = Vec::new();
+        if let Some(name) = root_cmd {
+            cmds.push((name, Vec::new(), root_span));
+        }
+        for c in calls {
+            let m = c.method.to_string();
+            if m == "cmd" {
+                if let Some(name) = c.args.first().and_then(str_lit) {
+                    let span = self.span(c.method.span());
+                    cmds.push((name, Vec::new(), span));
+                }
+            } else if m == "arg" {
+                if let (Some(last), Some(a)) = (cmds.last_mut(), c.args.first()) {
+                    last.1.push(a);
+                }
+            }
+        }
+        for (name, args, span) in cmds {
+            self.read_command(&name.to_ascii_uppercase(), &args, span);
+        }
+        true
+    }
+
+    fn read_command(&mut self, name: &str, args: &[&syn::Expr], at: Span) {
+        let key = args.first().copied();
+        match name {
+            "SET" => {
+                let mut ttl = None;
+                let mut nx = false;
+                let mut i = 2;
+                while i < args.len() {
+                    match str_lit(args[i]).map(|s| s.to_ascii_uppercase()).as_deref() {
+                        Some("EX") => ttl = args.get(i + 1).map(|e| (*e, SECS)),
+                        Some("PX") => ttl = args.get(i + 1).map(|e| (*e, MILLIS)),
+                        Some("EXAT") => {
+                            ttl = args
+                                .get(i + 1)
+                                .and_then(|e| after_now(e))
+                                .map(|e| (e, SECS))
+                        }
+                        Some("PXAT") => {
+                            ttl = args
+                                .get(i + 1)
+                                .and_then(|e| after_now(e))
+                                .map(|e| (e, MILLIS))
+                        }
+                        Some("NX") => nx = true,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                self.record_write(at, key, ttl, nx);
+            }
+            "SETEX" => self.record_write(at, key, args.get(1).map(|e| (*e, SECS)), false),
+            "PSETEX" => self.record_write(at, key, args.get(1).map(|e| (*e, MILLIS)), false),
+            "SETNX" => self.record_write(at, key, None, true),
+            "EXPIRE" => self.record_write(at, key, args.get(1).map(|e| (*e, SECS)), false),
+            "PEXPIRE" => self.record_write(at, key, args.get(1).map(|e| (*e, MILLIS)), false),
+            _ => {}
+        }
+    }
+
+    /// `con.set_ex(k, v, secs)`, `pset_ex`, `expire`, `set_nx`,
+    /// `set_options(k, v, SetOptions::default().with_expiration(SetExpiry::EX(n)))`,
+    /// fred's `set(k, v, Some(Expiration::EX(n)), Some(SetOptions::NX), false)`.
+    fn read_method(&mut self, call: &syn::ExprMethodCall) {
+        let m = call.method.to_string();
+        let args: Vec<&syn::Expr> = call.args.iter().collect();
+        let at = self.span(call.method.span());
+        let key = args.first().copied();
+        match (m.as_str(), args.len()) {
+            ("set_ex", 3) => self.record_write(at, key, Some((args[2], SECS)), false),
+            ("pset_ex", 3) => self.record_write(at, key, Some((args[2], MILLIS)), false),
+            ("expire", 2) | ("expire", 3) => {
+                self.record_write(at, key, Some((args[1], SECS)), false)
+            }
+            ("pexpire", 2) | ("pexpire", 3) => {
+                self.record_write(at, key, Some((args[1], MILLIS)), false)
+            }
+            ("set_nx", 2) => self.record_write(at, key, None, true),
+            ("set_options", 3) | ("set", 5) => {
+                let opts = args[2..].iter().copied();
+                let mut ttl = None;
+                let mut nx = false;
+                for o in opts {
+                    find_set_options(o, &mut ttl, &mut nx, 0);
+                }
+                self.record_write(at, key, ttl, nx);
+            }
+            ("set", 2) if key.is_some_and(|k| self.key_prefix(k).is_some()) => {
+                self.record_write(at, key, None, false)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `SetExpiry::EX(n)`/`PX(n)`, `Expiration::EX(n)`/`PX(n)` and `NX`
+/// anywhere in an options expression.
+fn find_set_options<'e>(
+    e: &'e syn::Expr,
+    ttl: &mut Option<(&'e syn::Expr, u64)>,
+    nx: &mut bool,
+    depth: usize,
+) {
+    if depth > MAX_EXPR_DEPTH {
+        return;
+    }
+    match e {
+        syn::Expr::Call(c) => {
+            if let syn::Expr::Path(p) = &*c.func {
+                let last = p.path.segments.last().map(|s| s.ident.to_string());
+                match (last.as_deref(), c.args.first()) {
+                    (Some("EX"), Some(a)) => *ttl = Some((a, SECS)),
+                    (Some("PX"), Some(a)) => *ttl = Some((a, MILLIS)),
+                    _ => {}
+                }
+            }
+            for a in &c.args {
+                find_set_options(a, ttl, nx, depth + 1);
+            }
+        }
+        syn::Expr::MethodCall(m) => {
+            find_set_options(&m.receiver, ttl, nx, depth + 1);
+            for a in &m.args {
+                find_set_options(a, ttl, nx, depth + 1);
+            }
+        }
+        syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "NX") => {
+            *nx = true;
+        }
+        syn::Expr::Reference(r) => find_set_options(&r.expr, ttl, nx, depth + 1),
+        syn::Expr::Paren(r) => find_set_options(&r.expr, ttl, nx, depth + 1),
+        _ => {}
+    }
+}
+
+/// The relative part of an absolute expiry, `now + TTL` (`EXAT`/`PXAT`):
+/// the side of an addition whose other side reads the clock.
+fn after_now(e: &syn::Expr) -> Option<&syn::Expr> {
+    use quote::ToTokens;
+    let syn::Expr::Binary(b) = e else {
+        return None;
+    };
+    if !matches!(b.op, syn::BinOp::Add(_)) {
+        return None;
+    }
+    let clock = |x: &syn::Expr| {
+        let t = x.to_token_stream().to_string().to_ascii_lowercase();
+        t.contains("now") || t.contains("timestamp")
+    };
+    match (clock(&b.left), clock(&b.right)) {
+        (true, false) => Some(&b.right),
+        (false, true) => Some(&b.left),
+        _ => None,
+    }
+}
+
+fn str_lit(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        syn::Expr::Reference(r) => str_lit(&r.expr),
+        _ => None,
+    }
+}
+
+/// The literal text of a `format!` (or `concat!`) before its first
+/// placeholder: `format!("idem:stripe:{}", id)` gives `idem:stripe:`.
+fn format_prefix(mac: &syn::Macro) -> Option<String> {
+    let name = mac.path.segments.last()?.ident.to_string();
+    if !matches!(name.as_str(), "format" | "concat") {
+        return None;
+    }
+    let first = mac.tokens.clone().into_iter().next()?;
+    let proc_macro2::TokenTree::Literal(l) = first else {
+        return None;
+    };
+    let syn::Lit::Str(s) =
+        syn::parse2::<syn::Lit>(proc_macro2::TokenTree::Literal(l).into()).ok()?
+    else {
+        return None;
+    };
+    let v = s.value();
+    let prefix = v.split('{').next().unwrap_or("").to_string();
+    (!prefix.is_empty()).then_some(prefix)
+}
+
+/// Whether a direct part of `e` is unknown (deeper parts were checked when
+/// they were read).
+fn refs_unknown(e: &ConstExpr) -> bool {
+    let unknown = |x: &ConstExpr| *x == ConstExpr::Unknown;
+    match e {
+        ConstExpr::Add(a, b)
+        | ConstExpr::Sub(a, b)
+        | ConstExpr::Mul(a, b)
+        | ConstExpr::Div(a, b) => unknown(a) || unknown(b),
+        ConstExpr::Dur { arg, .. } | ConstExpr::ToInt { arg, .. } => unknown(arg),
+        ConstExpr::Int(_) | ConstExpr::Ref(_) | ConstExpr::Unknown => false,
+    }
+}
+
+/// Names of the constants an expression refers to.
+pub fn refs_of(e: &ConstExpr) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            ConstExpr::Ref(n) => out.push(n.clone()),
+            ConstExpr::Add(a, b)
+            | ConstExpr::Sub(a, b)
+            | ConstExpr::Mul(a, b)
+            | ConstExpr::Div(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            ConstExpr::Dur { arg, .. } | ConstExpr::ToInt { arg, .. } => stack.push(arg),
+            ConstExpr::Int(_) | ConstExpr::Unknown => {}
+        }
+    }
+    out
+}
+
+fn pat_ident(p: &syn::Pat) -> Option<String> {
+    match p {
+        syn::Pat::Ident(i) => Some(i.ident.to_string()),
+        syn::Pat::Type(t) => pat_ident(&t.pat),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for Visitor {
+    fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
+        self.record_item(&item.ident.to_string(), &item.expr);
+        visit::visit_item_const(self, item);
+    }
+
+    fn visit_item_static(&mut self, item: &'ast syn::ItemStatic) {
+        self.record_item(&item.ident.to_string(), &item.expr);
+        visit::visit_item_static(self, item);
+    }
+
+    fn visit_impl_item_const(&mut self, item: &'ast syn::ImplItemConst) {
+        self.record_item(&item.ident.to_string(), &item.expr);
+        visit::visit_impl_item_const(self, item);
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.enter_fn(&f.sig);
+        visit::visit_item_fn(self, f);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.enter_fn(&f.sig);
+        visit::visit_impl_item_fn(self, f);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let (Some(name), Some(init)) = (pat_ident(&local.pat), &local.init) {
+            if let Some(prefix) = self.key_prefix(&init.expr) {
+                self.let_keys.insert(name.clone(), prefix);
+            }
+            let value = self.read(&init.expr, 0);
+            self.record_named(&name, &init.expr);
+            self.params.remove(&name);
+            self.lets.insert(name, value);
+        }
+        visit::visit_local(self, local);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if !self.read_cmd_chain(call) {
+            self.read_method(call);
+        }
+        visit::visit_expr_method_call(self, call);
+    }
+}
+
+impl Visitor {
+    fn enter_fn(&mut self, sig: &syn::Signature) {
+        self.lets.clear();
+        self.let_keys.clear();
+        self.params = sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => pat_ident(&t.pat),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        self.fn_name = Some(sig.ident.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duration::{DAY, HOUR};
+
+    fn read(text: &str) -> (FileFacts, RetentionFacts) {
+        let mut f = FileFacts::default();
+        let file = syn::parse_file(text).unwrap();
+        let r = extract(&file, &mut f);
+        (f, r)
+    }
+
+    fn fold_local(r: &RetentionFacts, p: &PendingRetention) -> Option<u64> {
+        let lookup = |n: &str| r.defs.iter().find(|d| d.name == n).map(|d| &d.expr);
+        fold_duration(&p.expr, p.unit_ms, &lookup).map(|d| d.secs)
+    }
+
+    #[test]
+    fn duration_constructors_and_arithmetic_fold() {
+        let text = r#"
+const DAY: u64 = 24 * 60 * 60;
+const A: Duration = Duration::from_secs(2 * DAY);
+const B: chrono::Duration = chrono::Duration::hours(36);
+const C: TimeDelta = TimeDelta::try_days(30).unwrap();
+const D: time::Duration = time::Duration::DAY * 7;
+const E: u64 = A.as_secs() / 2;
+const F: Duration = Duration::from_millis(90_000);
+"#;
+        let (_, r) = read(text);
+        let v = |n: &str| {
+            let d = r.defs.iter().find(|d| d.name == n).unwrap();
+            let lookup = |n: &str| r.defs.iter().find(|d| d.name == n).map(|d| &d.expr);
+            fold_duration(&d.expr, Some(1000), &lookup).map(|d| d.secs)
+        };
+        assert_eq!(v("A"), Some(2 * DAY));
+        assert_eq!(v("B"), Some(36 * HOUR));
+        assert_eq!(v("C"), Some(30 * DAY));
+        assert_eq!(v("D"), Some(7 * DAY));
+        assert_eq!(v("E"), Some(DAY));
+        assert_eq!(v("F"), Some(90));
+    }
+
+    #[test]
+    fn cyclic_constants_fold_to_nothing() {
+        let (_, r) = read("const A: u64 = B + 1;\nconst B: u64 = A * 2;\n");
+        let lookup = |n: &str| r.defs.iter().find(|d| d.name == n).map(|d| &d.expr);
+        assert_eq!(fold_duration(&r.defs[0].expr, Some(1000), &lookup), None);
+    }
+
+    #[test]
+    fn redis_cmd_set_ex_on_idem_stripe_key_is_a_pending_retention() {
+        let text = r#"
+async fn claim(con: &mut Conn, id: &str) {
+    let key = format!("idem:stripe:{}", id);
+    let _: () = redis::cmd("SET").arg(&key).arg(1).arg("EX").arg(STRIPE_EVENT_TTL_SECS).arg("NX")
+        .query_async(con).await?;
+}
+"#;
+        let (f, r) = read(text);
+        assert_eq!(f.redis_writes.len(), 1);
+        let w = &f.redis_writes[0];
+        assert_eq!(w.key_prefix.as_deref(), Some("idem:stripe:"));
+        assert!(w.nx);
+        assert_eq!(r.pending.len(), 1);
+        let p = &r.pending[0];
+        assert_eq!(p.target, StoreRef::RedisPrefix("idem:stripe:".into()));
+        assert_eq!(p.direct_ref.as_deref(), Some("STRIPE_EVENT_TTL_SECS"));
+        assert_eq!(&text[p.span.start..p.span.end], "STRIPE_EVENT_TTL_SECS");
+        assert_eq!(p.unit_ms, Some(1000));
+    }
+
+    #[test]
+    fn set_ex_set_options_and_expire_are_read_with_their_units() {
+        let text = r#"
+async fn f(con: &mut Conn, id: &str, ttl: u64) {
+    con.set_ex(format!("idempotency:{id}"), 1, 86_400).await?;
+    con.pset_ex(format!("dedup:{id}"), 1, 3_600_000).await?;
+    con.set_options(format!("idem:{id}"), 1,
+        SetOptions::default().conditional_set(ExistenceCheck::NX).with_expiration(SetExpiry::EX(2 * 3600))).await?;
+    con.expire("idem:x", ttl).await?;
+    con.set_ex(format!("session:{id}"), 1, 86_400).await?;
+    con.set_ex(format!("idem:lock:{id}"), 1, 30).await?;
+}
+"#;
+        let (f, r) = read(text);
+        assert_eq!(f.redis_writes.len(), 6);
+        let secs: Vec<Option<u64>> = f
+            .redis_writes
+            .iter()
+            .map(|w| w.ttl.map(|(d, _)| d.secs))
+            .collect();
+        assert_eq!(
+            secs,
+            vec![
+                Some(DAY),
+                Some(HOUR),
+                Some(2 * HOUR),
+                None,
+                Some(DAY),
+                Some(30)
+            ]
+        );
+        assert!(f.redis_writes[2].nx);
+        // The parameter `ttl` is never guessed; the session key is no store;
+        // the lock's expiry is not a retention.
+        let pending: Vec<Option<u64>> = r.pending.iter().map(|p| fold_local(&r, p)).collect();
+        assert_eq!(pending, vec![Some(DAY), Some(HOUR), Some(2 * HOUR)]);
+    }
+
+    #[test]
+    fn fred_set_with_expiration_and_let_bound_durations_are_read() {
+        let text = r#"
+async fn f(client: &RedisClient, id: &str) {
+    let window = chrono::Duration::days(2);
+    let key = format!("processed:adyen:{id}");
+    client.set(&key, 1, Some(Expiration::EX(window.num_seconds())), Some(SetOptions::NX), false).await?;
+    let dedup_ttl = Duration::from_secs(6 * 3600);
+    client.expire(format!("dedup:{id}"), env_ttl(), None).await?;
+}
+"#;
+        let (f, r) = read(text);
+        assert_eq!(f.redis_writes.len(), 2);
+        let w = &f.redis_writes[0];
+        assert_eq!(w.key_prefix.as_deref(), Some("processed:adyen:"));
+        assert!(w.nx);
+        assert_eq!(w.ttl.map(|(d, _)| d.secs), Some(2 * DAY));
+        assert_eq!(
+            &text[w.ttl.unwrap().1.start..w.ttl.unwrap().1.end],
+            "window.num_seconds()"
+        );
+        // `env_ttl()` is a call: never guessed.
+        assert_eq!(f.redis_writes[1].ttl, None);
+        let folded: Vec<(String, Option<u64>)> = r
+            .pending
+            .iter()
+            .map(|p| (format!("{:?}", p.target), fold_local(&r, p)))
+            .collect();
+        assert_eq!(
+            folded,
+            vec![
+                (
+                    "RedisPrefix(\"processed:adyen:\")".to_string(),
+                    Some(2 * DAY)
+                ),
+                ("Constant(\"dedup_ttl\")".to_string(), Some(6 * HOUR)),
+            ]
+        );
+    }
+
+    #[test]
+    fn exat_reads_the_relative_part_of_now_plus_ttl() {
+        let text = r#"
+async fn f(con: &mut C, id: &str) {
+    let now = Utc::now().timestamp() as u64;
+    redis::cmd("SET").arg(format!("idem:{id}")).arg(1).arg("NX").arg("EXAT").arg(now + 6 * 3600).query_async(con).await?;
+    redis::cmd("SET").arg(format!("idem:b:{id}")).arg(1).arg("EXAT").arg(deadline).query_async(con).await?;
+}
+"#;
+        let (f, _) = read(text);
+        let ttl: Vec<Option<u64>> = f
+            .redis_writes
+            .iter()
+            .map(|w| w.ttl.map(|(d, _)| d.secs))
+            .collect();
+        assert_eq!(ttl, vec![Some(6 * HOUR), None]);
+    }
+
+    #[test]
+    fn parameters_shadow_constants_and_are_never_guessed() {
+        let text = r#"
+const TTL: u64 = 86_400;
+async fn f(con: &mut C, id: &str, TTL: u64) {
+    con.set_ex(format!("idem:{id}"), 1, TTL).await?;
+}
+"#;
+        let (f, r) = read(text);
+        assert_eq!(f.redis_writes[0].ttl, None);
+        assert!(r.pending.is_empty());
+    }
+
+    #[test]
+    fn deep_arithmetic_is_cut_off_not_overflowed() {
+        // Run on a parser-sized stack, as the pipeline does: syn's own tree
+        // for 5,000 chained additions is deep, our reading of it is not.
+        let r = std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn(|| {
+                let text = format!("const IDEM_TTL_SECS: u64 = {}1;", "1 + ".repeat(5_000));
+                read(&text).1
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(r.pending.is_empty());
+        assert!(r.defs.is_empty());
+    }
+
+    #[test]
+    fn retention_named_constants_need_a_store_word_and_a_unit() {
+        let text = r#"
+const IDEM_TTL_SECS: u64 = 86_400;
+const STRIPE_DEDUP_WINDOW: Duration = Duration::from_secs(3 * 86_400);
+const SESSION_TTL_SECS: u64 = 86_400;
+const DEDUP_TTL: u64 = 3600;
+const IDEMPOTENCY_LOCK_TTL: Duration = Duration::from_secs(30);
+"#;
+        let (_, r) = read(text);
+        let named: Vec<(String, Option<u64>)> = r
+            .pending
+            .iter()
+            .map(|p| (format!("{:?}", p.target), fold_local(&r, p)))
+            .collect();
+        assert_eq!(
+            named,
+            vec![
+                ("Constant(\"IDEM_TTL_SECS\")".to_string(), Some(DAY)),
+                (
+                    "Constant(\"STRIPE_DEDUP_WINDOW\")".to_string(),
+                    Some(3 * DAY)
+                ),
+                // No unit in the name and a bare integer: never guessed.
+                ("Constant(\"DEDUP_TTL\")".to_string(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn constants_only_parse_reads_time_constants_with_file_spans() {
+        let text = "//! Time units.\n\npub const DAY: u64 = 24 * HOUR;\npub(crate) const HOUR: u64 = 3_600;\nfn unrelated() { let x = [1; 3]; }\n";
+        let mut f = FileFacts::default();
+        parse_consts(text, &mut f);
+        let r = f.rust.unwrap().retention;
+        assert_eq!(r.defs.len(), 2);
+        assert_eq!(&text[r.defs[0].span.start..r.defs[0].span.end], "24 * HOUR");
+        assert_eq!(&text[r.defs[1].span.start..r.defs[1].span.end], "3_600");
+    }
+}

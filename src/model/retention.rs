@@ -1,0 +1,529 @@
+//! Retentions joined across the project: each file's `RetentionFact`s (SQL,
+//! and any front end that can settle its value alone), Rust retentions folded
+//! with constants from every file of the crate, and config keys that set a
+//! store's retention; each tied to a counterparty. The rule
+//! `ttl-below-replay-horizon` compares them with the catalogue.
+//!
+//! Attribution, in order:
+//! 1. `[[store]]` in idemlint.toml whose `table` or `key_prefix` names the
+//!    store (`store = false` drops it; `counterparty` names the entry);
+//! 2. match words of a catalogue entry that has an inbound window, found in
+//!    the names around the retention, nearest first (table, key prefix or
+//!    config path; then constants and the function; then the file paths;
+//!    then `stripe` when the module talks to Stripe): the first name that
+//!    matches decides; when it matches several, the longest horizon wins;
+//! 3. unknown: the default horizon applies.
+//!
+//! Every store is taken as inbound (it guards against a counterparty sending
+//! the same event again), unless its names say outbound (`outbound`,
+//! `outgoing`): outbound key retention is the counterparty's business and is
+//! never compared with a replay horizon.
+
+use crate::config::Config;
+use crate::duration::Duration;
+use crate::frontend::conf::{content_span, ConfEntry, ConfValue};
+use crate::frontend::rust_retention::{fold_duration, ConstExpr, DurDef, PendingRetention};
+use crate::frontend::{FileFacts, StoreRef};
+use crate::horizons::Catalogue;
+use crate::knowledge;
+use crate::source::{FileId, SourceMap, Span};
+use std::collections::HashMap;
+
+/// How a retention's counterparty was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attribution {
+    /// `[[store]] counterparty = ...` in idemlint.toml.
+    Declared(String),
+    /// A match word of the counterparty in `name`.
+    Named {
+        id: String,
+        name: String,
+    },
+    Unknown,
+}
+
+impl Attribution {
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Attribution::Declared(id) | Attribution::Named { id, .. } => Some(id),
+            Attribution::Unknown => None,
+        }
+    }
+}
+
+/// One retention of one idemlint store, with where its number is written.
+#[derive(Debug, Clone)]
+pub struct Retention {
+    /// Where the duration is written (a constant may live in another file
+    /// than the Redis write that uses it).
+    pub file: FileId,
+    pub span: Span,
+    pub duration: Duration,
+    pub target: StoreRef,
+    pub via: String,
+    pub context: Vec<String>,
+    /// A bare number whose unit was taken as seconds by convention.
+    pub unit_assumed: bool,
+    /// Where the store is written with this retention (a Redis write), when
+    /// that is not where the number is.
+    pub site: Option<(FileId, Span)>,
+    pub attribution: Attribution,
+}
+
+#[derive(Debug, Default)]
+pub struct RetentionModel {
+    pub items: Vec<Retention>,
+    pub catalogue: Option<Catalogue>,
+}
+
+impl RetentionModel {
+    pub fn catalogue(&self) -> Catalogue {
+        self.catalogue.clone().unwrap_or_else(Catalogue::builtin)
+    }
+
+    pub fn build(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Self {
+        let catalogue = Catalogue::with_config(config);
+        let path = |f: FileId| {
+            sources
+                .files
+                .get(f)
+                .map(|s| s.path.clone())
+                .unwrap_or_default()
+        };
+        let mut items = Vec::new();
+        for f in files {
+            for r in &f.retention {
+                items.push(Retention {
+                    file: f.file,
+                    span: r.span,
+                    duration: r.duration,
+                    target: r.target.clone(),
+                    via: r.via.clone(),
+                    context: r.context.clone(),
+                    unit_assumed: false,
+                    site: None,
+                    attribution: Attribution::Unknown,
+                });
+            }
+            if let (Some(doc), Some(src)) = (&f.conf, sources.files.get(f.file)) {
+                items.extend(config_retentions(f.file, &doc.entries, &src.text));
+            }
+        }
+        items.extend(rust_retentions(files));
+        let mut kept = Vec::new();
+        for mut item in items {
+            if item.duration.secs == 0 {
+                // `0` means "never expires" in most settings, and is no
+                // valid Redis expiry.
+                continue;
+            }
+            // The store's own name first, the file that writes it before
+            // the file that holds the number.
+            let own = match &item.target {
+                StoreRef::Table(n)
+                | StoreRef::RedisPrefix(n)
+                | StoreRef::ConfigPath(n)
+                | StoreRef::Constant(n) => n.clone(),
+            };
+            item.context.insert(0, own);
+            if let Some((site, _)) = item.site {
+                item.context.push(path(site));
+            }
+            item.context.push(path(item.file));
+            let talks_to_stripe = files
+                .get(item.file)
+                .is_some_and(|f| f.hints.talks_to_stripe)
+                || item
+                    .site
+                    .and_then(|(s, _)| files.get(s))
+                    .is_some_and(|f| f.hints.talks_to_stripe);
+            if talks_to_stripe {
+                item.context.push("stripe".to_string());
+            }
+            let words = knowledge::retention_words();
+            if item.context.iter().any(|c| words.is_outbound(c)) {
+                continue;
+            }
+            match declared(&item.target, config) {
+                Some(Declared::NotAStore) => continue,
+                Some(Declared::Counterparty(id)) if catalogue.get(&id).is_some() => {
+                    item.attribution = Attribution::Declared(id);
+                }
+                _ => item.attribution = attribute(&item.context, &catalogue),
+            }
+            kept.push(item);
+        }
+        RetentionModel {
+            items: kept,
+            catalogue: Some(catalogue),
+        }
+    }
+}
+
+enum Declared {
+    NotAStore,
+    Counterparty(String),
+}
+
+/// What `[[store]]` in idemlint.toml says of a store.
+fn declared(target: &StoreRef, config: &Config) -> Option<Declared> {
+    let bare = |t: &str| {
+        t.rsplit('.')
+            .next()
+            .unwrap_or(t)
+            .trim_matches('"')
+            .to_ascii_lowercase()
+    };
+    let decl = config.store.iter().find(|s| match target {
+        StoreRef::Table(t) => s.table.as_deref().is_some_and(|d| bare(d) == bare(t)),
+        StoreRef::RedisPrefix(p) => s
+            .key_prefix
+            .as_deref()
+            .is_some_and(|d| !d.is_empty() && (p.starts_with(d) || d.starts_with(p.as_str()))),
+        StoreRef::ConfigPath(_) | StoreRef::Constant(_) => false,
+    })?;
+    if !decl.store {
+        return Some(Declared::NotAStore);
+    }
+    decl.counterparty.clone().map(Declared::Counterparty)
+}
+
+/// The counterparty whose match words appear in the names around a store.
+/// Names are tried nearest first (the store's own name, then constants and
+/// functions, then file paths): the first name that matches any counterparty
+/// decides, so `dedup:paypal:` keys written from `webhooks/stripe.rs` are
+/// PayPal's. When one name matches several, the longest horizon wins: a
+/// store that sees both must outlive both.
+pub fn attribute(context: &[String], catalogue: &Catalogue) -> Attribution {
+    for name in context {
+        let best = catalogue
+            .counterparties
+            .iter()
+            .filter(|c| c.matches(name))
+            .filter_map(|c| c.inbound_horizon().map(|(_, h)| (h, c)))
+            .max_by_key(|(h, _)| *h);
+        if let Some((_, c)) = best {
+            return Attribution::Named {
+                id: c.id.clone(),
+                name: name.clone(),
+            };
+        }
+    }
+    Attribution::Unknown
+}
+
+/// Rust retentions, their constants looked up across the crate. A name
+/// resolves to its definition in the same file, else to the one definition
+/// in the crate with that name (several different ones: unresolved).
+fn rust_retentions(files: &[FileFacts]) -> Vec<Retention> {
+    let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
+    for f in files {
+        if let Some(r) = &f.rust {
+            for d in &r.retention.defs {
+                defs.entry(d.name.as_str()).or_default().push((f.file, d));
+            }
+        }
+    }
+    let find = |file: FileId, name: &str| {
+        let all = defs.get(name)?;
+        if let Some(local) = all.iter().find(|(f, _)| *f == file) {
+            return Some(*local);
+        }
+        let first = all.first()?;
+        all.iter()
+            .all(|(_, d)| d.expr == first.1.expr)
+            .then_some(*first)
+    };
+    // Constants used as a Redis expiry are reported at that write, not again
+    // on their own.
+    let used: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.rust.as_ref())
+        .flat_map(|r| &r.retention.pending)
+        .filter_map(|p| p.direct_ref.as_deref())
+        .collect();
+    let mut out = Vec::new();
+    for f in files {
+        let Some(r) = &f.rust else { continue };
+        for p in &r.retention.pending {
+            if let StoreRef::Constant(name) = &p.target {
+                if p.standalone && used.contains(&name.as_str()) {
+                    continue;
+                }
+            }
+            if let Some(item) = fold_pending(f.file, p, &find) {
+                out.push(item);
+            }
+        }
+    }
+    out
+}
+
+/// Finds a constant's definition by name, from a file.
+type FindDef<'a> = dyn Fn(FileId, &str) -> Option<(FileId, &'a DurDef)> + 'a;
+
+fn fold_pending<'a>(
+    file: FileId,
+    p: &'a PendingRetention,
+    find: &FindDef<'a>,
+) -> Option<Retention> {
+    let lookup = |name: &str| -> Option<&'a ConstExpr> { find(file, name).map(|(_, d)| &d.expr) };
+    let duration = fold_duration(&p.expr, p.unit_ms, &lookup)?;
+    let mut context = p.context.clone();
+    // The number is written at the constant the expiry names, when there is
+    // one; the write becomes a label.
+    let direct = p.direct_ref.as_deref().and_then(|n| find(file, n));
+    let (at_file, at_span) = match direct {
+        Some((df, d)) => {
+            context.push(d.name.clone());
+            (df, d.span)
+        }
+        None => (file, p.span),
+    };
+    let site = p.site.map(|s| (file, s)).filter(|_| direct.is_some());
+    Some(Retention {
+        file: at_file,
+        span: at_span,
+        duration,
+        target: p.target.clone(),
+        via: p.via.clone(),
+        context,
+        unit_assumed: false,
+        site,
+        attribution: Attribution::Unknown,
+    })
+}
+
+/// Config keys that set a store's retention: the key names a retention, the
+/// path names a store (`stripe.webhooks.dedup_ttl`, `idempotency.ttl`,
+/// `IDEMPOTENCY_TTL_SECONDS`), and neither the key nor its parent names a
+/// lock or a tolerance. The unit comes from the value (`24h`, `PT24H`), else
+/// from the key's suffix (`_hours`); a bare number with neither is read as
+/// seconds, the common convention for TTL settings, and marked as assumed.
+fn config_retentions(file: FileId, entries: &[ConfEntry], text: &str) -> Vec<Retention> {
+    let words = knowledge::retention_words();
+    let stores = knowledge::stores();
+    // `env: [{name: IDEMPOTENCY_TTL_SECONDS, value: "86400"}]` (Kubernetes,
+    // compose): the setting's name is a sibling.
+    let mut env_names: HashMap<String, String> = HashMap::new();
+    for e in entries {
+        if e.key() == Some("name") {
+            if let Some(v) = e.scalar() {
+                env_names.insert(parent_path(e), v.to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for e in entries {
+        let ConfValue::Scalar { text: value, style } = &e.value else {
+            continue;
+        };
+        let Some(key) = e.key() else { continue };
+        let (key, dotted) = if key == "value" {
+            match env_names.get(&parent_path(e)) {
+                Some(n) => (n.as_str(), format!("{}.{n}", parent_path(e))),
+                None => continue,
+            }
+        } else {
+            (key, e.dotted())
+        };
+        let parent = e
+            .path
+            .iter()
+            .rev()
+            .nth(1)
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        if !words.is_retention_name(key) || words.is_excluded(&parent) {
+            continue;
+        }
+        if !stores.table.matches(&dotted) {
+            continue;
+        }
+        let span = content_span(text, e.value_span, *style);
+        let Some((value, span)) = env_default(value, span, text) else {
+            continue;
+        };
+        let (duration, unit_assumed) = match value.trim().parse::<f64>() {
+            Ok(_) => match crate::duration::key_suffix_unit(key) {
+                Some(unit) => (crate::duration::parse(value, Some(unit)), false),
+                None => (crate::duration::parse(value, Some(1.0)), true),
+            },
+            Err(_) => (crate::duration::parse(value, None), false),
+        };
+        let Some(duration) = duration else { continue };
+        let context = e
+            .path
+            .iter()
+            .map(|s| s.to_string())
+            .chain(std::iter::once(key.to_string()))
+            .collect();
+        out.push(Retention {
+            file,
+            span,
+            duration,
+            target: StoreRef::ConfigPath(dotted.clone()),
+            via: format!("config key `{dotted}`"),
+            context,
+            unit_assumed,
+            site: None,
+            attribution: Attribution::Unknown,
+        });
+    }
+    out
+}
+
+fn parent_path(e: &ConfEntry) -> String {
+    let mut p = e.clone();
+    p.path.pop();
+    p.dotted()
+}
+
+/// A value that is an environment reference: its default
+/// (`${DEDUP_TTL:-86400}` gives `86400` and its span), or nothing when it has
+/// none (never guessed). Other values pass through.
+fn env_default<'v>(value: &'v str, span: Span, text: &str) -> Option<(&'v str, Span)> {
+    let v = value.trim();
+    let Some(inner) = v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) else {
+        if v.contains("${") || v.contains("{{") {
+            return None;
+        }
+        return Some((value, span));
+    };
+    let (_, default) = inner.split_once(":-").or_else(|| inner.split_once('-'))?;
+    let at = text
+        .get(span.start..span.end)
+        .and_then(|s| s.find(default))
+        .map(|i| Span::new(span.start + i, span.start + i + default.len()))
+        .unwrap_or(span);
+    Some((default, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duration::{DAY, HOUR};
+    use crate::source::{FileKind, SourceFile};
+
+    fn run(files: &[(&str, FileKind, &str)], config: &Config) -> RetentionModel {
+        let mut sources = SourceMap::default();
+        let mut facts = Vec::new();
+        for (i, (path, kind, text)) in files.iter().enumerate() {
+            sources.files.push(SourceFile {
+                path: path.to_string(),
+                kind: *kind,
+                text: std::sync::Arc::from(*text),
+            });
+            facts.push(crate::frontend::parse(i, *kind, text));
+        }
+        RetentionModel::build(&facts, &sources, config)
+    }
+
+    fn found(m: &RetentionModel, files: &[(&str, FileKind, &str)]) -> Vec<(String, u64, String)> {
+        m.items
+            .iter()
+            .map(|r| {
+                let text = files[r.file].2;
+                (
+                    text[r.span.start..r.span.end].to_string(),
+                    r.duration.secs,
+                    r.attribution.id().unwrap_or("-").to_string(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn redis_expiry_from_constants_in_another_module_is_folded_and_attributed() {
+        let files = [
+            (
+                "src/time_consts.rs",
+                FileKind::Rust,
+                "pub const HOUR: u64 = 60 * 60;\npub const DAY: u64 = 24 * HOUR;\n",
+            ),
+            (
+                "src/config.rs",
+                FileKind::Rust,
+                "use crate::time_consts::DAY;\npub const EVENT_TTL_SECS: u64 = 2 * DAY + 12 * crate::time_consts::HOUR;\n",
+            ),
+            (
+                "src/webhooks/stripe.rs",
+                FileKind::Rust,
+                "async fn claim(con: &mut C, id: &str) {\n    let key = format!(\"idem:stripe:{}\", id);\n    con.set_ex(&key, 1, EVENT_TTL_SECS).await;\n}\n",
+            ),
+        ];
+        let m = run(&files, &Config::default());
+        assert_eq!(
+            found(&m, &files),
+            vec![(
+                "2 * DAY + 12 * crate::time_consts::HOUR".to_string(),
+                2 * DAY + 12 * HOUR,
+                "stripe-webhooks".to_string()
+            )]
+        );
+        assert_eq!(m.items[0].file, 1);
+        assert_eq!(m.items[0].site.map(|(f, _)| f), Some(2));
+    }
+
+    #[test]
+    fn config_keys_under_a_store_are_retentions_and_sessions_are_not() {
+        let yaml = "stripe:\n  webhooks:\n    dedup_ttl: 24h\n    signature_tolerance: 300\nsession:\n  ttl: 24h\nidempotency:\n  ttl: 86400\n  lock_ttl: 30s\n";
+        let files = [("config/app.yaml", FileKind::Yaml, yaml)];
+        let m = run(&files, &Config::default());
+        assert_eq!(
+            found(&m, &files),
+            vec![
+                ("24h".to_string(), DAY, "stripe-webhooks".to_string()),
+                ("86400".to_string(), DAY, "-".to_string()),
+            ]
+        );
+        assert!(!m.items[0].unit_assumed);
+        assert!(m.items[1].unit_assumed);
+    }
+
+    #[test]
+    fn env_reference_uses_its_default_or_gives_nothing() {
+        let env = "STRIPE_DEDUP_TTL_HOURS=${STRIPE_DEDUP_TTL_HOURS:-48}\nADYEN_DEDUP_TTL_HOURS=${ADYEN_DEDUP_TTL_HOURS}\n";
+        let files = [(".env", FileKind::Env, env)];
+        let m = run(&files, &Config::default());
+        assert_eq!(
+            found(&m, &files),
+            vec![("48".to_string(), 2 * DAY, "stripe-webhooks".to_string())]
+        );
+    }
+
+    #[test]
+    fn declared_store_counterparty_wins_and_store_false_drops_it() {
+        let files = [(
+            "src/cache.rs",
+            FileKind::Rust,
+            "async fn f(con: &mut C, id: &str) {\n    con.set_ex(format!(\"idem:acme:{id}\"), 1, 3600).await;\n    con.set_ex(format!(\"dedup:ignored:{id}\"), 1, 3600).await;\n}\n",
+        )];
+        let cfg = Config::parse(
+            "[[store]]\nkey_prefix = \"idem:acme:\"\ncounterparty = \"paypal-webhooks\"\n[[store]]\nkey_prefix = \"dedup:ignored:\"\nstore = false\n",
+            "idemlint.toml",
+        )
+        .unwrap();
+        let m = run(&files, &cfg);
+        assert_eq!(
+            found(&m, &files),
+            vec![("3600".to_string(), HOUR, "paypal-webhooks".to_string())]
+        );
+        assert_eq!(
+            m.items[0].attribution,
+            Attribution::Declared("paypal-webhooks".into())
+        );
+    }
+
+    #[test]
+    fn kubernetes_env_entries_are_read_by_their_name() {
+        let yaml = "env:\n  - name: IDEMPOTENCY_TTL_SECONDS\n    value: \"86400\"\n  - name: SESSION_TTL_SECONDS\n    value: \"86400\"\n";
+        let files = [("deploy/api.yaml", FileKind::Yaml, yaml)];
+        let m = run(&files, &Config::default());
+        assert_eq!(
+            found(&m, &files),
+            vec![("86400".to_string(), DAY, "-".to_string())]
+        );
+        assert!(!m.items[0].unit_assumed);
+    }
+}
