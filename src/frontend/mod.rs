@@ -144,9 +144,7 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Sql => sql::parse(text, &mut facts),
         // Redis config and HCL front ends arrive with their issues; until
         // then their string literals still reach the header rule.
-        FileKind::Text | FileKind::RedisConf | FileKind::Hcl => {
-            text::parse(text, &mut facts)
-        }
+        FileKind::Text | FileKind::RedisConf | FileKind::Hcl => text::parse(text, &mut facts),
     }
     facts
 }

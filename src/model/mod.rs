@@ -4,6 +4,8 @@
 //! joined view in a submodule built once per run.
 
 pub mod headers;
+pub mod migrations;
+pub mod schema;
 
 use crate::config::Config;
 use crate::frontend::FileFacts;
@@ -13,11 +15,18 @@ pub struct ProjectModel {
     /// Per-file facts, in `FileId` order.
     pub files: Vec<FileFacts>,
     pub headers: headers::HeaderModel,
+    /// Migration histories replayed into tables; which tables are stores.
+    pub schema: schema::SchemaModel,
 }
 
 impl ProjectModel {
-    pub fn build(files: Vec<FileFacts>, _sources: &SourceMap, _config: &Config) -> Self {
+    pub fn build(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
         let headers = headers::HeaderModel::build(&files);
-        ProjectModel { files, headers }
+        let schema = schema::SchemaModel::build(&files, sources, config);
+        ProjectModel {
+            files,
+            headers,
+            schema,
+        }
     }
 }

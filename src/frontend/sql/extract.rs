@@ -263,7 +263,9 @@ fn event(t: &Text<'_>, s: &Statement) -> Option<EventKind> {
         Statement::CreateTable(ct) => Some(EventKind::CreateTable(create_table(t, ct))),
         Statement::CreateIndex(ci) => Some(EventKind::CreateIndex(create_index(t, ci))),
         Statement::AlterTable(at) => {
-            let from = t.find(t.stmt.start, "table").map_or(t.stmt.start, |s| s.end);
+            let from = t
+                .find(t.stmt.start, "table")
+                .map_or(t.stmt.start, |s| s.end);
             let table = name_of(t, from, &at.name);
             let ops = alter_ops(t, table.span.end, &table, &at.operations);
             Some(EventKind::AlterTable { table, ops })
@@ -308,7 +310,9 @@ fn column(t: &Text<'_>, from: usize, c: &ast::ColumnDef) -> (Column, Vec<Key>) {
             ColumnOption::PrimaryKey(pk) => {
                 col.not_null = true;
                 keys.push(Key {
-                    name: given.or_else(|| pk.name.as_ref().map(ident_norm)).unwrap_or_default(),
+                    name: given
+                        .or_else(|| pk.name.as_ref().map(ident_norm))
+                        .unwrap_or_default(),
                     kind: KeyKind::PrimaryKey,
                     parts: vec![KeyPart::Column(name.clone())],
                     predicate: None,
@@ -316,7 +320,9 @@ fn column(t: &Text<'_>, from: usize, c: &ast::ColumnDef) -> (Column, Vec<Key>) {
                 });
             }
             ColumnOption::Unique(u) => keys.push(Key {
-                name: given.or_else(|| u.name.as_ref().map(ident_norm)).unwrap_or_default(),
+                name: given
+                    .or_else(|| u.name.as_ref().map(ident_norm))
+                    .unwrap_or_default(),
                 kind: KeyKind::Unique,
                 parts: vec![KeyPart::Column(name.clone())],
                 predicate: None,
@@ -348,7 +354,13 @@ fn expr_columns(text: &str) -> Vec<String> {
             let quoted = b == b'"';
             let start = if quoted { i + 1 } else { i };
             let mut j = start;
-            while j < bytes.len() && (if quoted { bytes[j] != b'"' } else { is_ident_byte(bytes[j]) }) {
+            while j < bytes.len()
+                && (if quoted {
+                    bytes[j] != b'"'
+                } else {
+                    is_ident_byte(bytes[j])
+                })
+            {
                 j += 1;
             }
             let word = &text[start..j.min(text.len())];
@@ -362,8 +374,21 @@ fn expr_columns(text: &str) -> Vec<String> {
             let lw = word.to_ascii_lowercase();
             let keyword = matches!(
                 lw.as_str(),
-                "and" | "or" | "not" | "null" | "is" | "true" | "false" | "in" | "as"
-                    | "collate" | "interval" | "text" | "varchar" | "desc" | "asc"
+                "and"
+                    | "or"
+                    | "not"
+                    | "null"
+                    | "is"
+                    | "true"
+                    | "false"
+                    | "in"
+                    | "as"
+                    | "collate"
+                    | "interval"
+                    | "text"
+                    | "varchar"
+                    | "desc"
+                    | "asc"
             );
             if !is_call && !is_cast && !keyword && !word.is_empty() {
                 let w = if quoted { word.to_string() } else { lw };
@@ -422,7 +447,12 @@ fn default_name(table: &Name, kind: KeyKind, parts: &[KeyPart], index: bool) -> 
     format!("{bare}_{}_{suffix}", cols.join("_"))
 }
 
-fn table_constraint(t: &Text<'_>, cursor: &mut usize, table: &Name, c: &TableConstraint) -> Option<Key> {
+fn table_constraint(
+    t: &Text<'_>,
+    cursor: &mut usize,
+    table: &Name,
+    c: &TableConstraint,
+) -> Option<Key> {
     let (name, kind, cols, keyword) = match c {
         // MySQL's `UNIQUE KEY uk (…)` names the index, not a constraint.
         TableConstraint::PrimaryKey(pk) => (
@@ -437,7 +467,12 @@ fn table_constraint(t: &Text<'_>, cursor: &mut usize, table: &Name, c: &TableCon
             &u.columns,
             "unique",
         ),
-        TableConstraint::Index(ix) => (ix.name.as_ref(), KeyKind::Index, &ix.columns, if ix.display_as_key { "key" } else { "index" }),
+        TableConstraint::Index(ix) => (
+            ix.name.as_ref(),
+            KeyKind::Index,
+            &ix.columns,
+            if ix.display_as_key { "key" } else { "index" },
+        ),
         _ => return None,
     };
     let parts = index_parts(cols);
@@ -481,7 +516,9 @@ fn partitioning(t: &Text<'_>, e: &Expr) -> Option<Partitioning> {
 }
 
 fn create_table(t: &Text<'_>, ct: &ast::CreateTable) -> CreateTable {
-    let from = t.find(t.stmt.start, "table").map_or(t.stmt.start, |s| s.end);
+    let from = t
+        .find(t.stmt.start, "table")
+        .map_or(t.stmt.start, |s| s.end);
     let name = name_of(t, from, &ct.name);
     let mut cursor = name.span.end;
     let mut columns = Vec::new();
@@ -515,7 +552,9 @@ fn create_table(t: &Text<'_>, ct: &ast::CreateTable) -> CreateTable {
         }
     }
     let partition_of = ct.partition_of.as_ref().map(|p| {
-        let from = t.find(name.span.end, "partition of").map_or(name.span.end, |s| s.end);
+        let from = t
+            .find(name.span.end, "partition of")
+            .map_or(name.span.end, |s| s.end);
         name_of(t, from, p)
     });
     CreateTable {
@@ -532,10 +571,16 @@ fn create_index(t: &Text<'_>, ci: &ast::CreateIndex) -> CreateIndex {
     let on = t.find(t.stmt.start, "on").map_or(t.stmt.start, |s| s.end);
     let table = name_of(t, on, &ci.table_name);
     let parts = index_parts(&ci.columns);
-    let kind = if ci.unique { KeyKind::Unique } else { KeyKind::Index };
+    let kind = if ci.unique {
+        KeyKind::Unique
+    } else {
+        KeyKind::Index
+    };
     let (name, span) = match &ci.name {
         Some(n) => {
-            let from = t.find(t.stmt.start, "index").map_or(t.stmt.start, |s| s.end);
+            let from = t
+                .find(t.stmt.start, "index")
+                .map_or(t.stmt.start, |s| s.end);
             let n = name_of(t, from, n);
             (n.key, n.span)
         }
@@ -687,8 +732,14 @@ mod tests {
         assert_eq!(ct.keys[0].kind, KeyKind::Unique);
         assert_eq!(ct.keys[0].name, "payment_idempotency_key_created_at_key");
         assert_eq!(at(sql, ct.keys[0].span), "unique");
-        let p = ct.partition_by.as_ref().map(|p| (p.method, p.columns.clone()));
-        assert_eq!(p, Some((PartitionMethod::Range, vec!["created_at".to_string()])));
+        let p = ct
+            .partition_by
+            .as_ref()
+            .map(|p| (p.method, p.columns.clone()));
+        assert_eq!(
+            p,
+            Some((PartitionMethod::Range, vec!["created_at".to_string()]))
+        );
     }
 
     #[test]
@@ -744,7 +795,8 @@ mod tests {
         let EventKind::CreateTable(ct) = &ev[0].kind else {
             panic!()
         };
-        let keys: Vec<(&str, KeyKind)> = ct.keys.iter().map(|k| (k.name.as_str(), k.kind)).collect();
+        let keys: Vec<(&str, KeyKind)> =
+            ct.keys.iter().map(|k| (k.name.as_str(), k.kind)).collect();
         assert_eq!(
             keys,
             vec![
@@ -765,7 +817,9 @@ mod tests {
         };
         assert_eq!(table.key, "idem");
         assert!(matches!(&ops[0], AlterOp::AddColumn(c) if c.name == "request_hash"));
-        assert!(matches!(&ops[1], AlterOp::DropConstraint { name, span } if name == "idem_key_key" && at(sql, *span) == "idem_key_key"));
+        assert!(
+            matches!(&ops[1], AlterOp::DropConstraint { name, span } if name == "idem_key_key" && at(sql, *span) == "idem_key_key")
+        );
         assert!(matches!(&ops[2], AlterOp::RenameColumn { from, to } if from == "a" && to == "b"));
         let EventKind::AlterTable { ops, .. } = &ev[1].kind else {
             panic!()
@@ -791,7 +845,9 @@ mod tests {
         let (ev, problems) = events(sql);
         assert_eq!(problems.len(), 2);
         assert!(problems[0].reported);
-        assert!(problems[0].message.contains("CREATE TABLE idempotency_keys"));
+        assert!(problems[0]
+            .message
+            .contains("CREATE TABLE idempotency_keys"));
         assert!(!problems[1].reported);
         assert!(matches!(&ev[0].kind, EventKind::CreateTable(ct) if ct.name.key == "next_one"));
     }

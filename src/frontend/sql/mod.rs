@@ -148,16 +148,36 @@ pub struct CreateIndex {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AlterOp {
     AddColumn(Column),
-    DropColumn { name: String, span: Span },
-    RenameColumn { from: String, to: String },
-    SetNotNull { column: String, not_null: bool },
+    DropColumn {
+        name: String,
+        span: Span,
+    },
+    RenameColumn {
+        from: String,
+        to: String,
+    },
+    SetNotNull {
+        column: String,
+        not_null: bool,
+    },
     AddKey(Key),
-    DropConstraint { name: String, span: Span },
+    DropConstraint {
+        name: String,
+        span: Span,
+    },
     /// MySQL `DROP PRIMARY KEY`.
-    DropPrimaryKey { span: Span },
+    DropPrimaryKey {
+        span: Span,
+    },
     /// MySQL `DROP INDEX` inside `ALTER TABLE`.
-    DropIndex { name: String, span: Span },
-    RenameConstraint { from: String, to: String },
+    DropIndex {
+        name: String,
+        span: Span,
+    },
+    RenameConstraint {
+        from: String,
+        to: String,
+    },
     RenameTable(Name),
 }
 
@@ -186,10 +206,17 @@ pub struct Expiry {
 pub enum EventKind {
     CreateTable(CreateTable),
     CreateIndex(CreateIndex),
-    AlterTable { table: Name, ops: Vec<AlterOp> },
+    AlterTable {
+        table: Name,
+        ops: Vec<AlterOp>,
+    },
     /// `DROP INDEX a, b`: each name with its token.
-    DropIndex { names: Vec<Name> },
-    DropTable { names: Vec<Name> },
+    DropIndex {
+        names: Vec<Name>,
+    },
+    DropTable {
+        names: Vec<Name>,
+    },
     Delete(Delete),
 }
 

@@ -300,7 +300,9 @@ pub fn column_defaults(file: &str, facts: &SqlFacts, out: &mut Vec<RetentionFact
             continue;
         }
         for col in columns {
-            if !(col.name.contains("expire") || col.name.contains("expiry")) || col.default.is_none() {
+            if !(col.name.contains("expire") || col.name.contains("expiry"))
+                || col.default.is_none()
+            {
                 continue;
             }
             // The default's text in the file: from the column to the next
@@ -346,7 +348,11 @@ mod tests {
                 let StoreRef::Table(t) = &r.target else {
                     panic!("{r:?}")
                 };
-                (&sql[r.span.start..r.span.end], r.duration.secs / 86_400, t.clone())
+                (
+                    &sql[r.span.start..r.span.end],
+                    r.duration.secs / 86_400,
+                    t.clone(),
+                )
             })
             .collect()
     }
@@ -355,9 +361,14 @@ mod tests {
     fn delete_with_interval_on_a_store_is_a_retention() {
         let sql = "DELETE FROM idempotency_keys WHERE created_at < now() - interval '30 days';";
         let f = facts(sql);
-        assert_eq!(spans(sql, &f), vec![("30 days", 30, "idempotency_keys".to_string())]);
+        assert_eq!(
+            spans(sql, &f),
+            vec![("30 days", 30, "idempotency_keys".to_string())]
+        );
         let ev = &f.sql.as_ref().map(|s| s.events.clone()).unwrap_or_default();
-        assert!(matches!(&ev[0].kind, EventKind::Delete(d) if d.expiry.as_ref().map(|e| e.column.as_str()) == Some("created_at")));
+        assert!(
+            matches!(&ev[0].kind, EventKind::Delete(d) if d.expiry.as_ref().map(|e| e.column.as_str()) == Some("created_at"))
+        );
     }
 
     #[test]
@@ -389,8 +400,13 @@ mod tests {
     fn plpgsql_function_body_is_read() {
         let sql = "CREATE OR REPLACE FUNCTION purge_idempotency_keys() RETURNS void LANGUAGE plpgsql AS $fn$\nBEGIN\n  DELETE FROM idempotency_keys WHERE created_at < now() - interval '2 days';\nEND;\n$fn$;";
         let f = facts(sql);
-        assert_eq!(spans(sql, &f), vec![("2 days", 2, "idempotency_keys".to_string())]);
-        assert!(f.retention[0].context.contains(&"purge_idempotency_keys".to_string()));
+        assert_eq!(
+            spans(sql, &f),
+            vec![("2 days", 2, "idempotency_keys".to_string())]
+        );
+        assert!(f.retention[0]
+            .context
+            .contains(&"purge_idempotency_keys".to_string()));
     }
 
     #[test]
@@ -409,7 +425,10 @@ mod tests {
     fn expires_at_default_on_a_store_is_a_retention() {
         let sql = "CREATE TABLE idempotency_keys (\n  key text PRIMARY KEY,\n  created_at timestamptz NOT NULL DEFAULT now(),\n  expires_at timestamptz NOT NULL DEFAULT now() + interval '24 hours'\n);";
         let f = facts(sql);
-        assert_eq!(spans(sql, &f), vec![("24 hours", 1, "idempotency_keys".to_string())]);
+        assert_eq!(
+            spans(sql, &f),
+            vec![("24 hours", 1, "idempotency_keys".to_string())]
+        );
     }
 
     #[test]

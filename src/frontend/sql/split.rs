@@ -212,13 +212,22 @@ mod tests {
     #[test]
     fn standard_strings_treat_backslash_as_text() {
         // In a standard string a backslash is ordinary, so the quote ends it.
-        assert_eq!(texts(r"SELECT 'a\'; SELECT 1"), vec![r"SELECT 'a\'", "SELECT 1"]);
+        assert_eq!(
+            texts(r"SELECT 'a\'; SELECT 1"),
+            vec![r"SELECT 'a\'", "SELECT 1"]
+        );
     }
 
     #[test]
     fn unterminated_quote_runs_to_the_end_without_panicking() {
-        assert_eq!(texts("SELECT 1; SELECT 'oops; x"), vec!["SELECT 1", "SELECT 'oops; x"]);
-        assert_eq!(texts("SELECT $$ never closed"), vec!["SELECT $$ never closed"]);
+        assert_eq!(
+            texts("SELECT 1; SELECT 'oops; x"),
+            vec!["SELECT 1", "SELECT 'oops; x"]
+        );
+        assert_eq!(
+            texts("SELECT $$ never closed"),
+            vec!["SELECT $$ never closed"]
+        );
         assert!(split("/* open").is_empty());
     }
 }
