@@ -222,6 +222,36 @@ impl SchemaModel {
         })
     }
 
+    /// Every store table at the end of its history, with what makes it one.
+    /// Partitions (`PARTITION OF`) are left out: their parent is the store.
+    pub fn stores(&self) -> impl Iterator<Item = (&Table, Store)> {
+        self.tables
+            .iter()
+            .filter(|t| t.partition_of.is_none())
+            .filter_map(|t| self.store(t).map(|s| (t, s)))
+    }
+
+    /// Whether a table named `key` (normalised) is a store: by its
+    /// definition when some history defines it, else by its name.
+    pub fn is_store_name(&self, key: &str) -> bool {
+        let defined: Vec<&Table> = self
+            .tables
+            .iter()
+            .filter(|t| t.key == key || bare(&t.key) == bare(key))
+            .collect();
+        if !defined.is_empty() {
+            return defined.iter().any(|t| self.store(t).is_some());
+        }
+        match self
+            .declared
+            .get(key)
+            .or_else(|| self.declared.get(bare(key)))
+        {
+            Some(d) => *d,
+            None => knowledge::stores().is_store_table(key),
+        }
+    }
+
     /// Whether `name` is a table that some history partitions.
     pub fn is_partitioned(&self, name: &str) -> Option<bool> {
         let key = name.to_string();
@@ -245,6 +275,18 @@ impl SchemaModel {
 fn reads_only(part: &crate::frontend::sql::KeyPart, cols: &[String]) -> bool {
     let read = part.columns();
     !read.is_empty() && read.iter().all(|c| cols.iter().any(|k| k == c))
+}
+
+/// A column that holds a time: its type says so, or its name
+/// (`created_at`, `received_on`) when the type is unknown.
+fn is_time_column(t: &Table, name: &str) -> bool {
+    match t.column(name) {
+        Some(c) => {
+            let ty = c.ty.to_ascii_uppercase();
+            ty.contains("TIME") || ty.starts_with("DATE")
+        }
+        None => name.ends_with("_at") || name.ends_with("_on"),
+    }
 }
 
 /// A partial predicate that excludes no row that could collide:
@@ -276,11 +318,15 @@ impl Store {
             if !parts.iter().any(|p| reads_only(p, &self.key)) {
                 continue;
             }
+            // Columns beside the key: a caller scope (account_id) or a
+            // composite provider identity (psp_reference, event_code) still
+            // guards the key; a time column does not, since a replay
+            // carries a new time.
             let extra: Vec<&str> = parts
                 .iter()
                 .filter(|p| !reads_only(p, &self.key))
                 .flat_map(|p| p.columns())
-                .filter(|c| !self.scope.iter().any(|s| s == c))
+                .filter(|c| partition_cols.iter().any(|p| p == c) || is_time_column(t, c))
                 .collect();
             let full = g
                 .key

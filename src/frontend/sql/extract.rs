@@ -160,6 +160,9 @@ pub fn statement(
     let reported = touches_store(file, raw);
     let mut message = format!("cannot parse SQL statement `{}`", head(sql));
     if let Some(e) = first_error {
+        // sqlparser's position is relative to the statement; the span says where.
+        let e = e.to_string();
+        let e = e.split(" at Line:").next().unwrap_or(&e);
         message.push_str(&format!(" ({e})"));
     }
     problems.push(Problem {
