@@ -8,7 +8,8 @@
 use super::migrations::{self, History};
 use crate::config::Config;
 use crate::frontend::sql::{
-    AlterOp, Column, Delete, EventKind, Key, KeyKind, Name, Partitioning, SchemaEvent,
+    AlterOp, Column, Delete, EventKind, Key, KeyKind, Name, PartitionMethod, Partitioning,
+    SchemaEvent,
 };
 use crate::frontend::FileFacts;
 use crate::knowledge;
@@ -252,22 +253,15 @@ impl SchemaModel {
         }
     }
 
-    /// Whether `name` is a table that some history partitions.
-    pub fn is_partitioned(&self, name: &str) -> Option<bool> {
-        let key = name.to_string();
-        let found: Vec<&Table> = self
-            .tables
+    /// Whether some history partitions the table `key` by RANGE or LIST,
+    /// so old rows can go by dropping whole partitions (HASH partitions
+    /// cannot be dropped by age).
+    pub fn has_droppable_partitions(&self, key: &str) -> bool {
+        self.tables
             .iter()
-            .filter(|t| t.key == key || bare(&t.key) == bare(&key))
-            .collect();
-        if found.is_empty() {
-            return None;
-        }
-        Some(
-            found
-                .iter()
-                .any(|t| t.partition_by.is_some() || t.partition_of.is_some()),
-        )
+            .filter(|t| t.key == key || bare(&t.key) == bare(key))
+            .filter_map(|t| t.partition_by.as_ref())
+            .any(|(p, _)| matches!(p.method, PartitionMethod::Range | PartitionMethod::List))
     }
 }
 
