@@ -211,15 +211,25 @@ fn touches_store(file: &str, raw: &RawStatement) -> bool {
 /// sqlparser 0.64 refuses when `CONCURRENTLY` and `IF EXISTS` meet.
 fn drop_index_by_hand(t: &Text<'_>) -> Option<EventKind> {
     let sql = &t.file[t.stmt.start..t.stmt.end];
-    let words: Vec<(usize, &str)> = sql
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .scan(0usize, |pos, w| {
-            let start = *pos;
-            *pos += w.len() + 1;
-            Some((start, w))
-        })
-        .filter(|(_, w)| !w.is_empty())
-        .collect();
+    // Words split at ASCII blanks and commas only, so offsets stay on
+    // character boundaries.
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut start = None;
+    for (i, b) in sql
+        .bytes()
+        .enumerate()
+        .chain(std::iter::once((sql.len(), b' ')))
+    {
+        let sep = b.is_ascii_whitespace() || b == b',';
+        match (sep, start) {
+            (true, Some(s)) => {
+                words.push((s, &sql[s..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
     let mut it = words.into_iter().peekable();
     let (_, w0) = it.next()?;
     let (_, w1) = it.next()?;

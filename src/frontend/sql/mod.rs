@@ -238,3 +238,40 @@ pub fn parse(text: &str, facts: &mut super::FileFacts) {
     retention::column_defaults(text, &sql, &mut facts.retention);
     facts.sql = Some(sql);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::FileFacts;
+
+    /// Every prefix of a file full of edge cases (cut inside quotes,
+    /// bodies, comments, multi-byte characters) parses without a panic.
+    #[test]
+    fn every_prefix_of_a_tricky_file_parses_without_panicking() {
+        let sql = "-- é ünïcode\u{a0}\nCREATE TABLE \"Idem\u{a0}Keys\" (k text PRIMARY KEY, e timestamptz DEFAULT now() + interval '1 day');\n\
+                   DROP INDEX CONCURRENTLY IF EXISTS \u{a0}idx_é;\n\
+                   SELECT cron.schedule('j', '* * * * *', $$DELETE FROM idem_keys WHERE t < now() - make_interval(days => 3)$$);\n\
+                   CREATE FUNCTION f() RETURNS void AS $x$ BEGIN DELETE FROM idempotency_keys WHERE created_at < now() - '2 days'::interval; END $x$ LANGUAGE plpgsql;\n\
+                   /* nested /* é */ */ ALTER TABLE idem_keys DROP CONSTRAINT idem_keys_pkey, ADD UNIQUE (k);\n\
+                   UPDATE partman.part_config SET retention = '30 days' WHERE parent_table = 'public.idem_keys';";
+        for (i, _) in sql.char_indices() {
+            let mut f = FileFacts::default();
+            super::parse(&sql[..i], &mut f);
+        }
+        let mut f = FileFacts::default();
+        super::parse(sql, &mut f);
+        assert_eq!(f.retention.len(), 3, "{:?}", f.retention);
+    }
+
+    #[test]
+    fn deeply_nested_parentheses_are_a_problem_not_a_crash() {
+        let sql = format!(
+            "CREATE TABLE idempotency_keys (k text CHECK ({}true{}));",
+            "(".repeat(10_000),
+            ")".repeat(10_000)
+        );
+        let mut f = FileFacts::default();
+        super::parse(&sql, &mut f);
+        assert_eq!(f.problems.len(), 1);
+        assert!(f.problems[0].reported);
+    }
+}

@@ -200,16 +200,14 @@ fn walk(
     context.truncate(before);
 }
 
-/// Drop a leading `BEGIN`/`DECLARE …`-free `BEGIN` keyword so the `DELETE`
-/// after it is found at the start.
+/// Drop a leading `BEGIN` keyword so the `DELETE` after it is found at the
+/// start.
 fn strip_block_words(file: &str, span: Span) -> Span {
     let text = &file[span.start..span.end];
     let trimmed = text.trim_start();
     let lead = text.len() - trimmed.len();
-    if trimmed.len() > 5
-        && trimmed[..5].eq_ignore_ascii_case("begin")
-        && trimmed.as_bytes()[5].is_ascii_whitespace()
-    {
+    let b = trimmed.as_bytes();
+    if b.len() > 5 && b[..5].eq_ignore_ascii_case(b"begin") && b[5].is_ascii_whitespace() {
         let rest = &trimmed[5..];
         let skip = rest.len() - rest.trim_start().len();
         return Span::new(span.start + lead + 5 + skip, span.end);
