@@ -41,7 +41,7 @@ fn split(t: &Table, s: &Store, g: &Guard, partition_cols: &[String]) -> Diagnost
         );
     }
     d.with_help(format!(
-        "PostgreSQL requires every unique index on a partitioned table to include the partition column, and checks it inside each partition only; so `({})` promises nothing about `{key}` alone: a retry of the same request carries a new `{pcols}` and lands in another partition, where no row with that key exists, and the insert succeeds. Keep the key's guard in a table not partitioned by `{pcols}` (`PRIMARY KEY ({key})`), or partition by `HASH ({key})` so `UNIQUE ({key})` is allowed",
+        "a partitioned table is stored as one table per partition, and PostgreSQL checks a unique index inside each partition only (which is why it insists that every unique index include the partition column); so `({})` does not stop the same `{key}` twice: a replay carries a new `{pcols}`, lands in another partition where that key is absent, and is inserted. Guard the key in a table not partitioned by `{pcols}` (`PRIMARY KEY ({key})`), or partition by `HASH ({key})`, which allows `UNIQUE ({key})`",
         g.key.parts_text()
     ))
 }
