@@ -549,6 +549,20 @@ fn alter(
                 g.key.name = to.clone();
             }
         }
+        AlterOp::PromoteIndex {
+            index,
+            name,
+            primary,
+        } => {
+            for g in t.guards.iter_mut().filter(|g| &g.key.name == index) {
+                if let Some(n) = name {
+                    g.key.name = n.clone();
+                }
+                if *primary {
+                    g.key.kind = KeyKind::PrimaryKey;
+                }
+            }
+        }
         AlterOp::RenameTable(n) => {
             t.name = n.text.clone();
             t.key = n.key.clone();
@@ -615,6 +629,27 @@ mod tests {
         assert_eq!(
             &drop[r.at.span.start..r.at.span.end],
             "idempotency_keys_idempotency_key_key"
+        );
+    }
+
+    #[test]
+    fn index_promoted_to_a_constraint_is_dropped_by_the_constraint_name() {
+        let (m, _) = model(
+            &[(
+                "structure.sql",
+                "CREATE TABLE idempotency_keys (idempotency_key text NOT NULL, request_hash bytea);\n\
+                 CREATE UNIQUE INDEX CONCURRENTLY idem_key_idx ON idempotency_keys (idempotency_key);\n\
+                 ALTER TABLE idempotency_keys ADD CONSTRAINT idem_key_uniq UNIQUE USING INDEX idem_key_idx;\n\
+                 ALTER TABLE idempotency_keys DROP CONSTRAINT idem_key_uniq;",
+            )],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert!(matches!(s.guarding(t), Guarding::Missing));
+        assert_eq!(
+            s.last_removed(t).map(|r| r.guard.key.name.as_str()),
+            Some("idem_key_uniq")
         );
     }
 

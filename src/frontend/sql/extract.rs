@@ -157,7 +157,7 @@ pub fn statement(
         return;
     }
     facts.unparsed += 1;
-    let reported = touches_store(file, raw);
+    let reported = changes_tables(sql) && touches_store(file, raw);
     let mut message = format!("cannot parse SQL statement `{}`", head(sql));
     if let Some(e) = first_error {
         // sqlparser's position is relative to the statement; the span says where.
@@ -187,6 +187,25 @@ fn head(sql: &str) -> String {
         s.push_str(" …");
     }
     s
+}
+
+/// Whether a statement can change a table or its guards (`CREATE TABLE`,
+/// `CREATE UNIQUE INDEX`, `ALTER TABLE`, `DROP INDEX`, MySQL `RENAME
+/// TABLE`). NOTE: pg_dump's `ALTER SEQUENCE idempotency_keys_id_seq OWNED BY
+/// …` names a store but cannot unguard it; reporting it would be noise.
+fn changes_tables(sql: &str) -> bool {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(5)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    matches!(
+        words.first().map(String::as_str),
+        Some("create" | "alter" | "drop" | "rename")
+    ) && words[1..]
+        .iter()
+        .take(3)
+        .any(|w| w == "table" || w == "index")
 }
 
 /// Whether the statement's text outside its dollar-quoted bodies names an
@@ -632,6 +651,16 @@ fn alter_ops(t: &Text<'_>, from: usize, table: &Name, ops: &[AlterTableOperation
                     out.push(AlterOp::AddKey(k));
                 }
             }
+            AlterTableOperation::AddConstraint {
+                constraint:
+                    c
+                    @ (TableConstraint::UniqueUsingIndex(u) | TableConstraint::PrimaryKeyUsingIndex(u)),
+                ..
+            } => out.push(AlterOp::PromoteIndex {
+                index: ident_norm(&u.index_name),
+                name: u.name.as_ref().map(ident_norm),
+                primary: matches!(c, TableConstraint::PrimaryKeyUsingIndex(_)),
+            }),
             AlterTableOperation::AddConstraint { constraint, .. } => {
                 if let Some(k) = table_constraint(t, &mut cursor, table, constraint) {
                     out.push(AlterOp::AddKey(k));
@@ -838,6 +867,23 @@ mod tests {
             panic!()
         };
         assert!(matches!(&ops[0], AlterOp::RenameTable(n) if n.key == "idem_v2"));
+    }
+
+    #[test]
+    fn unique_using_index_promotes_the_index() {
+        let sql = "ALTER TABLE idem ADD CONSTRAINT idem_key_uniq UNIQUE USING INDEX idem_key_idx";
+        let (ev, _) = events(sql);
+        let EventKind::AlterTable { ops, .. } = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(
+            ops[0],
+            AlterOp::PromoteIndex {
+                index: "idem_key_idx".into(),
+                name: Some("idem_key_uniq".into()),
+                primary: false
+            }
+        );
     }
 
     #[test]

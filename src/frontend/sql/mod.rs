@@ -178,6 +178,13 @@ pub enum AlterOp {
         from: String,
         to: String,
     },
+    /// `ADD [CONSTRAINT c] UNIQUE | PRIMARY KEY USING INDEX i`: the index
+    /// becomes the constraint (renamed to `c` when given).
+    PromoteIndex {
+        index: String,
+        name: Option<String>,
+        primary: bool,
+    },
     RenameTable(Name),
 }
 
