@@ -312,15 +312,16 @@ impl Store {
             if !parts.iter().any(|p| reads_only(p, &self.key)) {
                 continue;
             }
-            // Columns beside the key: a caller scope (account_id) or a
-            // composite provider identity (psp_reference, event_code) still
-            // guards the key; a time column does not, since a replay
-            // carries a new time.
+            // Columns beside the key: a caller scope (account_id), a
+            // composite provider identity (psp_reference, event_code) or a
+            // partition column the request determines (tenant_id) still
+            // guard the key; a time column does not, since a replay carries
+            // a new time.
             let extra: Vec<&str> = parts
                 .iter()
                 .filter(|p| !reads_only(p, &self.key))
                 .flat_map(|p| p.columns())
-                .filter(|c| partition_cols.iter().any(|p| p == c) || is_time_column(t, c))
+                .filter(|c| is_time_column(t, c))
                 .collect();
             let full = g
                 .key
@@ -682,6 +683,34 @@ mod tests {
         assert!(
             matches!(s.guarding(t), Guarding::SplitByPartition { columns, .. } if columns == vec!["created_at".to_string()])
         );
+    }
+
+    #[test]
+    fn tenant_partitioned_table_guarded_per_tenant_is_guarded() {
+        let (m, _) = model(
+            &[(
+                "schema.sql",
+                "CREATE TABLE idempotency_keys (tenant_id bigint NOT NULL, idempotency_key text NOT NULL, request_hash bytea, created_at timestamptz NOT NULL, PRIMARY KEY (tenant_id, idempotency_key)) PARTITION BY LIST (tenant_id);",
+            )],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert!(matches!(s.guarding(t), Guarding::Guarded(_)));
+    }
+
+    #[test]
+    fn unique_with_a_timestamp_on_an_unpartitioned_table_is_no_guard() {
+        let (m, _) = model(
+            &[(
+                "schema.sql",
+                "CREATE TABLE idempotency_keys (idempotency_key text NOT NULL, created_at timestamptz NOT NULL, UNIQUE (idempotency_key, created_at));",
+            )],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert!(matches!(s.guarding(t), Guarding::Missing));
     }
 
     #[test]
