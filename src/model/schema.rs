@@ -92,6 +92,11 @@ pub struct Store {
     pub key: Vec<String>,
     /// Columns naming the caller (account_id, tenant_id, ...).
     pub scope: Vec<String>,
+    /// The table is a store by its name or the config, not only because
+    /// it has an `idempotency_key` column (a `payments` table with one is
+    /// the effect itself, guarded by its key, and holds the request's
+    /// fields rather than a copy of them).
+    pub dedicated: bool,
 }
 
 /// How a store's key is guarded at the end of its history.
@@ -184,7 +189,8 @@ impl SchemaModel {
             .columns
             .iter()
             .any(|c| stores.key_column.marks_store.contains(&c.name));
-        if declared != Some(true) && !marked && !stores.is_store_table(&t.key) {
+        let dedicated = declared == Some(true) || stores.is_store_table(&t.key);
+        if !dedicated && !marked {
             return None;
         }
         let find = |words: &[String]| -> Option<String> {
@@ -220,6 +226,7 @@ impl SchemaModel {
             kind,
             key: key.into_iter().collect(),
             scope,
+            dedicated,
         })
     }
 

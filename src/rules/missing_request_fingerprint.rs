@@ -1,6 +1,8 @@
 //! `missing-request-fingerprint`: a request-key store with no column for a
-//! hash or copy of the request. Not for provider-event stores: a provider's
-//! event id always names the same event.
+//! hash or copy of the request. Not for provider-event stores (a provider's
+//! event id always names the same event), nor for a table that is a store
+//! only by its `idempotency_key` column (`payments`: the row holds the
+//! request's own fields).
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -12,7 +14,7 @@ pub const NAME: &str = "missing-request-fingerprint";
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let words = &knowledge::stores().fingerprint_column;
     for (t, s) in ctx.model.schema.stores() {
-        if s.kind != StoreKind::RequestKey {
+        if s.kind != StoreKind::RequestKey || !s.dedicated {
             continue;
         }
         // A stored response is not a fingerprint of the request.
