@@ -98,6 +98,9 @@ impl Words {
 pub struct KeyColumns {
     pub request_key: Vec<String>,
     pub event_id: Vec<String>,
+    /// Column names that make any table a store.
+    #[serde(default)]
+    pub marks_store: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -108,6 +111,9 @@ pub struct Stores {
     pub scope_column: Words,
     pub fingerprint_column: Words,
     pub redis_prefix: Words,
+    /// Store names that hold provider event ids rather than request keys.
+    #[serde(default)]
+    pub event_table: Words,
 }
 
 impl Stores {

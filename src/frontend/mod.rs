@@ -8,6 +8,7 @@ pub mod env;
 pub mod json;
 pub mod rust;
 pub mod rust_retention;
+pub mod sql;
 pub mod text;
 pub mod toml;
 pub mod yaml;
@@ -121,6 +122,8 @@ pub struct FileFacts {
     pub retention: Vec<RetentionFact>,
     /// Redis key writes from code.
     pub redis_writes: Vec<RedisKeyWrite>,
+    /// SQL-only facts: the file's schema events in statement order.
+    pub sql: Option<sql::SqlFacts>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -142,11 +145,10 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Json => json::parse(text, &mut facts),
         FileKind::Toml => toml::parse(text, &mut facts),
         FileKind::Env => env::parse(text, &mut facts),
-        // SQL, Redis config and HCL front ends arrive with their issues; until
+        FileKind::Sql => sql::parse(text, &mut facts),
+        // Redis config and HCL front ends arrive with their issues; until
         // then their string literals still reach the header rule.
-        FileKind::Text | FileKind::Sql | FileKind::RedisConf | FileKind::Hcl => {
-            text::parse(text, &mut facts)
-        }
+        FileKind::Text | FileKind::RedisConf | FileKind::Hcl => text::parse(text, &mut facts),
     }
     facts
 }

@@ -4,7 +4,9 @@
 //! joined view in a submodule built once per run.
 
 pub mod headers;
+pub mod migrations;
 pub mod retention;
+pub mod schema;
 
 use crate::config::Config;
 use crate::frontend::FileFacts;
@@ -15,16 +17,20 @@ pub struct ProjectModel {
     pub files: Vec<FileFacts>,
     pub headers: headers::HeaderModel,
     pub retention: retention::RetentionModel,
+    /// Migration histories replayed into tables; which tables are stores.
+    pub schema: schema::SchemaModel,
 }
 
 impl ProjectModel {
     pub fn build(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
         let headers = headers::HeaderModel::build(&files);
         let retention = retention::RetentionModel::build(&files, sources, config);
+        let schema = schema::SchemaModel::build(&files, sources, config);
         ProjectModel {
             files,
             headers,
             retention,
+            schema,
         }
     }
 }

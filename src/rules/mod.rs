@@ -2,8 +2,13 @@
 //! none parses. One file per rule, named after it; its docs and default
 //! severity are in `rules/<name>.toml`.
 
+pub mod delete_based_expiry;
+pub mod missing_request_fingerprint;
+pub mod missing_unique_key_constraint;
 pub mod misspelled_idempotency_header;
 pub mod ttl_below_replay_horizon;
+pub mod unique_guard_split_by_partition;
+pub mod unscoped_idempotency_key;
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
@@ -21,15 +26,15 @@ pub type Check = fn(&Context<'_>, &mut Vec<Diagnostic>);
 
 /// Built rules that read the model. `parse-error` and `unused-suppression`
 /// are emitted by the pipeline itself and listed in [`PIPELINE_RULES`].
+#[rustfmt::skip]
 pub const BUILT: &[(&str, Check)] = &[
-    (
-        misspelled_idempotency_header::NAME,
-        misspelled_idempotency_header::check,
-    ),
-    (
-        ttl_below_replay_horizon::NAME,
-        ttl_below_replay_horizon::check,
-    ),
+    (misspelled_idempotency_header::NAME, misspelled_idempotency_header::check),
+    (ttl_below_replay_horizon::NAME, ttl_below_replay_horizon::check),
+    (missing_unique_key_constraint::NAME, missing_unique_key_constraint::check),
+    (unique_guard_split_by_partition::NAME, unique_guard_split_by_partition::check),
+    (unscoped_idempotency_key::NAME, unscoped_idempotency_key::check),
+    (missing_request_fingerprint::NAME, missing_request_fingerprint::check),
+    (delete_based_expiry::NAME, delete_based_expiry::check),
 ];
 
 /// Rules the pipeline emits itself.

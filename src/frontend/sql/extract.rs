@@ -1,0 +1,913 @@
+//! Statements to schema events. Each statement is parsed on its own:
+//! PostgreSQL first, then MySQL and SQLite for their forms (backticks,
+//! `UNIQUE KEY` and `KEY` inside `CREATE TABLE`, `ENGINE=`). sqlparser's own
+//! spans are approximate (DESIGN §8), so exact token positions (the table
+//! name, the `UNIQUE` keyword, an index name) are found by searching the
+//! statement's text from a cursor.
+
+use super::split::RawStatement;
+use super::{
+    AlterOp, Column, CreateIndex, CreateTable, EventKind, Key, KeyKind, KeyPart, Name,
+    PartitionMethod, Partitioning, SchemaEvent, SqlFacts,
+};
+use crate::frontend::Problem;
+use crate::knowledge;
+use crate::source::Span;
+use sqlparser::ast::{
+    self, AlterColumnOperation, AlterTableOperation, ColumnOption, Expr, IndexColumn, ObjectName,
+    ObjectType, RenameTableNameKind, Statement, TableConstraint,
+};
+use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::parser::Parser;
+
+/// Byte-search helper over one statement of a file.
+struct Text<'a> {
+    file: &'a str,
+    stmt: Span,
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+impl Text<'_> {
+    /// The first whole-word, case-insensitive occurrence of `words`
+    /// (separated by any whitespace in the text) at or after `from`.
+    fn find(&self, from: usize, words: &str) -> Option<Span> {
+        let bytes = self.file.as_bytes();
+        let parts: Vec<&[u8]> = words.split_whitespace().map(str::as_bytes).collect();
+        let first = *parts.first()?;
+        let mut i = from.max(self.stmt.start);
+        while i + first.len() <= self.stmt.end {
+            if let Some(end) = self.match_at(i, &parts) {
+                let before_ok = i == 0 || !is_ident_byte(bytes[i - 1]);
+                let after_ok = end >= bytes.len() || !is_ident_byte(bytes[end]);
+                if before_ok && after_ok {
+                    return Some(Span::new(i, end));
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+
+    fn match_at(&self, mut i: usize, parts: &[&[u8]]) -> Option<usize> {
+        let bytes = self.file.as_bytes();
+        for (k, p) in parts.iter().enumerate() {
+            if k > 0 {
+                let ws = i;
+                while i < self.stmt.end && bytes[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                if i == ws {
+                    return None;
+                }
+            }
+            let end = i + p.len();
+            if end > self.stmt.end || !bytes[i..end].eq_ignore_ascii_case(p) {
+                return None;
+            }
+            i = end;
+        }
+        Some(i)
+    }
+
+    /// A span at or after `from` for the identifier `ident`, else `fallback`.
+    fn ident(&self, from: usize, ident: &str, fallback: Span) -> Span {
+        self.find(from, ident).unwrap_or(fallback)
+    }
+}
+
+fn ident_norm(id: &ast::Ident) -> String {
+    if id.quote_style.is_some() {
+        id.value.clone()
+    } else {
+        id.value.to_ascii_lowercase()
+    }
+}
+
+/// Normalise a possibly qualified name: `public.` dropped, unquoted parts
+/// lower-cased.
+pub fn normalise(parts: &[String]) -> String {
+    let parts: Vec<&str> = match parts {
+        [schema, rest @ ..] if !rest.is_empty() && schema == "public" => {
+            rest.iter().map(String::as_str).collect()
+        }
+        _ => parts.iter().map(String::as_str).collect(),
+    };
+    parts.join(".")
+}
+
+fn name_of(t: &Text<'_>, from: usize, n: &ObjectName) -> Name {
+    let idents: Vec<&ast::Ident> = n.0.iter().filter_map(|p| p.as_ident()).collect();
+    let text = idents
+        .iter()
+        .map(|i| i.value.as_str())
+        .collect::<Vec<_>>()
+        .join(".");
+    let parts: Vec<String> = idents.iter().map(|i| ident_norm(i)).collect();
+    let last = idents.last().map(|i| i.value.as_str()).unwrap_or_default();
+    Name {
+        key: normalise(&parts),
+        span: t.ident(from, last, t.stmt),
+        text,
+    }
+}
+
+/// Parse one statement and push what it says about the schema. A statement
+/// no dialect can parse becomes a [`Problem`], reported only when it
+/// mentions an idempotency store (outside dollar-quoted bodies, which the
+/// retention scan reads on its own).
+pub fn statement(
+    file: &str,
+    raw: &RawStatement,
+    facts: &mut SqlFacts,
+    problems: &mut Vec<Problem>,
+) {
+    let sql = &file[raw.span.start..raw.span.end];
+    let t = Text {
+        file,
+        stmt: raw.span,
+    };
+    let dialects: [&dyn Dialect; 3] = [&PostgreSqlDialect {}, &MySqlDialect {}, &SQLiteDialect {}];
+    let mut first_error = None;
+    for d in dialects {
+        match Parser::parse_sql(d, sql) {
+            Ok(stmts) => {
+                for s in stmts {
+                    if let Some(kind) = event(&t, &s) {
+                        facts.events.push(SchemaEvent {
+                            span: raw.span,
+                            kind,
+                        });
+                    }
+                }
+                return;
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(kind) = drop_index_by_hand(&t) {
+        facts.events.push(SchemaEvent {
+            span: raw.span,
+            kind,
+        });
+        return;
+    }
+    facts.unparsed += 1;
+    let reported = changes_tables(sql) && touches_store(file, raw);
+    let mut message = format!("cannot parse SQL statement `{}`", head(sql));
+    if let Some(e) = first_error {
+        // sqlparser's position is relative to the statement; the span says where.
+        let e = e.to_string();
+        let e = e.split(" at Line:").next().unwrap_or(&e);
+        message.push_str(&format!(" ({e})"));
+    }
+    problems.push(Problem {
+        span: raw.span,
+        message,
+        reported,
+    });
+}
+
+/// The statement's first words, for messages.
+fn head(sql: &str) -> String {
+    let flat: Vec<&str> = sql.split_whitespace().take(6).collect();
+    let mut s = flat.join(" ");
+    if s.len() > 60 {
+        let mut cut = 60;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+    if sql.split_whitespace().count() > 6 || s.len() == 60 {
+        s.push_str(" …");
+    }
+    s
+}
+
+/// Whether a statement can change a table or its guards (`CREATE TABLE`,
+/// `CREATE UNIQUE INDEX`, `ALTER TABLE`, `DROP INDEX`, MySQL `RENAME
+/// TABLE`). NOTE: pg_dump's `ALTER SEQUENCE idempotency_keys_id_seq OWNED BY
+/// …` names a store but cannot unguard it; reporting it would be noise.
+fn changes_tables(sql: &str) -> bool {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(5)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    matches!(
+        words.first().map(String::as_str),
+        Some("create" | "alter" | "drop" | "rename")
+    ) && words[1..]
+        .iter()
+        .take(3)
+        .any(|w| w == "table" || w == "index")
+}
+
+/// Whether the statement's text outside its dollar-quoted bodies names an
+/// idempotency store.
+fn touches_store(file: &str, raw: &RawStatement) -> bool {
+    let stores = knowledge::stores();
+    let mut pieces = Vec::new();
+    let mut at = raw.span.start;
+    for b in &raw.bodies {
+        pieces.push(&file[at..b.start.max(at)]);
+        at = b.end.max(at);
+    }
+    pieces.push(&file[at.min(raw.span.end)..raw.span.end]);
+    pieces.iter().any(|p| {
+        p.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .filter(|w| !w.is_empty())
+            .any(|w| stores.is_store_table(w))
+    })
+}
+
+/// `DROP INDEX [CONCURRENTLY] [IF EXISTS] a, b [CASCADE | RESTRICT]`, which
+/// sqlparser 0.64 refuses when `CONCURRENTLY` and `IF EXISTS` meet.
+fn drop_index_by_hand(t: &Text<'_>) -> Option<EventKind> {
+    let sql = &t.file[t.stmt.start..t.stmt.end];
+    // Words split at ASCII blanks and commas only, so offsets stay on
+    // character boundaries.
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut start = None;
+    for (i, b) in sql
+        .bytes()
+        .enumerate()
+        .chain(std::iter::once((sql.len(), b' ')))
+    {
+        let sep = b.is_ascii_whitespace() || b == b',';
+        match (sep, start) {
+            (true, Some(s)) => {
+                words.push((s, &sql[s..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    let mut it = words.into_iter().peekable();
+    let (_, w0) = it.next()?;
+    let (_, w1) = it.next()?;
+    if !w0.eq_ignore_ascii_case("drop") || !w1.eq_ignore_ascii_case("index") {
+        return None;
+    }
+    let mut names = Vec::new();
+    for (off, w) in it {
+        let lw = w.to_ascii_lowercase();
+        if matches!(
+            lw.as_str(),
+            "concurrently" | "if" | "exists" | "cascade" | "restrict"
+        ) {
+            continue;
+        }
+        if !w
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '"')
+        {
+            return None;
+        }
+        let parts: Vec<String> = w
+            .split('.')
+            .map(|p| {
+                if p.starts_with('"') {
+                    p.trim_matches('"').to_string()
+                } else {
+                    p.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        let start = t.stmt.start + off;
+        names.push(Name {
+            text: w.replace('"', ""),
+            key: normalise(&parts),
+            span: Span::new(start, start + w.len()),
+        });
+    }
+    (!names.is_empty()).then_some(EventKind::DropIndex { names })
+}
+
+fn event(t: &Text<'_>, s: &Statement) -> Option<EventKind> {
+    match s {
+        Statement::CreateTable(ct) => Some(EventKind::CreateTable(create_table(t, ct))),
+        Statement::CreateIndex(ci) => Some(EventKind::CreateIndex(create_index(t, ci))),
+        Statement::AlterTable(at) => {
+            let from = t
+                .find(t.stmt.start, "table")
+                .map_or(t.stmt.start, |s| s.end);
+            let table = name_of(t, from, &at.name);
+            let ops = alter_ops(t, table.span.end, &table, &at.operations);
+            Some(EventKind::AlterTable { table, ops })
+        }
+        Statement::Drop {
+            object_type, names, ..
+        } => {
+            let from = t.find(t.stmt.start, "drop").map_or(t.stmt.start, |s| s.end);
+            let mut cursor = from;
+            let mut out = Vec::new();
+            for n in names {
+                let name = name_of(t, cursor, n);
+                cursor = name.span.end;
+                out.push(name);
+            }
+            match object_type {
+                ObjectType::Table => Some(EventKind::DropTable { names: out }),
+                ObjectType::Index => Some(EventKind::DropIndex { names: out }),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn column(t: &Text<'_>, from: usize, c: &ast::ColumnDef) -> (Column, Vec<Key>) {
+    let name = ident_norm(&c.name);
+    let span = t.ident(from, &c.name.value, t.stmt);
+    let mut col = Column {
+        name: name.clone(),
+        span,
+        ty: c.data_type.to_string(),
+        not_null: false,
+        default: None,
+    };
+    let mut keys = Vec::new();
+    for o in &c.options {
+        let given = o.name.as_ref().map(ident_norm);
+        match &o.option {
+            ColumnOption::NotNull => col.not_null = true,
+            ColumnOption::Default(e) => col.default = Some(e.to_string()),
+            ColumnOption::PrimaryKey(pk) => {
+                col.not_null = true;
+                keys.push(Key {
+                    name: given
+                        .or_else(|| pk.name.as_ref().map(ident_norm))
+                        .unwrap_or_default(),
+                    kind: KeyKind::PrimaryKey,
+                    parts: vec![KeyPart::Column(name.clone())],
+                    predicate: None,
+                    span: t.find(span.end, "primary key").unwrap_or(span),
+                });
+            }
+            ColumnOption::Unique(u) => keys.push(Key {
+                name: given
+                    .or_else(|| u.name.as_ref().map(ident_norm))
+                    .unwrap_or_default(),
+                kind: KeyKind::Unique,
+                parts: vec![KeyPart::Column(name.clone())],
+                predicate: None,
+                span: t.find(span.end, "unique").unwrap_or(span),
+            }),
+            _ => {}
+        }
+    }
+    (col, keys)
+}
+
+/// Identifiers an expression reads (`lower(key)` reads `key`), skipping
+/// function names, string literals and keywords that are not columns.
+fn expr_columns(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\'' {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'\'' {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' || b == b'"' {
+            let quoted = b == b'"';
+            let start = if quoted { i + 1 } else { i };
+            let mut j = start;
+            while j < bytes.len()
+                && (if quoted {
+                    bytes[j] != b'"'
+                } else {
+                    is_ident_byte(bytes[j])
+                })
+            {
+                j += 1;
+            }
+            let word = &text[start..j.min(text.len())];
+            let after = if quoted { j + 1 } else { j };
+            let mut k = after;
+            while k < bytes.len() && bytes[k] == b' ' {
+                k += 1;
+            }
+            let is_call = bytes.get(k) == Some(&b'(');
+            let is_cast = i >= 2 && &bytes[i - 2..i] == b"::";
+            let lw = word.to_ascii_lowercase();
+            let keyword = matches!(
+                lw.as_str(),
+                "and"
+                    | "or"
+                    | "not"
+                    | "null"
+                    | "is"
+                    | "true"
+                    | "false"
+                    | "in"
+                    | "as"
+                    | "collate"
+                    | "interval"
+                    | "text"
+                    | "varchar"
+                    | "desc"
+                    | "asc"
+            );
+            if !is_call && !is_cast && !keyword && !word.is_empty() {
+                let w = if quoted { word.to_string() } else { lw };
+                if !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+            i = after;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn key_part(e: &Expr) -> KeyPart {
+    match e {
+        Expr::Identifier(id) => KeyPart::Column(ident_norm(id)),
+        Expr::CompoundIdentifier(ids) => {
+            KeyPart::Column(ids.last().map(ident_norm).unwrap_or_default())
+        }
+        Expr::Nested(inner) => key_part(inner),
+        other => {
+            let text = other.to_string();
+            KeyPart::Expr {
+                columns: expr_columns(&text),
+                text,
+            }
+        }
+    }
+}
+
+fn index_parts(cols: &[IndexColumn]) -> Vec<KeyPart> {
+    cols.iter().map(|c| key_part(&c.column.expr)).collect()
+}
+
+/// PostgreSQL's name for an unnamed constraint or index.
+fn default_name(table: &Name, kind: KeyKind, parts: &[KeyPart], index: bool) -> String {
+    let bare = table.bare();
+    if kind == KeyKind::PrimaryKey {
+        return format!("{bare}_pkey");
+    }
+    let cols: Vec<String> = parts
+        .iter()
+        .map(|p| match p {
+            KeyPart::Column(c) => c.clone(),
+            KeyPart::Expr { text, .. } => text
+                .split('(')
+                .next()
+                .unwrap_or("expr")
+                .trim()
+                .to_ascii_lowercase(),
+        })
+        .collect();
+    let suffix = if index { "idx" } else { "key" };
+    format!("{bare}_{}_{suffix}", cols.join("_"))
+}
+
+fn table_constraint(
+    t: &Text<'_>,
+    cursor: &mut usize,
+    table: &Name,
+    c: &TableConstraint,
+) -> Option<Key> {
+    let (name, kind, cols, keyword) = match c {
+        // MySQL's `UNIQUE KEY uk (…)` names the index, not a constraint.
+        TableConstraint::PrimaryKey(pk) => (
+            pk.name.as_ref().or(pk.index_name.as_ref()),
+            KeyKind::PrimaryKey,
+            &pk.columns,
+            "primary key",
+        ),
+        TableConstraint::Unique(u) => (
+            u.name.as_ref().or(u.index_name.as_ref()),
+            KeyKind::Unique,
+            &u.columns,
+            "unique",
+        ),
+        TableConstraint::Index(ix) => (
+            ix.name.as_ref(),
+            KeyKind::Index,
+            &ix.columns,
+            if ix.display_as_key { "key" } else { "index" },
+        ),
+        _ => return None,
+    };
+    let parts = index_parts(cols);
+    let span = name
+        .and_then(|n| t.find(*cursor, &n.value))
+        .or_else(|| t.find(*cursor, keyword))
+        .unwrap_or(t.stmt);
+    if span != t.stmt {
+        *cursor = span.end;
+    }
+    // Unnamed: PostgreSQL's default, which a later `DROP CONSTRAINT` names.
+    let name = name
+        .map(ident_norm)
+        .unwrap_or_else(|| default_name(table, kind, &parts, kind == KeyKind::Index));
+    Some(Key {
+        name,
+        kind,
+        parts,
+        predicate: None,
+        span,
+    })
+}
+
+fn partitioning(t: &Text<'_>, e: &Expr) -> Option<Partitioning> {
+    let text = e.to_string();
+    let (method, rest) = text.split_once('(')?;
+    let method = match method.trim().to_ascii_lowercase().as_str() {
+        "range" => PartitionMethod::Range,
+        "list" => PartitionMethod::List,
+        "hash" => PartitionMethod::Hash,
+        _ => return None,
+    };
+    let inner = rest.strip_suffix(')').unwrap_or(rest);
+    let columns = expr_columns(inner);
+    let span = t.find(t.stmt.start, "partition by").unwrap_or(t.stmt);
+    Some(Partitioning {
+        method,
+        columns,
+        span,
+    })
+}
+
+fn create_table(t: &Text<'_>, ct: &ast::CreateTable) -> CreateTable {
+    let from = t
+        .find(t.stmt.start, "table")
+        .map_or(t.stmt.start, |s| s.end);
+    let name = name_of(t, from, &ct.name);
+    let mut cursor = name.span.end;
+    let mut columns = Vec::new();
+    let mut keys = Vec::new();
+    for c in &ct.columns {
+        let (mut col, mut ks) = column(t, cursor, c);
+        cursor = col.span.end;
+        for k in &mut ks {
+            if k.name.is_empty() {
+                k.name = default_name(&name, k.kind, &k.parts, false);
+            }
+        }
+        if ks.iter().any(|k| k.kind == KeyKind::PrimaryKey) {
+            col.not_null = true;
+        }
+        columns.push(col);
+        keys.extend(ks);
+    }
+    for c in &ct.constraints {
+        if let Some(k) = table_constraint(t, &mut cursor, &name, c) {
+            if k.kind == KeyKind::PrimaryKey {
+                for p in &k.parts {
+                    if let KeyPart::Column(n) = p {
+                        if let Some(col) = columns.iter_mut().find(|c| &c.name == n) {
+                            col.not_null = true;
+                        }
+                    }
+                }
+            }
+            keys.push(k);
+        }
+    }
+    let partition_of = ct.partition_of.as_ref().map(|p| {
+        let from = t
+            .find(name.span.end, "partition of")
+            .map_or(name.span.end, |s| s.end);
+        name_of(t, from, p)
+    });
+    CreateTable {
+        if_not_exists: ct.if_not_exists,
+        columns,
+        keys,
+        partition_by: ct.partition_by.as_deref().and_then(|e| partitioning(t, e)),
+        partition_of,
+        name,
+    }
+}
+
+fn create_index(t: &Text<'_>, ci: &ast::CreateIndex) -> CreateIndex {
+    let on = t.find(t.stmt.start, "on").map_or(t.stmt.start, |s| s.end);
+    let table = name_of(t, on, &ci.table_name);
+    let parts = index_parts(&ci.columns);
+    let kind = if ci.unique {
+        KeyKind::Unique
+    } else {
+        KeyKind::Index
+    };
+    let (name, span) = match &ci.name {
+        Some(n) => {
+            let from = t
+                .find(t.stmt.start, "index")
+                .map_or(t.stmt.start, |s| s.end);
+            let n = name_of(t, from, n);
+            (n.key, n.span)
+        }
+        None => (
+            default_name(&table, kind, &parts, true),
+            t.find(t.stmt.start, "index").unwrap_or(table.span),
+        ),
+    };
+    CreateIndex {
+        key: Key {
+            name,
+            kind,
+            parts,
+            predicate: ci.predicate.as_ref().map(ToString::to_string),
+            span,
+        },
+        table,
+        concurrently: ci.concurrently,
+        if_not_exists: ci.if_not_exists,
+    }
+}
+
+fn alter_ops(t: &Text<'_>, from: usize, table: &Name, ops: &[AlterTableOperation]) -> Vec<AlterOp> {
+    let mut cursor = from;
+    let mut out = Vec::new();
+    for op in ops {
+        match op {
+            AlterTableOperation::AddColumn { column_def, .. } => {
+                let (col, keys) = column(t, cursor, column_def);
+                cursor = col.span.end;
+                out.push(AlterOp::AddColumn(col));
+                for mut k in keys {
+                    if k.name.is_empty() {
+                        k.name = default_name(table, k.kind, &k.parts, false);
+                    }
+                    out.push(AlterOp::AddKey(k));
+                }
+            }
+            AlterTableOperation::AddConstraint {
+                constraint:
+                    c
+                    @ (TableConstraint::UniqueUsingIndex(u) | TableConstraint::PrimaryKeyUsingIndex(u)),
+                ..
+            } => out.push(AlterOp::PromoteIndex {
+                index: ident_norm(&u.index_name),
+                name: u.name.as_ref().map(ident_norm),
+                primary: matches!(c, TableConstraint::PrimaryKeyUsingIndex(_)),
+            }),
+            AlterTableOperation::AddConstraint { constraint, .. } => {
+                if let Some(k) = table_constraint(t, &mut cursor, table, constraint) {
+                    out.push(AlterOp::AddKey(k));
+                }
+            }
+            AlterTableOperation::DropColumn { column_names, .. } => {
+                for c in column_names {
+                    let span = t.ident(cursor, &c.value, t.stmt);
+                    cursor = span.end;
+                    out.push(AlterOp::DropColumn {
+                        name: ident_norm(c),
+                        span,
+                    });
+                }
+            }
+            AlterTableOperation::DropConstraint { name, .. } => {
+                let span = t.ident(cursor, &name.value, t.stmt);
+                cursor = span.end;
+                out.push(AlterOp::DropConstraint {
+                    name: ident_norm(name),
+                    span,
+                });
+            }
+            AlterTableOperation::DropPrimaryKey { .. } => {
+                let span = t.find(cursor, "primary key").unwrap_or(t.stmt);
+                out.push(AlterOp::DropPrimaryKey { span });
+            }
+            AlterTableOperation::DropIndex { name } => {
+                let span = t.ident(cursor, &name.value, t.stmt);
+                cursor = span.end;
+                out.push(AlterOp::DropIndex {
+                    name: ident_norm(name),
+                    span,
+                });
+            }
+            AlterTableOperation::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => out.push(AlterOp::RenameColumn {
+                from: ident_norm(old_column_name),
+                to: ident_norm(new_column_name),
+            }),
+            AlterTableOperation::RenameConstraint { old_name, new_name } => {
+                out.push(AlterOp::RenameConstraint {
+                    from: ident_norm(old_name),
+                    to: ident_norm(new_name),
+                })
+            }
+            AlterTableOperation::RenameTable { table_name } => {
+                let n = match table_name {
+                    RenameTableNameKind::As(n) | RenameTableNameKind::To(n) => n,
+                };
+                let from = t.find(cursor, "rename").map_or(cursor, |s| s.end);
+                let mut name = name_of(t, from, n);
+                // `ALTER TABLE s.a RENAME TO b` keeps schema `s`.
+                if !name.key.contains('.') {
+                    if let Some((schema, _)) = table.key.rsplit_once('.') {
+                        name.key = format!("{schema}.{}", name.key);
+                    }
+                }
+                out.push(AlterOp::RenameTable(name));
+            }
+            AlterTableOperation::AlterColumn { column_name, op } => match op {
+                AlterColumnOperation::SetNotNull => out.push(AlterOp::SetNotNull {
+                    column: ident_norm(column_name),
+                    not_null: true,
+                }),
+                AlterColumnOperation::DropNotNull => out.push(AlterOp::SetNotNull {
+                    column: ident_norm(column_name),
+                    not_null: false,
+                }),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::split::split;
+    use super::*;
+
+    fn events(sql: &str) -> (Vec<SchemaEvent>, Vec<Problem>) {
+        let mut facts = SqlFacts::default();
+        let mut problems = Vec::new();
+        for s in split(sql) {
+            statement(sql, &s, &mut facts, &mut problems);
+        }
+        (facts.events, problems)
+    }
+
+    fn at(sql: &str, span: Span) -> &str {
+        &sql[span.start..span.end]
+    }
+
+    #[test]
+    fn create_table_reads_columns_guards_and_partitioning_with_exact_spans() {
+        let sql = "create table public.payment_idempotency (\n  key uuid not null,\n  created_at timestamptz not null default now(),\n  unique (key, created_at)\n) partition by range (created_at);";
+        let (ev, problems) = events(sql);
+        assert!(problems.is_empty());
+        let EventKind::CreateTable(ct) = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(ct.name.key, "payment_idempotency");
+        assert_eq!(at(sql, ct.name.span), "payment_idempotency");
+        assert_eq!(ct.columns.len(), 2);
+        assert!(ct.columns[0].not_null);
+        assert_eq!(ct.columns[1].default.as_deref(), Some("now()"));
+        assert_eq!(ct.keys[0].kind, KeyKind::Unique);
+        assert_eq!(ct.keys[0].name, "payment_idempotency_key_created_at_key");
+        assert_eq!(at(sql, ct.keys[0].span), "unique");
+        let p = ct
+            .partition_by
+            .as_ref()
+            .map(|p| (p.method, p.columns.clone()));
+        assert_eq!(
+            p,
+            Some((PartitionMethod::Range, vec!["created_at".to_string()]))
+        );
+    }
+
+    #[test]
+    fn column_level_primary_key_and_unique_are_guards() {
+        let sql = "CREATE TABLE idem (id bigserial PRIMARY KEY, key text NOT NULL UNIQUE)";
+        let (ev, _) = events(sql);
+        let EventKind::CreateTable(ct) = &ev[0].kind else {
+            panic!()
+        };
+        let names: Vec<(&str, KeyKind, &str)> = ct
+            .keys
+            .iter()
+            .map(|k| (k.name.as_str(), k.kind, at(sql, k.span)))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("idem_pkey", KeyKind::PrimaryKey, "PRIMARY KEY"),
+                ("idem_key_key", KeyKind::Unique, "UNIQUE")
+            ]
+        );
+    }
+
+    #[test]
+    fn unique_expression_index_with_predicate_is_read() {
+        let sql = "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS idem_lower_key ON public.idem (lower(key), account_id) WHERE state <> 'done'";
+        let (ev, _) = events(sql);
+        let EventKind::CreateIndex(ci) = &ev[0].kind else {
+            panic!()
+        };
+        assert!(ci.concurrently && ci.if_not_exists);
+        assert_eq!(ci.key.kind, KeyKind::Unique);
+        assert_eq!(at(sql, ci.key.span), "idem_lower_key");
+        assert_eq!(at(sql, ci.table.span), "idem");
+        assert_eq!(
+            ci.key.parts,
+            vec![
+                KeyPart::Expr {
+                    text: "lower(key)".into(),
+                    columns: vec!["key".into()]
+                },
+                KeyPart::Column("account_id".into())
+            ]
+        );
+        assert_eq!(ci.key.predicate.as_deref(), Some("state <> 'done'"));
+    }
+
+    #[test]
+    fn mysql_inline_unique_key_and_key_are_read() {
+        let sql = "CREATE TABLE `idem` (`id` bigint NOT NULL AUTO_INCREMENT, `idem_key` varchar(64) NOT NULL, PRIMARY KEY (`id`), UNIQUE KEY `uk_idem_key` (`idem_key`), KEY `ix_created` (`id`)) ENGINE=InnoDB";
+        let (ev, problems) = events(sql);
+        assert!(problems.is_empty(), "{problems:?}");
+        let EventKind::CreateTable(ct) = &ev[0].kind else {
+            panic!()
+        };
+        let keys: Vec<(&str, KeyKind)> =
+            ct.keys.iter().map(|k| (k.name.as_str(), k.kind)).collect();
+        assert_eq!(
+            keys,
+            vec![
+                ("idem_pkey", KeyKind::PrimaryKey),
+                ("uk_idem_key", KeyKind::Unique),
+                ("ix_created", KeyKind::Index)
+            ]
+        );
+        assert_eq!(at(sql, ct.keys[1].span), "uk_idem_key");
+    }
+
+    #[test]
+    fn alter_table_operations_are_read_in_order() {
+        let sql = "ALTER TABLE ONLY idem ADD COLUMN request_hash bytea, DROP CONSTRAINT idem_key_key, RENAME COLUMN a TO b;\nALTER TABLE idem RENAME TO idem_v2";
+        let (ev, _) = events(sql);
+        let EventKind::AlterTable { table, ops } = &ev[0].kind else {
+            panic!()
+        };
+        assert_eq!(table.key, "idem");
+        assert!(matches!(&ops[0], AlterOp::AddColumn(c) if c.name == "request_hash"));
+        assert!(
+            matches!(&ops[1], AlterOp::DropConstraint { name, span } if name == "idem_key_key" && at(sql, *span) == "idem_key_key")
+        );
+        assert!(matches!(&ops[2], AlterOp::RenameColumn { from, to } if from == "a" && to == "b"));
+        let EventKind::AlterTable { ops, .. } = &ev[1].kind else {
+            panic!()
+        };
+        assert!(matches!(&ops[0], AlterOp::RenameTable(n) if n.key == "idem_v2"));
+    }
+
+    #[test]
+    fn unique_using_index_promotes_the_index() {
+        let sql = "ALTER TABLE idem ADD CONSTRAINT idem_key_uniq UNIQUE USING INDEX idem_key_idx";
+        let (ev, _) = events(sql);
+        let EventKind::AlterTable { ops, .. } = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(
+            ops[0],
+            AlterOp::PromoteIndex {
+                index: "idem_key_idx".into(),
+                name: Some("idem_key_uniq".into()),
+                primary: false
+            }
+        );
+    }
+
+    #[test]
+    fn drop_index_concurrently_if_exists_is_read_by_hand() {
+        let sql = "DROP INDEX CONCURRENTLY IF EXISTS public.idem_key_uniq;";
+        let (ev, problems) = events(sql);
+        assert!(problems.is_empty());
+        let EventKind::DropIndex { names } = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(names[0].key, "idem_key_uniq");
+        assert_eq!(at(sql, names[0].span), "public.idem_key_uniq");
+    }
+
+    #[test]
+    fn unparseable_statement_is_reported_only_when_it_touches_a_store() {
+        let sql = "CREATE TABLE idempotency_keys (key text PRIMARY KEY WITH NONSENSE);\nCREATE FROBNICATOR widgets;\nCREATE TABLE next_one (id int);";
+        let (ev, problems) = events(sql);
+        assert_eq!(problems.len(), 2);
+        assert!(problems[0].reported);
+        assert!(problems[0]
+            .message
+            .contains("CREATE TABLE idempotency_keys"));
+        assert!(!problems[1].reported);
+        assert!(matches!(&ev[0].kind, EventKind::CreateTable(ct) if ct.name.key == "next_one"));
+    }
+}

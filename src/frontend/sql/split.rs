@@ -1,0 +1,233 @@
+//! The statement splitter: cuts SQL text at top-level `;` the way psql does,
+//! so each statement can be parsed on its own and one bad statement cannot
+//! hide the next. Knows quotes (`'…'` with `''`, `E'…'` with backslash
+//! escapes, `"…"`, MySQL backticks), dollar-quoted bodies (`$$…$$`,
+//! `$tag$…$tag$`), `--` comments and nested `/* */` comments. Not a parser.
+
+use crate::source::Span;
+
+/// One statement: its span (from its first token to before its `;`, leading
+/// comments and blanks excluded) and the spans of the dollar-quoted bodies
+/// inside it (the text between the delimiters), all in the input's offsets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawStatement {
+    pub span: Span,
+    pub bodies: Vec<Span>,
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// The length of a dollar-quote delimiter (`$$` or `$tag$`) starting at `i`,
+/// if one starts there. `$1` (a parameter) is not one: a tag cannot start
+/// with a digit.
+fn dollar_tag(bytes: &[u8], i: usize) -> Option<usize> {
+    if bytes.get(i) != Some(&b'$') {
+        return None;
+    }
+    if i > 0 && is_ident_byte(bytes[i - 1]) {
+        return None;
+    }
+    let mut j = i + 1;
+    if let Some(&b) = bytes.get(j) {
+        if b.is_ascii_digit() {
+            return None;
+        }
+    }
+    while let Some(&b) = bytes.get(j) {
+        if b == b'$' {
+            return Some(j + 1 - i);
+        }
+        if !(b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80) {
+            return None;
+        }
+        j += 1;
+    }
+    None
+}
+
+/// Split `text` into statements. Never fails: an unterminated quote or
+/// comment runs to the end of the text, and that statement will not parse.
+pub fn split(text: &str) -> Vec<RawStatement> {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut bodies = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let b = bytes[i];
+        // comments are skipped whether or not a statement has begun
+        if b == b'-' && bytes.get(i + 1) == Some(&b'-') {
+            i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |p| i + p + 1);
+            continue;
+        }
+        if b == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            let mut depth = 1usize;
+            i += 2;
+            while i < n && depth > 0 {
+                if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    i += 2;
+                } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if b.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if b == b';' {
+            if let Some(s) = start.take() {
+                out.push(RawStatement {
+                    span: Span::new(s, trim_end(bytes, s, i)),
+                    bodies: std::mem::take(&mut bodies),
+                });
+            }
+            i += 1;
+            continue;
+        }
+        if start.is_none() {
+            start = Some(i);
+        }
+        match b {
+            b'\'' => {
+                let escapes = i > 0
+                    && matches!(bytes[i - 1], b'E' | b'e')
+                    && (i < 2 || !is_ident_byte(bytes[i - 2]));
+                i = skip_quoted(bytes, i + 1, b'\'', escapes);
+            }
+            b'"' => i = skip_quoted(bytes, i + 1, b'"', false),
+            b'`' => i = skip_quoted(bytes, i + 1, b'`', false),
+            b'$' => match dollar_tag(bytes, i) {
+                Some(len) => {
+                    let tag = &bytes[i..i + len];
+                    let body_start = i + len;
+                    match memchr::memmem::find(&bytes[body_start..], tag) {
+                        Some(p) => {
+                            bodies.push(Span::new(body_start, body_start + p));
+                            i = body_start + p + len;
+                        }
+                        None => {
+                            bodies.push(Span::new(body_start, n));
+                            i = n;
+                        }
+                    }
+                }
+                None => i += 1,
+            },
+            _ => i += 1,
+        }
+    }
+    if let Some(s) = start {
+        out.push(RawStatement {
+            span: Span::new(s, trim_end(bytes, s, n)),
+            bodies,
+        });
+    }
+    out
+}
+
+/// Index just past a quoted run that opened before `i`. A doubled quote is
+/// an escaped quote; with `escapes`, so is a backslash-escaped one.
+fn skip_quoted(bytes: &[u8], mut i: usize, quote: u8, escapes: bool) -> usize {
+    while i < bytes.len() {
+        let b = bytes[i];
+        if escapes && b == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b == quote {
+            if bytes.get(i + 1) == Some(&quote) {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+/// End of a statement with trailing blanks trimmed (comments inside a
+/// statement are kept; trailing ones are part of the text but harmless).
+fn trim_end(bytes: &[u8], start: usize, mut end: usize) -> usize {
+    while end > start && bytes[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(sql: &str) -> Vec<&str> {
+        split(sql)
+            .iter()
+            .map(|s| &sql[s.span.start..s.span.end])
+            .collect()
+    }
+
+    #[test]
+    fn semicolons_inside_quotes_comments_and_bodies_do_not_split() {
+        let sql = "-- lead; comment\nCREATE TABLE a (x text DEFAULT 'a;b');\n\
+                   /* outer /* nested; */ still; */ SELECT E'it\\'s; here';\n\
+                   CREATE FUNCTION f() RETURNS void AS $fn$ BEGIN DELETE FROM a; END $fn$ LANGUAGE plpgsql;\n\
+                   SELECT \"odd;name\" FROM `b;c`";
+        assert_eq!(
+            texts(sql),
+            vec![
+                "CREATE TABLE a (x text DEFAULT 'a;b')",
+                "SELECT E'it\\'s; here'",
+                "CREATE FUNCTION f() RETURNS void AS $fn$ BEGIN DELETE FROM a; END $fn$ LANGUAGE plpgsql",
+                "SELECT \"odd;name\" FROM `b;c`",
+            ]
+        );
+    }
+
+    #[test]
+    fn dollar_bodies_are_recorded_with_exact_spans() {
+        let sql = "SELECT cron.schedule('purge', '0 3 * * *', $$DELETE FROM idem WHERE true$$);";
+        let st = split(sql);
+        assert_eq!(st.len(), 1);
+        let body = st[0].bodies[0];
+        assert_eq!(&sql[body.start..body.end], "DELETE FROM idem WHERE true");
+    }
+
+    #[test]
+    fn positional_parameters_are_not_dollar_quotes() {
+        assert_eq!(
+            texts("DELETE FROM t WHERE a = $1; SELECT 2"),
+            vec!["DELETE FROM t WHERE a = $1", "SELECT 2"]
+        );
+    }
+
+    #[test]
+    fn standard_strings_treat_backslash_as_text() {
+        // In a standard string a backslash is ordinary, so the quote ends it.
+        assert_eq!(
+            texts(r"SELECT 'a\'; SELECT 1"),
+            vec![r"SELECT 'a\'", "SELECT 1"]
+        );
+    }
+
+    #[test]
+    fn unterminated_quote_runs_to_the_end_without_panicking() {
+        assert_eq!(
+            texts("SELECT 1; SELECT 'oops; x"),
+            vec!["SELECT 1", "SELECT 'oops; x"]
+        );
+        assert_eq!(
+            texts("SELECT $$ never closed"),
+            vec!["SELECT $$ never closed"]
+        );
+        assert!(split("/* open").is_empty());
+    }
+}

@@ -1,0 +1,768 @@
+//! The schema model: every migration history replayed in order into tables
+//! (columns, unique guards, plain indexes, partitioning), with renames and
+//! drops tracked and every fact keeping the file and statement that made it
+//! (and, for a removed guard, the statement that removed it). Also which
+//! tables are idempotency stores (`rules/stores.toml` plus `[[store]]` in
+//! the config) and what guards their key. Rules read this; none replays.
+
+use super::migrations::{self, History};
+use crate::config::Config;
+use crate::frontend::sql::{
+    AlterOp, Column, Delete, EventKind, Key, KeyKind, Name, PartitionMethod, Partitioning,
+    SchemaEvent,
+};
+use crate::frontend::FileFacts;
+use crate::knowledge;
+use crate::source::{FileId, SourceMap, Span};
+use std::collections::HashMap;
+
+/// Where a fact came from: a file and a span in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    pub file: FileId,
+    pub span: Span,
+}
+
+/// A key (PRIMARY KEY, UNIQUE, unique or plain index) and the statement
+/// that made it.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    pub key: Key,
+    /// The declaring token (`UNIQUE`, `PRIMARY KEY`, the index name).
+    pub at: Origin,
+    pub statement: Origin,
+}
+
+/// A guard that a later statement removed.
+#[derive(Debug, Clone)]
+pub struct Removed {
+    pub guard: Guard,
+    /// The token that names it in the removing statement.
+    pub at: Origin,
+    pub statement: Origin,
+}
+
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// As last named (`public.idempotency_keys`).
+    pub name: String,
+    /// Normalised (`idempotency_keys`).
+    pub key: String,
+    /// Index into [`SchemaModel::histories`].
+    pub history: usize,
+    /// The table's name in its `CREATE TABLE`.
+    pub created: Origin,
+    pub columns: Vec<Column>,
+    /// Keys alive at the end of the history.
+    pub guards: Vec<Guard>,
+    pub removed: Vec<Removed>,
+    pub partition_by: Option<(Partitioning, FileId)>,
+    /// `PARTITION OF` this parent (normalised).
+    pub partition_of: Option<String>,
+}
+
+impl Table {
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+}
+
+/// A `DELETE` statement found anywhere.
+#[derive(Debug, Clone)]
+pub struct DeleteUse {
+    pub file: FileId,
+    pub statement: Span,
+    pub delete: Delete,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    /// Client-supplied request keys (`idempotency_key`, `request_id`) with a
+    /// stored response.
+    RequestKey,
+    /// A provider's event ids (`event_id` in a webhook/processed-events table).
+    ProviderEvent,
+}
+
+/// What makes a table a store and which columns are its key.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub kind: StoreKind,
+    /// The key column(s); empty when none is recognised.
+    pub key: Vec<String>,
+    /// Columns naming the caller (account_id, tenant_id, ...).
+    pub scope: Vec<String>,
+    /// The table is a store by its name or the config, not only because
+    /// it has an `idempotency_key` column (a `payments` table with one is
+    /// the effect itself, guarded by its key, and holds the request's
+    /// fields rather than a copy of them).
+    pub dedicated: bool,
+}
+
+/// How a store's key is guarded at the end of its history.
+#[derive(Debug, Clone)]
+pub enum Guarding<'a> {
+    /// A full PRIMARY KEY / UNIQUE over the key (possibly with scope columns).
+    Guarded(&'a Guard),
+    /// Only partial unique indexes cover the key.
+    Partial(&'a Guard),
+    /// The only unique guards add partition columns to the key.
+    SplitByPartition {
+        guard: &'a Guard,
+        columns: Vec<String>,
+    },
+    Missing,
+}
+
+#[derive(Debug, Default)]
+pub struct SchemaModel {
+    pub histories: Vec<History>,
+    pub tables: Vec<Table>,
+    pub deletes: Vec<DeleteUse>,
+    /// Tables the config declares (`store = true`) or excludes (`false`), normalised.
+    declared: HashMap<String, bool>,
+}
+
+fn bare(key: &str) -> &str {
+    key.rsplit('.').next().unwrap_or(key)
+}
+
+fn norm_decl(table: &str) -> String {
+    let t = table.trim().trim_matches('"').to_ascii_lowercase();
+    t.strip_prefix("public.").map(str::to_string).unwrap_or(t)
+}
+
+impl SchemaModel {
+    pub fn build(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Self {
+        let sql_files: Vec<(FileId, &str)> = files
+            .iter()
+            .filter(|f| f.sql.is_some())
+            .map(|f| (f.file, sources.path(f.file)))
+            .collect();
+        let mut model = SchemaModel {
+            histories: migrations::histories(&sql_files),
+            ..SchemaModel::default()
+        };
+        for d in &config.store {
+            if let Some(t) = &d.table {
+                model.declared.insert(norm_decl(t), d.store);
+            }
+        }
+        let by_id: HashMap<FileId, &FileFacts> = files.iter().map(|f| (f.file, f)).collect();
+        for (h, history) in model.histories.clone().iter().enumerate() {
+            let mut replay = Replay {
+                history: h,
+                tables: Vec::new(),
+            };
+            for id in &history.files {
+                let Some(sql) = by_id.get(id).and_then(|f| f.sql.as_ref()) else {
+                    continue;
+                };
+                for ev in &sql.events {
+                    if let EventKind::Delete(d) = &ev.kind {
+                        model.deletes.push(DeleteUse {
+                            file: *id,
+                            statement: ev.span,
+                            delete: d.clone(),
+                        });
+                    }
+                    replay.apply(*id, ev);
+                }
+            }
+            model.tables.extend(replay.tables.into_iter().flatten());
+        }
+        model
+    }
+
+    /// Whether a table is an idempotency store, and what kind.
+    pub fn store(&self, t: &Table) -> Option<Store> {
+        let stores = knowledge::stores();
+        let declared = self
+            .declared
+            .get(&t.key)
+            .or_else(|| self.declared.get(bare(&t.key)))
+            .copied();
+        if declared == Some(false) {
+            return None;
+        }
+        let marked = t
+            .columns
+            .iter()
+            .any(|c| stores.key_column.marks_store.contains(&c.name));
+        let dedicated = declared == Some(true) || stores.is_store_table(&t.key);
+        if !dedicated && !marked {
+            return None;
+        }
+        let find = |words: &[String]| -> Option<String> {
+            words
+                .iter()
+                .find(|w| t.column(w).is_some())
+                .map(|w| w.to_string())
+        };
+        let request = find(&stores.key_column.request_key);
+        let event = find(&stores.key_column.event_id);
+        let eventish = stores.event_table.matches(bare(&t.key));
+        let (kind, key) = match (request, event) {
+            (_, Some(e)) if eventish => (StoreKind::ProviderEvent, Some(e)),
+            (Some(r), _) if !eventish => (StoreKind::RequestKey, Some(r)),
+            (Some(r), None) => (StoreKind::ProviderEvent, Some(r)),
+            (None, Some(e)) => (StoreKind::ProviderEvent, Some(e)),
+            (r, _) => (
+                if eventish {
+                    StoreKind::ProviderEvent
+                } else {
+                    StoreKind::RequestKey
+                },
+                r,
+            ),
+        };
+        let scope = t
+            .columns
+            .iter()
+            .filter(|c| Some(&c.name) != key.as_ref() && stores.scope_column.matches(&c.name))
+            .map(|c| c.name.clone())
+            .collect();
+        Some(Store {
+            kind,
+            key: key.into_iter().collect(),
+            scope,
+            dedicated,
+        })
+    }
+
+    /// Every store table at the end of its history, with what makes it one.
+    /// Partitions (`PARTITION OF`) are left out: their parent is the store.
+    pub fn stores(&self) -> impl Iterator<Item = (&Table, Store)> {
+        self.tables
+            .iter()
+            .filter(|t| t.partition_of.is_none())
+            .filter_map(|t| self.store(t).map(|s| (t, s)))
+    }
+
+    /// Whether a table named `key` (normalised) is a store: by its
+    /// definition when some history defines it, else by its name.
+    pub fn is_store_name(&self, key: &str) -> bool {
+        let defined: Vec<&Table> = self
+            .tables
+            .iter()
+            .filter(|t| t.key == key || bare(&t.key) == bare(key))
+            .collect();
+        if !defined.is_empty() {
+            return defined.iter().any(|t| self.store(t).is_some());
+        }
+        match self
+            .declared
+            .get(key)
+            .or_else(|| self.declared.get(bare(key)))
+        {
+            Some(d) => *d,
+            None => knowledge::stores().is_store_table(key),
+        }
+    }
+
+    /// Whether some history partitions the table `key` by RANGE or LIST,
+    /// so old rows can go by dropping whole partitions (HASH partitions
+    /// cannot be dropped by age).
+    pub fn has_droppable_partitions(&self, key: &str) -> bool {
+        self.tables
+            .iter()
+            .filter(|t| t.key == key || bare(&t.key) == bare(key))
+            .filter_map(|t| t.partition_by.as_ref())
+            .any(|(p, _)| matches!(p.method, PartitionMethod::Range | PartitionMethod::List))
+    }
+}
+
+/// Whether a key part reads only key columns (`key`, `lower(key)`).
+fn reads_only(part: &crate::frontend::sql::KeyPart, cols: &[String]) -> bool {
+    let read = part.columns();
+    !read.is_empty() && read.iter().all(|c| cols.iter().any(|k| k == c))
+}
+
+/// A column that holds a time: its type says so, or its name
+/// (`created_at`, `received_on`) when the type is unknown.
+fn is_time_column(t: &Table, name: &str) -> bool {
+    match t.column(name) {
+        Some(c) => {
+            let ty = c.ty.to_ascii_uppercase();
+            ty.contains("TIME") || ty.starts_with("DATE")
+        }
+        None => name.ends_with("_at") || name.ends_with("_on"),
+    }
+}
+
+/// A partial predicate that excludes no row that could collide:
+/// `WHERE key IS NOT NULL` (NULLs never collide anyway).
+fn harmless_predicate(pred: &str, key: &[String]) -> bool {
+    let p = pred
+        .trim()
+        .trim_matches(|c| c == '(' || c == ')')
+        .to_ascii_lowercase();
+    let p: Vec<&str> = p.split_whitespace().collect();
+    matches!(p.as_slice(), [col, "is", "not", "null"] if key.iter().any(|k| k == col.trim_matches('"')))
+}
+
+impl Store {
+    /// How the key is guarded in `t`.
+    pub fn guarding<'a>(&self, t: &'a Table) -> Guarding<'a> {
+        if self.key.is_empty() {
+            return Guarding::Missing;
+        }
+        let partition_cols: &[String] = t
+            .partition_by
+            .as_ref()
+            .map(|(p, _)| p.columns.as_slice())
+            .unwrap_or(&[]);
+        let mut partial = None;
+        let mut split = None;
+        for g in t.guards.iter().filter(|g| g.key.kind != KeyKind::Index) {
+            let parts = &g.key.parts;
+            if !parts.iter().any(|p| reads_only(p, &self.key)) {
+                continue;
+            }
+            // Columns beside the key: a caller scope (account_id), a
+            // composite provider identity (psp_reference, event_code) or a
+            // partition column the request determines (tenant_id) still
+            // guard the key; a time column does not, since a replay carries
+            // a new time.
+            let extra: Vec<&str> = parts
+                .iter()
+                .filter(|p| !reads_only(p, &self.key))
+                .flat_map(|p| p.columns())
+                .filter(|c| is_time_column(t, c))
+                .collect();
+            let full = g
+                .key
+                .predicate
+                .as_deref()
+                .is_none_or(|p| harmless_predicate(p, &self.key));
+            if extra.is_empty() {
+                if full {
+                    return Guarding::Guarded(g);
+                }
+                partial.get_or_insert(g);
+            } else if extra.iter().all(|c| partition_cols.iter().any(|p| p == c)) {
+                split.get_or_insert((g, extra.iter().map(|c| c.to_string()).collect()));
+            }
+        }
+        if let Some((guard, columns)) = split {
+            return Guarding::SplitByPartition { guard, columns };
+        }
+        match partial {
+            Some(g) => Guarding::Partial(g),
+            None => Guarding::Missing,
+        }
+    }
+
+    /// A non-unique index whose first part is the key: it looks like a
+    /// guard to a reader and is not one.
+    pub fn plain_index<'a>(&self, t: &'a Table) -> Option<&'a Guard> {
+        t.guards.iter().find(|g| {
+            g.key.kind == KeyKind::Index
+                && g.key
+                    .parts
+                    .first()
+                    .is_some_and(|p| reads_only(p, &self.key))
+        })
+    }
+
+    /// The latest removal of a guard that did cover the key.
+    pub fn last_removed<'a>(&self, t: &'a Table) -> Option<&'a Removed> {
+        t.removed.iter().rev().find(|r| {
+            r.guard.key.kind != KeyKind::Index
+                && r.guard.key.predicate.is_none()
+                && r.guard.key.parts.iter().any(|p| reads_only(p, &self.key))
+        })
+    }
+}
+
+/// Replays one history.
+struct Replay {
+    history: usize,
+    /// `None` once dropped.
+    tables: Vec<Option<Table>>,
+}
+
+impl Replay {
+    fn find(&mut self, name: &Name) -> Option<&mut Table> {
+        self.tables
+            .iter_mut()
+            .flatten()
+            .rev()
+            .find(|t| t.key == name.key)
+    }
+
+    fn apply(&mut self, file: FileId, ev: &SchemaEvent) {
+        let statement = Origin {
+            file,
+            span: ev.span,
+        };
+        let guard = |k: &Key| Guard {
+            key: k.clone(),
+            at: Origin { file, span: k.span },
+            statement,
+        };
+        match &ev.kind {
+            EventKind::CreateTable(ct) => {
+                if self.find(&ct.name).is_some() {
+                    if ct.if_not_exists {
+                        return;
+                    }
+                    // Recreated: the old one is gone.
+                    for t in &mut self.tables {
+                        if t.as_ref().is_some_and(|t| t.key == ct.name.key) {
+                            *t = None;
+                        }
+                    }
+                }
+                self.tables.push(Some(Table {
+                    name: ct.name.text.clone(),
+                    key: ct.name.key.clone(),
+                    history: self.history,
+                    created: Origin {
+                        file,
+                        span: ct.name.span,
+                    },
+                    columns: ct.columns.clone(),
+                    guards: ct.keys.iter().map(guard).collect(),
+                    removed: Vec::new(),
+                    partition_by: ct.partition_by.clone().map(|p| (p, file)),
+                    partition_of: ct.partition_of.as_ref().map(|p| p.key.clone()),
+                }));
+            }
+            EventKind::CreateIndex(ci) => {
+                if let Some(t) = self.find(&ci.table) {
+                    if ci.if_not_exists && t.guards.iter().any(|g| g.key.name == ci.key.name) {
+                        return;
+                    }
+                    t.guards.push(guard(&ci.key));
+                }
+            }
+            EventKind::AlterTable { table, ops } => {
+                let Some(t) = self.find(table) else {
+                    return;
+                };
+                for op in ops {
+                    alter(t, op, file, statement, &guard);
+                }
+            }
+            EventKind::DropIndex { names } => {
+                for n in names {
+                    for t in self.tables.iter_mut().flatten() {
+                        remove_guards(t, |g| g.key.name == bare(&n.key), file, n.span, statement);
+                    }
+                }
+            }
+            EventKind::DropTable { names } => {
+                for n in names {
+                    for t in &mut self.tables {
+                        if t.as_ref().is_some_and(|t| t.key == n.key) {
+                            *t = None;
+                        }
+                    }
+                }
+            }
+            EventKind::Delete(_) => {}
+        }
+    }
+}
+
+fn remove_guards(
+    t: &mut Table,
+    matches: impl Fn(&Guard) -> bool,
+    file: FileId,
+    at: Span,
+    statement: Origin,
+) {
+    let (gone, kept): (Vec<Guard>, Vec<Guard>) = t.guards.drain(..).partition(|g| matches(g));
+    t.guards = kept;
+    for g in gone {
+        t.removed.push(Removed {
+            guard: g,
+            at: Origin { file, span: at },
+            statement,
+        });
+    }
+}
+
+fn alter(
+    t: &mut Table,
+    op: &AlterOp,
+    file: FileId,
+    statement: Origin,
+    guard: &dyn Fn(&Key) -> Guard,
+) {
+    match op {
+        AlterOp::AddColumn(c) => {
+            if t.column(&c.name).is_none() {
+                t.columns.push(c.clone());
+            }
+        }
+        AlterOp::DropColumn { name, span } => {
+            t.columns.retain(|c| &c.name != name);
+            // PostgreSQL drops every index and constraint on the column.
+            remove_guards(
+                t,
+                |g| {
+                    g.key
+                        .parts
+                        .iter()
+                        .any(|p| p.columns().contains(&name.as_str()))
+                },
+                file,
+                *span,
+                statement,
+            );
+        }
+        AlterOp::RenameColumn { from, to } => {
+            if let Some(c) = t.columns.iter_mut().find(|c| &c.name == from) {
+                c.name = to.clone();
+            }
+            for g in &mut t.guards {
+                for p in &mut g.key.parts {
+                    match p {
+                        crate::frontend::sql::KeyPart::Column(c) if c == from => *c = to.clone(),
+                        crate::frontend::sql::KeyPart::Expr { columns, .. } => {
+                            for c in columns.iter_mut().filter(|c| *c == from) {
+                                *c = to.clone();
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        AlterOp::SetNotNull { column, not_null } => {
+            if let Some(c) = t.columns.iter_mut().find(|c| &c.name == column) {
+                c.not_null = *not_null;
+            }
+        }
+        AlterOp::AddKey(k) => t.guards.push(guard(k)),
+        AlterOp::DropConstraint { name, span } => {
+            remove_guards(t, |g| &g.key.name == name, file, *span, statement);
+        }
+        AlterOp::DropPrimaryKey { span } => {
+            remove_guards(
+                t,
+                |g| g.key.kind == KeyKind::PrimaryKey,
+                file,
+                *span,
+                statement,
+            );
+        }
+        AlterOp::DropIndex { name, span } => {
+            remove_guards(t, |g| &g.key.name == name, file, *span, statement);
+        }
+        AlterOp::RenameConstraint { from, to } => {
+            for g in t.guards.iter_mut().filter(|g| &g.key.name == from) {
+                g.key.name = to.clone();
+            }
+        }
+        AlterOp::PromoteIndex {
+            index,
+            name,
+            primary,
+        } => {
+            for g in t.guards.iter_mut().filter(|g| &g.key.name == index) {
+                if let Some(n) = name {
+                    g.key.name = n.clone();
+                }
+                if *primary {
+                    g.key.kind = KeyKind::PrimaryKey;
+                }
+            }
+        }
+        AlterOp::RenameTable(n) => {
+            t.name = n.text.clone();
+            t.key = n.key.clone();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{FileKind, SourceFile};
+
+    fn model(files: &[(&str, &str)], config: &Config) -> (SchemaModel, SourceMap) {
+        let mut sources = SourceMap::default();
+        let mut facts = Vec::new();
+        for (i, (path, text)) in files.iter().enumerate() {
+            sources.files.push(SourceFile {
+                path: path.to_string(),
+                kind: FileKind::Sql,
+                text: std::sync::Arc::from(*text),
+            });
+            facts.push(crate::frontend::parse(i, FileKind::Sql, text));
+        }
+        (SchemaModel::build(&facts, &sources, config), sources)
+    }
+
+    fn only_table(m: &SchemaModel) -> &Table {
+        assert_eq!(m.tables.len(), 1, "{:?}", m.tables);
+        &m.tables[0]
+    }
+
+    #[test]
+    fn unique_index_added_in_a_later_migration_guards_the_key() {
+        let (m, _) = model(
+            &[
+                ("migrations/0002_idx.sql", "CREATE UNIQUE INDEX CONCURRENTLY idem_key_uniq ON idempotency_keys (idempotency_key);"),
+                ("migrations/0001_init.sql", "CREATE TABLE idempotency_keys (id bigserial PRIMARY KEY, idempotency_key text NOT NULL);"),
+            ],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert_eq!(s.key, vec!["idempotency_key".to_string()]);
+        assert!(matches!(s.guarding(t), Guarding::Guarded(g) if g.key.name == "idem_key_uniq"));
+    }
+
+    #[test]
+    fn constraint_dropped_later_is_removed_and_remembered_at_the_drop() {
+        let drop =
+            "ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_idempotency_key_key;";
+        let (m, _) = model(
+            &[
+                ("migrations/1_init.up.sql", "CREATE TABLE idempotency_keys (idempotency_key text UNIQUE);"),
+                ("migrations/2_drop.up.sql", drop),
+                ("migrations/2_drop.down.sql", "ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_idempotency_key_key UNIQUE (idempotency_key);"),
+            ],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert!(matches!(s.guarding(t), Guarding::Missing));
+        let r = s.last_removed(t).expect("a removal");
+        assert_eq!(r.at.file, 1);
+        assert_eq!(
+            &drop[r.at.span.start..r.at.span.end],
+            "idempotency_keys_idempotency_key_key"
+        );
+    }
+
+    #[test]
+    fn index_promoted_to_a_constraint_is_dropped_by_the_constraint_name() {
+        let (m, _) = model(
+            &[(
+                "structure.sql",
+                "CREATE TABLE idempotency_keys (idempotency_key text NOT NULL, request_hash bytea);\n\
+                 CREATE UNIQUE INDEX CONCURRENTLY idem_key_idx ON idempotency_keys (idempotency_key);\n\
+                 ALTER TABLE idempotency_keys ADD CONSTRAINT idem_key_uniq UNIQUE USING INDEX idem_key_idx;\n\
+                 ALTER TABLE idempotency_keys DROP CONSTRAINT idem_key_uniq;",
+            )],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert!(matches!(s.guarding(t), Guarding::Missing));
+        assert_eq!(
+            s.last_removed(t).map(|r| r.guard.key.name.as_str()),
+            Some("idem_key_uniq")
+        );
+    }
+
+    #[test]
+    fn renamed_table_and_column_keep_their_guard() {
+        let (m, _) = model(
+            &[(
+                "schema.sql",
+                "CREATE TABLE idem (k text, PRIMARY KEY (k));\nALTER TABLE idem RENAME COLUMN k TO idempotency_key;\nALTER TABLE idem RENAME TO idempotency_requests;",
+            )],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        assert_eq!(t.key, "idempotency_requests");
+        let s = m.store(t).expect("a store");
+        assert!(matches!(s.guarding(t), Guarding::Guarded(_)));
+    }
+
+    #[test]
+    fn partitioned_table_with_key_and_partition_column_is_split() {
+        let (m, _) = model(
+            &[(
+                "schema.sql",
+                "create table payment_idempotency (key uuid not null, created_at timestamptz not null, unique (key, created_at)) partition by range (created_at);",
+            )],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert!(
+            matches!(s.guarding(t), Guarding::SplitByPartition { columns, .. } if columns == vec!["created_at".to_string()])
+        );
+    }
+
+    #[test]
+    fn tenant_partitioned_table_guarded_per_tenant_is_guarded() {
+        let (m, _) = model(
+            &[(
+                "schema.sql",
+                "CREATE TABLE idempotency_keys (tenant_id bigint NOT NULL, idempotency_key text NOT NULL, request_hash bytea, created_at timestamptz NOT NULL, PRIMARY KEY (tenant_id, idempotency_key)) PARTITION BY LIST (tenant_id);",
+            )],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert!(matches!(s.guarding(t), Guarding::Guarded(_)));
+    }
+
+    #[test]
+    fn unique_with_a_timestamp_on_an_unpartitioned_table_is_no_guard() {
+        let (m, _) = model(
+            &[(
+                "schema.sql",
+                "CREATE TABLE idempotency_keys (idempotency_key text NOT NULL, created_at timestamptz NOT NULL, UNIQUE (idempotency_key, created_at));",
+            )],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert!(matches!(s.guarding(t), Guarding::Missing));
+    }
+
+    #[test]
+    fn webhook_table_is_a_provider_event_store_keyed_by_event_id() {
+        let (m, _) = model(
+            &[("schema.sql", "CREATE TABLE stripe_webhook_events (id bigserial PRIMARY KEY, event_id text NOT NULL UNIQUE, payload jsonb);")],
+            &Config::default(),
+        );
+        let t = only_table(&m);
+        let s = m.store(t).expect("a store");
+        assert_eq!(s.kind, StoreKind::ProviderEvent);
+        assert_eq!(s.key, vec!["event_id".to_string()]);
+        assert!(matches!(s.guarding(t), Guarding::Guarded(_)));
+    }
+
+    #[test]
+    fn config_adds_and_excludes_stores() {
+        let config = Config {
+            store: vec![
+                crate::config::StoreDecl {
+                    table: Some("payment_requests".into()),
+                    store: true,
+                    ..Default::default()
+                },
+                crate::config::StoreDecl {
+                    table: Some("public.dedup_cache".into()),
+                    store: false,
+                    ..Default::default()
+                },
+            ],
+            ..Config::default()
+        };
+        let (m, _) = model(
+            &[(
+                "schema.sql",
+                "CREATE TABLE payment_requests (request_id text PRIMARY KEY);\nCREATE TABLE dedup_cache (key text);",
+            )],
+            &config,
+        );
+        let stores: Vec<&str> = m
+            .tables
+            .iter()
+            .filter(|t| m.store(t).is_some())
+            .map(|t| t.key.as_str())
+            .collect();
+        assert_eq!(stores, vec!["payment_requests"]);
+    }
+}

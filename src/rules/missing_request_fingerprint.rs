@@ -1,0 +1,51 @@
+//! `missing-request-fingerprint`: a request-key store with no column for a
+//! hash or copy of the request. Not for provider-event stores (a provider's
+//! event id always names the same event), nor for a table that is a store
+//! only by its `idempotency_key` column (`payments`: the row holds the
+//! request's own fields).
+
+use super::Context;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::knowledge;
+use crate::model::schema::{Store, StoreKind, Table};
+
+pub const NAME: &str = "missing-request-fingerprint";
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let words = &knowledge::stores().fingerprint_column;
+    for (t, s) in ctx.model.schema.stores() {
+        if s.kind != StoreKind::RequestKey || !s.dedicated {
+            continue;
+        }
+        // A stored response is not a fingerprint of the request.
+        let has = t
+            .columns
+            .iter()
+            .any(|c| !c.name.starts_with("response") && words.matches(&c.name));
+        if !has {
+            out.push(missing(t, &s));
+        }
+    }
+}
+
+fn missing(t: &Table, s: &Store) -> Diagnostic {
+    let key = if s.key.is_empty() {
+        "key".to_string()
+    } else {
+        s.key.join(", ")
+    };
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        t.created.file,
+        t.created.span,
+        format!(
+            "`{}` keeps no fingerprint of the request: a reused `{key}` with a different body gets the first body's stored response instead of a 422",
+            t.name
+        ),
+    )
+    .with_help(format!(
+        "store a hash of the request with the key (`ALTER TABLE {} ADD COLUMN request_hash bytea`), compare it on every replay, and answer 422 when it differs",
+        t.name
+    ))
+}

@@ -1,0 +1,110 @@
+//! `missing-unique-key-constraint`: a store whose key columns have no
+//! PRIMARY KEY, UNIQUE constraint or unique index at the end of its
+//! migration history, or only a partial one.
+
+use super::Context;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::schema::{Guard, Guarding, Removed, Store, Table};
+
+pub const NAME: &str = "missing-unique-key-constraint";
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for (t, s) in ctx.model.schema.stores() {
+        if s.key.is_empty() {
+            continue;
+        }
+        match s.guarding(t) {
+            Guarding::Missing => out.push(missing(t, &s, s.last_removed(t), s.plain_index(t))),
+            Guarding::Partial(g) => out.push(partial(t, &s, g)),
+            Guarding::Guarded(_) | Guarding::SplitByPartition { .. } => {}
+        }
+    }
+}
+
+fn cols(c: &[String]) -> String {
+    c.join(", ")
+}
+
+/// The guard to add: scope columns first, so one caller's key never meets
+/// another's.
+fn suggestion(t: &Table, s: &Store) -> String {
+    let mut columns = s.scope.clone();
+    columns.extend(s.key.iter().cloned());
+    let bare = t.key.rsplit('.').next().unwrap_or(&t.key);
+    format!(
+        "CREATE UNIQUE INDEX CONCURRENTLY {bare}_{}_key ON {} ({});",
+        columns.join("_"),
+        t.name,
+        cols(&columns)
+    )
+}
+
+fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard>) -> Diagnostic {
+    let key = cols(&s.key);
+    let mut d = match removed {
+        Some(r) => Diagnostic::new(
+            NAME,
+            Severity::Error,
+            r.at.file,
+            r.at.span,
+            format!(
+                "dropping `{}` leaves `{}` with no unique guard on `{key}`: two concurrent replays both insert",
+                r.guard.key.name, t.name
+            ),
+        )
+        .with_label(t.created.file, t.created.span, format!("`{}` is created here", t.name))
+        .with_label(r.guard.at.file, r.guard.at.span, "the guard that is dropped"),
+        None => Diagnostic::new(
+            NAME,
+            Severity::Error,
+            t.created.file,
+            t.created.span,
+            format!(
+                "`{}` has no unique guard on `{key}`: two concurrent replays both insert",
+                t.name
+            ),
+        ),
+    };
+    if let Some(ix) = index {
+        d = d.with_label(
+            ix.at.file,
+            ix.at.span,
+            format!(
+                "`{}` is a plain index: it speeds the lookup but does not refuse a second row",
+                ix.key.name
+            ),
+        );
+    }
+    let help = if let Some((p, _)) = &t.partition_by {
+        format!(
+            "`{}` is partitioned by `{}`, and PostgreSQL only allows a unique index that includes the partition column; keep the keys in a table that is not partitioned by time, or partition it by `HASH ({key})` so `UNIQUE ({key})` is allowed",
+            t.name,
+            cols(&p.columns)
+        )
+    } else {
+        format!(
+            "add the guard without locking writes: `{}`",
+            suggestion(t, s)
+        )
+    };
+    d.with_help(help)
+}
+
+fn partial(t: &Table, s: &Store, g: &Guard) -> Diagnostic {
+    let predicate = g.key.predicate.as_deref().unwrap_or_default();
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        g.at.file,
+        g.at.span,
+        format!(
+            "the only unique guard on `{}.{}` is partial (`WHERE {predicate}`): rows outside the predicate are not guarded",
+            t.name,
+            cols(&s.key)
+        ),
+    )
+    .with_help(format!(
+        "guard every row: `{}`, or show that no key is ever written outside `{predicate}`",
+        suggestion(t, s)
+    ))
+}

@@ -1,0 +1,47 @@
+//! `unique-guard-split-by-partition`: a partitioned store whose only unique
+//! guard adds the partition column to the key, so it holds per partition.
+
+use super::Context;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::schema::{Guard, Guarding, Store, Table};
+
+pub const NAME: &str = "unique-guard-split-by-partition";
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for (t, s) in ctx.model.schema.stores() {
+        if let Guarding::SplitByPartition { guard, columns } = s.guarding(t) {
+            out.push(split(t, &s, guard, &columns));
+        }
+    }
+}
+
+fn split(t: &Table, s: &Store, g: &Guard, partition_cols: &[String]) -> Diagnostic {
+    let key = s.key.join(", ");
+    let pcols = partition_cols.join(", ");
+    let mut d = Diagnostic::new(
+        NAME,
+        Severity::Error,
+        g.at.file,
+        g.at.span,
+        format!(
+            "unique guard `({})` on partitioned `{}` holds only within one `{pcols}` partition: a replay that lands in another partition inserts a second row",
+            g.key.parts_text(),
+            t.name
+        ),
+    );
+    if let Some((p, file)) = &t.partition_by {
+        d = d.with_label(
+            *file,
+            p.span,
+            format!(
+                "`{}` is partitioned by `{}` here",
+                t.name,
+                p.columns.join(", ")
+            ),
+        );
+    }
+    d.with_help(format!(
+        "a partitioned table is stored as one table per partition, and PostgreSQL checks a unique index inside each partition only (which is why it insists that every unique index include the partition column); so `({})` does not stop the same `{key}` twice: a replay carries a new `{pcols}`, lands in another partition where that key is absent, and is inserted. Guard the key in a table not partitioned by `{pcols}` (`PRIMARY KEY ({key})`), or partition by `HASH ({key})`, which allows `UNIQUE ({key})`",
+        g.key.parts_text()
+    ))
+}

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX refund_idempotency_key_uniq ON refund_idempotency (idempotency_key);

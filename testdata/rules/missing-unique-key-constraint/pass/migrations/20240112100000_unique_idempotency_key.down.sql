@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS idempotency_keys_key_uniq;

@@ -1,0 +1,2 @@
+CREATE TABLE accounts (id bigserial PRIMARY KEY, name text NOT NULL);
+-- idempotency keys reference accounts
