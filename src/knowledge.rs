@@ -80,16 +80,23 @@ pub struct Words {
     pub substrings: Vec<String>,
     #[serde(default)]
     pub parts: Vec<String>,
+    /// Two words that together make a match, each starting a part of the
+    /// name, in any order (`processed` + `event`: `processed_stripe_events`).
+    #[serde(default)]
+    pub pairs: Vec<[String; 2]>,
 }
 
 impl Words {
-    /// Whether `name` contains a substring word or has a part word as one of
-    /// its `_`/`-`/`:`/`.`/space-separated parts.
+    /// Whether `name` contains a substring word, has a part word as one of
+    /// its `_`/`-`/`:`/`.`/space-separated parts, or has parts starting with
+    /// both words of a pair.
     pub fn matches(&self, name: &str) -> bool {
         let n = name.to_ascii_lowercase();
+        let parts: Vec<&str> = n.split(['_', '-', ':', '.', ' ', '/']).collect();
+        let starts = |w: &str| parts.iter().any(|p| p.starts_with(w));
         self.substrings.iter().any(|w| n.contains(w.as_str()))
-            || n.split(['_', '-', ':', '.', ' ', '/'])
-                .any(|p| self.parts.iter().any(|w| w == p))
+            || parts.iter().any(|p| self.parts.iter().any(|w| w == p))
+            || self.pairs.iter().any(|[a, b]| starts(a) && starts(b))
     }
 }
 

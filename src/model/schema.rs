@@ -239,6 +239,16 @@ impl SchemaModel {
             .filter_map(|t| self.store(t).map(|s| (t, s)))
     }
 
+    /// The table a name refers to (as written: quoted, schema-qualified or
+    /// not), the last history's definition when several define it.
+    pub fn find_table(&self, name: &str) -> Option<&Table> {
+        let key = norm_decl(name);
+        self.tables
+            .iter()
+            .rev()
+            .find(|t| t.key == key || bare(&t.key) == bare(&key))
+    }
+
     /// Whether a table named `key` (normalised) is a store: by its
     /// definition when some history defines it, else by its name.
     pub fn is_store_name(&self, key: &str) -> bool {

@@ -16,9 +16,8 @@ use crate::source::{FileId, Span};
 pub const NAME: &str = "ttl-below-replay-horizon";
 
 /// Where a store is defined, for a label when that is in another file than
-/// the retention. NOTE: the schema model (SQL issue) implements this for
-/// tables; until it is merged only Redis key prefixes have a definition
-/// (their first write).
+/// the retention: a table's `CREATE TABLE` in the migration history, a
+/// Redis key prefix's first write.
 pub trait StoreDefinitions {
     fn definition(&self, target: &StoreRef) -> Option<(FileId, Span)>;
 }
@@ -32,6 +31,10 @@ impl StoreDefinitions for ProjectModel {
                     .find(|w| w.key_prefix.as_deref() == Some(p.as_str()))
                     .map(|w| (f.file, w.span))
             }),
+            StoreRef::Table(name) => self
+                .schema
+                .find_table(name)
+                .map(|t| (t.created.file, t.created.span)),
             _ => None,
         }
     }
@@ -106,11 +109,11 @@ pub fn diagnose(
     Some(d)
 }
 
-/// `processed_stripe_events keeps keys 24h`, `redis keys `idem:stripe:*`
-/// expire after 24h`.
+/// The subject of the message: "`processed_stripe_events` keeps keys 24h",
+/// "redis keys `idem:stripe:*` expire after 24h".
 fn kept(target: &StoreRef, d: Duration) -> String {
     match target {
-        StoreRef::Table(t) => format!("{t} keeps keys {d}"),
+        StoreRef::Table(t) => format!("`{t}` keeps keys {d}"),
         StoreRef::RedisPrefix(p) if p.is_empty() => format!("redis keys expire after {d}"),
         StoreRef::RedisPrefix(p) => format!("redis keys `{p}*` expire after {d}"),
         StoreRef::ConfigPath(p) => format!("`{p}` keeps keys {d}"),
@@ -279,7 +282,7 @@ mod tests {
         assert_eq!(d.severity, Severity::Error);
         assert_eq!(
             d.message,
-            "processed_stripe_events keeps keys 24h but Stripe may resend an event for 30d: 24h covers 3.3% of that window; keep at least 35d (30d + 5d margin)"
+            "`processed_stripe_events` keeps keys 24h but Stripe may resend an event for 30d: 24h covers 3.3% of that window; keep at least 35d (30d + 5d margin)"
         );
         assert_eq!((d.file, d.span), (1, Span::new(70, 80)));
         assert_eq!(d.labels.len(), 1);
