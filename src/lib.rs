@@ -194,7 +194,13 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
             .files
             .iter()
             .enumerate()
-            .flat_map(|(id, f)| suppress::scan(id, &f.text))
+            .flat_map(|(id, f)| {
+                suppress::scan(
+                    id,
+                    &f.text,
+                    matches!(f.kind, FileKind::Sql | FileKind::Rust),
+                )
+            })
             .collect();
         let (n, unused) = suppress::apply(
             &mut diagnostics,

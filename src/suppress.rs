@@ -1,6 +1,7 @@
 //! Suppression comments (DESIGN §6), one grammar in every comment syntax:
 //! `idemlint: allow(rule, ...) -- reason` covers its own line and the next
-//! statement (the next line that is not blank or a comment);
+//! statement: the next line that is not blank or a comment and, in SQL and
+//! Rust, the lines after it up to the one that ends the statement with `;`;
 //! `idemlint: allow-file(rule) -- reason` covers the file. Unused, unknown or
 //! reasonless suppressions become `unused-suppression` diagnostics.
 
@@ -41,8 +42,36 @@ fn is_comment_only(line: &str) -> bool {
         || t.starts_with('*')
 }
 
-/// Find every suppression comment in a file.
-pub fn scan(file: FileId, text: &str) -> Vec<Suppression> {
+/// Lines a statement may span before a suppression stops following it.
+const MAX_STATEMENT_LINES: usize = 500;
+
+/// The 0-based lines of the statement starting at line `first`: up to the
+/// first line ending with `;` (before any trailing `--`/`//` comment), never
+/// past a blank line.
+fn statement_lines(lines: &[&str], first: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (k, line) in lines
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(MAX_STATEMENT_LINES)
+    {
+        let code = line.split(" --").next().unwrap_or(line);
+        let code = code.split(" //").next().unwrap_or(code).trim_end();
+        if k > first && line.trim().is_empty() {
+            break;
+        }
+        out.push(k);
+        if code.ends_with(';') {
+            break;
+        }
+    }
+    out
+}
+
+/// Find every suppression comment in a file; `statements` makes a line
+/// suppression follow a multi-line statement (SQL, Rust).
+pub fn scan(file: FileId, text: &str, statements: bool) -> Vec<Suppression> {
     if !text.contains("idemlint:") {
         return Vec::new();
     }
@@ -67,8 +96,13 @@ pub fn scan(file: FileId, text: &str) -> Vec<Suppression> {
             .map(|r| r.as_str().trim().to_string())
             .filter(|r| !r.is_empty());
         let mut covered = vec![n];
+        let code_before = !is_comment_only(&line[..m.start()]);
         if let Some(next) = (n + 1..lines.len()).find(|&k| !is_comment_only(lines[k])) {
-            covered.push(next);
+            if statements && !code_before {
+                covered.extend(statement_lines(&lines, next));
+            } else {
+                covered.push(next);
+            }
         }
         let used = vec![false; rules.len()];
         out.push(Suppression {
@@ -148,7 +182,7 @@ mod tests {
     #[test]
     fn grammar_in_every_comment_syntax() {
         let text = "// idemlint: allow(a) -- because\nx\n-- idemlint: allow(b, c) -- r\n\ny\n# idemlint: allow-file(d) -- r\n/* idemlint: allow(e) */\n";
-        let s = scan(0, text);
+        let s = scan(0, text, false);
         assert_eq!(s.len(), 4);
         assert_eq!(s[0].rules, vec!["a"]);
         assert_eq!(s[0].lines, vec![0, 1]);
@@ -156,5 +190,12 @@ mod tests {
         assert_eq!(s[1].lines, vec![2, 4]);
         assert!(s[2].whole_file);
         assert_eq!(s[3].reason, None);
+    }
+
+    #[test]
+    fn a_line_suppression_covers_a_whole_multi_line_statement() {
+        let text = "-- idemlint: allow(a) -- why\nCREATE TABLE t (\n  k text,\n  v text -- c;\n);\nCREATE TABLE u (k text);\n";
+        let s = scan(0, text, true);
+        assert_eq!(s[0].lines, vec![0, 1, 2, 3, 4]);
     }
 }
