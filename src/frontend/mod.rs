@@ -5,8 +5,12 @@
 
 pub mod conf;
 pub mod env;
+pub mod hcl;
 pub mod json;
+pub mod redis_conf;
+pub mod redis_yaml;
 pub mod rust;
+pub mod rust_redis_config;
 pub mod text;
 pub mod toml;
 pub mod yaml;
@@ -117,6 +121,8 @@ pub struct FileFacts {
     pub retention: Vec<RetentionFact>,
     /// Redis key writes from code.
     pub redis_writes: Vec<RedisKeyWrite>,
+    /// Redis instances and `maxmemory-policy` settings declared in the file.
+    pub redis: redis_conf::RedisFacts,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -134,15 +140,27 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
     };
     match kind {
         FileKind::Rust => rust::parse(text, &mut facts),
-        FileKind::Yaml => yaml::parse(text, &mut facts),
-        FileKind::Json => json::parse(text, &mut facts),
+        FileKind::Yaml => {
+            yaml::parse(text, &mut facts);
+            redis_yaml::extract(text, &mut facts);
+        }
+        FileKind::Json => {
+            json::parse(text, &mut facts);
+            redis_yaml::extract(text, &mut facts);
+        }
+        FileKind::RedisConf => {
+            redis_conf::parse(text, &mut facts);
+            text::parse(text, &mut facts);
+        }
+        FileKind::Hcl => {
+            hcl::parse(text, &mut facts);
+            text::parse(text, &mut facts);
+        }
         FileKind::Toml => toml::parse(text, &mut facts),
         FileKind::Env => env::parse(text, &mut facts),
-        // SQL, Redis config and HCL front ends arrive with their issues; until
-        // then their string literals still reach the header rule.
-        FileKind::Text | FileKind::Sql | FileKind::RedisConf | FileKind::Hcl => {
-            text::parse(text, &mut facts)
-        }
+        // The SQL front end arrives with its issue; until then its string
+        // literals still reach the header rule.
+        FileKind::Text | FileKind::Sql => text::parse(text, &mut facts),
     }
     facts
 }

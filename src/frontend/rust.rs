@@ -51,6 +51,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     v.visit_file(&file);
     let rust = v.rust;
     facts.rust = Some(rust);
+    super::rust_redis_config::collect(&file, facts);
 }
 
 /// Byte range of a proc-macro2 span (span-locations is enabled).
