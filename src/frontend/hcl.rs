@@ -218,7 +218,7 @@ fn resource(text: &str, block: &Block, facts: &mut FileFacts) {
         }
         Holder::GroupUser => {
             if let Some(a) = body.get_attribute("parameter_group_name") {
-                inst.group = group_ref(&a.value);
+                inst.group = Some(group_ref(&a.value));
             }
         }
         Holder::Attribute { block: b, attr } => {
@@ -264,17 +264,19 @@ fn resource(text: &str, block: &Block, facts: &mut FileFacts) {
 
 /// `aws_elasticache_parameter_group.x.name` / `.id` → the resource `x`; a
 /// literal → a group name; anything else (a variable) → unknown.
-fn group_ref(e: &Expression) -> Option<GroupRef> {
+fn group_ref(e: &Expression) -> GroupRef {
     if let Some(s) = e.as_str() {
-        return Some(GroupRef::Name(s.to_string()));
+        return GroupRef::Name(s.to_string());
     }
-    let t = e.as_traversal()?;
-    if t.expr.as_variable()?.as_str() != "aws_elasticache_parameter_group" {
-        return None;
+    let Some(t) = e.as_traversal() else {
+        return GroupRef::Unknown;
+    };
+    if t.expr.as_variable().map(|v| v.as_str()) != Some("aws_elasticache_parameter_group") {
+        return GroupRef::Unknown;
     }
     match t.operators.first().map(|o| o.value()) {
-        Some(TraversalOperator::GetAttr(id)) => Some(GroupRef::Resource(id.as_str().to_string())),
-        _ => None,
+        Some(TraversalOperator::GetAttr(id)) => GroupRef::Resource(id.as_str().to_string()),
+        _ => GroupRef::Unknown,
     }
 }
 
@@ -364,6 +366,17 @@ resource "rediscloud_subscription_database" "idem" {
             "resource \"google_redis_instance\" \"x\" {\n  redis_configs = var.redis_configs\n}\n";
         let f = facts(text);
         assert_eq!(f.redis.settings[0].value, "computed");
+    }
+
+    #[test]
+    fn parameter_group_from_a_variable_is_unknown_not_default() {
+        let text = "resource \"aws_elasticache_replication_group\" \"r\" {\n  parameter_group_name = var.pg\n}\nresource \"aws_elasticache_replication_group\" \"d\" {\n  parameter_group_name = \"default.redis7\"\n}\n";
+        let f = facts(text);
+        assert_eq!(f.redis.instances[0].group, Some(GroupRef::Unknown));
+        assert_eq!(
+            f.redis.instances[1].group,
+            Some(GroupRef::Name("default.redis7".into()))
+        );
     }
 
     #[test]

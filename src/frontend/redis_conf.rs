@@ -100,6 +100,8 @@ pub enum GroupRef {
     Resource(String),
     /// A literal group name (`default.redis7`, or a group created elsewhere).
     Name(String),
+    /// A variable or expression: some group, not readable here.
+    Unknown,
 }
 
 /// A Redis instance (or a parameter group) declared in a file.

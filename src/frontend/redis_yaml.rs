@@ -314,23 +314,38 @@ fn scan_settings(
     key_surface: Surface,
     redis: &mut RedisFacts,
 ) {
+    let surface = if key_surface == Surface::CloudFormation {
+        Surface::CloudFormation
+    } else {
+        Surface::ConfigKey
+    };
     for (i, e) in entries.iter().enumerate() {
-        let Some(value) = e.scalar() else { continue };
         let key = e.key().unwrap_or("").to_ascii_lowercase();
-        if key == DIRECTIVE || key == "maxmemory_policy" {
-            // A `!Ref`/`!Sub` value is not a literal policy.
-            if e.tag.is_none() {
+        let policy_key = key == DIRECTIVE || key == "maxmemory_policy";
+        let Some(value) = e.scalar() else {
+            // `maxmemory-policy: {"Ref": "Policy"}`: set, but not readable here.
+            if policy_key {
                 redis.settings.push(PolicySetting {
-                    value: value.to_string(),
-                    span: super::conf::content_span(text, e.value_span, style(e)),
-                    surface: if key_surface == Surface::CloudFormation {
-                        Surface::CloudFormation
-                    } else {
-                        Surface::ConfigKey
-                    },
+                    value: "computed".to_string(),
+                    span: e.key_span.unwrap_or(e.value_span),
+                    surface,
                     instance,
                 });
             }
+            continue;
+        };
+        if policy_key {
+            // A `!Ref`/`!Sub` value is set, but not a literal policy.
+            let value = match &e.tag {
+                None => value.to_string(),
+                Some(t) => format!("{t} {value}"),
+            };
+            redis.settings.push(PolicySetting {
+                value,
+                span: super::conf::content_span(text, e.value_span, style(e)),
+                surface,
+                instance,
+            });
             continue;
         }
         let lower = value.to_ascii_lowercase();
@@ -643,6 +658,14 @@ mod tests {
             Some(GroupRef::Resource("IdemParams".into()))
         );
         assert_eq!(f.redis.settings[0].surface, Surface::CloudFormation);
+    }
+
+    #[test]
+    fn cloudformation_ref_policy_is_set_but_opaque() {
+        let text = "Resources:\n  P:\n    Type: AWS::ElastiCache::ParameterGroup\n    Properties:\n      Properties:\n        maxmemory-policy: !Ref Policy\n  Q:\n    Type: AWS::ElastiCache::ParameterGroup\n    Properties:\n      Properties:\n        maxmemory-policy: {Ref: Policy}\n";
+        let f = facts(text);
+        let values: Vec<_> = f.redis.settings.iter().map(|s| s.value.as_str()).collect();
+        assert_eq!(values, vec!["!Ref Policy", "computed"]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! none parses. One file per rule, named after it; its docs and default
 //! severity are in `rules/<name>.toml`.
 
+pub mod evicting_key_store;
 pub mod misspelled_idempotency_header;
 
 use crate::config::Config;
@@ -20,10 +21,13 @@ pub type Check = fn(&Context<'_>, &mut Vec<Diagnostic>);
 
 /// Built rules that read the model. `parse-error` and `unused-suppression`
 /// are emitted by the pipeline itself and listed in [`PIPELINE_RULES`].
-pub const BUILT: &[(&str, Check)] = &[(
-    misspelled_idempotency_header::NAME,
-    misspelled_idempotency_header::check,
-)];
+pub const BUILT: &[(&str, Check)] = &[
+    (
+        misspelled_idempotency_header::NAME,
+        misspelled_idempotency_header::check,
+    ),
+    (evicting_key_store::NAME, evicting_key_store::check),
+];
 
 /// Rules the pipeline emits itself.
 pub const PIPELINE_RULES: &[&str] = &["parse-error", "unused-suppression"];

@@ -1,0 +1,550 @@
+//! Redis instances across the project: each declared instance (compose
+//! service, Helm release, Kubernetes workload or ConfigMap, Terraform or
+//! CloudFormation resource, redis.conf file, code) with the `maxmemory-policy`
+//! settings that apply to it, from its own file, the parameter group it uses
+//! or the redis.conf mounted into it, and the reasons to believe it holds
+//! idempotency keys. Not for judging the policy: the rule does that.
+
+use crate::config::Config;
+use crate::frontend::conf::{ConfEntry, PathSeg};
+use crate::frontend::redis_conf::{GroupRef, InstanceDecl, InstanceKind, Provider, Surface};
+use crate::frontend::FileFacts;
+use crate::knowledge;
+use crate::source::{FileId, SourceMap, Span};
+
+/// A `maxmemory-policy` that applies to an instance.
+#[derive(Debug, Clone)]
+pub struct Setting {
+    pub file: FileId,
+    pub span: Span,
+    /// As written.
+    pub value: String,
+    pub surface: Surface,
+}
+
+/// Why an instance is believed to hold idempotency keys.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub file: FileId,
+    pub span: Span,
+    /// "holds idempotency keys: ..." text for a label.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub file: FileId,
+    pub kind: InstanceKind,
+    /// Name as shown in messages (from the file path for values and conf files).
+    pub name: String,
+    /// Every name it answers to, lower-cased: name, aliases, and for values,
+    /// conf files and code the names in its path.
+    pub names: Vec<String>,
+    /// Whether `names` come from the file's path rather than the file's content.
+    pub named_by_path: bool,
+    pub span: Span,
+    pub provider: Provider,
+    pub resource_type: Option<String>,
+    pub settings: Vec<Setting>,
+    /// Where the settings came from when not the instance's own file
+    /// (its parameter group, its mounted redis.conf).
+    pub via: Option<(FileId, Span, String)>,
+    /// A managed instance whose parameter group cannot be read here (a name
+    /// from elsewhere, a variable): its policy is unknown, not the default.
+    pub opaque_group: bool,
+    pub links: Vec<Link>,
+}
+
+impl Instance {
+    /// The setting Redis runs with: a command-line flag overrides a config
+    /// file (Redis appends `--` options after it), and a later line an earlier.
+    pub fn effective(&self) -> Option<&Setting> {
+        let rank = |s: &Setting| match s.surface {
+            Surface::Code => 3,
+            Surface::CommandLine => 2,
+            _ => 1,
+        };
+        self.settings
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, s)| (rank(s), *i))
+            .map(|(_, s)| s)
+    }
+
+    pub fn is_managed(&self) -> bool {
+        self.provider != Provider::SelfRun
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct RedisModel {
+    pub instances: Vec<Instance>,
+}
+
+/// File stems that name no release (`values.yaml`, `redis.conf`): the
+/// directory names it instead.
+fn generic_stem(stem: &str) -> bool {
+    stem.starts_with("values")
+        || matches!(
+            stem,
+            "redis" | "valkey" | "redis-server" | "master" | "replica" | "config" | "configmap"
+        )
+}
+
+/// (display name, names) derived from a path: `deploy/idem-redis/values.yaml`
+/// → `idem-redis`.
+fn names_from_path(path: &str) -> (String, Vec<String>) {
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or(path);
+    let dir = parts.next().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or(file);
+    let shown = if generic_stem(stem) && !dir.is_empty() && dir != "." {
+        dir.to_string()
+    } else {
+        stem.to_string()
+    };
+    let mut names = vec![stem.to_ascii_lowercase()];
+    if !dir.is_empty() {
+        names.push(dir.to_ascii_lowercase());
+    }
+    (shown, names)
+}
+
+/// `a/b/../c/./d` → `a/c/d`.
+fn normalise(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            p => out.push(p),
+        }
+    }
+    out.join("/")
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+impl RedisModel {
+    pub fn build(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Self {
+        let mut model = RedisModel::default();
+        // Declarations, and their settings, per file.
+        let mut groups: Vec<(Instance, Vec<String>, String)> = Vec::new(); // (group, aliases, label)
+        let mut decls: Vec<(Instance, Option<GroupRef>, Vec<String>)> = Vec::new();
+        for f in files {
+            let path = sources
+                .files
+                .get(f.file)
+                .map(|s| s.path.as_str())
+                .unwrap_or("");
+            for (i, d) in f.redis.instances.iter().enumerate() {
+                let settings: Vec<Setting> = f
+                    .redis
+                    .settings
+                    .iter()
+                    .filter(|s| s.instance == Some(i))
+                    .map(|s| Setting {
+                        file: f.file,
+                        span: s.span,
+                        value: s.value.clone(),
+                        surface: s.surface,
+                    })
+                    .collect();
+                let inst = instance(f.file, path, d, settings);
+                if d.is_group {
+                    groups.push((inst, d.aliases.clone(), d.name.clone()));
+                } else {
+                    let mounts = d
+                        .mounts
+                        .iter()
+                        .map(|m| normalise(&format!("{}/{}", dir_of(path), m)))
+                        .collect();
+                    decls.push((inst, d.group.clone(), mounts));
+                }
+            }
+        }
+
+        // A redis.conf mounted into a compose service is that service's config.
+        let mut absorbed = vec![false; decls.len()];
+        for i in 0..decls.len() {
+            if decls[i].2.is_empty() {
+                continue;
+            }
+            for j in 0..decls.len() {
+                if i == j || absorbed[j] || decls[j].0.kind != InstanceKind::ConfFile {
+                    continue;
+                }
+                let conf_path = normalise(sources.path(decls[j].0.file));
+                if decls[i].2.contains(&conf_path) {
+                    let conf = decls[j].0.clone();
+                    let target = &mut decls[i].0;
+                    target.settings.splice(0..0, conf.settings);
+                    target.via = Some((
+                        conf.file,
+                        Span::new(0, 0),
+                        format!("`{conf_path}` is mounted into this service"),
+                    ));
+                    absorbed[j] = true;
+                }
+            }
+        }
+
+        // Parameter groups give their settings to the clusters that use them.
+        let mut group_used = vec![false; groups.len()];
+        let mut instances: Vec<Instance> = Vec::new();
+        for (k, (mut inst, group, _)) in decls.into_iter().enumerate() {
+            if absorbed[k] {
+                continue;
+            }
+            if inst.kind == InstanceKind::Code {
+                instances.push(inst);
+                continue;
+            }
+            match &group {
+                Some(GroupRef::Name(n)) if n.starts_with("default.") => {}
+                Some(GroupRef::Unknown) => inst.opaque_group = true,
+                Some(r) => {
+                    let found = groups.iter().position(|(g, aliases, label)| match r {
+                        GroupRef::Resource(x) => label == x && same_stack(g, &inst),
+                        GroupRef::Name(n) => aliases.iter().any(|a| a == n),
+                        GroupRef::Unknown => false,
+                    });
+                    match found {
+                        Some(gi) => {
+                            group_used[gi] = true;
+                            let g = &groups[gi].0;
+                            inst.settings.extend(g.settings.iter().cloned());
+                            inst.via = Some((
+                                g.file,
+                                g.span,
+                                format!("parameter group `{}` used by `{}`", g.name, inst.name),
+                            ));
+                        }
+                        None => inst.opaque_group = true,
+                    }
+                }
+                None => {}
+            }
+            instances.push(inst);
+        }
+        // A group no cluster here uses stands for the clusters elsewhere.
+        for (gi, (g, _, _)) in groups.into_iter().enumerate() {
+            if !group_used[gi] {
+                instances.push(g);
+            }
+        }
+
+        // `CONFIG SET` in code configures the repository's only Redis, when
+        // there is one; otherwise the code's own connection.
+        let declared = instances
+            .iter()
+            .filter(|i| i.kind != InstanceKind::Code)
+            .count();
+        if declared == 1 {
+            let code: Vec<Setting> = instances
+                .iter()
+                .filter(|i| i.kind == InstanceKind::Code)
+                .flat_map(|i| i.settings.clone())
+                .collect();
+            instances.retain(|i| i.kind != InstanceKind::Code);
+            if let Some(only) = instances.first_mut() {
+                only.settings.extend(code);
+            }
+        }
+
+        model.instances = instances;
+        model.link(files, sources, config);
+        model
+    }
+
+    /// Find the reasons each instance holds idempotency keys.
+    fn link(&mut self, files: &[FileFacts], sources: &SourceMap, config: &Config) {
+        let words = &knowledge::redis().link_words;
+        let only_one = self.instances.len() == 1;
+        let endpoints = endpoints(files, sources);
+        for inst in &mut self.instances {
+            let declared_none = config.store.iter().any(|s| {
+                !s.store
+                    && s.redis
+                        .as_deref()
+                        .is_some_and(|r| inst.names.contains(&r.to_ascii_lowercase()))
+            });
+            if declared_none {
+                continue;
+            }
+            // 1. idemlint.toml `[[store]] redis = "<name>"`.
+            for s in config.store.iter().filter(|s| s.store) {
+                let Some(r) = s.redis.as_deref() else {
+                    continue;
+                };
+                if inst.names.contains(&r.to_ascii_lowercase()) {
+                    let what = match (&s.key_prefix, &s.table) {
+                        (Some(p), _) => format!("keys `{p}`"),
+                        (None, Some(t)) => format!("store `{t}`"),
+                        _ => "a store".to_string(),
+                    };
+                    inst.links.push(Link {
+                        file: inst.file,
+                        span: inst.span,
+                        reason: format!(
+                            "holds idempotency keys: the idemlint config puts {what} in `{r}`"
+                        ),
+                    });
+                }
+            }
+            // 2. Its name.
+            if let Some(n) = inst.names.iter().find(|n| words.matches(n)) {
+                inst.links.push(Link {
+                    file: inst.file,
+                    span: inst.span,
+                    reason: if inst.named_by_path {
+                        format!("holds idempotency keys: its path names them (`{n}`)")
+                    } else {
+                        format!(
+                            "holds idempotency keys: {} `{}` is named for them",
+                            inst.kind.describe(),
+                            inst.name
+                        )
+                    },
+                });
+            }
+            // 3. Connection settings that name it.
+            for ep in &endpoints {
+                let hit = inst.names.iter().any(|n| {
+                    !n.is_empty()
+                        && (ep.host == *n
+                            || ep
+                                .host
+                                .strip_prefix(n.as_str())
+                                .is_some_and(|rest| rest.starts_with('-')))
+                });
+                if hit {
+                    inst.links.push(Link {
+                        file: ep.file,
+                        span: ep.span,
+                        reason: format!(
+                            "holds idempotency keys: `{}` points at {} `{}`",
+                            ep.key,
+                            inst.kind.describe(),
+                            inst.name
+                        ),
+                    });
+                }
+            }
+        }
+        // 4. Code that writes store keys, when the repository has one Redis.
+        if only_one {
+            let stores = knowledge::stores();
+            let write = files.iter().find_map(|f| {
+                f.redis_writes.iter().find_map(|w| {
+                    let p = w.key_prefix.as_deref()?;
+                    stores
+                        .is_store_prefix(p)
+                        .then(|| (f.file, w.span, p.to_string()))
+                })
+            });
+            if let (Some((file, span, prefix)), Some(inst)) = (write, self.instances.first_mut()) {
+                inst.links.push(Link {
+                    file,
+                    span,
+                    reason: format!(
+                        "holds idempotency keys: code writes `{prefix}` keys to Redis, and this is the repository's only Redis"
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// Whether a parameter group and a cluster belong to one stack: both
+/// Terraform (one module directory) or both in one CloudFormation template.
+fn same_stack(group: &Instance, user: &Instance) -> bool {
+    group.kind == user.kind
+}
+
+fn instance(file: FileId, path: &str, d: &InstanceDecl, settings: Vec<Setting>) -> Instance {
+    let mut names: Vec<String> = Vec::new();
+    let mut shown = d.name.clone();
+    let named_by_path = d.name.is_empty();
+    if named_by_path {
+        let (s, n) = names_from_path(path);
+        shown = if d.kind == InstanceKind::Code {
+            path.rsplit('/').next().unwrap_or(path).to_string()
+        } else {
+            s
+        };
+        names.extend(n);
+    } else {
+        names.push(d.name.to_ascii_lowercase());
+    }
+    names.extend(d.aliases.iter().map(|a| a.to_ascii_lowercase()));
+    names.retain(|n| !n.is_empty());
+    names.dedup();
+    Instance {
+        file,
+        kind: d.kind,
+        name: shown,
+        names,
+        named_by_path,
+        span: d.span,
+        provider: d.provider,
+        resource_type: d.resource_type.clone(),
+        settings,
+        via: None,
+        opaque_group: false,
+        links: Vec::new(),
+    }
+}
+
+/// A connection setting whose name speaks of a store and whose value names
+/// a host: `IDEMPOTENCY_REDIS_URL=redis://idem-redis:6379/0`.
+#[derive(Debug)]
+struct Endpoint {
+    file: FileId,
+    span: Span,
+    key: String,
+    host: String,
+}
+
+fn endpoints(files: &[FileFacts], sources: &SourceMap) -> Vec<Endpoint> {
+    let words = &knowledge::redis().link_words;
+    let stores = knowledge::stores();
+    let mut out = Vec::new();
+    for f in files {
+        let Some(doc) = &f.conf else { continue };
+        let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
+        let pairs = k8s_env_pairs(&doc.entries)
+            .into_iter()
+            .filter_map(|(n, v)| {
+                Some((
+                    n.scalar()?.to_string(),
+                    v.scalar()?.to_string(),
+                    scalar_span(text, v),
+                ))
+            });
+        for (key, value, span) in doc
+            .entries
+            .iter()
+            .filter_map(|e| setting_of(e, text))
+            .chain(pairs)
+        {
+            let speaks = words.matches(&key) || stores.redis_prefix.matches(&key);
+            if !speaks {
+                continue;
+            }
+            if let Some(host) = host_of(&key, &value) {
+                out.push(Endpoint {
+                    file: f.file,
+                    span,
+                    key,
+                    host,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The (name, value, value span) of a connection setting: a scalar under a
+/// key (`.env`, app config; the whole path counts, `idempotency.redis_url`),
+/// a compose `environment:` list item `KEY=value`, or a Kubernetes env item
+/// `{name: KEY, value: v}` (read from its `value` entry).
+fn setting_of(e: &ConfEntry, text: &str) -> Option<(String, String, Span)> {
+    let value = e.scalar()?;
+    let span = scalar_span(text, e);
+    let parent = e.path.len().checked_sub(2).and_then(|i| e.path.get(i));
+    match e.path.last()? {
+        PathSeg::Index(_) if matches!(parent, Some(PathSeg::Key(k)) if k == "environment") => {
+            let (k, v) = value.split_once('=')?;
+            let off = k.len() + 1;
+            Some((
+                k.to_string(),
+                v.to_string(),
+                Span::new(span.start + off, span.end.max(span.start + off)),
+            ))
+        }
+        PathSeg::Key(k) if k == "value" => None, // read through its `name` sibling below
+        PathSeg::Key(k) => {
+            // Inside compose `environment:` or Kubernetes `env:` only the
+            // variable counts; elsewhere the path (`idempotency.redis.url`).
+            let in_env = e
+                .path
+                .iter()
+                .any(|s| matches!(s, PathSeg::Key(x) if x == "environment" || x == "env"));
+            let key = if in_env || e.path.len() == 1 {
+                k.clone()
+            } else {
+                e.dotted()
+            };
+            if k == "name" && parent.is_some_and(|p| matches!(p, PathSeg::Index(_))) {
+                // Kubernetes `- name: KEY` / `value: ...`: the value is a sibling.
+                return None;
+            }
+            Some((key, value.to_string(), span))
+        }
+        PathSeg::Index(_) => None,
+    }
+}
+
+/// A scalar's span without its quotes.
+fn scalar_span(text: &str, e: &ConfEntry) -> Span {
+    use crate::frontend::conf::{content_span, ScalarStyle};
+    let style = match text.as_bytes().get(e.value_span.start) {
+        Some(b'"') => ScalarStyle::DoubleQuoted,
+        Some(b'\'') => ScalarStyle::SingleQuoted,
+        _ => ScalarStyle::Plain,
+    };
+    content_span(text, e.value_span, style)
+}
+
+/// The host a connection value names: `redis://user:pw@host:6379/0`,
+/// `host:6379` or `host` under a key that speaks of a host or URL.
+fn host_of(key: &str, value: &str) -> Option<String> {
+    let v = value.trim();
+    let rest = if let Some((scheme, rest)) = v.split_once("://") {
+        if !scheme.to_ascii_lowercase().starts_with("redis")
+            && !scheme.eq_ignore_ascii_case("valkey")
+        {
+            return None;
+        }
+        rest
+    } else {
+        let k = key.to_ascii_lowercase();
+        if !(k.contains("redis") || k.contains("valkey"))
+            || !(k.contains("host") || k.contains("url") || k.contains("addr"))
+        {
+            return None;
+        }
+        v
+    };
+    let rest = rest.rsplit_once('@').map(|(_, h)| h).unwrap_or(rest);
+    let host: String = rest
+        .chars()
+        .take_while(|c| *c != ':' && *c != '/' && *c != '?' && *c != ',')
+        .collect();
+    (!host.is_empty() && !host.contains('$')).then(|| host.to_ascii_lowercase())
+}
+
+/// Kubernetes env lists: `- name: IDEMPOTENCY_REDIS_URL` / `value: redis://…`.
+fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
+    let mut out = Vec::new();
+    for n in entries.iter().filter(|e| e.key() == Some("name")) {
+        let parent = &n.path[..n.path.len() - 1];
+        if !matches!(parent.last(), Some(PathSeg::Index(_))) {
+            continue;
+        }
+        if let Some(v) = entries.iter().find(|v| {
+            v.doc == n.doc
+                && v.key() == Some("value")
+                && v.path.len() == n.path.len()
+                && v.path[..v.path.len() - 1] == *parent
+        }) {
+            out.push((n, v));
+        }
+    }
+    out
+}

@@ -1,0 +1,155 @@
+//! `evicting-key-store`: a Redis instance that holds idempotency keys under a
+//! `maxmemory-policy` that evicts them (`allkeys-*` error, `volatile-*`
+//! warning), or a managed Redis holding them with no policy written, which
+//! runs with its provider's evicting default. An instance linked to no store
+//! is left alone: eviction is right for a cache.
+
+use super::Context;
+use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::frontend::redis_conf::Surface;
+use crate::knowledge::{self, EvictionPolicy, ManagedDefault};
+use crate::model::redis::{Instance, Setting};
+
+pub const NAME: &str = "evicting-key-store";
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let catalogue = knowledge::redis();
+    for inst in &ctx.model.redis.instances {
+        if inst.links.is_empty() {
+            continue;
+        }
+        let d = match inst.effective() {
+            Some(s) => match catalogue.policy(&s.value) {
+                Some(p) if p.class == "allkeys" => evicting_diagnostic(inst, s, p, Severity::Error),
+                Some(p) if p.class == "volatile" => {
+                    evicting_diagnostic(inst, s, p, Severity::Warning)
+                }
+                // `noeviction`, or a value computed elsewhere.
+                _ => continue,
+            },
+            None if inst.is_managed() && !inst.opaque_group => {
+                let Some(default) = catalogue.provider(inst.provider.id()) else {
+                    continue;
+                };
+                let Some(p) = catalogue.policy(&default.default_policy) else {
+                    continue;
+                };
+                if p.class == "none" {
+                    continue;
+                }
+                default_diagnostic(inst, default, p)
+            }
+            None => continue,
+        };
+        out.push(with_links(d, inst));
+    }
+}
+
+fn subject(inst: &Instance) -> String {
+    format!("{} `{}`", inst.kind.describe(), inst.name)
+}
+
+const REPLAY: &str =
+    "a replay that arrives after its key was evicted, still inside the replay window, is processed a second time";
+
+/// How to write `noeviction` where the policy was written.
+fn noeviction_in(s: &Setting) -> String {
+    let v = noeviction_spelling(&s.value);
+    match s.surface {
+        Surface::ConfFile | Surface::EmbeddedConf => format!("`maxmemory-policy {v}`"),
+        Surface::CommandLine => format!("`--maxmemory-policy {v}`"),
+        Surface::Code => format!("`CONFIG SET maxmemory-policy {v}`"),
+        Surface::ConfigKey | Surface::Terraform | Surface::CloudFormation => {
+            format!("the policy to `{v}`")
+        }
+    }
+}
+
+/// `noeviction` in the spelling of the original (`NoEviction` on Azure).
+fn noeviction_spelling(written: &str) -> &'static str {
+    if written.chars().any(|c| c.is_ascii_uppercase()) && !written.contains('-') {
+        "NoEviction"
+    } else {
+        "noeviction"
+    }
+}
+
+fn fail_closed() -> &'static str {
+    "the handler must then fail closed: when the key cannot be written (Redis answers OOM), refuse the request with a retryable error instead of processing it unguarded"
+}
+
+fn evicting_diagnostic(
+    inst: &Instance,
+    s: &Setting,
+    p: &EvictionPolicy,
+    severity: Severity,
+) -> Diagnostic {
+    let fixed = noeviction_spelling(&s.value);
+    Diagnostic::new(
+        NAME,
+        severity,
+        s.file,
+        s.span,
+        format!(
+            "`maxmemory-policy {}` evicts idempotency keys from {} when memory is full, {}; {REPLAY}",
+            s.value,
+            subject(inst),
+            p.first
+        ),
+    )
+    .with_help(format!(
+        "set {} so Redis refuses writes instead of forgetting keys; {}",
+        noeviction_in(s),
+        fail_closed()
+    ))
+    .with_fix(
+        format!("set the policy to `{fixed}`"),
+        vec![Edit {
+            file: s.file,
+            span: s.span,
+            replacement: fixed.to_string(),
+        }],
+    )
+}
+
+fn default_diagnostic(inst: &Instance, m: &ManagedDefault, p: &EvictionPolicy) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        inst.file,
+        inst.span,
+        format!(
+            "{} holds idempotency keys and sets no `maxmemory-policy`, so it runs with the {} default `{}`, which evicts them when memory is full, {}; {REPLAY}",
+            subject(inst),
+            m.name,
+            m.default_policy,
+            p.first
+        ),
+    )
+    .with_help(format!(
+        "write the policy down as `noeviction` (a parameter group or the resource's configuration); {}. The default is documented in: {}",
+        fail_closed(),
+        m.source
+    ))
+}
+
+/// Labels: why the instance holds keys, and where it is declared when the
+/// policy sits elsewhere (its parameter group, its mounted redis.conf).
+fn with_links(mut d: Diagnostic, inst: &Instance) -> Diagnostic {
+    let declared_elsewhere = inst.file != d.file || (inst.via.is_some() && inst.span != d.span);
+    let named_there = inst
+        .links
+        .iter()
+        .any(|l| l.file == inst.file && l.span == inst.span);
+    if declared_elsewhere && !named_there {
+        let note = match &inst.via {
+            Some((_, _, why)) => why.clone(),
+            None => format!("{} declared here", subject(inst)),
+        };
+        d = d.with_label(inst.file, inst.span, note);
+    }
+    for l in &inst.links {
+        d = d.with_label(l.file, l.span, l.reason.clone());
+    }
+    d
+}
