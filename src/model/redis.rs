@@ -84,11 +84,17 @@ pub struct RedisModel {
 /// File stems that name no release (`values.yaml`, `redis.conf`): the
 /// directory names it instead.
 fn generic_stem(stem: &str) -> bool {
-    stem.starts_with("values")
-        || matches!(
-            stem,
-            "redis" | "valkey" | "redis-server" | "master" | "replica" | "config" | "configmap"
-        )
+    matches!(
+        stem,
+        "values"
+            | "redis"
+            | "valkey"
+            | "redis-server"
+            | "master"
+            | "replica"
+            | "config"
+            | "configmap"
+    )
 }
 
 /// (display name, names) derived from a path: `deploy/idem-redis/values.yaml`
@@ -547,4 +553,261 @@ fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
         }
     }
     out
+}
+
+/// Building a model from file texts, for the tests of the model and the rule.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::config::Config;
+    use crate::frontend::{self, FileFacts};
+    use crate::model::ProjectModel;
+    use crate::source::{FileKind, SourceFile, SourceMap};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    pub fn facts(files: &[(&str, &str)]) -> (Vec<FileFacts>, SourceMap) {
+        let mut sources = SourceMap::default();
+        let mut facts = Vec::new();
+        for (id, (path, text)) in files.iter().enumerate() {
+            let p = Path::new(path);
+            let kind = crate::walk::classify(p).unwrap_or(FileKind::Text);
+            let kind = crate::walk::refine_kind(kind, p, text);
+            sources.files.push(SourceFile {
+                path: path.to_string(),
+                kind,
+                text: Arc::from(*text),
+            });
+            facts.push(frontend::parse(id, kind, text));
+        }
+        (facts, sources)
+    }
+
+    pub fn project(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> ProjectModel {
+        ProjectModel::build(files, sources, config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::facts;
+    use super::*;
+    use crate::config::StoreDecl;
+    use crate::frontend::RedisKeyWrite;
+
+    fn build(files: &[(&str, &str)], config: &Config) -> (RedisModel, SourceMap) {
+        let (f, s) = facts(files);
+        (RedisModel::build(&f, &s, config), s)
+    }
+
+    fn find<'a>(m: &'a RedisModel, name: &str) -> &'a Instance {
+        m.instances
+            .iter()
+            .find(|i| i.name == name)
+            .unwrap_or_else(|| panic!("no instance {name}: {:?}", m.instances))
+    }
+
+    const COMPOSE: &str = "services:\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+
+    #[test]
+    fn store_declaration_in_config_links_the_named_instance() {
+        let config = Config {
+            store: vec![StoreDecl {
+                key_prefix: Some("pay:".into()),
+                redis: Some("kv".into()),
+                store: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let (m, _) = build(&[("docker-compose.yml", COMPOSE)], &config);
+        assert!(find(&m, "cache").links.is_empty());
+        let kv = find(&m, "kv");
+        assert_eq!(kv.links.len(), 1);
+        assert!(kv.links[0].reason.contains("puts keys `pay:` in `kv`"));
+    }
+
+    #[test]
+    fn store_false_in_config_unlinks_an_instance_named_like_a_store() {
+        let text = COMPOSE.replace("  kv:", "  dedup-cache:");
+        let config = Config {
+            store: vec![StoreDecl {
+                redis: Some("dedup-cache".into()),
+                store: false,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let (m, _) = build(&[("docker-compose.yml", &text)], &config);
+        assert!(find(&m, "dedup-cache").links.is_empty());
+        let (m, _) = build(&[("docker-compose.yml", &text)], &Config::default());
+        assert_eq!(find(&m, "dedup-cache").links.len(), 1);
+    }
+
+    #[test]
+    fn env_url_naming_a_compose_service_links_it_with_the_url_span() {
+        let env =
+            "IDEMPOTENCY_REDIS_URL=redis://default:pw@kv:6379/0\nCACHE_URL=redis://cache:6379\n";
+        let (m, s) = build(
+            &[("docker-compose.yml", COMPOSE), (".env", env)],
+            &Config::default(),
+        );
+        assert!(find(&m, "cache").links.is_empty());
+        let l = &find(&m, "kv").links[0];
+        assert_eq!(s.snippet(l.file, l.span), "redis://default:pw@kv:6379/0");
+        assert!(l
+            .reason
+            .contains("`IDEMPOTENCY_REDIS_URL` points at compose service `kv`"));
+    }
+
+    #[test]
+    fn kubernetes_env_item_links_a_helm_release_by_its_service_name() {
+        let values = "master:\n  extraFlags: [\"--maxmemory-policy allkeys-lru\"]\n";
+        let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      containers:\n        - name: api\n          image: acme/api\n          env:\n            - name: DEDUP_REDIS_HOST\n              value: payments-kv-master.payments.svc\n";
+        let (m, s) = build(
+            &[
+                ("deploy/payments-kv/values.yaml", values),
+                ("deploy/api.yaml", deploy),
+            ],
+            &Config::default(),
+        );
+        let kv = find(&m, "payments-kv");
+        assert_eq!(kv.kind, InstanceKind::HelmValues);
+        let l = &kv.links[0];
+        assert_eq!(s.snippet(l.file, l.span), "payments-kv-master.payments.svc");
+    }
+
+    #[test]
+    fn a_setting_whose_name_speaks_of_no_store_links_nothing() {
+        let env = "REDIS_URL=redis://kv:6379/0\n";
+        let (m, _) = build(
+            &[("docker-compose.yml", COMPOSE), (".env", env)],
+            &Config::default(),
+        );
+        assert!(m.instances.iter().all(|i| i.links.is_empty()));
+    }
+
+    fn with_write(files: &[(&str, &str)], prefix: &str) -> RedisModel {
+        let (mut f, s) = facts(files);
+        let last = f.len() - 1;
+        f[last].redis_writes.push(RedisKeyWrite {
+            span: Span::new(0, 5),
+            key_prefix: Some(prefix.to_string()),
+            ttl: None,
+            nx: true,
+        });
+        RedisModel::build(&f, &s, &Config::default())
+    }
+
+    #[test]
+    fn store_key_writes_link_the_only_redis() {
+        let compose = "services:\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let m = with_write(
+            &[("docker-compose.yml", compose), ("src/lib.rs", "fn f() {}")],
+            "idem:stripe:",
+        );
+        let kv = find(&m, "kv");
+        assert_eq!(kv.links.len(), 1);
+        assert!(kv.links[0].reason.contains("`idem:stripe:` keys"));
+        let m = with_write(
+            &[("docker-compose.yml", compose), ("src/lib.rs", "fn f() {}")],
+            "session:",
+        );
+        assert!(find(&m, "kv").links.is_empty());
+    }
+
+    #[test]
+    fn store_key_writes_do_not_pick_one_of_two_redis() {
+        let m = with_write(
+            &[("docker-compose.yml", COMPOSE), ("src/lib.rs", "fn f() {}")],
+            "idem:",
+        );
+        assert!(m.instances.iter().all(|i| i.links.is_empty()));
+    }
+
+    #[test]
+    fn parameter_group_in_another_file_gives_its_policy_to_the_cluster() {
+        let groups = "resource \"aws_elasticache_parameter_group\" \"main\" {\n  name = \"main-redis7\"\n  parameter {\n    name  = \"maxmemory-policy\"\n    value = \"allkeys-lru\"\n  }\n}\n";
+        let clusters = "resource \"aws_elasticache_replication_group\" \"idempotency\" {\n  parameter_group_name = aws_elasticache_parameter_group.main.name\n}\nresource \"aws_elasticache_replication_group\" \"dedup\" {\n  parameter_group_name = \"main-redis7\"\n}\nresource \"aws_elasticache_replication_group\" \"replay\" {\n  parameter_group_name = \"default.redis7\"\n}\nresource \"aws_elasticache_replication_group\" \"receipts\" {\n  parameter_group_name = \"shared-redis7\"\n}\n";
+        let (m, s) = build(
+            &[
+                ("infra/groups.tf", groups),
+                ("infra/elasticache.tf", clusters),
+            ],
+            &Config::default(),
+        );
+        for name in ["idempotency", "dedup"] {
+            let i = find(&m, name);
+            let e = i.effective().unwrap();
+            assert_eq!(s.snippet(e.file, e.span), "allkeys-lru");
+            assert_eq!(s.path(e.file), "infra/groups.tf");
+        }
+        // The group is used, so it is not an instance of its own.
+        assert!(m.instances.iter().all(|i| i.name != "main"));
+        let replay = find(&m, "replay");
+        assert!(replay.settings.is_empty() && !replay.opaque_group);
+        let receipts = find(&m, "receipts");
+        assert!(receipts.settings.is_empty() && receipts.opaque_group);
+    }
+
+    #[test]
+    fn conf_file_mounted_into_a_compose_service_is_its_config() {
+        let compose = "services:\n  guard:\n    image: redis:7\n    volumes:\n      - ./conf/guard.conf:/usr/local/etc/redis/redis.conf\n";
+        let conf = "maxmemory-policy allkeys-lru\n";
+        let (m, _) = build(
+            &[
+                ("ops/docker-compose.yml", compose),
+                ("ops/conf/guard.conf", conf),
+            ],
+            &Config::default(),
+        );
+        assert_eq!(m.instances.len(), 1);
+        let g = find(&m, "guard");
+        assert_eq!(g.settings[0].value, "allkeys-lru");
+        assert!(g.via.as_ref().unwrap().2.contains("ops/conf/guard.conf"));
+    }
+
+    #[test]
+    fn command_line_wins_over_the_config_file() {
+        let values = "commonConfiguration: |-\n  maxmemory-policy noeviction\nmaster:\n  extraFlags:\n    - --maxmemory-policy volatile-lru\n";
+        let (m, _) = build(&[("idem/values.yaml", values)], &Config::default());
+        assert_eq!(find(&m, "idem").effective().unwrap().value, "volatile-lru");
+    }
+
+    #[test]
+    fn config_set_in_code_applies_to_the_only_declared_redis() {
+        let compose = "services:\n  idem:\n    image: redis:7\n    command: redis-server --maxmemory-policy noeviction\n";
+        let code = "fn f() { redis::cmd(\"CONFIG\").arg(\"SET\").arg(\"maxmemory-policy\").arg(\"allkeys-lru\"); }";
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("src/setup.rs", code)],
+            &Config::default(),
+        );
+        assert_eq!(m.instances.len(), 1);
+        assert_eq!(find(&m, "idem").effective().unwrap().value, "allkeys-lru");
+    }
+
+    #[test]
+    fn hosts_from_urls_and_host_settings() {
+        assert_eq!(
+            host_of("X", "rediss://user:p@ss@idem.cache:6380/2?tls=1").as_deref(),
+            Some("idem.cache")
+        );
+        assert_eq!(
+            host_of("IDEM_REDIS_HOST", "idem-redis:6379").as_deref(),
+            Some("idem-redis")
+        );
+        assert_eq!(host_of("IDEM_TTL", "86400"), None);
+        assert_eq!(host_of("X", "postgres://db/idem"), None);
+        assert_eq!(host_of("X", "redis://${REDIS_HOST}:6379"), None);
+    }
+
+    #[test]
+    fn release_names_come_from_the_path() {
+        assert_eq!(
+            names_from_path("deploy/idem-redis/values.yaml").0,
+            "idem-redis"
+        );
+        assert_eq!(names_from_path("deploy/values-idem.yaml").0, "values-idem");
+        assert_eq!(names_from_path("redis/dedup.conf").0, "dedup");
+        assert_eq!(normalise("a/./b/../c"), "a/c");
+    }
 }

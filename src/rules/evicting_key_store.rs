@@ -119,7 +119,7 @@ fn default_diagnostic(inst: &Instance, m: &ManagedDefault, p: &EvictionPolicy) -
         inst.file,
         inst.span,
         format!(
-            "{} holds idempotency keys and sets no `maxmemory-policy`, so it runs with the {} default `{}`, which evicts them when memory is full, {}; {REPLAY}",
+            "no `maxmemory-policy` is set for {}, which holds idempotency keys, so it runs with the {} default `{}`: it evicts them when memory is full, {}; {REPLAY}",
             subject(inst),
             m.name,
             m.default_policy,
@@ -152,4 +152,103 @@ fn with_links(mut d: Diagnostic, inst: &Instance) -> Diagnostic {
         d = d.with_label(l.file, l.span, l.reason.clone());
     }
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::model::redis::testing::{facts, project};
+    use crate::source::SourceMap;
+
+    fn run(files: &[(&str, &str)]) -> (Vec<Diagnostic>, SourceMap) {
+        let (f, sources) = facts(files);
+        let config = Config::default();
+        let model = project(f, &sources, &config);
+        let ctx = Context {
+            model: &model,
+            sources: &sources,
+            config: &config,
+        };
+        let mut out = Vec::new();
+        check(&ctx, &mut out);
+        (out, sources)
+    }
+
+    #[test]
+    fn allkeys_lru_on_the_idempotency_service_is_an_error_and_the_session_cache_is_not_flagged() {
+        let compose = "services:\n  idempotency-redis:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  sessions:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let (d, s) = run(&[("docker-compose.yml", compose)]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Error);
+        assert_eq!(d[0].span.start, compose.find("allkeys-lru").unwrap_or(0));
+        assert_eq!(s.snippet(d[0].file, d[0].span), "allkeys-lru");
+        assert!(d[0].message.contains("compose service `idempotency-redis`"));
+        assert_eq!(
+            s.snippet(d[0].file, d[0].labels[0].span),
+            "idempotency-redis"
+        );
+        let help = d[0].help.as_deref().unwrap_or("");
+        assert!(help.contains("`--maxmemory-policy noeviction`") && help.contains("fail closed"));
+        let fix = d[0].fix.as_ref().map(|f| f.edits[0].replacement.as_str());
+        assert_eq!(fix, Some("noeviction"));
+    }
+
+    #[test]
+    fn volatile_ttl_and_lrm_policies_are_warnings() {
+        for policy in ["volatile-ttl", "volatile-lrm", "volatile-lru"] {
+            let conf = format!("maxmemory-policy {policy}\n");
+            let (d, s) = run(&[("deploy/idempotency.conf", &conf)]);
+            assert_eq!(d.len(), 1, "{policy}");
+            assert_eq!(d[0].severity, Severity::Warning);
+            assert_eq!(s.snippet(d[0].file, d[0].span), policy);
+        }
+    }
+
+    #[test]
+    fn noeviction_and_unknown_values_are_not_reported() {
+        for policy in ["noeviction", "\"${POLICY}\""] {
+            let conf = format!("maxmemory-policy {policy}\n");
+            let (d, _) = run(&[("deploy/idempotency.conf", &conf)]);
+            assert!(d.is_empty(), "{policy}");
+        }
+    }
+
+    #[test]
+    fn managed_redis_without_a_policy_names_the_provider_default_and_its_source() {
+        let tf = "resource \"google_redis_instance\" \"idempotency\" {\n  name = \"idempotency\"\n}\nresource \"google_redis_instance\" \"cache\" {\n  name = \"cache\"\n}\n";
+        let (d, s) = run(&[("infra/redis.tf", tf)]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Warning);
+        assert_eq!(s.snippet(d[0].file, d[0].span), "idempotency");
+        assert!(d[0].message.contains("Memorystore default `volatile-lru`"));
+        assert!(d[0]
+            .help
+            .as_deref()
+            .unwrap_or("")
+            .contains("cloud.google.com/memorystore"));
+    }
+
+    #[test]
+    fn azure_spelling_is_recognised_and_the_fix_keeps_it() {
+        let tf = "resource \"azurerm_redis_enterprise_database\" \"dedup\" {\n  eviction_policy = \"AllKeysLRU\"\n}\n";
+        let (d, s) = run(&[("infra/azure.tf", tf)]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Error);
+        assert_eq!(s.snippet(d[0].file, d[0].span), "AllKeysLRU");
+        let fix = d[0].fix.as_ref().map(|f| f.edits[0].replacement.as_str());
+        assert_eq!(fix, Some("NoEviction"));
+    }
+
+    #[test]
+    fn messages_are_lowercase_without_a_trailing_period() {
+        let conf = "maxmemory-policy allkeys-lfu\n";
+        let tf = "resource \"aws_elasticache_cluster\" \"receipts\" {\n  engine = \"redis\"\n}\n";
+        let (d, _) = run(&[("idem.conf", conf), ("infra/main.tf", tf)]);
+        assert_eq!(d.len(), 2);
+        for x in &d {
+            assert!(x.message.starts_with(|c: char| !c.is_ascii_uppercase()));
+            assert!(!x.message.ends_with('.'));
+        }
+    }
 }
