@@ -47,12 +47,10 @@ pub fn extract(text: &str, facts: &mut FileFacts) {
     let Some(doc) = facts.conf.take() else {
         return;
     };
-    if !doc.entries.is_empty() {
-        let docs = doc.entries.iter().map(|e| e.doc).max().unwrap_or(0);
-        for d in 0..=docs {
-            let entries: Vec<&ConfEntry> = doc.entries.iter().filter(|e| e.doc == d).collect();
-            extract_doc(text, &entries, &mut facts.redis);
-        }
+    // Entries come in document order: one pass over each document.
+    for chunk in doc.entries.chunk_by(|a, b| a.doc == b.doc) {
+        let entries: Vec<&ConfEntry> = chunk.iter().collect();
+        extract_doc(text, &entries, &mut facts.redis);
     }
     facts.conf = Some(doc);
 }

@@ -82,7 +82,28 @@ impl Literals {
     }
 }
 
+/// `#[cfg(test)]` and `#[test]`: a test may set an evicting policy on
+/// purpose (to check that the handler fails closed).
+fn is_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().segments.last().is_some_and(|s| s.ident == "test")
+            || (a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"))
+    })
+}
+
 impl<'ast> Visit<'ast> for Literals {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if !is_test(&m.attrs) {
+            visit::visit_item_mod(self, m);
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if !is_test(&f.attrs) {
+            visit::visit_item_fn(self, f);
+        }
+    }
+
     fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
         self.push(lit);
     }
@@ -147,6 +168,20 @@ fn g() { run(&["config", "set", "maxmemory-policy", "noeviction"]); }
                 ("noeviction".to_string(), "noeviction".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn tests_that_set_an_evicting_policy_on_purpose_are_skipped() {
+        let text = r#"
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fails_closed_when_keys_are_evicted() { redis::cmd("CONFIG").arg("SET").arg("maxmemory-policy").arg("allkeys-lru"); }
+}
+#[tokio::test]
+async fn t() { redis::cmd("CONFIG").arg("SET").arg("maxmemory-policy").arg("allkeys-lru"); }
+"#;
+        assert!(found(text).is_empty());
     }
 
     #[test]

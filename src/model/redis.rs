@@ -141,6 +141,8 @@ impl RedisModel {
         // Declarations, and their settings, per file.
         let mut groups: Vec<(Instance, Vec<String>, String)> = Vec::new(); // (group, aliases, label)
         let mut decls: Vec<(Instance, Option<GroupRef>, Vec<String>)> = Vec::new();
+        // `include` lines of conf files: (decl index, resolved path, offset).
+        let mut includes: Vec<(usize, String, usize)> = Vec::new();
         for f in files {
             let path = sources
                 .files
@@ -169,13 +171,38 @@ impl RedisModel {
                         .iter()
                         .map(|m| normalise(&format!("{}/{}", dir_of(path), m)))
                         .collect();
+                    if d.kind == InstanceKind::ConfFile {
+                        // Followed only inside the repository: a relative
+                        // path, resolved against the including file.
+                        for inc in f.redis.includes.iter().filter(|i| !i.path.starts_with('/')) {
+                            let to = normalise(&format!("{}/{}", dir_of(path), inc.path));
+                            includes.push((decls.len(), to, inc.span.start));
+                        }
+                    }
                     decls.push((inst, d.group.clone(), mounts));
                 }
             }
         }
 
-        // A redis.conf mounted into a compose service is that service's config.
+        // An included conf file's lines take the place of the `include` line.
         let mut absorbed = vec![false; decls.len()];
+        for (i, to, at) in includes {
+            let Some(j) = decls.iter().position(|(d, _, _)| {
+                d.kind == InstanceKind::ConfFile && normalise(sources.path(d.file)) == to
+            }) else {
+                continue;
+            };
+            if i == j {
+                continue;
+            }
+            let included = decls[j].0.settings.clone();
+            let own = &mut decls[i].0.settings;
+            let pos = own.iter().take_while(|s| s.span.start < at).count();
+            own.splice(pos..pos, included);
+            absorbed[j] = true;
+        }
+
+        // A redis.conf mounted into a compose service is that service's config.
         for i in 0..decls.len() {
             if decls[i].2.is_empty() {
                 continue;
@@ -342,7 +369,30 @@ impl RedisModel {
                 }
             }
         }
-        // 4. Code that writes store keys, when the repository has one Redis.
+        // 4. Code that sets the policy and writes store keys itself.
+        for inst in self
+            .instances
+            .iter_mut()
+            .filter(|i| i.kind == InstanceKind::Code && i.links.is_empty())
+        {
+            let stores = knowledge::stores();
+            let write = files.iter().filter(|f| f.file == inst.file).find_map(|f| {
+                f.redis_writes.iter().find_map(|w| {
+                    let p = w.key_prefix.as_deref()?;
+                    stores.is_store_prefix(p).then(|| (w.span, p.to_string()))
+                })
+            });
+            if let Some((span, prefix)) = write {
+                inst.links.push(Link {
+                    file: inst.file,
+                    span,
+                    reason: format!(
+                        "holds idempotency keys: the same code writes `{prefix}` keys to it"
+                    ),
+                });
+            }
+        }
+        // 5. Code that writes store keys, when the repository has one Redis.
         if only_one {
             let stores = knowledge::stores();
             let write = files.iter().find_map(|f| {
@@ -537,22 +587,31 @@ fn host_of(key: &str, value: &str) -> Option<String> {
 
 /// Kubernetes env lists: `- name: IDEMPOTENCY_REDIS_URL` / `value: redis://…`.
 fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
-    let mut out = Vec::new();
-    for n in entries.iter().filter(|e| e.key() == Some("name")) {
-        let parent = &n.path[..n.path.len() - 1];
-        if !matches!(parent.last(), Some(PathSeg::Index(_))) {
-            continue;
+    // Values by (document, parent path), so a large manifest stays linear.
+    let parent_of = |e: &ConfEntry| {
+        let mut key = String::new();
+        for seg in &e.path[..e.path.len() - 1] {
+            match seg {
+                PathSeg::Key(k) => key.push_str(&format!("k{}:{k}", k.len())),
+                PathSeg::Index(i) => key.push_str(&format!("i{i}")),
+            }
         }
-        if let Some(v) = entries.iter().find(|v| {
-            v.doc == n.doc
-                && v.key() == Some("value")
-                && v.path.len() == n.path.len()
-                && v.path[..v.path.len() - 1] == *parent
-        }) {
-            out.push((n, v));
-        }
-    }
-    out
+        (e.doc, key)
+    };
+    let item =
+        |e: &&ConfEntry| e.path.len() >= 2 && matches!(e.path[e.path.len() - 2], PathSeg::Index(_));
+    let values: std::collections::HashMap<(usize, String), &ConfEntry> = entries
+        .iter()
+        .filter(|e| e.key() == Some("value"))
+        .filter(item)
+        .map(|e| (parent_of(e), e))
+        .collect();
+    entries
+        .iter()
+        .filter(|e| e.key() == Some("name"))
+        .filter(item)
+        .filter_map(|n| values.get(&parent_of(n)).map(|v| (n, *v)))
+        .collect()
 }
 
 /// Building a model from file texts, for the tests of the model and the rule.
@@ -764,6 +823,55 @@ mod tests {
         let g = find(&m, "guard");
         assert_eq!(g.settings[0].value, "allkeys-lru");
         assert!(g.via.as_ref().unwrap().2.contains("ops/conf/guard.conf"));
+    }
+
+    #[test]
+    fn relative_include_is_followed_in_place_and_absolute_is_not() {
+        let main = "include base.conf\nmaxmemory 1gb\n";
+        let later = "maxmemory-policy noeviction\ninclude ./base.conf\n";
+        let base = "maxmemory-policy allkeys-lru\n";
+        let (m, s) = build(
+            &[
+                ("redis/idem.conf", main),
+                ("redis/base.conf", base),
+                ("redis/replay.conf", later),
+            ],
+            &Config::default(),
+        );
+        assert_eq!(m.instances.len(), 2);
+        let e = find(&m, "idem").effective().unwrap();
+        assert_eq!(s.path(e.file), "redis/base.conf");
+        // Included after its own line, so the included policy wins.
+        assert_eq!(find(&m, "replay").effective().unwrap().value, "allkeys-lru");
+        let abs = "include /etc/redis/base.conf\nappendonly yes\n";
+        let (m, _) = build(
+            &[("redis/idem.conf", abs), ("redis/base.conf", base)],
+            &Config::default(),
+        );
+        assert!(find(&m, "idem").settings.is_empty());
+    }
+
+    #[test]
+    fn config_set_in_code_that_writes_store_keys_is_linked() {
+        let code = "fn f() { redis::cmd(\"CONFIG\").arg(\"SET\").arg(\"maxmemory-policy\").arg(\"allkeys-lru\"); }";
+        let compose = COMPOSE;
+        let m = with_write(
+            &[("docker-compose.yml", compose), ("src/boot.rs", code)],
+            "idem:",
+        );
+        let c = find(&m, "boot.rs");
+        assert!(c.links[0].reason.contains("same code writes `idem:`"));
+    }
+
+    #[test]
+    fn compose_environment_list_items_link_by_url() {
+        let text = format!(
+            "{COMPOSE}  api:\n    image: acme/api\n    environment:\n      - IDEMPOTENCY_REDIS_URL=redis://cache:6379\n"
+        );
+        let (m, s) = build(&[("docker-compose.yml", &text)], &Config::default());
+        let l = &find(&m, "cache").links[0];
+        assert_eq!(s.snippet(l.file, l.span), "redis://cache:6379");
+        assert!(find(&m, "kv").links.is_empty());
     }
 
     #[test]
