@@ -91,7 +91,7 @@ fn evicting_diagnostic(
         s.file,
         s.span,
         format!(
-            "`maxmemory-policy {}` evicts idempotency keys from {} when memory is full, {}; {REPLAY}",
+            "`maxmemory-policy {}` lets Redis evict the idempotency keys in {} when memory is full: it takes {}; {REPLAY}",
             s.value,
             subject(inst),
             p.first
@@ -119,7 +119,7 @@ fn default_diagnostic(inst: &Instance, m: &ManagedDefault, p: &EvictionPolicy) -
         inst.file,
         inst.span,
         format!(
-            "no `maxmemory-policy` is set for {}, which holds idempotency keys, so it runs with the {} default `{}`: it evicts them when memory is full, {}; {REPLAY}",
+            "no `maxmemory-policy` is set for {}, which holds idempotency keys, so it runs with the {} default `{}`: when memory is full it takes {}; {REPLAY}",
             subject(inst),
             m.name,
             m.default_policy,
@@ -250,5 +250,32 @@ mod tests {
             assert!(x.message.starts_with(|c: char| !c.is_ascii_uppercase()));
             assert!(!x.message.ends_with('.'));
         }
+    }
+}
+
+#[cfg(test)]
+mod snapshots {
+    use super::*;
+    use crate::config::Config;
+    use crate::model::redis::testing::{facts, project};
+
+    #[test]
+    fn human_output_for_a_compose_idempotency_service_linked_by_env() {
+        let compose = "services:\n  api:\n    image: acme/payments-api\n    environment:\n      IDEMPOTENCY_REDIS_URL: redis://kv:6379/0\n  kv:\n    image: redis:7.2\n    command: redis-server --maxmemory 1gb --maxmemory-policy volatile-lru\n";
+        let (f, sources) = facts(&[("docker-compose.yml", compose)]);
+        let config = Config::default();
+        let model = project(f, &sources, &config);
+        let ctx = Context {
+            model: &model,
+            sources: &sources,
+            config: &config,
+        };
+        let mut out = Vec::new();
+        check(&ctx, &mut out);
+        let mut buf = Vec::new();
+        let summary = crate::render::Summary::default();
+        let rendered = crate::render::human::render(&out, &sources, &summary, false, &mut buf);
+        assert!(rendered.is_ok());
+        insta::assert_snapshot!(String::from_utf8_lossy(&buf));
     }
 }
