@@ -193,22 +193,88 @@ fn kubernetes(text: &str, entries: &[&ConfEntry], kind: &str, redis: &mut RedisF
     }
 }
 
+/// Top-level keys of the Redis charts' own values (Bitnami redis/valkey,
+/// redis-ha, dandydeveloper): settings under them belong to the release the
+/// file configures. Any other top-level key is a subchart alias in an
+/// umbrella chart (`idempotency-redis:`, `sessions:`), one release each.
+const CHART_KEYS: &[&str] = &[
+    "global",
+    "master",
+    "replica",
+    "primary",
+    "sentinel",
+    "cluster",
+    "commonConfiguration",
+    "configuration",
+    "extraFlags",
+    "args",
+    "command",
+    "config",
+    "redis",
+    "valkey",
+    "haproxy",
+];
+
 fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
-    let before = redis.settings.len();
-    let idx = redis.instances.len();
-    scan_settings(text, entries, Some(idx), Surface::CommandLine, redis);
-    if redis.settings.len() == before {
-        return;
+    // Owner of a path: a helmfile release, a subchart alias, or the file.
+    let owner = |e: &ConfEntry| -> (String, Option<Span>) {
+        match (e.path.first(), e.path.get(1)) {
+            (Some(PathSeg::Key(r)), Some(PathSeg::Index(i))) if r == "releases" => {
+                let name = entries.iter().find(|n| {
+                    n.path.len() == 3
+                        && key_is(n.path.first(), "releases")
+                        && n.path.get(1) == Some(&PathSeg::Index(*i))
+                        && key_is(n.path.get(2), "name")
+                });
+                match name.and_then(|n| n.scalar().map(|v| (v, n))) {
+                    Some((v, n)) => (
+                        v.to_string(),
+                        Some(super::conf::content_span(text, n.value_span, style(n))),
+                    ),
+                    None => (String::new(), None),
+                }
+            }
+            (Some(PathSeg::Key(k)), Some(_)) if !CHART_KEYS.contains(&k.as_str()) => {
+                let span = entries
+                    .iter()
+                    .find(|n| n.path.len() == 1 && key_is(n.path.first(), k))
+                    .and_then(|n| n.key_span);
+                (k.clone(), span)
+            }
+            _ => (String::new(), None),
+        }
+    };
+    let mut groups: Vec<((String, Option<Span>), Vec<&ConfEntry>)> = Vec::new();
+    for e in entries {
+        let o = owner(e);
+        match groups.iter_mut().find(|(k, _)| k.0 == o.0) {
+            Some((_, v)) => v.push(e),
+            None => groups.push((o, vec![e])),
+        }
     }
-    // The release's name comes from the file's path, in the model.
-    let mut inst = InstanceDecl::new(InstanceKind::HelmValues, "", Span::new(0, 0));
-    inst.aliases.extend(
-        ["fullnameOverride", "nameOverride"]
-            .iter()
-            .filter_map(|k| top_scalar(entries, k).and_then(|e| e.scalar()))
-            .map(str::to_string),
-    );
-    redis.instances.push(inst);
+    for ((name, span), own) in groups {
+        let before = redis.settings.len();
+        let idx = redis.instances.len();
+        scan_settings(text, &own, Some(idx), Surface::CommandLine, redis);
+        if redis.settings.len() == before {
+            continue;
+        }
+        // A file-level release is named from the file's path, in the model.
+        let mut inst = InstanceDecl::new(
+            InstanceKind::HelmValues,
+            name.clone(),
+            span.unwrap_or_default(),
+        );
+        if name.is_empty() {
+            inst.aliases.extend(
+                ["fullnameOverride", "nameOverride"]
+                    .iter()
+                    .filter_map(|k| top_scalar(entries, k).and_then(|e| e.scalar()))
+                    .map(str::to_string),
+            );
+        }
+        redis.instances.push(inst);
+    }
 }
 
 fn cloudformation(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
@@ -502,9 +568,9 @@ pub fn block_lines(text: &str, node: Span) -> Vec<(usize, &str)> {
             Some(i) if !blank && here < i => break,
             Some(i) => Some(i),
         };
-        match block {
-            Some(i) if line.len() >= i => out.push((offset + i, &line[i..])),
-            _ => out.push((offset + line.len(), "")),
+        match block.and_then(|i| line.get(i..).map(|c| (i, c))) {
+            Some((i, content)) => out.push((offset + i, content)),
+            None => out.push((offset + line.len(), "")),
         }
         offset += raw.len();
     }
@@ -614,6 +680,18 @@ mod tests {
         let f = facts(text);
         assert_eq!(f.redis.instances.len(), 1);
         assert_eq!(f.redis.instances[0].kind, InstanceKind::HelmValues);
+    }
+
+    #[test]
+    fn umbrella_chart_subcharts_and_helmfile_releases_are_separate_instances() {
+        let text = "idempotency-redis:\n  master:\n    extraFlags: [\"--maxmemory-policy allkeys-lru\"]\nsessions:\n  master:\n    extraFlags: [\"--maxmemory-policy allkeys-lru\"]\nreleases:\n  - name: dedup\n    chart: bitnami/redis\n    values:\n      - master:\n          configuration: maxmemory-policy volatile-lru\n";
+        let f = facts(text);
+        let names: Vec<_> = f.redis.instances.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, vec!["idempotency-redis", "sessions", "dedup"]);
+        let owners: Vec<_> = f.redis.settings.iter().map(|s| s.instance).collect();
+        assert_eq!(owners, vec![Some(0), Some(1), Some(2)]);
+        let s = &f.redis.settings[2];
+        assert_eq!(&text[s.span.start..s.span.end], "volatile-lru");
     }
 
     #[test]
