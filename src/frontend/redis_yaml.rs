@@ -215,9 +215,13 @@ const CHART_KEYS: &[&str] = &[
     "haproxy",
 ];
 
+/// Who owns settings in a values file: a name (empty for the file itself)
+/// and where it is declared.
+type Owner = (String, Option<Span>);
+
 fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
     // Owner of a path: a helmfile release, a subchart alias, or the file.
-    let owner = |e: &ConfEntry| -> (String, Option<Span>) {
+    let owner = |e: &ConfEntry| -> Owner {
         match (e.path.first(), e.path.get(1)) {
             (Some(PathSeg::Key(r)), Some(PathSeg::Index(i))) if r == "releases" => {
                 let name = entries.iter().find(|n| {
@@ -244,7 +248,7 @@ fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
             _ => (String::new(), None),
         }
     };
-    let mut groups: Vec<((String, Option<Span>), Vec<&ConfEntry>)> = Vec::new();
+    let mut groups: Vec<(Owner, Vec<&ConfEntry>)> = Vec::new();
     for e in entries {
         let o = owner(e);
         match groups.iter_mut().find(|(k, _)| k.0 == o.0) {
