@@ -274,17 +274,15 @@ fn double_quoted(line: &str, q: usize) -> Result<(String, usize, usize, usize), 
     loop {
         match bytes.get(i) {
             None => return Err("unbalanced quotes in redis.conf line".to_string()),
-            Some(b'\\') if i + 3 < bytes.len() && bytes[i + 1] == b'x' => {
-                match u8::from_str_radix(line.get(i + 2..i + 4).unwrap_or(""), 16) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 4;
-                    }
-                    Err(_) => {
-                        out.push(b'x');
-                        i += 2;
-                    }
-                }
+            Some(b'\\')
+                if i + 3 < bytes.len()
+                    && bytes[i + 1] == b'x'
+                    && bytes[i + 2].is_ascii_hexdigit()
+                    && bytes[i + 3].is_ascii_hexdigit() =>
+            {
+                let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+                out.push(hex(bytes[i + 2]) * 16 + hex(bytes[i + 3]));
+                i += 4;
             }
             Some(b'\\') if i + 1 < bytes.len() => {
                 out.push(match bytes[i + 1] {
@@ -436,6 +434,23 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert!(p[0].reported);
         assert!(!p[1].reported);
+    }
+
+    #[test]
+    fn odd_input_never_panics() {
+        for text in [
+            "\"\\x",
+            "'\\",
+            "maxmemory-policy \"\\xZZ\"",
+            "maxmemory-policy \"a\"b",
+            "\u{3000}maxmemory-policy\u{3000}allkeys-lru",
+            "maxmemory-policy é\r\n# é",
+            "\n\n\r\r",
+        ] {
+            let _ = tokenize(text);
+        }
+        let (d, _) = tokenize("maxmemory-policy \"\\x41\\x+4\"\n");
+        assert_eq!(d[0].args[0].value, "Ax+4");
     }
 
     #[test]

@@ -775,6 +775,21 @@ mod tests {
     }
 
     #[test]
+    fn odd_yaml_never_panics() {
+        for text in [
+            "a: |\n  x\n \u{3000}\n  maxmemory-policy allkeys-lru\n",
+            "a: >\n  maxmemory-policy\n  allkeys-lru\n",
+            "command: \"redis-server --maxmemory-policy \\u00e9\"\n",
+            "args: [--maxmemory-policy]\n",
+            "c: |2\n   maxmemory-policy allkeys-lru\n",
+            "services:\n  r:\n    image: redis\n    volumes: [':', {source: 1}]\n",
+            "data:\n  redis.conf: \"maxmemory-policy \\\"allkeys-lru\n\"\n",
+        ] {
+            let _ = facts(text);
+        }
+    }
+
+    #[test]
     fn words_strip_shell_quotes() {
         let w = words("sh -c 'redis-server --maxmemory-policy allkeys-lru'");
         assert_eq!(w[3], (20, "--maxmemory-policy"));

@@ -242,7 +242,7 @@ impl RedisModel {
                 Some(GroupRef::Unknown) => inst.opaque_group = true,
                 Some(r) => {
                     let found = groups.iter().position(|(g, aliases, label)| match r {
-                        GroupRef::Resource(x) => label == x && same_stack(g, &inst),
+                        GroupRef::Resource(x) => label == x && same_stack(g, &inst, sources),
                         GroupRef::Name(n) => aliases.iter().any(|a| a == n),
                         GroupRef::Unknown => false,
                     });
@@ -418,8 +418,16 @@ impl RedisModel {
 
 /// Whether a parameter group and a cluster belong to one stack: both
 /// Terraform (one module directory) or both in one CloudFormation template.
-fn same_stack(group: &Instance, user: &Instance) -> bool {
-    group.kind == user.kind
+fn same_stack(group: &Instance, user: &Instance, sources: &SourceMap) -> bool {
+    match (group.kind, user.kind) {
+        // NOTE: modules name their resources alike (`this`, `main`), so a
+        // reference only reaches the group of its own module directory.
+        (InstanceKind::Terraform, InstanceKind::Terraform) => {
+            dir_of(sources.path(group.file)) == dir_of(sources.path(user.file))
+        }
+        (InstanceKind::CloudFormation, InstanceKind::CloudFormation) => group.file == user.file,
+        _ => false,
+    }
 }
 
 fn instance(file: FileId, path: &str, d: &InstanceDecl, settings: Vec<Setting>) -> Instance {
@@ -806,6 +814,30 @@ mod tests {
         assert!(replay.settings.is_empty() && !replay.opaque_group);
         let receipts = find(&m, "receipts");
         assert!(receipts.settings.is_empty() && receipts.opaque_group);
+    }
+
+    #[test]
+    fn a_group_reference_stays_inside_its_terraform_module() {
+        let group = |policy: &str| {
+            format!("resource \"aws_elasticache_parameter_group\" \"this\" {{\n  parameter {{\n    name  = \"maxmemory-policy\"\n    value = \"{policy}\"\n  }}\n}}\n")
+        };
+        let cluster = |name: &str| {
+            format!("resource \"aws_elasticache_replication_group\" \"{name}\" {{\n  parameter_group_name = aws_elasticache_parameter_group.this.name\n}}\n")
+        };
+        let (m, _) = build(
+            &[
+                ("modules/cache/groups.tf", &group("allkeys-lru")),
+                ("modules/cache/main.tf", &cluster("cache")),
+                ("modules/idem/groups.tf", &group("noeviction")),
+                ("modules/idem/main.tf", &cluster("idempotency")),
+            ],
+            &Config::default(),
+        );
+        assert_eq!(find(&m, "cache").effective().unwrap().value, "allkeys-lru");
+        assert_eq!(
+            find(&m, "idempotency").effective().unwrap().value,
+            "noeviction"
+        );
     }
 
     #[test]

@@ -241,6 +241,42 @@ mod tests {
     }
 
     #[test]
+    fn catalogue_knows_every_policy_and_sources_every_default() {
+        let c = knowledge::redis();
+        for p in [
+            "noeviction",
+            "allkeys-lru",
+            "allkeys-lfu",
+            "allkeys-random",
+            "allkeys-lrm",
+            "volatile-lru",
+            "volatile-lfu",
+            "volatile-random",
+            "volatile-lrm",
+            "volatile-ttl",
+        ] {
+            let e = c.policy(p).unwrap_or_else(|| panic!("{p} missing"));
+            let class = p.split('-').next().unwrap_or("");
+            assert!(e.class == class || (p == "noeviction" && e.class == "none"));
+            assert!(!e.first.is_empty());
+        }
+        use crate::frontend::redis_conf::Provider;
+        for p in [
+            Provider::ElastiCache,
+            Provider::Memorystore,
+            Provider::Azure,
+            Provider::RedisCloud,
+        ] {
+            let d = c
+                .provider(p.id())
+                .unwrap_or_else(|| panic!("{p:?} missing"));
+            assert!(c.policy(&d.default_policy).is_some());
+            assert!(d.source.contains("horizons.md") && d.source.contains("https://"));
+        }
+        assert!(c.link_words.matches("idem-redis") && !c.link_words.matches("identity-redis"));
+    }
+
+    #[test]
     fn messages_are_lowercase_without_a_trailing_period() {
         let conf = "maxmemory-policy allkeys-lfu\n";
         let tf = "resource \"aws_elasticache_cluster\" \"receipts\" {\n  engine = \"redis\"\n}\n";
