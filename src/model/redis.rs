@@ -202,24 +202,32 @@ impl RedisModel {
             absorbed[j] = true;
         }
 
-        // A redis.conf mounted into a compose service is that service's config.
+        // A redis.conf mounted into a compose service (as a file, or inside a
+        // mounted directory) is that service's config; replicas may share it.
+        let included = absorbed.clone();
         for i in 0..decls.len() {
             if decls[i].2.is_empty() {
                 continue;
             }
             for j in 0..decls.len() {
-                if i == j || absorbed[j] || decls[j].0.kind != InstanceKind::ConfFile {
+                if i == j || included[j] || decls[j].0.kind != InstanceKind::ConfFile {
                     continue;
                 }
                 let conf_path = normalise(sources.path(decls[j].0.file));
-                if decls[i].2.contains(&conf_path) {
+                let mounted = decls[i].2.iter().any(|m| {
+                    *m == conf_path || (!m.is_empty() && conf_path.starts_with(&format!("{m}/")))
+                });
+                if mounted {
                     let conf = decls[j].0.clone();
                     let target = &mut decls[i].0;
                     target.settings.splice(0..0, conf.settings);
                     target.via = Some((
                         conf.file,
                         Span::new(0, 0),
-                        format!("`{conf_path}` is mounted into this service"),
+                        format!(
+                            "`{}` is mounted into this service",
+                            conf_path.rsplit('/').next().unwrap_or(&conf_path)
+                        ),
                     ));
                     absorbed[j] = true;
                 }
@@ -854,7 +862,12 @@ mod tests {
         assert_eq!(m.instances.len(), 1);
         let g = find(&m, "guard");
         assert_eq!(g.settings[0].value, "allkeys-lru");
-        assert!(g.via.as_ref().unwrap().2.contains("ops/conf/guard.conf"));
+        assert!(g
+            .via
+            .as_ref()
+            .unwrap()
+            .2
+            .contains("`guard.conf` is mounted"));
     }
 
     #[test]
@@ -904,6 +917,20 @@ mod tests {
         let l = &find(&m, "cache").links[0];
         assert_eq!(s.snippet(l.file, l.span), "redis://cache:6379");
         assert!(find(&m, "kv").links.is_empty());
+    }
+
+    #[test]
+    fn a_conf_in_a_mounted_directory_configures_every_service_that_mounts_it() {
+        let compose = "services:\n  primary:\n    image: redis:7\n    volumes: [\"./conf:/usr/local/etc/redis\"]\n  replica:\n    image: redis:7\n    volumes: [\"./conf:/usr/local/etc/redis\"]\n";
+        let conf = "maxmemory-policy allkeys-lru\n";
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("conf/redis.conf", conf)],
+            &Config::default(),
+        );
+        assert_eq!(m.instances.len(), 2);
+        for name in ["primary", "replica"] {
+            assert_eq!(find(&m, name).settings.len(), 1);
+        }
     }
 
     #[test]
