@@ -22,6 +22,9 @@ pub struct Setting {
     pub surface: Surface,
 }
 
+/// Connection settings shown as labels for one instance; the rest are counted.
+const MAX_ENDPOINT_LABELS: usize = 3;
+
 /// Why an instance is believed to hold idempotency keys.
 #[derive(Debug, Clone)]
 pub struct Link {
@@ -353,7 +356,9 @@ impl RedisModel {
                     },
                 });
             }
-            // 3. Connection settings that name it.
+            // 3. Connection settings that name it (a few are reason enough;
+            // a generated manifest may hold thousands).
+            let mut more = 0usize;
             for ep in &endpoints {
                 let hit = inst.names.iter().any(|n| {
                     !n.is_empty()
@@ -363,7 +368,10 @@ impl RedisModel {
                                 .strip_prefix(n.as_str())
                                 .is_some_and(|rest| rest.starts_with('-')))
                 });
-                if hit {
+                if hit && more >= MAX_ENDPOINT_LABELS {
+                    more += 1;
+                } else if hit {
+                    more += 1;
                     inst.links.push(Link {
                         file: ep.file,
                         span: ep.span,
@@ -374,6 +382,14 @@ impl RedisModel {
                             inst.name
                         ),
                     });
+                }
+            }
+            if more > MAX_ENDPOINT_LABELS {
+                if let Some(last) = inst.links.last_mut() {
+                    last.reason.push_str(&format!(
+                        " (and {} more settings)",
+                        more - MAX_ENDPOINT_LABELS
+                    ));
                 }
             }
         }
@@ -749,6 +765,20 @@ mod tests {
         assert_eq!(kv.kind, InstanceKind::HelmValues);
         let l = &kv.links[0];
         assert_eq!(s.snippet(l.file, l.span), "payments-kv-master.payments.svc");
+    }
+
+    #[test]
+    fn many_connection_settings_give_a_few_labels_and_a_count() {
+        let env: String = (0..5)
+            .map(|i| format!("IDEM_REDIS_URL_{i}=redis://kv:6379/{i}\n"))
+            .collect();
+        let (m, _) = build(
+            &[("docker-compose.yml", COMPOSE), (".env", &env)],
+            &Config::default(),
+        );
+        let kv = find(&m, "kv");
+        assert_eq!(kv.links.len(), MAX_ENDPOINT_LABELS);
+        assert!(kv.links[2].reason.ends_with("(and 2 more settings)"));
     }
 
     #[test]
