@@ -178,6 +178,11 @@ fn resource(text: &str, block: &Block, facts: &mut FileFacts) {
         return;
     };
     let body = &block.body;
+    // A cluster that is a member of a replication group runs with the
+    // group's parameters: the group is the instance.
+    if ty.as_str() == "aws_elasticache_cluster" && body.has_attribute("replication_group_id") {
+        return;
+    }
     if let Some(engine) = string_attr(body, "engine") {
         if engine.eq_ignore_ascii_case("memcached") {
             return;
@@ -377,6 +382,12 @@ resource "rediscloud_subscription_database" "idem" {
             f.redis.instances[1].group,
             Some(GroupRef::Name("default.redis7".into()))
         );
+    }
+
+    #[test]
+    fn replication_group_members_are_not_instances_of_their_own() {
+        let text = "resource \"aws_elasticache_cluster\" \"replica\" {\n  replication_group_id = aws_elasticache_replication_group.idem.id\n}\n";
+        assert!(facts(text).redis.instances.is_empty());
     }
 
     #[test]

@@ -592,7 +592,11 @@ fn scalar_span(text: &str, e: &ConfEntry) -> Span {
 /// The host a connection value names: `redis://user:pw@host:6379/0`,
 /// `host:6379` or `host` under a key that speaks of a host or URL.
 fn host_of(key: &str, value: &str) -> Option<String> {
-    let v = value.trim();
+    let mut v = value.trim();
+    // `${IDEMPOTENCY_REDIS_URL:-redis://idem-redis:6379}`: the default.
+    if let Some((_, default)) = v.strip_prefix("${").and_then(|r| r.split_once(":-")) {
+        v = default.strip_suffix('}').unwrap_or(default);
+    }
     let rest = if let Some((scheme, rest)) = v.split_once("://") {
         if !scheme.to_ascii_lowercase().starts_with("redis")
             && !scheme.eq_ignore_ascii_case("valkey")
@@ -995,6 +999,10 @@ mod tests {
         assert_eq!(host_of("IDEM_TTL", "86400"), None);
         assert_eq!(host_of("X", "postgres://db/idem"), None);
         assert_eq!(host_of("X", "redis://${REDIS_HOST}:6379"), None);
+        assert_eq!(
+            host_of("X", "${IDEM_URL:-redis://idem-redis:6379/0}").as_deref(),
+            Some("idem-redis")
+        );
     }
 
     #[test]
