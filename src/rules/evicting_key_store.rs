@@ -46,11 +46,25 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 fn subject(inst: &Instance) -> String {
-    format!("{} `{}`", inst.kind.describe(), inst.name)
+    match (&inst.resource_type, inst.kind) {
+        (Some(ty), crate::frontend::redis_conf::InstanceKind::Terraform) => {
+            format!("Terraform resource `{ty}.{}`", inst.name)
+        }
+        _ => format!("{} `{}`", inst.kind.describe(), inst.name),
+    }
 }
 
 const REPLAY: &str =
     "a replay that arrives after its key was evicted, still inside the replay window, is processed a second time";
+
+/// The policy as the surface writes it: a Redis directive or flag, or a
+/// provider's attribute (`data_eviction`, `eviction_policy`).
+fn written(s: &Setting) -> String {
+    match s.surface {
+        Surface::Terraform | Surface::ConfigKey => format!("eviction policy `{}`", s.value),
+        _ => format!("`maxmemory-policy {}`", s.value),
+    }
+}
 
 /// How to write `noeviction` where the policy was written.
 fn noeviction_in(s: &Setting) -> String {
@@ -91,8 +105,8 @@ fn evicting_diagnostic(
         s.file,
         s.span,
         format!(
-            "`maxmemory-policy {}` lets Redis evict the idempotency keys in {} when memory is full: it takes {}; {REPLAY}",
-            s.value,
+            "{} lets Redis evict the idempotency keys in {} when memory is full: it takes {}; {REPLAY}",
+            written(s),
             subject(inst),
             p.first
         ),
