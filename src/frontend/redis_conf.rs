@@ -266,8 +266,11 @@ fn split_args(line: &str, at: usize) -> Result<Vec<Arg>, String> {
     Ok(args)
 }
 
-/// A `"..."` argument starting at `q`: (value, content start, content end, next index).
-fn double_quoted(line: &str, q: usize) -> Result<(String, usize, usize, usize), String> {
+/// A quoted argument: (value, content start, content end, next index).
+type Quoted = (String, usize, usize, usize);
+
+/// A `"..."` argument starting at `q`.
+fn double_quoted(line: &str, q: usize) -> Result<Quoted, String> {
     let bytes = line.as_bytes();
     let mut out: Vec<u8> = Vec::new();
     let mut i = q + 1;
@@ -295,14 +298,7 @@ fn double_quoted(line: &str, q: usize) -> Result<(String, usize, usize, usize), 
                 });
                 i += 2;
             }
-            Some(b'"') => {
-                // The closing quote must be followed by a space or the end.
-                if bytes.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
-                    return Err("closing quote must be followed by a space".to_string());
-                }
-                let value = String::from_utf8_lossy(&out).into_owned();
-                return Ok((value, q + 1, i, i + 1));
-            }
+            Some(b'"') => return close(bytes, q, i, &out),
             Some(&c) => {
                 out.push(c);
                 i += 1;
@@ -311,7 +307,16 @@ fn double_quoted(line: &str, q: usize) -> Result<(String, usize, usize, usize), 
     }
 }
 
-fn single_quoted(line: &str, q: usize) -> Result<(String, usize, usize, usize), String> {
+/// The closing quote at `i` of an argument opened at `q`: it must be
+/// followed by a space or the end of the line.
+fn close(bytes: &[u8], q: usize, i: usize, out: &[u8]) -> Result<Quoted, String> {
+    if bytes.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
+        return Err("closing quote must be followed by a space".to_string());
+    }
+    Ok((String::from_utf8_lossy(out).into_owned(), q + 1, i, i + 1))
+}
+
+fn single_quoted(line: &str, q: usize) -> Result<Quoted, String> {
     let bytes = line.as_bytes();
     let mut out: Vec<u8> = Vec::new();
     let mut i = q + 1;
@@ -322,13 +327,7 @@ fn single_quoted(line: &str, q: usize) -> Result<(String, usize, usize, usize), 
                 out.push(b'\'');
                 i += 2;
             }
-            Some(b'\'') => {
-                if bytes.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
-                    return Err("closing quote must be followed by a space".to_string());
-                }
-                let value = String::from_utf8_lossy(&out).into_owned();
-                return Ok((value, q + 1, i, i + 1));
-            }
+            Some(b'\'') => return close(bytes, q, i, &out),
             Some(&c) => {
                 out.push(c);
                 i += 1;

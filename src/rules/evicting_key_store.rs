@@ -301,27 +301,11 @@ mod tests {
             assert!(!x.message.ends_with('.'));
         }
     }
-}
-
-#[cfg(test)]
-mod snapshots {
-    use super::*;
-    use crate::config::Config;
-    use crate::model::redis::testing::{facts, project};
 
     #[test]
     fn human_output_for_a_compose_idempotency_service_linked_by_env() {
         let compose = "services:\n  api:\n    image: acme/payments-api\n    environment:\n      IDEMPOTENCY_REDIS_URL: redis://kv:6379/0\n  kv:\n    image: redis:7.2\n    command: redis-server --maxmemory 1gb --maxmemory-policy volatile-lru\n";
-        let (f, sources) = facts(&[("docker-compose.yml", compose)]);
-        let config = Config::default();
-        let model = project(f, &sources, &config);
-        let ctx = Context {
-            model: &model,
-            sources: &sources,
-            config: &config,
-        };
-        let mut out = Vec::new();
-        check(&ctx, &mut out);
+        let (out, sources) = run(&[("docker-compose.yml", compose)]);
         let mut buf = Vec::new();
         let summary = crate::render::Summary::default();
         let rendered = crate::render::human::render(&out, &sources, &summary, false, &mut buf);
