@@ -426,3 +426,57 @@ mod tests {
         assert!(r.is_retention_name("replay_protection.window"));
     }
 }
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvictionPolicy {
+    pub name: String,
+    /// `none`, `allkeys` or `volatile`.
+    pub class: String,
+    /// What the policy evicts first, for messages.
+    pub first: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManagedDefault {
+    /// A `Provider::id()`.
+    pub id: String,
+    pub name: String,
+    pub default_policy: String,
+    pub source: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Redis {
+    pub link_words: Words,
+    pub policy: Vec<EvictionPolicy>,
+    pub provider: Vec<ManagedDefault>,
+}
+
+impl Redis {
+    /// The catalogue entry of a policy as written (`AllKeysLRU`, `allkeys_lru`
+    /// and `allkeys-lru` are one policy: Azure spells them without hyphens).
+    pub fn policy(&self, written: &str) -> Option<&EvictionPolicy> {
+        let squash = |s: &str| -> String {
+            s.chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .map(|c| c.to_ascii_lowercase())
+                .collect()
+        };
+        let w = squash(written);
+        self.policy.iter().find(|p| squash(&p.name) == w)
+    }
+
+    pub fn provider(&self, id: &str) -> Option<&ManagedDefault> {
+        self.provider.iter().find(|p| p.id == id)
+    }
+}
+
+pub const REDIS_TOML: &str = include_str!("../rules/redis.toml");
+
+pub fn redis() -> &'static Redis {
+    static R: OnceLock<Redis> = OnceLock::new();
+    R.get_or_init(|| load("redis.toml", REDIS_TOML))
+}

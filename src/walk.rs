@@ -52,6 +52,8 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         "toml" => FileKind::Toml,
         "json" => FileKind::Json,
         "tf" | "tfvars" | "hcl" => FileKind::Hcl,
+        // CloudFormation's own extension: YAML or JSON, settled by content.
+        "template" => FileKind::Yaml,
         "conf" => FileKind::Text,
         e if TEXT_EXTENSIONS.contains(&e) => FileKind::Text,
         _ => return None,
@@ -61,6 +63,12 @@ pub fn classify(path: &Path) -> Option<FileKind> {
 /// A `.conf` file with Redis directives is a Redis config; nginx and other
 /// `.conf` files stay text.
 pub fn refine_kind(kind: FileKind, path: &Path, text: &str) -> FileKind {
+    if kind == FileKind::Yaml
+        && path.extension().and_then(|e| e.to_str()) == Some("template")
+        && text.trim_start().starts_with('{')
+    {
+        return FileKind::Json;
+    }
     if kind != FileKind::Text || path.extension().and_then(|e| e.to_str()) != Some("conf") {
         return kind;
     }
@@ -256,6 +264,16 @@ mod tests {
         assert_eq!(k("values.yaml"), Some(FileKind::Yaml));
         assert_eq!(k(".env.production"), Some(FileKind::Env));
         assert_eq!(k("main.tf"), Some(FileKind::Hcl));
+        assert_eq!(k("cfn/redis.template"), Some(FileKind::Yaml));
+        let p = Path::new("cfn/redis.template");
+        assert_eq!(
+            refine_kind(FileKind::Yaml, p, " {\"Resources\": {}}"),
+            FileKind::Json
+        );
+        assert_eq!(
+            refine_kind(FileKind::Yaml, p, "Resources: {}"),
+            FileKind::Yaml
+        );
         assert_eq!(k("client.ts"), Some(FileKind::Text));
         assert_eq!(k("logo.png"), None);
     }

@@ -5,8 +5,12 @@
 
 pub mod conf;
 pub mod env;
+pub mod hcl;
 pub mod json;
+pub mod redis_conf;
+pub mod redis_yaml;
 pub mod rust;
+pub mod rust_redis_config;
 pub mod rust_retention;
 pub mod sql;
 pub mod text;
@@ -124,6 +128,8 @@ pub struct FileFacts {
     pub redis_writes: Vec<RedisKeyWrite>,
     /// SQL-only facts: the file's schema events in statement order.
     pub sql: Option<sql::SqlFacts>,
+    /// Redis instances and `maxmemory-policy` settings declared in the file.
+    pub redis: redis_conf::RedisFacts,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -141,14 +147,26 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
     };
     match kind {
         FileKind::Rust => rust::parse(text, &mut facts),
-        FileKind::Yaml => yaml::parse(text, &mut facts),
-        FileKind::Json => json::parse(text, &mut facts),
+        FileKind::Yaml => {
+            yaml::parse(text, &mut facts);
+            redis_yaml::extract(text, &mut facts);
+        }
+        FileKind::Json => {
+            json::parse(text, &mut facts);
+            redis_yaml::extract(text, &mut facts);
+        }
+        FileKind::RedisConf => {
+            redis_conf::parse(text, &mut facts);
+            text::parse(text, &mut facts);
+        }
+        FileKind::Hcl => {
+            hcl::parse(text, &mut facts);
+            text::parse(text, &mut facts);
+        }
         FileKind::Toml => toml::parse(text, &mut facts),
         FileKind::Env => env::parse(text, &mut facts),
         FileKind::Sql => sql::parse(text, &mut facts),
-        // Redis config and HCL front ends arrive with their issues; until
-        // then their string literals still reach the header rule.
-        FileKind::Text | FileKind::RedisConf | FileKind::Hcl => text::parse(text, &mut facts),
+        FileKind::Text => text::parse(text, &mut facts),
     }
     facts
 }

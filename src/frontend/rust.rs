@@ -54,6 +54,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     let mut rust = v.rust;
     rust.retention = super::rust_retention::extract(&file, facts);
     facts.rust = Some(rust);
+    super::rust_redis_config::collect(&file, facts);
 }
 
 /// Byte range of a proc-macro2 span (span-locations is enabled).

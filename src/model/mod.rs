@@ -5,6 +5,7 @@
 
 pub mod headers;
 pub mod migrations;
+pub mod redis;
 pub mod retention;
 pub mod schema;
 
@@ -19,6 +20,8 @@ pub struct ProjectModel {
     pub retention: retention::RetentionModel,
     /// Migration histories replayed into tables; which tables are stores.
     pub schema: schema::SchemaModel,
+    /// Redis instances, their eviction settings and what links them to stores.
+    pub redis: redis::RedisModel,
 }
 
 impl ProjectModel {
@@ -26,11 +29,13 @@ impl ProjectModel {
         let headers = headers::HeaderModel::build(&files);
         let retention = retention::RetentionModel::build(&files, sources, config);
         let schema = schema::SchemaModel::build(&files, sources, config);
+        let redis = redis::RedisModel::build(&files, sources, config);
         ProjectModel {
             files,
             headers,
             retention,
             schema,
+            redis,
         }
     }
 }

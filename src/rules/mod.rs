@@ -3,6 +3,7 @@
 //! severity are in `rules/<name>.toml`.
 
 pub mod delete_based_expiry;
+pub mod evicting_key_store;
 pub mod missing_request_fingerprint;
 pub mod missing_unique_key_constraint;
 pub mod misspelled_idempotency_header;
@@ -35,6 +36,7 @@ pub const BUILT: &[(&str, Check)] = &[
     (unscoped_idempotency_key::NAME, unscoped_idempotency_key::check),
     (missing_request_fingerprint::NAME, missing_request_fingerprint::check),
     (delete_based_expiry::NAME, delete_based_expiry::check),
+    (evicting_key_store::NAME, evicting_key_store::check),
 ];
 
 /// Rules the pipeline emits itself.

@@ -1,0 +1,1018 @@
+//! Redis instances across the project: each declared instance (compose
+//! service, Helm release, Kubernetes workload or ConfigMap, Terraform or
+//! CloudFormation resource, redis.conf file, code) with the `maxmemory-policy`
+//! settings that apply to it, from its own file, the parameter group it uses
+//! or the redis.conf mounted into it, and the reasons to believe it holds
+//! idempotency keys. Not for judging the policy: the rule does that.
+
+use crate::config::Config;
+use crate::frontend::conf::{ConfEntry, PathSeg};
+use crate::frontend::redis_conf::{GroupRef, InstanceDecl, InstanceKind, Provider, Surface};
+use crate::frontend::FileFacts;
+use crate::knowledge;
+use crate::source::{FileId, SourceMap, Span};
+
+/// A `maxmemory-policy` that applies to an instance.
+#[derive(Debug, Clone)]
+pub struct Setting {
+    pub file: FileId,
+    pub span: Span,
+    /// As written.
+    pub value: String,
+    pub surface: Surface,
+}
+
+/// Connection settings shown as labels for one instance; the rest are counted.
+const MAX_ENDPOINT_LABELS: usize = 3;
+
+/// Why an instance is believed to hold idempotency keys.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub file: FileId,
+    pub span: Span,
+    /// "holds idempotency keys: ..." text for a label.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub file: FileId,
+    pub kind: InstanceKind,
+    /// Name as shown in messages (from the file path for values and conf files).
+    pub name: String,
+    /// Every name it answers to, lower-cased: name, aliases, and for values,
+    /// conf files and code the names in its path.
+    pub names: Vec<String>,
+    /// Whether `names` come from the file's path rather than the file's content.
+    pub named_by_path: bool,
+    pub span: Span,
+    pub provider: Provider,
+    pub resource_type: Option<String>,
+    pub settings: Vec<Setting>,
+    /// Where the settings came from when not the instance's own file
+    /// (its parameter group, its mounted redis.conf).
+    pub via: Option<(FileId, Span, String)>,
+    /// A managed instance whose parameter group cannot be read here (a name
+    /// from elsewhere, a variable): its policy is unknown, not the default.
+    pub opaque_group: bool,
+    pub links: Vec<Link>,
+}
+
+impl Instance {
+    /// The setting Redis runs with: a command-line flag overrides a config
+    /// file (Redis appends `--` options after it), and a later line an earlier.
+    pub fn effective(&self) -> Option<&Setting> {
+        let rank = |s: &Setting| match s.surface {
+            Surface::Code => 3,
+            Surface::CommandLine => 2,
+            _ => 1,
+        };
+        self.settings
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, s)| (rank(s), *i))
+            .map(|(_, s)| s)
+    }
+
+    pub fn is_managed(&self) -> bool {
+        self.provider != Provider::SelfRun
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct RedisModel {
+    pub instances: Vec<Instance>,
+}
+
+/// File stems that name no release (`values.yaml`, `redis.conf`): the
+/// directory names it instead.
+fn generic_stem(stem: &str) -> bool {
+    matches!(
+        stem,
+        "values"
+            | "redis"
+            | "valkey"
+            | "redis-server"
+            | "master"
+            | "replica"
+            | "config"
+            | "configmap"
+    )
+}
+
+/// (display name, names) derived from a path: `deploy/idem-redis/values.yaml`
+/// → `idem-redis`.
+fn names_from_path(path: &str) -> (String, Vec<String>) {
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or(path);
+    let dir = parts.next().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or(file);
+    let shown = if generic_stem(stem) && !dir.is_empty() && dir != "." {
+        dir.to_string()
+    } else {
+        stem.to_string()
+    };
+    let mut names = vec![stem.to_ascii_lowercase()];
+    if !dir.is_empty() {
+        names.push(dir.to_ascii_lowercase());
+    }
+    (shown, names)
+}
+
+/// `a/b/../c/./d` → `a/c/d`.
+fn normalise(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            p => out.push(p),
+        }
+    }
+    out.join("/")
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+impl RedisModel {
+    pub fn build(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Self {
+        let mut model = RedisModel::default();
+        // Declarations, and their settings, per file.
+        let mut groups: Vec<(Instance, Vec<String>, String)> = Vec::new(); // (group, aliases, label)
+        let mut decls: Vec<(Instance, Option<GroupRef>, Vec<String>)> = Vec::new();
+        // `include` lines of conf files: (decl index, resolved path, offset).
+        let mut includes: Vec<(usize, String, usize)> = Vec::new();
+        for f in files {
+            let path = sources
+                .files
+                .get(f.file)
+                .map(|s| s.path.as_str())
+                .unwrap_or("");
+            for (i, d) in f.redis.instances.iter().enumerate() {
+                let settings: Vec<Setting> = f
+                    .redis
+                    .settings
+                    .iter()
+                    .filter(|s| s.instance == Some(i))
+                    .map(|s| Setting {
+                        file: f.file,
+                        span: s.span,
+                        value: s.value.clone(),
+                        surface: s.surface,
+                    })
+                    .collect();
+                let inst = instance(f.file, path, d, settings);
+                if d.is_group {
+                    groups.push((inst, d.aliases.clone(), d.name.clone()));
+                } else {
+                    let mounts = d
+                        .mounts
+                        .iter()
+                        .map(|m| normalise(&format!("{}/{}", dir_of(path), m)))
+                        .collect();
+                    if d.kind == InstanceKind::ConfFile {
+                        // Followed only inside the repository: a relative
+                        // path, resolved against the including file.
+                        for inc in f.redis.includes.iter().filter(|i| !i.path.starts_with('/')) {
+                            let to = normalise(&format!("{}/{}", dir_of(path), inc.path));
+                            includes.push((decls.len(), to, inc.span.start));
+                        }
+                    }
+                    decls.push((inst, d.group.clone(), mounts));
+                }
+            }
+        }
+
+        // An included conf file's lines take the place of the `include` line.
+        let mut absorbed = vec![false; decls.len()];
+        for (i, to, at) in includes {
+            let Some(j) = decls.iter().position(|(d, _, _)| {
+                d.kind == InstanceKind::ConfFile && normalise(sources.path(d.file)) == to
+            }) else {
+                continue;
+            };
+            if i == j {
+                continue;
+            }
+            let included = decls[j].0.settings.clone();
+            let own = &mut decls[i].0.settings;
+            let pos = own.iter().take_while(|s| s.span.start < at).count();
+            own.splice(pos..pos, included);
+            absorbed[j] = true;
+        }
+
+        // A redis.conf mounted into a compose service (as a file, or inside a
+        // mounted directory) is that service's config; replicas may share it.
+        let included = absorbed.clone();
+        for i in 0..decls.len() {
+            if decls[i].2.is_empty() {
+                continue;
+            }
+            for j in 0..decls.len() {
+                if i == j || included[j] || decls[j].0.kind != InstanceKind::ConfFile {
+                    continue;
+                }
+                let conf_path = normalise(sources.path(decls[j].0.file));
+                let mounted = decls[i].2.iter().any(|m| {
+                    *m == conf_path || (!m.is_empty() && conf_path.starts_with(&format!("{m}/")))
+                });
+                if mounted {
+                    let conf = decls[j].0.clone();
+                    let target = &mut decls[i].0;
+                    target.settings.splice(0..0, conf.settings);
+                    target.via = Some((
+                        conf.file,
+                        Span::new(0, 0),
+                        format!(
+                            "`{}` is mounted into this service",
+                            conf_path.rsplit('/').next().unwrap_or(&conf_path)
+                        ),
+                    ));
+                    absorbed[j] = true;
+                }
+            }
+        }
+
+        // Parameter groups give their settings to the clusters that use them.
+        let mut group_used = vec![false; groups.len()];
+        let mut instances: Vec<Instance> = Vec::new();
+        for (k, (mut inst, group, _)) in decls.into_iter().enumerate() {
+            if absorbed[k] {
+                continue;
+            }
+            if inst.kind == InstanceKind::Code {
+                instances.push(inst);
+                continue;
+            }
+            match &group {
+                Some(GroupRef::Name(n)) if n.starts_with("default.") => {}
+                Some(GroupRef::Unknown) => inst.opaque_group = true,
+                Some(r) => {
+                    let found = groups.iter().position(|(g, aliases, label)| match r {
+                        GroupRef::Resource(x) => label == x && same_stack(g, &inst, sources),
+                        GroupRef::Name(n) => aliases.iter().any(|a| a == n),
+                        GroupRef::Unknown => false,
+                    });
+                    match found {
+                        Some(gi) => {
+                            group_used[gi] = true;
+                            let g = &groups[gi].0;
+                            inst.settings.extend(g.settings.iter().cloned());
+                            inst.via = Some((
+                                g.file,
+                                g.span,
+                                format!("parameter group `{}` used by `{}`", g.name, inst.name),
+                            ));
+                        }
+                        None => inst.opaque_group = true,
+                    }
+                }
+                None => {}
+            }
+            instances.push(inst);
+        }
+        // A group no cluster here uses stands for the clusters elsewhere.
+        for (gi, (g, _, _)) in groups.into_iter().enumerate() {
+            if !group_used[gi] {
+                instances.push(g);
+            }
+        }
+
+        // `CONFIG SET` in code configures the repository's only Redis, when
+        // there is one; otherwise the code's own connection.
+        let declared = instances
+            .iter()
+            .filter(|i| i.kind != InstanceKind::Code)
+            .count();
+        if declared == 1 {
+            let code: Vec<Setting> = instances
+                .iter()
+                .filter(|i| i.kind == InstanceKind::Code)
+                .flat_map(|i| i.settings.clone())
+                .collect();
+            instances.retain(|i| i.kind != InstanceKind::Code);
+            if let Some(only) = instances.first_mut() {
+                only.settings.extend(code);
+            }
+        }
+
+        model.instances = instances;
+        model.link(files, sources, config);
+        model
+    }
+
+    /// Find the reasons each instance holds idempotency keys.
+    fn link(&mut self, files: &[FileFacts], sources: &SourceMap, config: &Config) {
+        let words = &knowledge::redis().link_words;
+        let only_one = self.instances.len() == 1;
+        let endpoints = endpoints(files, sources);
+        for inst in &mut self.instances {
+            let declared_none = config.store.iter().any(|s| {
+                !s.store
+                    && s.redis
+                        .as_deref()
+                        .is_some_and(|r| inst.names.contains(&r.to_ascii_lowercase()))
+            });
+            if declared_none {
+                continue;
+            }
+            // 1. idemlint.toml `[[store]] redis = "<name>"`.
+            for s in config.store.iter().filter(|s| s.store) {
+                let Some(r) = s.redis.as_deref() else {
+                    continue;
+                };
+                if inst.names.contains(&r.to_ascii_lowercase()) {
+                    let what = match (&s.key_prefix, &s.table) {
+                        (Some(p), _) => format!("keys `{p}`"),
+                        (None, Some(t)) => format!("store `{t}`"),
+                        _ => "a store".to_string(),
+                    };
+                    inst.links.push(Link {
+                        file: inst.file,
+                        span: inst.span,
+                        reason: format!(
+                            "holds idempotency keys: the idemlint config puts {what} in `{r}`"
+                        ),
+                    });
+                }
+            }
+            // 2. Its name.
+            if let Some(n) = inst.names.iter().find(|n| words.matches(n)) {
+                inst.links.push(Link {
+                    file: inst.file,
+                    span: inst.span,
+                    reason: if inst.named_by_path {
+                        format!("holds idempotency keys: its path names them (`{n}`)")
+                    } else {
+                        format!(
+                            "holds idempotency keys: {} `{}` is named for them",
+                            inst.kind.describe(),
+                            inst.name
+                        )
+                    },
+                });
+            }
+            // 3. Connection settings that name it (a few are reason enough;
+            // a generated manifest may hold thousands).
+            let mut more = 0usize;
+            for ep in &endpoints {
+                let hit = inst.names.iter().any(|n| {
+                    !n.is_empty()
+                        && (ep.host == *n
+                            || ep
+                                .host
+                                .strip_prefix(n.as_str())
+                                .is_some_and(|rest| rest.starts_with('-')))
+                });
+                if hit && more >= MAX_ENDPOINT_LABELS {
+                    more += 1;
+                } else if hit {
+                    more += 1;
+                    inst.links.push(Link {
+                        file: ep.file,
+                        span: ep.span,
+                        reason: format!(
+                            "holds idempotency keys: `{}` points at {} `{}`",
+                            ep.key,
+                            inst.kind.describe(),
+                            inst.name
+                        ),
+                    });
+                }
+            }
+            if more > MAX_ENDPOINT_LABELS {
+                if let Some(last) = inst.links.last_mut() {
+                    last.reason.push_str(&format!(
+                        " (and {} more settings)",
+                        more - MAX_ENDPOINT_LABELS
+                    ));
+                }
+            }
+        }
+        // 4. Code that sets the policy and writes store keys itself.
+        for inst in self
+            .instances
+            .iter_mut()
+            .filter(|i| i.kind == InstanceKind::Code && i.links.is_empty())
+        {
+            let stores = knowledge::stores();
+            let write = files.iter().filter(|f| f.file == inst.file).find_map(|f| {
+                f.redis_writes.iter().find_map(|w| {
+                    let p = w.key_prefix.as_deref()?;
+                    stores.is_store_prefix(p).then(|| (w.span, p.to_string()))
+                })
+            });
+            if let Some((span, prefix)) = write {
+                inst.links.push(Link {
+                    file: inst.file,
+                    span,
+                    reason: format!(
+                        "holds idempotency keys: the same code writes `{prefix}` keys to it"
+                    ),
+                });
+            }
+        }
+        // 5. Code that writes store keys, when the repository has one Redis.
+        if only_one {
+            let stores = knowledge::stores();
+            let write = files.iter().find_map(|f| {
+                f.redis_writes.iter().find_map(|w| {
+                    let p = w.key_prefix.as_deref()?;
+                    stores
+                        .is_store_prefix(p)
+                        .then(|| (f.file, w.span, p.to_string()))
+                })
+            });
+            if let (Some((file, span, prefix)), Some(inst)) = (write, self.instances.first_mut()) {
+                inst.links.push(Link {
+                    file,
+                    span,
+                    reason: format!(
+                        "holds idempotency keys: code writes `{prefix}` keys to Redis, and this is the repository's only Redis"
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// Whether a parameter group and a cluster belong to one stack: both
+/// Terraform (one module directory) or both in one CloudFormation template.
+fn same_stack(group: &Instance, user: &Instance, sources: &SourceMap) -> bool {
+    match (group.kind, user.kind) {
+        // NOTE: modules name their resources alike (`this`, `main`), so a
+        // reference only reaches the group of its own module directory.
+        (InstanceKind::Terraform, InstanceKind::Terraform) => {
+            dir_of(sources.path(group.file)) == dir_of(sources.path(user.file))
+        }
+        (InstanceKind::CloudFormation, InstanceKind::CloudFormation) => group.file == user.file,
+        _ => false,
+    }
+}
+
+fn instance(file: FileId, path: &str, d: &InstanceDecl, settings: Vec<Setting>) -> Instance {
+    let mut names: Vec<String> = Vec::new();
+    let mut shown = d.name.clone();
+    let named_by_path = d.name.is_empty();
+    if named_by_path {
+        let (s, n) = names_from_path(path);
+        shown = if d.kind == InstanceKind::Code {
+            path.rsplit('/').next().unwrap_or(path).to_string()
+        } else {
+            s
+        };
+        names.extend(n);
+    } else {
+        names.push(d.name.to_ascii_lowercase());
+    }
+    names.extend(d.aliases.iter().map(|a| a.to_ascii_lowercase()));
+    names.retain(|n| !n.is_empty());
+    names.dedup();
+    Instance {
+        file,
+        kind: d.kind,
+        name: shown,
+        names,
+        named_by_path,
+        span: d.span,
+        provider: d.provider,
+        resource_type: d.resource_type.clone(),
+        settings,
+        via: None,
+        opaque_group: false,
+        links: Vec::new(),
+    }
+}
+
+/// A connection setting whose name speaks of a store and whose value names
+/// a host: `IDEMPOTENCY_REDIS_URL=redis://idem-redis:6379/0`.
+#[derive(Debug)]
+struct Endpoint {
+    file: FileId,
+    span: Span,
+    key: String,
+    host: String,
+}
+
+fn endpoints(files: &[FileFacts], sources: &SourceMap) -> Vec<Endpoint> {
+    let words = &knowledge::redis().link_words;
+    let stores = knowledge::stores();
+    let mut out = Vec::new();
+    for f in files {
+        let Some(doc) = &f.conf else { continue };
+        let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
+        let pairs = k8s_env_pairs(&doc.entries)
+            .into_iter()
+            .filter_map(|(n, v)| {
+                Some((
+                    n.scalar()?.to_string(),
+                    v.scalar()?.to_string(),
+                    scalar_span(text, v),
+                ))
+            });
+        for (key, value, span) in doc
+            .entries
+            .iter()
+            .filter_map(|e| setting_of(e, text))
+            .chain(pairs)
+        {
+            let speaks = words.matches(&key) || stores.redis_prefix.matches(&key);
+            if !speaks {
+                continue;
+            }
+            if let Some(host) = host_of(&key, &value) {
+                out.push(Endpoint {
+                    file: f.file,
+                    span,
+                    key,
+                    host,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The (name, value, value span) of a connection setting: a scalar under a
+/// key (`.env`, app config; the whole path counts, `idempotency.redis_url`),
+/// a compose `environment:` list item `KEY=value`, or a Kubernetes env item
+/// `{name: KEY, value: v}` (read from its `value` entry).
+fn setting_of(e: &ConfEntry, text: &str) -> Option<(String, String, Span)> {
+    let value = e.scalar()?;
+    let span = scalar_span(text, e);
+    let parent = e.path.len().checked_sub(2).and_then(|i| e.path.get(i));
+    match e.path.last()? {
+        PathSeg::Index(_) if matches!(parent, Some(PathSeg::Key(k)) if k == "environment") => {
+            let (k, v) = value.split_once('=')?;
+            let off = k.len() + 1;
+            Some((
+                k.to_string(),
+                v.to_string(),
+                Span::new(span.start + off, span.end.max(span.start + off)),
+            ))
+        }
+        PathSeg::Key(k) if k == "value" => None, // read through its `name` sibling below
+        PathSeg::Key(k) => {
+            // Inside compose `environment:` or Kubernetes `env:` only the
+            // variable counts; elsewhere the path (`idempotency.redis.url`).
+            let in_env = e
+                .path
+                .iter()
+                .any(|s| matches!(s, PathSeg::Key(x) if x == "environment" || x == "env"));
+            let key = if in_env || e.path.len() == 1 {
+                k.clone()
+            } else {
+                e.dotted()
+            };
+            if k == "name" && parent.is_some_and(|p| matches!(p, PathSeg::Index(_))) {
+                // Kubernetes `- name: KEY` / `value: ...`: the value is a sibling.
+                return None;
+            }
+            Some((key, value.to_string(), span))
+        }
+        PathSeg::Index(_) => None,
+    }
+}
+
+/// A scalar's span without its quotes.
+fn scalar_span(text: &str, e: &ConfEntry) -> Span {
+    use crate::frontend::conf::{content_span, ScalarStyle};
+    let style = match text.as_bytes().get(e.value_span.start) {
+        Some(b'"') => ScalarStyle::DoubleQuoted,
+        Some(b'\'') => ScalarStyle::SingleQuoted,
+        _ => ScalarStyle::Plain,
+    };
+    content_span(text, e.value_span, style)
+}
+
+/// The host a connection value names: `redis://user:pw@host:6379/0`,
+/// `host:6379` or `host` under a key that speaks of a host or URL.
+fn host_of(key: &str, value: &str) -> Option<String> {
+    let mut v = value.trim();
+    // `${IDEMPOTENCY_REDIS_URL:-redis://idem-redis:6379}`: the default.
+    if let Some((_, default)) = v.strip_prefix("${").and_then(|r| r.split_once(":-")) {
+        v = default.strip_suffix('}').unwrap_or(default);
+    }
+    let rest = if let Some((scheme, rest)) = v.split_once("://") {
+        if !scheme.to_ascii_lowercase().starts_with("redis")
+            && !scheme.eq_ignore_ascii_case("valkey")
+        {
+            return None;
+        }
+        rest
+    } else {
+        let k = key.to_ascii_lowercase();
+        if !(k.contains("redis") || k.contains("valkey"))
+            || !(k.contains("host") || k.contains("url") || k.contains("addr"))
+        {
+            return None;
+        }
+        v
+    };
+    let rest = rest.rsplit_once('@').map(|(_, h)| h).unwrap_or(rest);
+    let host: String = rest
+        .chars()
+        .take_while(|c| *c != ':' && *c != '/' && *c != '?' && *c != ',')
+        .collect();
+    (!host.is_empty() && !host.contains('$')).then(|| host.to_ascii_lowercase())
+}
+
+/// Kubernetes env lists: `- name: IDEMPOTENCY_REDIS_URL` / `value: redis://…`.
+fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
+    // Values by (document, parent path), so a large manifest stays linear.
+    let parent_of = |e: &ConfEntry| {
+        let mut key = String::new();
+        for seg in &e.path[..e.path.len() - 1] {
+            match seg {
+                PathSeg::Key(k) => key.push_str(&format!("k{}:{k}", k.len())),
+                PathSeg::Index(i) => key.push_str(&format!("i{i}")),
+            }
+        }
+        (e.doc, key)
+    };
+    let item =
+        |e: &&ConfEntry| e.path.len() >= 2 && matches!(e.path[e.path.len() - 2], PathSeg::Index(_));
+    let values: std::collections::HashMap<(usize, String), &ConfEntry> = entries
+        .iter()
+        .filter(|e| e.key() == Some("value"))
+        .filter(item)
+        .map(|e| (parent_of(e), e))
+        .collect();
+    entries
+        .iter()
+        .filter(|e| e.key() == Some("name"))
+        .filter(item)
+        .filter_map(|n| values.get(&parent_of(n)).map(|v| (n, *v)))
+        .collect()
+}
+
+/// Building a model from file texts, for the tests of the model and the rule.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::config::Config;
+    use crate::frontend::{self, FileFacts};
+    use crate::model::ProjectModel;
+    use crate::source::{FileKind, SourceFile, SourceMap};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    pub fn facts(files: &[(&str, &str)]) -> (Vec<FileFacts>, SourceMap) {
+        let mut sources = SourceMap::default();
+        let mut facts = Vec::new();
+        for (id, (path, text)) in files.iter().enumerate() {
+            let p = Path::new(path);
+            let kind = crate::walk::classify(p).unwrap_or(FileKind::Text);
+            let kind = crate::walk::refine_kind(kind, p, text);
+            sources.files.push(SourceFile {
+                path: path.to_string(),
+                kind,
+                text: Arc::from(*text),
+            });
+            facts.push(frontend::parse(id, kind, text));
+        }
+        (facts, sources)
+    }
+
+    pub fn project(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> ProjectModel {
+        ProjectModel::build(files, sources, config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::facts;
+    use super::*;
+    use crate::config::StoreDecl;
+    use crate::frontend::RedisKeyWrite;
+
+    fn build(files: &[(&str, &str)], config: &Config) -> (RedisModel, SourceMap) {
+        let (f, s) = facts(files);
+        (RedisModel::build(&f, &s, config), s)
+    }
+
+    fn find<'a>(m: &'a RedisModel, name: &str) -> &'a Instance {
+        m.instances
+            .iter()
+            .find(|i| i.name == name)
+            .unwrap_or_else(|| panic!("no instance {name}: {:?}", m.instances))
+    }
+
+    const COMPOSE: &str = "services:\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+
+    #[test]
+    fn store_declaration_in_config_links_the_named_instance() {
+        let config = Config {
+            store: vec![StoreDecl {
+                key_prefix: Some("pay:".into()),
+                redis: Some("kv".into()),
+                store: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let (m, _) = build(&[("docker-compose.yml", COMPOSE)], &config);
+        assert!(find(&m, "cache").links.is_empty());
+        let kv = find(&m, "kv");
+        assert_eq!(kv.links.len(), 1);
+        assert!(kv.links[0].reason.contains("puts keys `pay:` in `kv`"));
+    }
+
+    #[test]
+    fn store_false_in_config_unlinks_an_instance_named_like_a_store() {
+        let text = COMPOSE.replace("  kv:", "  dedup-cache:");
+        let config = Config {
+            store: vec![StoreDecl {
+                redis: Some("dedup-cache".into()),
+                store: false,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let (m, _) = build(&[("docker-compose.yml", &text)], &config);
+        assert!(find(&m, "dedup-cache").links.is_empty());
+        let (m, _) = build(&[("docker-compose.yml", &text)], &Config::default());
+        assert_eq!(find(&m, "dedup-cache").links.len(), 1);
+    }
+
+    #[test]
+    fn env_url_naming_a_compose_service_links_it_with_the_url_span() {
+        let env =
+            "IDEMPOTENCY_REDIS_URL=redis://default:pw@kv:6379/0\nCACHE_URL=redis://cache:6379\n";
+        let (m, s) = build(
+            &[("docker-compose.yml", COMPOSE), (".env", env)],
+            &Config::default(),
+        );
+        assert!(find(&m, "cache").links.is_empty());
+        let l = &find(&m, "kv").links[0];
+        assert_eq!(s.snippet(l.file, l.span), "redis://default:pw@kv:6379/0");
+        assert!(l
+            .reason
+            .contains("`IDEMPOTENCY_REDIS_URL` points at compose service `kv`"));
+    }
+
+    #[test]
+    fn kubernetes_env_item_links_a_helm_release_by_its_service_name() {
+        let values = "master:\n  extraFlags: [\"--maxmemory-policy allkeys-lru\"]\n";
+        let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      containers:\n        - name: api\n          image: acme/api\n          env:\n            - name: DEDUP_REDIS_HOST\n              value: payments-kv-master.payments.svc\n";
+        let (m, s) = build(
+            &[
+                ("deploy/payments-kv/values.yaml", values),
+                ("deploy/api.yaml", deploy),
+            ],
+            &Config::default(),
+        );
+        let kv = find(&m, "payments-kv");
+        assert_eq!(kv.kind, InstanceKind::HelmValues);
+        let l = &kv.links[0];
+        assert_eq!(s.snippet(l.file, l.span), "payments-kv-master.payments.svc");
+    }
+
+    #[test]
+    fn many_connection_settings_give_a_few_labels_and_a_count() {
+        let env: String = (0..5)
+            .map(|i| format!("IDEM_REDIS_URL_{i}=redis://kv:6379/{i}\n"))
+            .collect();
+        let (m, _) = build(
+            &[("docker-compose.yml", COMPOSE), (".env", &env)],
+            &Config::default(),
+        );
+        let kv = find(&m, "kv");
+        assert_eq!(kv.links.len(), MAX_ENDPOINT_LABELS);
+        assert!(kv.links[2].reason.ends_with("(and 2 more settings)"));
+    }
+
+    #[test]
+    fn a_setting_whose_name_speaks_of_no_store_links_nothing() {
+        let env = "REDIS_URL=redis://kv:6379/0\n";
+        let (m, _) = build(
+            &[("docker-compose.yml", COMPOSE), (".env", env)],
+            &Config::default(),
+        );
+        assert!(m.instances.iter().all(|i| i.links.is_empty()));
+    }
+
+    fn with_write(files: &[(&str, &str)], prefix: &str) -> RedisModel {
+        let (mut f, s) = facts(files);
+        let last = f.len() - 1;
+        f[last].redis_writes.push(RedisKeyWrite {
+            span: Span::new(0, 5),
+            key_prefix: Some(prefix.to_string()),
+            ttl: None,
+            nx: true,
+        });
+        RedisModel::build(&f, &s, &Config::default())
+    }
+
+    #[test]
+    fn store_key_writes_link_the_only_redis() {
+        let compose = "services:\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let m = with_write(
+            &[("docker-compose.yml", compose), ("src/lib.rs", "fn f() {}")],
+            "idem:stripe:",
+        );
+        let kv = find(&m, "kv");
+        assert_eq!(kv.links.len(), 1);
+        assert!(kv.links[0].reason.contains("`idem:stripe:` keys"));
+        let m = with_write(
+            &[("docker-compose.yml", compose), ("src/lib.rs", "fn f() {}")],
+            "session:",
+        );
+        assert!(find(&m, "kv").links.is_empty());
+    }
+
+    #[test]
+    fn store_key_writes_do_not_pick_one_of_two_redis() {
+        let m = with_write(
+            &[("docker-compose.yml", COMPOSE), ("src/lib.rs", "fn f() {}")],
+            "idem:",
+        );
+        assert!(m.instances.iter().all(|i| i.links.is_empty()));
+    }
+
+    #[test]
+    fn parameter_group_in_another_file_gives_its_policy_to_the_cluster() {
+        let groups = "resource \"aws_elasticache_parameter_group\" \"main\" {\n  name = \"main-redis7\"\n  parameter {\n    name  = \"maxmemory-policy\"\n    value = \"allkeys-lru\"\n  }\n}\n";
+        let clusters = "resource \"aws_elasticache_replication_group\" \"idempotency\" {\n  parameter_group_name = aws_elasticache_parameter_group.main.name\n}\nresource \"aws_elasticache_replication_group\" \"dedup\" {\n  parameter_group_name = \"main-redis7\"\n}\nresource \"aws_elasticache_replication_group\" \"replay\" {\n  parameter_group_name = \"default.redis7\"\n}\nresource \"aws_elasticache_replication_group\" \"receipts\" {\n  parameter_group_name = \"shared-redis7\"\n}\n";
+        let (m, s) = build(
+            &[
+                ("infra/groups.tf", groups),
+                ("infra/elasticache.tf", clusters),
+            ],
+            &Config::default(),
+        );
+        for name in ["idempotency", "dedup"] {
+            let i = find(&m, name);
+            let e = i.effective().unwrap();
+            assert_eq!(s.snippet(e.file, e.span), "allkeys-lru");
+            assert_eq!(s.path(e.file), "infra/groups.tf");
+        }
+        // The group is used, so it is not an instance of its own.
+        assert!(m.instances.iter().all(|i| i.name != "main"));
+        let replay = find(&m, "replay");
+        assert!(replay.settings.is_empty() && !replay.opaque_group);
+        let receipts = find(&m, "receipts");
+        assert!(receipts.settings.is_empty() && receipts.opaque_group);
+    }
+
+    #[test]
+    fn a_group_reference_stays_inside_its_terraform_module() {
+        let group = |policy: &str| {
+            format!("resource \"aws_elasticache_parameter_group\" \"this\" {{\n  parameter {{\n    name  = \"maxmemory-policy\"\n    value = \"{policy}\"\n  }}\n}}\n")
+        };
+        let cluster = |name: &str| {
+            format!("resource \"aws_elasticache_replication_group\" \"{name}\" {{\n  parameter_group_name = aws_elasticache_parameter_group.this.name\n}}\n")
+        };
+        let (m, _) = build(
+            &[
+                ("modules/cache/groups.tf", &group("allkeys-lru")),
+                ("modules/cache/main.tf", &cluster("cache")),
+                ("modules/idem/groups.tf", &group("noeviction")),
+                ("modules/idem/main.tf", &cluster("idempotency")),
+            ],
+            &Config::default(),
+        );
+        assert_eq!(find(&m, "cache").effective().unwrap().value, "allkeys-lru");
+        assert_eq!(
+            find(&m, "idempotency").effective().unwrap().value,
+            "noeviction"
+        );
+    }
+
+    #[test]
+    fn conf_file_mounted_into_a_compose_service_is_its_config() {
+        let compose = "services:\n  guard:\n    image: redis:7\n    volumes:\n      - ./conf/guard.conf:/usr/local/etc/redis/redis.conf\n";
+        let conf = "maxmemory-policy allkeys-lru\n";
+        let (m, _) = build(
+            &[
+                ("ops/docker-compose.yml", compose),
+                ("ops/conf/guard.conf", conf),
+            ],
+            &Config::default(),
+        );
+        assert_eq!(m.instances.len(), 1);
+        let g = find(&m, "guard");
+        assert_eq!(g.settings[0].value, "allkeys-lru");
+        assert!(g
+            .via
+            .as_ref()
+            .unwrap()
+            .2
+            .contains("`guard.conf` is mounted"));
+    }
+
+    #[test]
+    fn relative_include_is_followed_in_place_and_absolute_is_not() {
+        let main = "include base.conf\nmaxmemory 1gb\n";
+        let later = "maxmemory-policy noeviction\ninclude ./base.conf\n";
+        let base = "maxmemory-policy allkeys-lru\n";
+        let (m, s) = build(
+            &[
+                ("redis/idem.conf", main),
+                ("redis/base.conf", base),
+                ("redis/replay.conf", later),
+            ],
+            &Config::default(),
+        );
+        assert_eq!(m.instances.len(), 2);
+        let e = find(&m, "idem").effective().unwrap();
+        assert_eq!(s.path(e.file), "redis/base.conf");
+        // Included after its own line, so the included policy wins.
+        assert_eq!(find(&m, "replay").effective().unwrap().value, "allkeys-lru");
+        let abs = "include /etc/redis/base.conf\nappendonly yes\n";
+        let (m, _) = build(
+            &[("redis/idem.conf", abs), ("redis/base.conf", base)],
+            &Config::default(),
+        );
+        assert!(find(&m, "idem").settings.is_empty());
+    }
+
+    #[test]
+    fn config_set_in_code_that_writes_store_keys_is_linked() {
+        let code = "fn f() { redis::cmd(\"CONFIG\").arg(\"SET\").arg(\"maxmemory-policy\").arg(\"allkeys-lru\"); }";
+        let compose = COMPOSE;
+        let m = with_write(
+            &[("docker-compose.yml", compose), ("src/boot.rs", code)],
+            "idem:",
+        );
+        let c = find(&m, "boot.rs");
+        assert!(c.links[0].reason.contains("same code writes `idem:`"));
+    }
+
+    #[test]
+    fn compose_environment_list_items_link_by_url() {
+        let text = format!(
+            "{COMPOSE}  api:\n    image: acme/api\n    environment:\n      - IDEMPOTENCY_REDIS_URL=redis://cache:6379\n"
+        );
+        let (m, s) = build(&[("docker-compose.yml", &text)], &Config::default());
+        let l = &find(&m, "cache").links[0];
+        assert_eq!(s.snippet(l.file, l.span), "redis://cache:6379");
+        assert!(find(&m, "kv").links.is_empty());
+    }
+
+    #[test]
+    fn a_conf_in_a_mounted_directory_configures_every_service_that_mounts_it() {
+        let compose = "services:\n  primary:\n    image: redis:7\n    volumes: [\"./conf:/usr/local/etc/redis\"]\n  replica:\n    image: redis:7\n    volumes: [\"./conf:/usr/local/etc/redis\"]\n";
+        let conf = "maxmemory-policy allkeys-lru\n";
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("conf/redis.conf", conf)],
+            &Config::default(),
+        );
+        assert_eq!(m.instances.len(), 2);
+        for name in ["primary", "replica"] {
+            assert_eq!(find(&m, name).settings.len(), 1);
+        }
+    }
+
+    #[test]
+    fn command_line_wins_over_the_config_file() {
+        let values = "commonConfiguration: |-\n  maxmemory-policy noeviction\nmaster:\n  extraFlags:\n    - --maxmemory-policy volatile-lru\n";
+        let (m, _) = build(&[("idem/values.yaml", values)], &Config::default());
+        assert_eq!(find(&m, "idem").effective().unwrap().value, "volatile-lru");
+    }
+
+    #[test]
+    fn config_set_in_code_applies_to_the_only_declared_redis() {
+        let compose = "services:\n  idem:\n    image: redis:7\n    command: redis-server --maxmemory-policy noeviction\n";
+        let code = "fn f() { redis::cmd(\"CONFIG\").arg(\"SET\").arg(\"maxmemory-policy\").arg(\"allkeys-lru\"); }";
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("src/setup.rs", code)],
+            &Config::default(),
+        );
+        assert_eq!(m.instances.len(), 1);
+        assert_eq!(find(&m, "idem").effective().unwrap().value, "allkeys-lru");
+    }
+
+    #[test]
+    fn hosts_from_urls_and_host_settings() {
+        assert_eq!(
+            host_of("X", "rediss://user:p@ss@idem.cache:6380/2?tls=1").as_deref(),
+            Some("idem.cache")
+        );
+        assert_eq!(
+            host_of("IDEM_REDIS_HOST", "idem-redis:6379").as_deref(),
+            Some("idem-redis")
+        );
+        assert_eq!(host_of("IDEM_TTL", "86400"), None);
+        assert_eq!(host_of("X", "postgres://db/idem"), None);
+        assert_eq!(host_of("X", "redis://${REDIS_HOST}:6379"), None);
+        assert_eq!(
+            host_of("X", "${IDEM_URL:-redis://idem-redis:6379/0}").as_deref(),
+            Some("idem-redis")
+        );
+    }
+
+    #[test]
+    fn release_names_come_from_the_path() {
+        assert_eq!(
+            names_from_path("deploy/idem-redis/values.yaml").0,
+            "idem-redis"
+        );
+        assert_eq!(names_from_path("deploy/values-idem.yaml").0, "values-idem");
+        assert_eq!(names_from_path("redis/dedup.conf").0, "dedup");
+        assert_eq!(normalise("a/./b/../c"), "a/c");
+    }
+}

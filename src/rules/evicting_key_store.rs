@@ -1,0 +1,315 @@
+//! `evicting-key-store`: a Redis instance that holds idempotency keys under a
+//! `maxmemory-policy` that evicts them (`allkeys-*` error, `volatile-*`
+//! warning), or a managed Redis holding them with no policy written, which
+//! runs with its provider's evicting default. An instance linked to no store
+//! is left alone: eviction is right for a cache.
+
+use super::Context;
+use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::frontend::redis_conf::Surface;
+use crate::knowledge::{self, EvictionPolicy, ManagedDefault};
+use crate::model::redis::{Instance, Setting};
+
+pub const NAME: &str = "evicting-key-store";
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let catalogue = knowledge::redis();
+    for inst in &ctx.model.redis.instances {
+        if inst.links.is_empty() {
+            continue;
+        }
+        let d = match inst.effective() {
+            Some(s) => match catalogue.policy(&s.value) {
+                Some(p) if p.class == "allkeys" => evicting_diagnostic(inst, s, p, Severity::Error),
+                Some(p) if p.class == "volatile" => {
+                    evicting_diagnostic(inst, s, p, Severity::Warning)
+                }
+                // `noeviction`, or a value computed elsewhere.
+                _ => continue,
+            },
+            None if inst.is_managed() && !inst.opaque_group => {
+                let Some(default) = catalogue.provider(inst.provider.id()) else {
+                    continue;
+                };
+                let Some(p) = catalogue.policy(&default.default_policy) else {
+                    continue;
+                };
+                if p.class == "none" {
+                    continue;
+                }
+                default_diagnostic(inst, default, p)
+            }
+            None => continue,
+        };
+        out.push(with_links(d, inst));
+    }
+}
+
+fn subject(inst: &Instance) -> String {
+    match (&inst.resource_type, inst.kind) {
+        (Some(ty), crate::frontend::redis_conf::InstanceKind::Terraform) => {
+            format!("Terraform resource `{ty}.{}`", inst.name)
+        }
+        _ => format!("{} `{}`", inst.kind.describe(), inst.name),
+    }
+}
+
+const REPLAY: &str =
+    "a replay that arrives after its key was evicted, still inside the replay window, is processed a second time";
+
+/// The policy as the surface writes it: a Redis directive or flag, or a
+/// provider's attribute (`data_eviction`, `eviction_policy`).
+fn written(s: &Setting) -> String {
+    match s.surface {
+        Surface::Terraform | Surface::ConfigKey => format!("eviction policy `{}`", s.value),
+        _ => format!("`maxmemory-policy {}`", s.value),
+    }
+}
+
+/// How to write `noeviction` where the policy was written.
+fn noeviction_in(s: &Setting) -> String {
+    let v = noeviction_spelling(&s.value);
+    match s.surface {
+        Surface::ConfFile | Surface::EmbeddedConf => format!("`maxmemory-policy {v}`"),
+        Surface::CommandLine => format!("`--maxmemory-policy {v}`"),
+        Surface::Code => format!("`CONFIG SET maxmemory-policy {v}`"),
+        Surface::ConfigKey | Surface::Terraform | Surface::CloudFormation => {
+            format!("the policy to `{v}`")
+        }
+    }
+}
+
+/// `noeviction` in the spelling of the original (`NoEviction` on Azure).
+fn noeviction_spelling(written: &str) -> &'static str {
+    if written.chars().any(|c| c.is_ascii_uppercase()) && !written.contains('-') {
+        "NoEviction"
+    } else {
+        "noeviction"
+    }
+}
+
+fn fail_closed() -> &'static str {
+    "the handler must then fail closed: when the key cannot be written (Redis answers OOM), refuse the request with a retryable error instead of processing it unguarded"
+}
+
+fn evicting_diagnostic(
+    inst: &Instance,
+    s: &Setting,
+    p: &EvictionPolicy,
+    severity: Severity,
+) -> Diagnostic {
+    let fixed = noeviction_spelling(&s.value);
+    Diagnostic::new(
+        NAME,
+        severity,
+        s.file,
+        s.span,
+        format!(
+            "{} lets Redis evict the idempotency keys in {} when memory is full: it takes {}; {REPLAY}",
+            written(s),
+            subject(inst),
+            p.first
+        ),
+    )
+    .with_help(format!(
+        "set {} so Redis refuses writes instead of forgetting keys; {}",
+        noeviction_in(s),
+        fail_closed()
+    ))
+    .with_fix(
+        format!("set the policy to `{fixed}`"),
+        vec![Edit {
+            file: s.file,
+            span: s.span,
+            replacement: fixed.to_string(),
+        }],
+    )
+}
+
+fn default_diagnostic(inst: &Instance, m: &ManagedDefault, p: &EvictionPolicy) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        inst.file,
+        inst.span,
+        format!(
+            "no `maxmemory-policy` is set for {}, which holds idempotency keys, so it runs with the {} default `{}`: when memory is full it takes {}; {REPLAY}",
+            subject(inst),
+            m.name,
+            m.default_policy,
+            p.first
+        ),
+    )
+    .with_help(format!(
+        "write the policy down as `noeviction` (a parameter group or the resource's configuration); {}. The default is documented in: {}",
+        fail_closed(),
+        m.source
+    ))
+}
+
+/// Labels: why the instance holds keys, and where it is declared when the
+/// policy sits elsewhere (its parameter group, its mounted redis.conf).
+fn with_links(mut d: Diagnostic, inst: &Instance) -> Diagnostic {
+    let declared_elsewhere = inst.file != d.file || (inst.via.is_some() && inst.span != d.span);
+    let named_there = inst
+        .links
+        .iter()
+        .any(|l| l.file == inst.file && l.span == inst.span);
+    if declared_elsewhere && !named_there {
+        let note = match &inst.via {
+            Some((_, _, why)) => why.clone(),
+            None => format!("{} declared here", subject(inst)),
+        };
+        d = d.with_label(inst.file, inst.span, note);
+    }
+    for l in &inst.links {
+        d = d.with_label(l.file, l.span, l.reason.clone());
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::model::redis::testing::{facts, project};
+    use crate::source::SourceMap;
+
+    fn run(files: &[(&str, &str)]) -> (Vec<Diagnostic>, SourceMap) {
+        let (f, sources) = facts(files);
+        let config = Config::default();
+        let model = project(f, &sources, &config);
+        let ctx = Context {
+            model: &model,
+            sources: &sources,
+            config: &config,
+        };
+        let mut out = Vec::new();
+        check(&ctx, &mut out);
+        (out, sources)
+    }
+
+    #[test]
+    fn allkeys_lru_on_the_idempotency_service_is_an_error_and_the_session_cache_is_not_flagged() {
+        let compose = "services:\n  idempotency-redis:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  sessions:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let (d, s) = run(&[("docker-compose.yml", compose)]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Error);
+        assert_eq!(d[0].span.start, compose.find("allkeys-lru").unwrap_or(0));
+        assert_eq!(s.snippet(d[0].file, d[0].span), "allkeys-lru");
+        assert!(d[0].message.contains("compose service `idempotency-redis`"));
+        assert_eq!(
+            s.snippet(d[0].file, d[0].labels[0].span),
+            "idempotency-redis"
+        );
+        let help = d[0].help.as_deref().unwrap_or("");
+        assert!(help.contains("`--maxmemory-policy noeviction`") && help.contains("fail closed"));
+        let fix = d[0].fix.as_ref().map(|f| f.edits[0].replacement.as_str());
+        assert_eq!(fix, Some("noeviction"));
+    }
+
+    #[test]
+    fn volatile_ttl_and_lrm_policies_are_warnings() {
+        for policy in ["volatile-ttl", "volatile-lrm", "volatile-lru"] {
+            let conf = format!("maxmemory-policy {policy}\n");
+            let (d, s) = run(&[("deploy/idempotency.conf", &conf)]);
+            assert_eq!(d.len(), 1, "{policy}");
+            assert_eq!(d[0].severity, Severity::Warning);
+            assert_eq!(s.snippet(d[0].file, d[0].span), policy);
+        }
+    }
+
+    #[test]
+    fn noeviction_and_unknown_values_are_not_reported() {
+        for policy in ["noeviction", "\"${POLICY}\""] {
+            let conf = format!("maxmemory-policy {policy}\n");
+            let (d, _) = run(&[("deploy/idempotency.conf", &conf)]);
+            assert!(d.is_empty(), "{policy}");
+        }
+    }
+
+    #[test]
+    fn managed_redis_without_a_policy_names_the_provider_default_and_its_source() {
+        let tf = "resource \"google_redis_instance\" \"idempotency\" {\n  name = \"idempotency\"\n}\nresource \"google_redis_instance\" \"cache\" {\n  name = \"cache\"\n}\n";
+        let (d, s) = run(&[("infra/redis.tf", tf)]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Warning);
+        assert_eq!(s.snippet(d[0].file, d[0].span), "idempotency");
+        assert!(d[0].message.contains("Memorystore default `volatile-lru`"));
+        assert!(d[0]
+            .help
+            .as_deref()
+            .unwrap_or("")
+            .contains("cloud.google.com/memorystore"));
+    }
+
+    #[test]
+    fn azure_spelling_is_recognised_and_the_fix_keeps_it() {
+        let tf = "resource \"azurerm_redis_enterprise_database\" \"dedup\" {\n  eviction_policy = \"AllKeysLRU\"\n}\n";
+        let (d, s) = run(&[("infra/azure.tf", tf)]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Error);
+        assert_eq!(s.snippet(d[0].file, d[0].span), "AllKeysLRU");
+        let fix = d[0].fix.as_ref().map(|f| f.edits[0].replacement.as_str());
+        assert_eq!(fix, Some("NoEviction"));
+    }
+
+    #[test]
+    fn catalogue_knows_every_policy_and_sources_every_default() {
+        let c = knowledge::redis();
+        for p in [
+            "noeviction",
+            "allkeys-lru",
+            "allkeys-lfu",
+            "allkeys-random",
+            "allkeys-lrm",
+            "volatile-lru",
+            "volatile-lfu",
+            "volatile-random",
+            "volatile-lrm",
+            "volatile-ttl",
+        ] {
+            let e = c.policy(p).unwrap_or_else(|| panic!("{p} missing"));
+            let class = p.split('-').next().unwrap_or("");
+            assert!(e.class == class || (p == "noeviction" && e.class == "none"));
+            assert!(!e.first.is_empty());
+        }
+        use crate::frontend::redis_conf::Provider;
+        for p in [
+            Provider::ElastiCache,
+            Provider::Memorystore,
+            Provider::Azure,
+            Provider::RedisCloud,
+        ] {
+            let d = c
+                .provider(p.id())
+                .unwrap_or_else(|| panic!("{p:?} missing"));
+            assert!(c.policy(&d.default_policy).is_some());
+            assert!(d.source.contains("horizons.md") && d.source.contains("https://"));
+        }
+        assert!(c.link_words.matches("idem-redis") && !c.link_words.matches("identity-redis"));
+    }
+
+    #[test]
+    fn messages_are_lowercase_without_a_trailing_period() {
+        let conf = "maxmemory-policy allkeys-lfu\n";
+        let tf = "resource \"aws_elasticache_cluster\" \"receipts\" {\n  engine = \"redis\"\n}\n";
+        let (d, _) = run(&[("idem.conf", conf), ("infra/main.tf", tf)]);
+        assert_eq!(d.len(), 2);
+        for x in &d {
+            assert!(x.message.starts_with(|c: char| !c.is_ascii_uppercase()));
+            assert!(!x.message.ends_with('.'));
+        }
+    }
+
+    #[test]
+    fn human_output_for_a_compose_idempotency_service_linked_by_env() {
+        let compose = "services:\n  api:\n    image: acme/payments-api\n    environment:\n      IDEMPOTENCY_REDIS_URL: redis://kv:6379/0\n  kv:\n    image: redis:7.2\n    command: redis-server --maxmemory 1gb --maxmemory-policy volatile-lru\n";
+        let (out, sources) = run(&[("docker-compose.yml", compose)]);
+        let mut buf = Vec::new();
+        let summary = crate::render::Summary::default();
+        let rendered = crate::render::human::render(&out, &sources, &summary, false, &mut buf);
+        assert!(rendered.is_ok());
+        insta::assert_snapshot!(String::from_utf8_lossy(&buf));
+    }
+}
