@@ -47,6 +47,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         facts,
         rust: RustFacts::default(),
         role: None,
+        header_vars: Vec::new(),
     };
     v.visit_file(&file);
     let rust = v.rust;
@@ -64,6 +65,10 @@ struct StringVisitor<'a> {
     rust: RustFacts,
     /// Role of the argument being visited, if it is a header read/write position.
     role: Option<StrRole>,
+    /// Local bindings that hold a header map (`let mut out = HeaderMap::new()`),
+    /// so `out.insert(..)` counts as a header write. File-wide, not scoped:
+    /// a cheap approximation that only widens what counts as a header map.
+    header_vars: Vec<String>,
 }
 
 impl StringVisitor<'_> {
@@ -88,14 +93,55 @@ impl StringVisitor<'_> {
         for (i, arg) in args.iter().enumerate() {
             let r = if i == 0 { Some(role) } else { None };
             let saved = std::mem::replace(&mut self.role, r);
-            if let (Some(role), syn::Expr::Path(p)) = (r, arg) {
-                if let Some(id) = p.path.segments.last() {
-                    self.rust.ident_args.push((id.ident.to_string(), role));
-                }
+            if let (Some(role), Some(id)) = (r, const_ident(arg)) {
+                self.rust.ident_args.push((id, role));
             }
             self.visit_expr(arg);
             self.role = saved;
         }
+    }
+}
+
+/// The constant an argument names: `REPLAYED`, `&REPLAYED`, `headers::REPLAYED`.
+fn const_ident(arg: &syn::Expr) -> Option<String> {
+    match arg {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Expr::Reference(r) => const_ident(&r.expr),
+        syn::Expr::Paren(p) => const_ident(&p.expr),
+        _ => None,
+    }
+}
+
+/// The literal of `HeaderName::from_static("…")` (any path ending so).
+fn header_name_literal(e: &syn::Expr) -> Option<&syn::LitStr> {
+    match e {
+        syn::Expr::Call(call) => from_static_literal(call),
+        _ => None,
+    }
+}
+
+fn from_static_literal(call: &syn::ExprCall) -> Option<&syn::LitStr> {
+    let syn::Expr::Path(f) = &*call.func else {
+        return None;
+    };
+    let segs: Vec<String> = f
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let named = segs.len() >= 2
+        && segs[segs.len() - 1] == "from_static"
+        && segs[segs.len() - 2] == "HeaderName";
+    match (named, call.args.first()) {
+        (
+            true,
+            Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })),
+        ) => Some(s),
+        _ => None,
     }
 }
 
@@ -115,12 +161,44 @@ fn method_role(method: &str, argc: usize, receiver_is_headers: bool) -> Option<S
     }
 }
 
-fn mentions_headers(e: &syn::Expr) -> bool {
-    use quote::ToTokens;
-    e.to_token_stream()
-        .to_string()
-        .to_ascii_lowercase()
-        .contains("header")
+/// Whether a name speaks of headers (`headers`, `req_headers`, `HeaderMap`).
+fn header_word(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("header")
+}
+
+impl StringVisitor<'_> {
+    /// Whether an expression is a header map: `resp.headers()`,
+    /// `req.headers_mut()`, `self.headers`, `HeaderMap::new()`, a binding
+    /// named for headers or bound to one, through `&`, `?`, `.clone()`.
+    /// Structural, so `json.get(..)` and `body.get(..)` stay plain map reads.
+    fn is_header_map(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                header_word(&name)
+                    || (matches!(
+                        name.as_str(),
+                        "clone" | "as_ref" | "as_mut" | "unwrap" | "borrow" | "borrow_mut" | "lock"
+                    ) && self.is_header_map(&m.receiver))
+            }
+            syn::Expr::Field(f) => match &f.member {
+                syn::Member::Named(id) => header_word(&id.to_string()),
+                syn::Member::Unnamed(_) => false,
+            },
+            syn::Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+                let id = s.ident.to_string();
+                header_word(&id) || self.header_vars.contains(&id)
+            }),
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => p.path.segments.iter().any(|s| s.ident == "HeaderMap"),
+                _ => false,
+            },
+            syn::Expr::Reference(r) => self.is_header_map(&r.expr),
+            syn::Expr::Paren(p) => self.is_header_map(&p.expr),
+            syn::Expr::Try(t) => self.is_header_map(&t.expr),
+            _ => false,
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for StringVisitor<'_> {
@@ -130,7 +208,7 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
         let headers = matches!(
             method.as_str(),
             "get" | "get_all" | "contains_key" | "insert" | "append"
-        ) && mentions_headers(&call.receiver);
+        ) && self.is_header_map(&call.receiver);
         match method_role(&method, call.args.len(), headers) {
             Some(role) => self.visit_args_with_role(&call.args, role),
             None => {
@@ -143,7 +221,39 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
         }
     }
 
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        // `let out = HeaderMap::new();`, `let h = resp.headers();`
+        if let (syn::Pat::Ident(id), Some(init)) = (&local.pat, &local.init) {
+            if self.is_header_map(&init.expr) {
+                self.header_vars.push(id.ident.to_string());
+            }
+        }
+        visit::visit_local(self, local);
+    }
+
+    fn visit_pat_type(&mut self, pt: &'ast syn::PatType) {
+        // `fn f(h: &HeaderMap)`, `let h: HeaderMap = ..`
+        let ty = match &*pt.ty {
+            syn::Type::Reference(r) => &*r.elem,
+            t => t,
+        };
+        if let (syn::Pat::Ident(id), syn::Type::Path(p)) = (&*pt.pat, ty) {
+            if p.path.segments.iter().any(|s| s.ident == "HeaderMap") {
+                self.header_vars.push(id.ident.to_string());
+            }
+        }
+        visit::visit_pat_type(self, pt);
+    }
+
     fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
+        if let Some(s) = header_name_literal(&item.expr) {
+            let idx = self.push_lit(s, StrRole::HeaderName);
+            self.rust.str_consts.push(StrConst {
+                name: item.ident.to_string(),
+                string: idx,
+            });
+            return;
+        }
         if let syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
             ..
@@ -175,6 +285,19 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
         visit::visit_item_static(self, item);
     }
 
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        // `HeaderName::from_static("…")` names a header wherever it stands;
+        // in an argument position the caller's role wins.
+        if let Some(s) = from_static_literal(call) {
+            let role = self.role.unwrap_or(StrRole::HeaderName);
+            self.push_lit(s, role);
+            return;
+        }
+        let saved = self.role.take();
+        visit::visit_expr_call(self, call);
+        self.role = saved;
+    }
+
     fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
         let role = self.role.unwrap_or(StrRole::Mention);
         self.push_lit(lit, role);
@@ -187,7 +310,8 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
             syn::Expr::Lit(_)
             | syn::Expr::Reference(_)
             | syn::Expr::Paren(_)
-            | syn::Expr::Group(_) => visit::visit_expr(self, e),
+            | syn::Expr::Group(_)
+            | syn::Expr::Call(_) => visit::visit_expr(self, e),
             _ => {
                 let saved = self.role.take();
                 visit::visit_expr(self, e);
@@ -260,6 +384,32 @@ fn f(resp: &Response, b: Builder) {
             .find(|s| s.value == "Idempotent-Replayed")
             .unwrap();
         assert_eq!(&text[s.span.start..s.span.end], "Idempotent-Replayed");
+    }
+
+    #[test]
+    fn header_maps_bound_to_locals_and_params_count_as_headers() {
+        let text = r#"
+use http::HeaderName;
+const REPLAYED: HeaderName = HeaderName::from_static("idempotency-replayed");
+fn server(out: &mut axum::http::HeaderMap) {
+    out.insert(REPLAYED, HeaderValue::from_static("true"));
+}
+fn client(resp: &reqwest::Response, body: &serde_json::Value) {
+    let h = resp.headers().clone();
+    let a = h.get("idempotent-replayed");
+    let b = body.get("idempotency_key");
+}
+"#;
+        let f = facts(text);
+        let role = |v: &str| f.strings.iter().find(|s| s.value == v).map(|s| s.role);
+        assert_eq!(role("idempotency-replayed"), Some(StrRole::HeaderName));
+        assert_eq!(role("idempotent-replayed"), Some(StrRole::Read));
+        assert_eq!(role("idempotency_key"), Some(StrRole::Mention));
+        let rust = f.rust.unwrap();
+        assert_eq!(
+            rust.ident_args,
+            vec![("REPLAYED".to_string(), StrRole::Write)]
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! TOML front end on toml_edit, which keeps byte spans and bounds its own
 //! recursion. Produces the same flattened tree as YAML.
 
-use super::conf::{ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use super::conf::{header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
 use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
 use toml_edit::{Item, Value};
@@ -51,14 +51,14 @@ fn walk_table<'a>(
             .key(k)
             .and_then(|key| key.span())
             .map(|r| Span::new(r.start, r.end));
-        path.push(PathSeg::Key(k.to_string()));
         if let Some(ks) = key_span {
             facts.strings.push(StrLit {
                 value: k.to_string(),
                 span: unquote(text, ks),
-                role: StrRole::ConfKey,
+                role: header_role(path).unwrap_or(StrRole::ConfKey),
             });
         }
+        path.push(PathSeg::Key(k.to_string()));
         walk_item(item, key_span, path, out, facts, text);
         path.pop();
     }
@@ -116,14 +116,14 @@ fn walk_value(
                     .key(k)
                     .and_then(|key| key.span())
                     .map(|r| Span::new(r.start, r.end));
-                path.push(PathSeg::Key(k.to_string()));
                 if let Some(ks) = ks {
                     facts.strings.push(StrLit {
                         value: k.to_string(),
                         span: unquote(text, ks),
-                        role: StrRole::ConfKey,
+                        role: header_role(path).unwrap_or(StrRole::ConfKey),
                     });
                 }
+                path.push(PathSeg::Key(k.to_string()));
                 walk_value(x, ks, path, out, facts, text);
                 path.pop();
             }
@@ -137,7 +137,7 @@ fn walk_value(
             facts.strings.push(StrLit {
                 value: value.clone(),
                 span: unquote(text, span),
-                role: StrRole::Mention,
+                role: header_role(path).unwrap_or(StrRole::Mention),
             });
             push(
                 out,

@@ -3,7 +3,7 @@
 //! explicit stack, so no input depth can overflow ours; aliases are recorded
 //! and never expanded, so alias bombs cost nothing.
 
-use super::conf::{content_span, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use super::conf::{content_span, header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
 use super::{FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
 use crate::source::{CharToByte, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle as YStyle};
@@ -242,10 +242,11 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
         if let (Some(key), Some(span)) = (e.key(), e.key_span) {
             // Each key is seen once, on the node it introduces.
             let span = content_span(text, span, quoted_style(text, span));
+            let parent = &e.path[..e.path.len().saturating_sub(1)];
             facts.strings.push(StrLit {
                 value: key.to_string(),
                 span,
-                role: StrRole::ConfKey,
+                role: header_role(parent).unwrap_or(StrRole::ConfKey),
             });
         }
         if let ConfValue::Scalar { text: v, style } = &e.value {
@@ -255,7 +256,7 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
             facts.strings.push(StrLit {
                 value: v.clone(),
                 span: content_span(text, e.value_span, *style),
-                role: StrRole::Mention,
+                role: header_role(&e.path).unwrap_or(StrRole::Mention),
             });
         }
     }

@@ -13,19 +13,8 @@ pub fn render(
     color: bool,
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let cache_sources: Vec<(String, String)> = {
-        let mut ids: Vec<usize> = diags
-            .iter()
-            .flat_map(|d| std::iter::once(d.file).chain(d.labels.iter().map(|l| l.file)))
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids.into_iter()
-            .map(|id| (sources.path(id).to_string(), sources.text(id).to_string()))
-            .collect()
-    };
     for d in diags {
-        render_one(d, sources, &cache_sources, color, w)?;
+        render_one(d, sources, color, w)?;
     }
     writeln!(w, "{}", summary_line(summary))
 }
@@ -33,10 +22,20 @@ pub fn render(
 fn render_one(
     d: &Diagnostic,
     sources: &SourceMap,
-    cache: &[(String, String)],
     color: bool,
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
+    // Only the files this report shows: a cache of every file per report
+    // would copy the whole tree once per diagnostic.
+    let mut ids: Vec<usize> = std::iter::once(d.file)
+        .chain(d.labels.iter().map(|l| l.file))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let cache: Vec<(String, String)> = ids
+        .into_iter()
+        .map(|id| (sources.path(id).to_string(), sources.text(id).to_string()))
+        .collect();
     let path = sources.path(d.file).to_string();
     let (kind, colour) = match d.severity {
         Severity::Error => (ReportKind::Error, Color::Red),
@@ -57,11 +56,13 @@ fn render_one(
             "{} [{}:{}:{}]",
             d.message, path, pos.line, pos.column
         ))
-        .with_label(
-            Label::new((path.clone(), range))
-                .with_message(&d.message)
-                .with_color(colour),
-        );
+        .with_label({
+            let label = Label::new((path.clone(), range)).with_color(colour);
+            match &d.primary_label {
+                Some(text) => label.with_message(text),
+                None => label,
+            }
+        });
     for l in &d.labels {
         let lt = sources.text(l.file);
         report = report.with_label(
@@ -79,7 +80,7 @@ fn render_one(
     if let Some(f) = &d.fix {
         report = report.with_note(format!("fix: {}", f.message));
     }
-    let cache = ariadne::sources(cache.iter().map(|(p, t)| (p.clone(), t.clone())));
+    let cache = ariadne::sources(cache);
     report.finish().write(cache, &mut *w)
 }
 
