@@ -179,7 +179,12 @@ fn role_of(before: &str, after: &str) -> StrRole {
     };
     let callee = tail(callee);
     let (recv, method) = callee.rsplit_once('.').unwrap_or(("", callee.as_str()));
-    let method = method.trim_start_matches('@');
+    // `create(@RequestHeader(` → `requestheader`
+    let method = method
+        .rsplit('(')
+        .next()
+        .unwrap_or(method)
+        .trim_start_matches('@');
     let first_of_many = after.starts_with(',');
     if READ_CALLS.contains(&method) {
         StrRole::Read
