@@ -33,6 +33,14 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         ));
         return;
     }
+    let chain = max_chain_depth(text);
+    if chain > MAX_CHAIN {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!("an expression chains {chain} operators deep (over {MAX_CHAIN}); not parsed"),
+        ));
+        return;
+    }
     let file = match syn::parse_file(text) {
         Ok(f) => f,
         Err(e) => {
@@ -52,6 +60,71 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     v.visit_file(&file);
     let rust = v.rust;
     facts.rust = Some(rust);
+}
+
+/// Longest operator chain [`max_chain_depth`] lets through to syn. syn
+/// builds `1 + 1 + …` and `x.a.b…` as left-nested trees without brackets,
+/// and walking or dropping such a tree recurses once per operator: 100,000
+/// fit in a parser thread's stack, a million do not. Real code stays far
+/// below this.
+const MAX_CHAIN: usize = 20_000;
+
+/// An estimate (within a small factor) of how deep operators nest syn's
+/// expression tree: per
+/// bracket level, the operators (`.`, `+`, `?`, …) since the last `;` or `,`
+/// at that level (siblings, not nesting), summed over the open brackets.
+/// Strings and comments are skipped. Linear, no allocation per byte.
+pub fn max_chain_depth(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut levels: Vec<usize> = vec![0];
+    let mut sum = 0usize; // sum of `levels`
+    let mut max = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'(' | b'[' | b'{' => levels.push(0),
+            b')' | b']' | b'}' => {
+                if levels.len() > 1 {
+                    sum -= levels.pop().unwrap_or(0);
+                }
+            }
+            b';' | b',' => {
+                if let Some(top) = levels.last_mut() {
+                    sum -= *top;
+                    *top = 0;
+                }
+            }
+            b'.' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>' | b'='
+            | b'!' | b'?' => {
+                if let Some(top) = levels.last_mut() {
+                    *top += 1;
+                    sum += 1;
+                    max = max.max(sum);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    max
 }
 
 /// Byte range of a proc-macro2 span (span-locations is enabled).
@@ -410,6 +483,27 @@ fn client(resp: &reqwest::Response, body: &serde_json::Value) {
             rust.ident_args,
             vec![("REPLAYED".to_string(), StrRole::Write)]
         );
+    }
+
+    #[test]
+    fn long_operator_chains_are_reported_not_parsed() {
+        let text = format!("fn f() -> u32 {{ 1{} }}", " + 1".repeat(MAX_CHAIN + 1));
+        let f = facts(&text);
+        assert_eq!(f.problems.len(), 1);
+        assert!(f.problems[0].message.contains("operators deep"));
+    }
+
+    #[test]
+    fn statements_and_arguments_do_not_add_up_as_a_chain() {
+        let many_statements = "x.a.b.c(1 + 2, y.z);\n".repeat(50_000);
+        assert!(max_chain_depth(&many_statements) < 10);
+        let strings = format!(
+            "const S: &str = \"{}\"; // {}",
+            ".".repeat(50_000),
+            "+".repeat(50_000)
+        );
+        assert!(max_chain_depth(&strings) < 10);
+        assert_eq!(max_chain_depth("a.b(c.d.e).f"), 3);
     }
 
     #[test]

@@ -27,9 +27,12 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
                 .map(|r| Span::new(r.start, r.end))
                 .unwrap_or_default();
             let msg = e.message().trim().to_string();
-            facts
-                .problems
-                .push(Problem::new(span, format!("invalid TOML: {msg}")));
+            let message = if msg.contains("recursion") {
+                "TOML nested too deep for the parser; not read".to_string()
+            } else {
+                format!("invalid TOML: {msg}")
+            };
+            facts.problems.push(Problem::new(span, message));
         }
     }
 }

@@ -54,10 +54,14 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
             Ok(x) => x,
             Err(e) => {
                 let at = chars.byte(e.marker().index());
-                facts.problems.push(Problem::new(
-                    Span::new(at, at),
-                    format!("invalid YAML: {}", e.info()),
-                ));
+                let message = if e.info().contains("recursion limit") {
+                    "YAML nested too deep for the parser; the rest was not read".to_string()
+                } else {
+                    format!("invalid YAML: {}", e.info())
+                };
+                facts
+                    .problems
+                    .push(Problem::new(Span::new(at, at), message));
                 break;
             }
         };

@@ -44,6 +44,9 @@ fn render_one(
     };
     let text = sources.text(d.file);
     let pos = LineIndex::new(text).line_col(text, d.span.start);
+    if !snippet_fits(d, sources) {
+        return render_plain(d, &path, pos, w);
+    }
     let range = clamp(text, d.span.start..d.span.end);
     let mut report = Report::build(kind, (path.clone(), range.clone()))
         .with_config(
@@ -82,6 +85,51 @@ fn render_one(
     }
     let cache = ariadne::sources(cache);
     report.finish().write(cache, &mut *w)
+}
+
+/// Lines longer than this (minified bundles, one-line dumps) are not shown:
+/// the report would be the line.
+const MAX_SNIPPET_LINE: usize = 400;
+
+fn snippet_fits(d: &Diagnostic, sources: &SourceMap) -> bool {
+    std::iter::once((d.file, d.span))
+        .chain(d.labels.iter().map(|l| (l.file, l.span)))
+        .all(|(file, span)| {
+            let text = sources.text(file);
+            let start = crate::source::clamp_to_char_boundary(text, span.start);
+            let end = crate::source::clamp_to_char_boundary(text, span.end.max(start));
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+            line_end - line_start <= MAX_SNIPPET_LINE * 4
+                && text[line_start..line_end].chars().count() <= MAX_SNIPPET_LINE
+        })
+}
+
+/// The report without source lines, for spans on very long lines.
+fn render_plain(
+    d: &Diagnostic,
+    path: &str,
+    pos: crate::source::LineCol,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let kind = match d.severity {
+        Severity::Error => "Error",
+        Severity::Warning => "Warning",
+        Severity::Note => "note",
+    };
+    writeln!(
+        w,
+        "[{}] {kind}: {} [{}:{}:{}]",
+        d.rule, d.message, path, pos.line, pos.column
+    )?;
+    writeln!(w, "   (line too long to show)")?;
+    if let Some(h) = &d.help {
+        writeln!(w, "   Help: {h}")?;
+    }
+    if let Some(f) = &d.fix {
+        writeln!(w, "   Note: fix: {}", f.message)?;
+    }
+    Ok(())
 }
 
 fn clamp(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
