@@ -101,10 +101,8 @@ pub fn max_chain_depth(text: &str) -> usize {
                 i += 1;
             }
             b'(' | b'[' | b'{' => levels.push(0),
-            b')' | b']' | b'}' => {
-                if levels.len() > 1 {
-                    sum -= levels.pop().unwrap_or(0);
-                }
+            b')' | b']' | b'}' if levels.len() > 1 => {
+                sum -= levels.pop().unwrap_or(0);
             }
             b';' | b',' => {
                 if let Some(top) = levels.last_mut() {
