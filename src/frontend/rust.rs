@@ -88,6 +88,9 @@ pub fn max_chain_depth(text: &str) -> usize {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
             }
+            // a char literal such as '"' must not open a string
+            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 2,
+            b'\'' if b.get(i + 1) == Some(&b'\\') && b.get(i + 3) == Some(&b'\'') => i += 3,
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
@@ -502,6 +505,8 @@ fn client(resp: &reqwest::Response, body: &serde_json::Value) {
         );
         assert!(max_chain_depth(&strings) < 10);
         assert_eq!(max_chain_depth("a.b(c.d.e).f"), 3);
+        let quote_char = format!("let q = '\"'; let x = 1{};", " + 1".repeat(100));
+        assert_eq!(max_chain_depth(&quote_char), 100 + 1);
     }
 
     #[test]
