@@ -28,7 +28,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
                 .unwrap_or_default();
             let msg = e.message().trim().to_string();
             let message = if msg.contains("recursion") {
-                "TOML nested too deep for the parser; not read".to_string()
+                "nested too deep for the TOML parser; not read".to_string()
             } else {
                 format!("invalid TOML: {msg}")
             };

@@ -46,7 +46,7 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
         if n >= MAX_EVENTS {
             facts.problems.push(Problem::new(
                 Span::new(0, 0),
-                format!("YAML stream has over {MAX_EVENTS} nodes; the rest was not read"),
+                format!("over {MAX_EVENTS} YAML nodes; the rest was not read"),
             ));
             break;
         }
@@ -55,13 +55,13 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
             Err(e) => {
                 let at = chars.byte(e.marker().index());
                 let message = if e.info().contains("recursion limit") {
-                    "YAML nested too deep for the parser; the rest was not read".to_string()
+                    "nested too deep for the YAML parser; the rest was not read".to_string()
                 } else {
                     format!("invalid YAML: {}", e.info())
                 };
                 facts
                     .problems
-                    .push(Problem::new(Span::new(at, at), message));
+                    .push(Problem::new(error_span(text, at), message));
                 break;
             }
         };
@@ -141,7 +141,7 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
                     facts.problems.push(Problem::new(
                         span,
                         format!(
-                            "YAML nested deeper than {MAX_NESTING} levels; the rest was not read"
+                            "nested deeper than {MAX_NESTING} levels of YAML; the rest was not read"
                         ),
                     ));
                     return doc;
@@ -175,6 +175,17 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
         }
     }
     doc
+}
+
+/// Where to point for an error at byte `at`: an error at the end of the
+/// input (an unclosed `[`) points at the last character read, not past it.
+fn error_span(text: &str, at: usize) -> Span {
+    let end = text.trim_end().len();
+    if at <= end || end == 0 {
+        return Span::new(at, at);
+    }
+    let last = text[..end].char_indices().next_back().map_or(0, |(i, _)| i);
+    Span::new(last, end)
 }
 
 /// Push the path segment for a child of the current container; returns the
