@@ -196,12 +196,16 @@ fn verb(role: StrRole) -> &'static str {
     }
 }
 
-/// The replay header: error when another spelling exists in the repository
-/// (labelled) or when the code reads it from Stripe; warning for a read with
+/// The replay header: error when the code reads it from Stripe, or when
+/// another spelling exists in the repository (labelled); warning for a read with
 /// no writer in the repository, or a mention in a Stripe client; note for a
 /// server that consistently emits its own name (at each write). Other uses of
 /// a spelling the repository itself writes are consistent and not reported.
 fn replay_diagnostic(u: &HeaderUse, spellings: &[&HeaderUse]) -> Option<Diagnostic> {
+    // A read from Stripe is wrong whatever the repository's own servers send.
+    if u.role == StrRole::Read && u.stripe_context {
+        return Some(stripe_read_diagnostic(u));
+    }
     let other = spellings
         .iter()
         .filter(|o| !o.value.eq_ignore_ascii_case(&u.value))
@@ -221,7 +225,6 @@ fn replay_diagnostic(u: &HeaderUse, spellings: &[&HeaderUse]) -> Option<Diagnost
         .iter()
         .any(|o| o.role == StrRole::Write && o.value.eq_ignore_ascii_case(&u.value));
     Some(match u.role {
-        StrRole::Read if u.stripe_context => stripe_read_diagnostic(u),
         _ if u.stripe_context && u.role != StrRole::Write => stripe_mention_diagnostic(u),
         StrRole::Write => own_replay_header_diagnostic(u),
         _ if written_here => return None,
