@@ -127,19 +127,33 @@ fn build_tree(root: &Path) {
     }
     one.push_str("0];");
     write(root, "web/bundle.min.js", one);
-    // 4 MB single lines that are parsed (under the size limit).
+    // Long single lines that are parsed (under each front end's size limit).
+    // (400 KB of dense JSON is some 180,000 nodes, under the node limit.)
     let mut js = String::from("{\"idempotency\":[");
-    while js.len() < 4 * 1024 * 1024 {
+    while js.len() < 400 * 1024 {
         js.push_str("{\"a\":\"b\",\"c\":[1,2,3]},");
     }
     js.push_str("0]}");
     write(root, "config/minified.json", &js);
     let mut rs = String::from("const IDEMPOTENCY: [u32; 0] = []; fn f() {");
-    while rs.len() < 4 * 1024 * 1024 {
+    while rs.len() < 2 * 1024 * 1024 {
         rs.push_str("let a = 1; ");
     }
     rs.push('}');
     write(root, "src/one_line.rs", rs);
+    // Over a front end's own limits (but under the 16 MiB read limit).
+    let mut many = String::from("[");
+    while many.len() < 2 * 1024 * 1024 {
+        many.push_str("{\"idempotency\":[1,2,3]},");
+    }
+    many.push_str("0]");
+    write(root, "config/many_nodes.json", many);
+    let mut toml = String::from("idempotency = [");
+    while toml.len() < 3 * 1024 * 1024 {
+        toml.push_str("1,2,3,");
+    }
+    toml.push_str("0]\n");
+    write(root, "config/big.toml", toml);
     // BOMs.
     write(
         root,
@@ -259,6 +273,8 @@ fn hostile_tree_is_reported_not_crashed_on() {
     parse_error("config/deep_inline.toml", "nested");
     parse_error("src/huge.rs", "MiB");
     parse_error("web/bundle.min.js", "MiB");
+    parse_error("config/big.toml", "MiB of TOML");
+    parse_error("config/many_nodes.json", "nodes");
 
     // Read lossily, the invalid UTF-8 file is still checked.
     assert!(of("src/latin1.rs", "misspelled-idempotency-header").is_empty());

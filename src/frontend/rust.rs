@@ -23,8 +23,33 @@ pub struct StrConst {
     pub string: usize,
 }
 
+/// Rust files larger than this are not handed to syn. A syn tree takes
+/// up to 140 times its source in memory (measured on dense one-line code), so
+/// this keeps one file near 600 MiB; a Rust source this large is generated
+/// (tables, bindings), not code that handles idempotency keys.
+pub const MAX_RUST_BYTES: usize = 4 * 1024 * 1024;
+
 pub fn parse(text: &str, facts: &mut FileFacts) {
+    parse_tree(text, facts);
+    // proc-macro2 keeps every tokenized file's text in a thread-local map for
+    // span lookups, for as long as the thread lives; every span has been
+    // turned into a byte range by now, so free it before the next file.
+    proc_macro2::extra::invalidate_current_thread_spans();
+}
+
+fn parse_tree(text: &str, facts: &mut FileFacts) {
     facts.hints.talks_to_stripe = crate::knowledge::headers().talks_to_stripe(text);
+    if text.len() > MAX_RUST_BYTES {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!(
+                "{:.1} MiB of Rust, over the {} MiB that are parsed (generated code?); not parsed",
+                text.len() as f64 / 1048576.0,
+                MAX_RUST_BYTES / 1048576
+            ),
+        ));
+        return;
+    }
     let depth = super::max_bracket_depth(text);
     if depth > MAX_NESTING {
         facts.problems.push(Problem::new(
@@ -386,6 +411,22 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
             | syn::Expr::Paren(_)
             | syn::Expr::Group(_)
             | syn::Expr::Call(_) => visit::visit_expr(self, e),
+            // actix: `insert_header(("Idempotency-Key", v))` names the header
+            // in the tuple's first element.
+            syn::Expr::Tuple(t) if self.role.is_some() => {
+                let saved = self.role;
+                for (i, elem) in t.elems.iter().enumerate() {
+                    if i == 0 {
+                        if let (Some(role), Some(id)) = (saved, const_ident(elem)) {
+                            self.rust.ident_args.push((id, role));
+                        }
+                    } else {
+                        self.role = None;
+                    }
+                    self.visit_expr(elem);
+                }
+                self.role = saved;
+            }
             _ => {
                 let saved = self.role.take();
                 visit::visit_expr(self, e);
@@ -483,6 +524,26 @@ fn client(resp: &reqwest::Response, body: &serde_json::Value) {
         assert_eq!(
             rust.ident_args,
             vec![("REPLAYED".to_string(), StrRole::Write)]
+        );
+    }
+
+    #[test]
+    fn actix_header_tuples_name_the_header_first() {
+        let text = r#"
+fn f() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Idempotency-Replayed", "true"))
+        .append_header((REPLAYED_HEADER, "true"))
+        .finish()
+}
+"#;
+        let f = facts(text);
+        let role = |v: &str| f.strings.iter().find(|s| s.value == v).map(|s| s.role);
+        assert_eq!(role("Idempotency-Replayed"), Some(StrRole::Write));
+        assert_eq!(role("true"), Some(StrRole::Mention));
+        assert_eq!(
+            f.rust.unwrap().ident_args,
+            vec![("REPLAYED_HEADER".to_string(), StrRole::Write)]
         );
     }
 

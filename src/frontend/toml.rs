@@ -6,7 +6,23 @@ use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
 use toml_edit::{Item, Value};
 
+/// TOML files larger than this are not parsed: toml_edit keeps formatting
+/// and spans for every value, about 200 times the source for dense arrays
+/// (measured), and configuration files are far smaller.
+pub const MAX_TOML_BYTES: usize = 2 * 1024 * 1024;
+
 pub fn parse(text: &str, facts: &mut FileFacts) {
+    if text.len() > MAX_TOML_BYTES {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!(
+                "{:.1} MiB of TOML, over the {} MiB that are parsed; not parsed",
+                text.len() as f64 / 1048576.0,
+                MAX_TOML_BYTES / 1048576
+            ),
+        ));
+        return;
+    }
     match toml_edit::Document::parse(text) {
         Ok(doc) => {
             let mut out = ConfDoc::default();
