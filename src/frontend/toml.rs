@@ -239,6 +239,18 @@ mod tests {
     }
 
     #[test]
+    fn keys_and_values_of_header_tables_are_header_names() {
+        let text = "[bank.headers]\nIdempotency_Key = \"x\"\n[bank]\nidempotency_header = \"Idempotency-Key\"\nkey_field = \"idempotency_key\"\n";
+        let mut facts = FileFacts::default();
+        parse(text, &mut facts);
+        let role = |v: &str| facts.strings.iter().find(|s| s.value == v).map(|s| s.role);
+        assert_eq!(role("Idempotency_Key"), Some(StrRole::HeaderName));
+        assert_eq!(role("Idempotency-Key"), Some(StrRole::HeaderName));
+        assert_eq!(role("idempotency_key"), Some(StrRole::Mention));
+        assert_eq!(role("idempotency_header"), Some(StrRole::ConfKey));
+    }
+
+    #[test]
     fn deep_nesting_is_a_problem() {
         let text = format!("a = {}", "[".repeat(50_000));
         let mut facts = FileFacts::default();

@@ -360,6 +360,25 @@ mod tests {
     }
 
     #[test]
+    fn strings_under_header_paths_are_header_names() {
+        let text = "routes:\n  - match:\n      headers:\n        - name: idempotency-key\n    request_headers_to_add:\n      - header: { key: idempotency_key, value: x }\nidempotency:\n  key_field: idempotency_key\n";
+        let mut facts = FileFacts::default();
+        parse(text, &mut facts);
+        let role = |v: &str, nth: usize| {
+            facts
+                .strings
+                .iter()
+                .filter(|s| s.value == v)
+                .nth(nth)
+                .map(|s| s.role)
+        };
+        assert_eq!(role("idempotency-key", 0), Some(StrRole::HeaderName));
+        assert_eq!(role("idempotency_key", 0), Some(StrRole::Write));
+        assert_eq!(role("idempotency_key", 1), Some(StrRole::Mention));
+        assert_eq!(role("key_field", 0), Some(StrRole::ConfKey));
+    }
+
+    #[test]
     fn multi_document_streams_count_documents() {
         let (d, _) = doc("a: 1\n---\nb: 2\n");
         assert_eq!(d.entries.iter().map(|e| e.doc).max(), Some(1));
