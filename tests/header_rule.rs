@@ -150,3 +150,30 @@ fn the_fix_keeps_the_case_style_of_the_original() {
     assert!(fixes.contains(&("Idempotency_Key".into(), "Idempotency-Key".into())));
     assert!(fixes.contains(&("X_Idempotency_Key".into(), "X-Idempotency-Key".into())));
 }
+
+#[test]
+fn without_stripes_spelling_a_reader_that_differs_from_the_writer_is_the_error() {
+    let o = run("testdata/projects/headers/reader-differs-from-writer");
+    assert_eq!(o.diagnostics.len(), 2, "{:#?}", o.diagnostics);
+    let read = o
+        .diagnostics
+        .iter()
+        .find(|d| o.sources.path(d.file).ends_with("web/orders.ts"))
+        .unwrap();
+    assert_eq!(read.severity, Severity::Error);
+    assert_eq!(text_at(&o, read.file, read.span), "Idempotent-Replay");
+    assert_eq!(fix_of(read), "Idempotent-Replayed");
+    assert_eq!(read.labels.len(), 1);
+    assert_eq!(
+        text_at(&o, read.labels[0].file, read.labels[0].span),
+        "Idempotency-Replayed"
+    );
+    // the writer is consistent with itself: its own-name note
+    let write = o
+        .diagnostics
+        .iter()
+        .find(|d| o.sources.path(d.file).ends_with("gateway/replay.go"))
+        .unwrap();
+    assert_eq!(write.severity, Severity::Note);
+    assert!(write.labels.is_empty());
+}

@@ -197,7 +197,9 @@ fn verb(role: StrRole) -> &'static str {
 }
 
 /// The replay header: error when the code reads it from Stripe, or when
-/// another spelling exists in the repository (labelled); warning for a read with
+/// another spelling exists in the repository (labelled; the wrong side is the
+/// one that differs from Stripe's spelling, or, where nobody uses that, from
+/// the repository's writer); warning for a read with
 /// no writer in the repository, or a mention in a Stripe client; note for a
 /// server that consistently emits its own name (at each write). Other uses of
 /// a spelling the repository itself writes are consistent and not reported.
@@ -206,19 +208,27 @@ fn replay_diagnostic(u: &HeaderUse, spellings: &[&HeaderUse]) -> Option<Diagnost
     if u.role == StrRole::Read && u.stripe_context {
         return Some(stripe_read_diagnostic(u));
     }
-    let other = spellings
+    let differ: Vec<&HeaderUse> = spellings
         .iter()
+        .copied()
         .filter(|o| !o.value.eq_ignore_ascii_case(&u.value))
-        // Prefer the canonical spelling, then the opposite side, as the label.
-        .min_by_key(|o| {
-            (
-                !o.value.eq_ignore_ascii_case(REPLAYED),
-                o.role == u.role,
-                o.file,
-                o.span.start,
-            )
-        });
-    if let Some(o) = other {
+        .collect();
+    // Where no one uses Stripe's spelling, the repository's only writer is
+    // the reference: the readers that differ from it are the wrong ones.
+    let reference_writer = u.role == StrRole::Write
+        && !differ
+            .iter()
+            .any(|o| o.role == StrRole::Write || o.value.eq_ignore_ascii_case(REPLAYED));
+    // Prefer the canonical spelling, then the opposite side, as the label.
+    let other = differ.iter().min_by_key(|o| {
+        (
+            !o.value.eq_ignore_ascii_case(REPLAYED),
+            o.role == u.role,
+            o.file,
+            o.span.start,
+        )
+    });
+    if let (Some(o), false) = (other, reference_writer) {
         return Some(both_spellings_diagnostic(u, o));
     }
     let written_here = spellings
