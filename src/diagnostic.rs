@@ -63,6 +63,9 @@ pub struct Diagnostic {
     pub message: String,
     pub file: FileId,
     pub span: Span,
+    /// Short text under the primary span in human output (the message is
+    /// already the report's title); `None` underlines the span without text.
+    pub primary_label: Option<String>,
     pub labels: Vec<Label>,
     pub help: Option<String>,
     pub fix: Option<Fix>,
@@ -84,11 +87,19 @@ impl Diagnostic {
             message: message.into(),
             file,
             span,
+            primary_label: None,
             labels: Vec::new(),
             help: None,
             fix: None,
             fingerprint: String::new(),
         }
+    }
+
+    /// A few words under the primary span in human output
+    /// (`Stripe sends `Idempotent-Replayed``).
+    pub fn with_primary_label(mut self, text: impl Into<String>) -> Self {
+        self.primary_label = Some(text.into());
+        self
     }
 
     pub fn with_label(mut self, file: FileId, span: Span, message: impl Into<String>) -> Self {

@@ -435,6 +435,7 @@ pub struct EvictionPolicy {
     pub class: String,
     /// What the policy evicts first, for messages.
     pub first: String,
+    pub source: String,
 }
 
 #[derive(Debug, Default, Deserialize)]

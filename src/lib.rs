@@ -31,6 +31,13 @@ use walk::Candidate;
 /// Files larger than this are reported and not parsed.
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Files larger than this are parsed one at a time (see [`BIG_FILE`]).
+const BIG_FILE_BYTES: usize = 1024 * 1024;
+
+/// Held while a big file is parsed, so that peak memory is one big parse
+/// plus small ones, whatever the number of threads.
+static BIG_FILE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Stack for parser threads: generous, on top of each front end's depth guard.
 const PARSER_STACK_BYTES: usize = 64 * 1024 * 1024;
 
@@ -146,6 +153,12 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
                     };
                     frontend::rust_retention::parse_consts(&l.text, &mut f);
                     f
+                } else if l.parse && l.text.len() > BIG_FILE_BYTES {
+                    // One big file at a time: a parse takes many times the
+                    // file's size in memory, and threads × big files would
+                    // not fit in the memory budget.
+                    let _one = BIG_FILE.lock().unwrap_or_else(|e| e.into_inner());
+                    frontend::parse(id, l.kind, &l.text)
                 } else if l.parse {
                     frontend::parse(id, l.kind, &l.text)
                 } else {

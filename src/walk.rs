@@ -44,6 +44,11 @@ pub fn classify(path: &Path) -> Option<FileKind> {
     if name == "nginx.conf" {
         return Some(FileKind::Text);
     }
+    // Lock files are package data, large and full of words like `dedupe`
+    // and `webhook`; they hold no idempotency configuration.
+    if name == "package-lock.json" || name == "npm-shrinkwrap.json" {
+        return None;
+    }
     let ext = name.rsplit_once('.').map(|(_, e)| e)?;
     Some(match ext {
         "rs" => FileKind::Rust,
@@ -276,6 +281,8 @@ mod tests {
         );
         assert_eq!(k("client.ts"), Some(FileKind::Text));
         assert_eq!(k("logo.png"), None);
+        assert_eq!(k("web/package-lock.json"), None);
+        assert_eq!(k("Cargo.lock"), None);
     }
 
     #[test]

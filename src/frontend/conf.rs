@@ -109,3 +109,27 @@ pub fn content_span(source: &str, span: Span, style: ScalarStyle) -> Span {
         _ => span,
     }
 }
+
+/// The role of a string under `path` for the header rule: a config path with
+/// a segment that speaks of headers (`request_headers_to_add`, `headers`,
+/// `idempotency_header`) holds header names; one that adds or sets them
+/// (`request_headers_to_add`, `add_headers`) writes them. Elsewhere a string is
+/// only a mention (`idempotency_key: true` is a setting, not a header).
+pub fn header_role(path: &[PathSeg]) -> Option<crate::frontend::StrRole> {
+    use crate::frontend::StrRole;
+    let mut role = None;
+    for seg in path {
+        if let PathSeg::Key(k) = seg {
+            let k = k.to_ascii_lowercase();
+            if k.contains("header") {
+                let writes = ["add", "set", "append"].iter().any(|w| k.contains(w));
+                role = Some(if writes {
+                    StrRole::Write
+                } else {
+                    role.unwrap_or(StrRole::HeaderName)
+                });
+            }
+        }
+    }
+    role
+}

@@ -67,7 +67,8 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         facts.strings.push(StrLit {
             value: value.clone(),
             span,
-            role: StrRole::Mention,
+            role: super::conf::header_role(&[PathSeg::Key(key.to_string())])
+                .unwrap_or(StrRole::Mention),
         });
         doc.entries.push(ConfEntry {
             doc: 0,

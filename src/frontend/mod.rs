@@ -53,6 +53,10 @@ pub enum StrRole {
     Write,
     /// A key in a config file (YAML/TOML/JSON/.env).
     ConfKey,
+    /// Certainly a header name, direction unknown: `HeaderName::from_static(..)`,
+    /// a key or value under a config path that speaks of headers
+    /// (`request_headers_to_add`, `headers: - name: ..`).
+    HeaderName,
     /// Anything else: a constant's value, a config value, a literal elsewhere.
     Mention,
 }

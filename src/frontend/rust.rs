@@ -25,13 +25,46 @@ pub struct StrConst {
     pub string: usize,
 }
 
+/// Rust files larger than this are not handed to syn. A syn tree takes
+/// up to 140 times its source in memory (measured on dense one-line code), so
+/// this keeps one file near 600 MiB; a Rust source this large is generated
+/// (tables, bindings), not code that handles idempotency keys.
+pub const MAX_RUST_BYTES: usize = 4 * 1024 * 1024;
+
 pub fn parse(text: &str, facts: &mut FileFacts) {
+    parse_tree(text, facts);
+    // proc-macro2 keeps every tokenized file's text in a thread-local map for
+    // span lookups, for as long as the thread lives; every span has been
+    // turned into a byte range by now, so free it before the next file.
+    proc_macro2::extra::invalidate_current_thread_spans();
+}
+
+fn parse_tree(text: &str, facts: &mut FileFacts) {
     facts.hints.talks_to_stripe = crate::knowledge::headers().talks_to_stripe(text);
+    if text.len() > MAX_RUST_BYTES {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!(
+                "{:.1} MiB of Rust, over the {} MiB that are parsed (generated code?); not parsed",
+                text.len() as f64 / 1048576.0,
+                MAX_RUST_BYTES / 1048576
+            ),
+        ));
+        return;
+    }
     let depth = super::max_bracket_depth(text);
     if depth > MAX_NESTING {
         facts.problems.push(Problem::new(
             Span::new(0, 0),
             format!("brackets nested {depth} deep (over {MAX_NESTING}); not parsed"),
+        ));
+        return;
+    }
+    let chain = max_chain_depth(text);
+    if chain > MAX_CHAIN {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!("an expression chains {chain} operators deep (over {MAX_CHAIN}); not parsed"),
         ));
         return;
     }
@@ -49,12 +82,79 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         facts,
         rust: RustFacts::default(),
         role: None,
+        header_vars: Vec::new(),
     };
     v.visit_file(&file);
     let mut rust = v.rust;
     rust.retention = super::rust_retention::extract(&file, facts);
     facts.rust = Some(rust);
     super::rust_redis_config::collect(&file, facts);
+}
+
+/// Longest operator chain [`max_chain_depth`] lets through to syn. syn
+/// builds `1 + 1 + …` and `x.a.b…` as left-nested trees without brackets,
+/// and walking or dropping such a tree recurses once per operator: 100,000
+/// fit in a parser thread's stack, a million do not. Real code stays far
+/// below this.
+const MAX_CHAIN: usize = 20_000;
+
+/// An estimate (within a small factor) of how deep operators nest syn's
+/// expression tree: per
+/// bracket level, the operators (`.`, `+`, `?`, …) since the last `;` or `,`
+/// at that level (siblings, not nesting), summed over the open brackets.
+/// Strings and comments are skipped. Linear, no allocation per byte.
+pub fn max_chain_depth(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut levels: Vec<usize> = vec![0];
+    let mut sum = 0usize; // sum of `levels`
+    let mut max = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // a char literal such as '"' must not open a string
+            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 2,
+            b'\'' if b.get(i + 1) == Some(&b'\\') && b.get(i + 3) == Some(&b'\'') => i += 3,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'(' | b'[' | b'{' => levels.push(0),
+            b')' | b']' | b'}' if levels.len() > 1 => {
+                sum -= levels.pop().unwrap_or(0);
+            }
+            b';' | b',' => {
+                if let Some(top) = levels.last_mut() {
+                    sum -= *top;
+                    *top = 0;
+                }
+            }
+            b'.' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>' | b'='
+            | b'!' | b'?' => {
+                if let Some(top) = levels.last_mut() {
+                    *top += 1;
+                    sum += 1;
+                    max = max.max(sum);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    max
 }
 
 /// Byte range of a proc-macro2 span (span-locations is enabled).
@@ -68,6 +168,10 @@ struct StringVisitor<'a> {
     rust: RustFacts,
     /// Role of the argument being visited, if it is a header read/write position.
     role: Option<StrRole>,
+    /// Local bindings that hold a header map (`let mut out = HeaderMap::new()`),
+    /// so `out.insert(..)` counts as a header write. File-wide, not scoped:
+    /// a cheap approximation that only widens what counts as a header map.
+    header_vars: Vec<String>,
 }
 
 impl StringVisitor<'_> {
@@ -92,14 +196,55 @@ impl StringVisitor<'_> {
         for (i, arg) in args.iter().enumerate() {
             let r = if i == 0 { Some(role) } else { None };
             let saved = std::mem::replace(&mut self.role, r);
-            if let (Some(role), syn::Expr::Path(p)) = (r, arg) {
-                if let Some(id) = p.path.segments.last() {
-                    self.rust.ident_args.push((id.ident.to_string(), role));
-                }
+            if let (Some(role), Some(id)) = (r, const_ident(arg)) {
+                self.rust.ident_args.push((id, role));
             }
             self.visit_expr(arg);
             self.role = saved;
         }
+    }
+}
+
+/// The constant an argument names: `REPLAYED`, `&REPLAYED`, `headers::REPLAYED`.
+fn const_ident(arg: &syn::Expr) -> Option<String> {
+    match arg {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Expr::Reference(r) => const_ident(&r.expr),
+        syn::Expr::Paren(p) => const_ident(&p.expr),
+        _ => None,
+    }
+}
+
+/// The literal of `HeaderName::from_static("…")` (any path ending so).
+fn header_name_literal(e: &syn::Expr) -> Option<&syn::LitStr> {
+    match e {
+        syn::Expr::Call(call) => from_static_literal(call),
+        _ => None,
+    }
+}
+
+fn from_static_literal(call: &syn::ExprCall) -> Option<&syn::LitStr> {
+    let syn::Expr::Path(f) = &*call.func else {
+        return None;
+    };
+    let segs: Vec<String> = f
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let named = segs.len() >= 2
+        && segs[segs.len() - 1] == "from_static"
+        && segs[segs.len() - 2] == "HeaderName";
+    match (named, call.args.first()) {
+        (
+            true,
+            Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })),
+        ) => Some(s),
+        _ => None,
     }
 }
 
@@ -119,12 +264,44 @@ fn method_role(method: &str, argc: usize, receiver_is_headers: bool) -> Option<S
     }
 }
 
-fn mentions_headers(e: &syn::Expr) -> bool {
-    use quote::ToTokens;
-    e.to_token_stream()
-        .to_string()
-        .to_ascii_lowercase()
-        .contains("header")
+/// Whether a name speaks of headers (`headers`, `req_headers`, `HeaderMap`).
+fn header_word(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("header")
+}
+
+impl StringVisitor<'_> {
+    /// Whether an expression is a header map: `resp.headers()`,
+    /// `req.headers_mut()`, `self.headers`, `HeaderMap::new()`, a binding
+    /// named for headers or bound to one, through `&`, `?`, `.clone()`.
+    /// Structural, so `json.get(..)` and `body.get(..)` stay plain map reads.
+    fn is_header_map(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                header_word(&name)
+                    || (matches!(
+                        name.as_str(),
+                        "clone" | "as_ref" | "as_mut" | "unwrap" | "borrow" | "borrow_mut" | "lock"
+                    ) && self.is_header_map(&m.receiver))
+            }
+            syn::Expr::Field(f) => match &f.member {
+                syn::Member::Named(id) => header_word(&id.to_string()),
+                syn::Member::Unnamed(_) => false,
+            },
+            syn::Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+                let id = s.ident.to_string();
+                header_word(&id) || self.header_vars.contains(&id)
+            }),
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => p.path.segments.iter().any(|s| s.ident == "HeaderMap"),
+                _ => false,
+            },
+            syn::Expr::Reference(r) => self.is_header_map(&r.expr),
+            syn::Expr::Paren(p) => self.is_header_map(&p.expr),
+            syn::Expr::Try(t) => self.is_header_map(&t.expr),
+            _ => false,
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for StringVisitor<'_> {
@@ -134,7 +311,7 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
         let headers = matches!(
             method.as_str(),
             "get" | "get_all" | "contains_key" | "insert" | "append"
-        ) && mentions_headers(&call.receiver);
+        ) && self.is_header_map(&call.receiver);
         match method_role(&method, call.args.len(), headers) {
             Some(role) => self.visit_args_with_role(&call.args, role),
             None => {
@@ -147,7 +324,39 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
         }
     }
 
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        // `let out = HeaderMap::new();`, `let h = resp.headers();`
+        if let (syn::Pat::Ident(id), Some(init)) = (&local.pat, &local.init) {
+            if self.is_header_map(&init.expr) {
+                self.header_vars.push(id.ident.to_string());
+            }
+        }
+        visit::visit_local(self, local);
+    }
+
+    fn visit_pat_type(&mut self, pt: &'ast syn::PatType) {
+        // `fn f(h: &HeaderMap)`, `let h: HeaderMap = ..`
+        let ty = match &*pt.ty {
+            syn::Type::Reference(r) => &*r.elem,
+            t => t,
+        };
+        if let (syn::Pat::Ident(id), syn::Type::Path(p)) = (&*pt.pat, ty) {
+            if p.path.segments.iter().any(|s| s.ident == "HeaderMap") {
+                self.header_vars.push(id.ident.to_string());
+            }
+        }
+        visit::visit_pat_type(self, pt);
+    }
+
     fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
+        if let Some(s) = header_name_literal(&item.expr) {
+            let idx = self.push_lit(s, StrRole::HeaderName);
+            self.rust.str_consts.push(StrConst {
+                name: item.ident.to_string(),
+                string: idx,
+            });
+            return;
+        }
         if let syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
             ..
@@ -179,6 +388,19 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
         visit::visit_item_static(self, item);
     }
 
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        // `HeaderName::from_static("…")` names a header wherever it stands;
+        // in an argument position the caller's role wins.
+        if let Some(s) = from_static_literal(call) {
+            let role = self.role.unwrap_or(StrRole::HeaderName);
+            self.push_lit(s, role);
+            return;
+        }
+        let saved = self.role.take();
+        visit::visit_expr_call(self, call);
+        self.role = saved;
+    }
+
     fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
         let role = self.role.unwrap_or(StrRole::Mention);
         self.push_lit(lit, role);
@@ -191,7 +413,24 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
             syn::Expr::Lit(_)
             | syn::Expr::Reference(_)
             | syn::Expr::Paren(_)
-            | syn::Expr::Group(_) => visit::visit_expr(self, e),
+            | syn::Expr::Group(_)
+            | syn::Expr::Call(_) => visit::visit_expr(self, e),
+            // actix: `insert_header(("Idempotency-Key", v))` names the header
+            // in the tuple's first element.
+            syn::Expr::Tuple(t) if self.role.is_some() => {
+                let saved = self.role;
+                for (i, elem) in t.elems.iter().enumerate() {
+                    if i == 0 {
+                        if let (Some(role), Some(id)) = (saved, const_ident(elem)) {
+                            self.rust.ident_args.push((id, role));
+                        }
+                    } else {
+                        self.role = None;
+                    }
+                    self.visit_expr(elem);
+                }
+                self.role = saved;
+            }
             _ => {
                 let saved = self.role.take();
                 visit::visit_expr(self, e);
@@ -264,6 +503,75 @@ fn f(resp: &Response, b: Builder) {
             .find(|s| s.value == "Idempotent-Replayed")
             .unwrap();
         assert_eq!(&text[s.span.start..s.span.end], "Idempotent-Replayed");
+    }
+
+    #[test]
+    fn header_maps_bound_to_locals_and_params_count_as_headers() {
+        let text = r#"
+use http::HeaderName;
+const REPLAYED: HeaderName = HeaderName::from_static("idempotency-replayed");
+fn server(out: &mut axum::http::HeaderMap) {
+    out.insert(REPLAYED, HeaderValue::from_static("true"));
+}
+fn client(resp: &reqwest::Response, body: &serde_json::Value) {
+    let h = resp.headers().clone();
+    let a = h.get("idempotent-replayed");
+    let b = body.get("idempotency_key");
+}
+"#;
+        let f = facts(text);
+        let role = |v: &str| f.strings.iter().find(|s| s.value == v).map(|s| s.role);
+        assert_eq!(role("idempotency-replayed"), Some(StrRole::HeaderName));
+        assert_eq!(role("idempotent-replayed"), Some(StrRole::Read));
+        assert_eq!(role("idempotency_key"), Some(StrRole::Mention));
+        let rust = f.rust.unwrap();
+        assert_eq!(
+            rust.ident_args,
+            vec![("REPLAYED".to_string(), StrRole::Write)]
+        );
+    }
+
+    #[test]
+    fn actix_header_tuples_name_the_header_first() {
+        let text = r#"
+fn f() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Idempotency-Replayed", "true"))
+        .append_header((REPLAYED_HEADER, "true"))
+        .finish()
+}
+"#;
+        let f = facts(text);
+        let role = |v: &str| f.strings.iter().find(|s| s.value == v).map(|s| s.role);
+        assert_eq!(role("Idempotency-Replayed"), Some(StrRole::Write));
+        assert_eq!(role("true"), Some(StrRole::Mention));
+        assert_eq!(
+            f.rust.unwrap().ident_args,
+            vec![("REPLAYED_HEADER".to_string(), StrRole::Write)]
+        );
+    }
+
+    #[test]
+    fn long_operator_chains_are_reported_not_parsed() {
+        let text = format!("fn f() -> u32 {{ 1{} }}", " + 1".repeat(MAX_CHAIN + 1));
+        let f = facts(&text);
+        assert_eq!(f.problems.len(), 1);
+        assert!(f.problems[0].message.contains("operators deep"));
+    }
+
+    #[test]
+    fn statements_and_arguments_do_not_add_up_as_a_chain() {
+        let many_statements = "x.a.b.c(1 + 2, y.z);\n".repeat(50_000);
+        assert!(max_chain_depth(&many_statements) < 10);
+        let strings = format!(
+            "const S: &str = \"{}\"; // {}",
+            ".".repeat(50_000),
+            "+".repeat(50_000)
+        );
+        assert!(max_chain_depth(&strings) < 10);
+        assert_eq!(max_chain_depth("a.b(c.d.e).f"), 3);
+        let quote_char = format!("let q = '\"'; let x = 1{};", " + 1".repeat(100));
+        assert_eq!(max_chain_depth(&quote_char), 100 + 1);
     }
 
     #[test]

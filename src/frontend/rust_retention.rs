@@ -122,6 +122,9 @@ pub fn parse_consts(text: &str, facts: &mut FileFacts) {
     let r = finish(v, facts);
     let rust = facts.rust.get_or_insert_with(Default::default);
     rust.retention = r;
+    // As in `rust::parse`: spans are byte ranges by now, free proc-macro2's
+    // per-thread copy of the parsed text.
+    proc_macro2::extra::invalidate_current_thread_spans();
 }
 
 fn finish(v: Visitor, facts: &mut FileFacts) -> RetentionFacts {

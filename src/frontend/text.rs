@@ -32,6 +32,14 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
 fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
     let trimmed = line.trim_start();
     let indent = line.len() - trimmed.len();
+    // A whole-line comment holds prose, not header names:
+    // `# Stripe sends "Idempotent-Replayed"`.
+    if ["//", "#", "/*", "*", "--", ";"]
+        .iter()
+        .any(|c| trimmed.starts_with(c))
+    {
+        return;
+    }
     // nginx: `proxy_set_header Idempotency-Key $http_idempotency_key;`
     let mut words = trimmed.split_whitespace();
     if let Some(first) = words.next() {
@@ -72,7 +80,7 @@ fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
                 facts.strings.push(StrLit {
                     value: value.to_string(),
                     span: Span::new(offset + start, offset + j),
-                    role: StrRole::Mention,
+                    role: role_of(&line[..i], &line[j + 1..]),
                 });
             }
             i = j + 1;
@@ -80,6 +88,143 @@ fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
             i += 1;
         }
     }
+}
+
+/// Methods that read a header by name whatever their receiver
+/// (`req.getHeader`, `request.get_header`, `@RequestHeader`).
+const READ_CALLS: &[&str] = &[
+    "getheader",
+    "get_header",
+    "getheaders",
+    "getfirstheader",
+    "getrequestheader",
+    "getresponseheader",
+    "requestheader",
+    "header_value",
+];
+
+/// Methods that set a header by name whatever their receiver.
+const WRITE_CALLS: &[&str] = &[
+    "setheader",
+    "set_header",
+    "addheader",
+    "add_header",
+    "append_header",
+    "insert_header",
+    "setrequestheader",
+    "setrequestproperty",
+    "addrequestproperty",
+    "withheader",
+    "with_header",
+];
+
+/// Map methods that read or write when their receiver speaks of headers
+/// (`r.Header.Get`, `resp.headers.get`, `w.Header().Set`, `headers.append`).
+const MAP_READS: &[&str] = &[
+    "get",
+    "has",
+    "getall",
+    "get_all",
+    "getlist",
+    "getone",
+    "getfirst",
+    "values",
+    "contains",
+    "containskey",
+    "trygetvalues",
+    "fetch",
+];
+const MAP_WRITES: &[&str] = &[
+    "set",
+    "add",
+    "append",
+    "put",
+    "insert",
+    "tryaddwithoutvalidation",
+];
+
+/// The role a literal gets from the code around it on its line: an argument
+/// of a header lookup or setter, or a subscript of a `headers` map. Anything
+/// else is a mention. A cheap look at the text, not a parse: it only needs to
+/// tell `headers.get('…')` from `body['…']`.
+fn role_of(before: &str, after: &str) -> StrRole {
+    let before = before.trim_end();
+    let after = after.trim_start();
+    // `response.headers['Idempotency-Key'] = key` / `req.headers["…"]`
+    if let Some(recv) = before.strip_suffix('[') {
+        if !tail(recv).contains("header") {
+            return StrRole::Mention;
+        }
+        let rest = after.strip_prefix(']').unwrap_or(after).trim_start();
+        let assigns = rest.starts_with('=') && !rest.starts_with("==");
+        return if assigns {
+            StrRole::Write
+        } else {
+            StrRole::Read
+        };
+    }
+    // `@RequestHeader(value = "…")`, `@RequestHeader(name = "…")`
+    let before = ["value", "name"]
+        .iter()
+        .find_map(|k| {
+            before
+                .strip_suffix('=')
+                .map(str::trim_end)
+                .and_then(|b| b.strip_suffix(k))
+                .map(str::trim_end)
+        })
+        .unwrap_or(before);
+    let Some(callee) = before.strip_suffix('(') else {
+        return StrRole::Mention;
+    };
+    let callee = tail(callee);
+    let (recv, method) = callee.rsplit_once('.').unwrap_or(("", callee.as_str()));
+    // `create(@RequestHeader(` → `requestheader`
+    let method = method
+        .rsplit('(')
+        .next()
+        .unwrap_or(method)
+        .trim_start_matches('@');
+    let first_of_many = after.starts_with(',');
+    if READ_CALLS.contains(&method) {
+        StrRole::Read
+    } else if WRITE_CALLS.contains(&method) {
+        StrRole::Write
+    } else if method == "header" {
+        // Express `req.header('…')` reads, `res.header('…', v)` and builders
+        // (`.header("…", v)`) write.
+        if first_of_many {
+            StrRole::Write
+        } else {
+            StrRole::Read
+        }
+    } else if recv.contains("header") && MAP_READS.contains(&method) {
+        StrRole::Read
+    } else if recv.contains("header") && MAP_WRITES.contains(&method) {
+        StrRole::Write
+    } else {
+        StrRole::Mention
+    }
+}
+
+/// The expression just before a `(` or `[`: identifiers, member access and
+/// call parentheses, lower-cased, with `->` and `::` read as `.`.
+fn tail(text: &str) -> String {
+    let start = text
+        .char_indices()
+        .rev()
+        .take(80)
+        .take_while(|(_, c)| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '_' | '.' | '(' | ')' | '-' | '>' | ':' | '$' | '@')
+        })
+        .last()
+        .map(|(i, _)| i)
+        .unwrap_or(text.len());
+    text[start..]
+        .to_ascii_lowercase()
+        .replace("->", ".")
+        .replace("::", ".")
 }
 
 #[cfg(test)]
@@ -105,5 +250,70 @@ mod tests {
         );
         let s = &f.strings[1];
         assert_eq!(&text[s.span.start..s.span.end], "Idempotency_Key");
+    }
+
+    fn roles(text: &str) -> Vec<(String, StrRole)> {
+        let mut f = FileFacts::default();
+        parse(text, &mut f);
+        f.strings.into_iter().map(|s| (s.value, s.role)).collect()
+    }
+
+    #[test]
+    fn header_lookups_in_other_languages_are_reads() {
+        for line in [
+            "replayed = resp.headers.get('Idempotent-Replayed')",
+            "const r = res.headers.get(\"Idempotent-Replayed\");",
+            "if r.Header.Get(\"Idempotent-Replayed\") == \"true\" {",
+            "String r = conn.getHeader(\"Idempotent-Replayed\");",
+            "replayed = response.headers[\"Idempotent-Replayed\"]",
+            "$r = $response->headers->get('Idempotent-Replayed');",
+            "key = request.get_header('Idempotent-Replayed')",
+            "public Charge create(@RequestHeader(value = \"Idempotent-Replayed\") String k) {",
+        ] {
+            assert_eq!(
+                roles(line)[0],
+                ("Idempotent-Replayed".to_string(), StrRole::Read),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn header_setters_in_other_languages_are_writes() {
+        for line in [
+            "res.setHeader('Idempotency-Key', key);",
+            "w.Header().Set(\"Idempotency-Key\", key)",
+            "headers.append('Idempotency-Key', key);",
+            "request.Headers.Add(\"Idempotency-Key\", key);",
+            "response.headers['Idempotency-Key'] = key",
+            ".addHeader(\"Idempotency-Key\", key)",
+        ] {
+            assert_eq!(
+                roles(line)[0],
+                ("Idempotency-Key".to_string(), StrRole::Write),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn map_lookups_that_are_not_headers_stay_mentions() {
+        for line in [
+            "key = body.get('idempotency_key')",
+            "key = payload[\"Idempotency-Key\"]",
+            "db.query(\"SELECT * FROM idempotency_keys\")",
+        ] {
+            assert!(
+                roles(line).iter().all(|(_, r)| *r == StrRole::Mention),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn comment_lines_are_not_read() {
+        assert!(
+            roles("# Stripe sends 'Idempotent-Replayed'\n// \"Idempotency-Replayed\"\n").is_empty()
+        );
     }
 }

@@ -1,12 +1,28 @@
 //! TOML front end on toml_edit, which keeps byte spans and bounds its own
 //! recursion. Produces the same flattened tree as YAML.
 
-use super::conf::{ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use super::conf::{header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
 use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
 use toml_edit::{Item, Value};
 
+/// TOML files larger than this are not parsed: toml_edit keeps formatting
+/// and spans for every value, about 200 times the source for dense arrays
+/// (measured), and configuration files are far smaller.
+pub const MAX_TOML_BYTES: usize = 2 * 1024 * 1024;
+
 pub fn parse(text: &str, facts: &mut FileFacts) {
+    if text.len() > MAX_TOML_BYTES {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!(
+                "{:.1} MiB of TOML, over the {} MiB that are parsed; not parsed",
+                text.len() as f64 / 1048576.0,
+                MAX_TOML_BYTES / 1048576
+            ),
+        ));
+        return;
+    }
     match toml_edit::Document::parse(text) {
         Ok(doc) => {
             let mut out = ConfDoc::default();
@@ -27,9 +43,12 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
                 .map(|r| Span::new(r.start, r.end))
                 .unwrap_or_default();
             let msg = e.message().trim().to_string();
-            facts
-                .problems
-                .push(Problem::new(span, format!("invalid TOML: {msg}")));
+            let message = if msg.contains("recursion") {
+                "nested too deep for the TOML parser; not read".to_string()
+            } else {
+                format!("invalid TOML: {msg}")
+            };
+            facts.problems.push(Problem::new(span, message));
         }
     }
 }
@@ -51,14 +70,14 @@ fn walk_table<'a>(
             .key(k)
             .and_then(|key| key.span())
             .map(|r| Span::new(r.start, r.end));
-        path.push(PathSeg::Key(k.to_string()));
         if let Some(ks) = key_span {
             facts.strings.push(StrLit {
                 value: k.to_string(),
                 span: unquote(text, ks),
-                role: StrRole::ConfKey,
+                role: header_role(path).unwrap_or(StrRole::ConfKey),
             });
         }
+        path.push(PathSeg::Key(k.to_string()));
         walk_item(item, key_span, path, out, facts, text);
         path.pop();
     }
@@ -116,14 +135,14 @@ fn walk_value(
                     .key(k)
                     .and_then(|key| key.span())
                     .map(|r| Span::new(r.start, r.end));
-                path.push(PathSeg::Key(k.to_string()));
                 if let Some(ks) = ks {
                     facts.strings.push(StrLit {
                         value: k.to_string(),
                         span: unquote(text, ks),
-                        role: StrRole::ConfKey,
+                        role: header_role(path).unwrap_or(StrRole::ConfKey),
                     });
                 }
+                path.push(PathSeg::Key(k.to_string()));
                 walk_value(x, ks, path, out, facts, text);
                 path.pop();
             }
@@ -137,7 +156,7 @@ fn walk_value(
             facts.strings.push(StrLit {
                 value: value.clone(),
                 span: unquote(text, span),
-                role: StrRole::Mention,
+                role: header_role(path).unwrap_or(StrRole::Mention),
             });
             push(
                 out,
@@ -217,6 +236,18 @@ mod tests {
             .find(|s| s.value == "Idempotency-Key")
             .unwrap();
         assert_eq!(&text[s.span.start..s.span.end], "Idempotency-Key");
+    }
+
+    #[test]
+    fn keys_and_values_of_header_tables_are_header_names() {
+        let text = "[bank.headers]\nIdempotency_Key = \"x\"\n[bank]\nidempotency_header = \"Idempotency-Key\"\nkey_field = \"idempotency_key\"\n";
+        let mut facts = FileFacts::default();
+        parse(text, &mut facts);
+        let role = |v: &str| facts.strings.iter().find(|s| s.value == v).map(|s| s.role);
+        assert_eq!(role("Idempotency_Key"), Some(StrRole::HeaderName));
+        assert_eq!(role("Idempotency-Key"), Some(StrRole::HeaderName));
+        assert_eq!(role("idempotency_key"), Some(StrRole::Mention));
+        assert_eq!(role("idempotency_header"), Some(StrRole::ConfKey));
     }
 
     #[test]

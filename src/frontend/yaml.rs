@@ -3,13 +3,15 @@
 //! explicit stack, so no input depth can overflow ours; aliases are recorded
 //! and never expanded, so alias bombs cost nothing.
 
-use super::conf::{content_span, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use super::conf::{content_span, header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
 use super::{FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
 use crate::source::{CharToByte, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle as YStyle};
 
-/// Events past this many are not read (a bound on time for absurd files).
-const MAX_EVENTS: usize = 5_000_000;
+/// Events past this many are not read: a bound on time and memory (each
+/// node becomes an entry with its full path and strings, about 1 KiB
+/// measured) for files that are data dumps rather than configuration.
+const MAX_EVENTS: usize = 250_000;
 
 enum Kind {
     Map,
@@ -32,8 +34,25 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     facts.conf = Some(doc);
 }
 
+/// YAML and JSON files larger than this are not parsed. Memory grows with
+/// the input at about 115 bytes per byte (measured): saphyr buffers every
+/// token of a flow collection that could still turn out to be a mapping key
+/// (`[..]: v`), which in a minified JSON file is the whole file.
+pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
+
 /// Build the flattened tree; problems go to `facts`.
 pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
+    if text.len() > MAX_YAML_BYTES {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!(
+                "{:.1} MiB of YAML/JSON, over the {} MiB that are parsed; not parsed",
+                text.len() as f64 / 1048576.0,
+                MAX_YAML_BYTES / 1048576
+            ),
+        ));
+        return ConfDoc::default();
+    }
     let chars = CharToByte::new(text);
     let mut doc = ConfDoc::default();
     let mut stack: Vec<Frame> = Vec::new();
@@ -46,7 +65,7 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
         if n >= MAX_EVENTS {
             facts.problems.push(Problem::new(
                 Span::new(0, 0),
-                format!("YAML stream has over {MAX_EVENTS} nodes; the rest was not read"),
+                format!("over {MAX_EVENTS} YAML/JSON nodes; the rest was not read"),
             ));
             break;
         }
@@ -54,10 +73,14 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
             Ok(x) => x,
             Err(e) => {
                 let at = chars.byte(e.marker().index());
-                facts.problems.push(Problem::new(
-                    Span::new(at, at),
-                    format!("invalid YAML: {}", e.info()),
-                ));
+                let message = if e.info().contains("recursion limit") {
+                    "nested too deep for the YAML parser; the rest was not read".to_string()
+                } else {
+                    format!("invalid YAML: {}", e.info())
+                };
+                facts
+                    .problems
+                    .push(Problem::new(error_span(text, at), message));
                 break;
             }
         };
@@ -137,7 +160,7 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
                     facts.problems.push(Problem::new(
                         span,
                         format!(
-                            "YAML nested deeper than {MAX_NESTING} levels; the rest was not read"
+                            "nested deeper than {MAX_NESTING} levels of YAML; the rest was not read"
                         ),
                     ));
                     return doc;
@@ -171,6 +194,17 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
         }
     }
     doc
+}
+
+/// Where to point for an error at byte `at`: an error at the end of the
+/// input (an unclosed `[`) points at the last character read, not past it.
+fn error_span(text: &str, at: usize) -> Span {
+    let end = text.trim_end().len();
+    if at <= end || end == 0 {
+        return Span::new(at, at);
+    }
+    let last = text[..end].char_indices().next_back().map_or(0, |(i, _)| i);
+    Span::new(last, end)
 }
 
 /// Push the path segment for a child of the current container; returns the
@@ -242,10 +276,11 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
         if let (Some(key), Some(span)) = (e.key(), e.key_span) {
             // Each key is seen once, on the node it introduces.
             let span = content_span(text, span, quoted_style(text, span));
+            let parent = &e.path[..e.path.len().saturating_sub(1)];
             facts.strings.push(StrLit {
                 value: key.to_string(),
                 span,
-                role: StrRole::ConfKey,
+                role: header_role(parent).unwrap_or(StrRole::ConfKey),
             });
         }
         if let ConfValue::Scalar { text: v, style } = &e.value {
@@ -255,7 +290,7 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
             facts.strings.push(StrLit {
                 value: v.clone(),
                 span: content_span(text, e.value_span, *style),
-                role: StrRole::Mention,
+                role: header_role(&e.path).unwrap_or(StrRole::Mention),
             });
         }
     }
@@ -322,6 +357,25 @@ mod tests {
         let text = "[".repeat(50_000);
         let (_, f) = doc(&text);
         assert_eq!(f.problems.len(), 1);
+    }
+
+    #[test]
+    fn strings_under_header_paths_are_header_names() {
+        let text = "routes:\n  - match:\n      headers:\n        - name: idempotency-key\n    request_headers_to_add:\n      - header: { key: idempotency_key, value: x }\nidempotency:\n  key_field: idempotency_key\n";
+        let mut facts = FileFacts::default();
+        parse(text, &mut facts);
+        let role = |v: &str, nth: usize| {
+            facts
+                .strings
+                .iter()
+                .filter(|s| s.value == v)
+                .nth(nth)
+                .map(|s| s.role)
+        };
+        assert_eq!(role("idempotency-key", 0), Some(StrRole::HeaderName));
+        assert_eq!(role("idempotency_key", 0), Some(StrRole::Write));
+        assert_eq!(role("idempotency_key", 1), Some(StrRole::Mention));
+        assert_eq!(role("key_field", 0), Some(StrRole::ConfKey));
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub struct HeaderUse {
     pub role: StrRole,
     /// The file talks to Stripe's API.
     pub stripe_context: bool,
+    /// Found in a config file (YAML/TOML/JSON/.env), where a string is a
+    /// header name only by its position or its spelling.
+    pub in_config: bool,
 }
 
 #[derive(Debug, Default)]
@@ -62,6 +65,7 @@ impl HeaderModel {
                         value: s.value.clone(),
                         role,
                         stripe_context: f.hints.talks_to_stripe,
+                        in_config: f.conf.is_some(),
                     });
                 }
             }

@@ -13,19 +13,8 @@ pub fn render(
     color: bool,
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let cache_sources: Vec<(String, String)> = {
-        let mut ids: Vec<usize> = diags
-            .iter()
-            .flat_map(|d| std::iter::once(d.file).chain(d.labels.iter().map(|l| l.file)))
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids.into_iter()
-            .map(|id| (sources.path(id).to_string(), sources.text(id).to_string()))
-            .collect()
-    };
     for d in diags {
-        render_one(d, sources, &cache_sources, color, w)?;
+        render_one(d, sources, color, w)?;
     }
     writeln!(w, "{}", summary_line(summary))
 }
@@ -33,10 +22,20 @@ pub fn render(
 fn render_one(
     d: &Diagnostic,
     sources: &SourceMap,
-    cache: &[(String, String)],
     color: bool,
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
+    // Only the files this report shows: a cache of every file per report
+    // would copy the whole tree once per diagnostic.
+    let mut ids: Vec<usize> = std::iter::once(d.file)
+        .chain(d.labels.iter().map(|l| l.file))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let cache: Vec<(String, String)> = ids
+        .into_iter()
+        .map(|id| (sources.path(id).to_string(), sources.text(id).to_string()))
+        .collect();
     let path = sources.path(d.file).to_string();
     let (kind, colour) = match d.severity {
         Severity::Error => (ReportKind::Error, Color::Red),
@@ -45,6 +44,9 @@ fn render_one(
     };
     let text = sources.text(d.file);
     let pos = LineIndex::new(text).line_col(text, d.span.start);
+    if !snippet_fits(d, sources) {
+        return render_plain(d, &path, pos, w);
+    }
     let range = clamp(text, d.span.start..d.span.end);
     let mut report = Report::build(kind, (path.clone(), range.clone()))
         .with_config(
@@ -57,11 +59,21 @@ fn render_one(
             "{} [{}:{}:{}]",
             d.message, path, pos.line, pos.column
         ))
-        .with_label(
+        .with_label({
+            // ariadne draws no underline for a label without text: without a
+            // short label of its own, a finding shows the first clause of
+            // its message under the span.
+            let text = d.primary_label.clone().unwrap_or_else(|| {
+                d.message
+                    .split(": ")
+                    .next()
+                    .unwrap_or(&d.message)
+                    .to_string()
+            });
             Label::new((path.clone(), range))
-                .with_message(&d.message)
-                .with_color(colour),
-        );
+                .with_color(colour)
+                .with_message(text)
+        });
     for l in &d.labels {
         let lt = sources.text(l.file);
         report = report.with_label(
@@ -79,8 +91,53 @@ fn render_one(
     if let Some(f) = &d.fix {
         report = report.with_note(format!("fix: {}", f.message));
     }
-    let cache = ariadne::sources(cache.iter().map(|(p, t)| (p.clone(), t.clone())));
+    let cache = ariadne::sources(cache);
     report.finish().write(cache, &mut *w)
+}
+
+/// Lines longer than this (minified bundles, one-line dumps) are not shown:
+/// the report would be the line.
+const MAX_SNIPPET_LINE: usize = 400;
+
+fn snippet_fits(d: &Diagnostic, sources: &SourceMap) -> bool {
+    std::iter::once((d.file, d.span))
+        .chain(d.labels.iter().map(|l| (l.file, l.span)))
+        .all(|(file, span)| {
+            let text = sources.text(file);
+            let start = crate::source::clamp_to_char_boundary(text, span.start);
+            let end = crate::source::clamp_to_char_boundary(text, span.end.max(start));
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+            line_end - line_start <= MAX_SNIPPET_LINE * 4
+                && text[line_start..line_end].chars().count() <= MAX_SNIPPET_LINE
+        })
+}
+
+/// The report without source lines, for spans on very long lines.
+fn render_plain(
+    d: &Diagnostic,
+    path: &str,
+    pos: crate::source::LineCol,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let kind = match d.severity {
+        Severity::Error => "Error",
+        Severity::Warning => "Warning",
+        Severity::Note => "note",
+    };
+    writeln!(
+        w,
+        "[{}] {kind}: {} [{}:{}:{}]",
+        d.rule, d.message, path, pos.line, pos.column
+    )?;
+    writeln!(w, "   (line too long to show)")?;
+    if let Some(h) = &d.help {
+        writeln!(w, "   Help: {h}")?;
+    }
+    if let Some(f) = &d.fix {
+        writeln!(w, "   Note: fix: {}", f.message)?;
+    }
+    Ok(())
 }
 
 fn clamp(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {

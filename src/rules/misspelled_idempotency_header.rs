@@ -35,9 +35,13 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
-    // A legitimate variant spelt with other separators is still that variant,
-    // and not a miss of the canonical name (`x_idempotency_key`).
-    if h.legitimate.iter().any(|k| squash(&k.name) == squashed) && !value.contains('_') {
+    // A legitimate variant spelt with other separators is still that variant
+    // (`x-idempotency-key`); with an underscore it misses that variant, not
+    // the canonical name (`X_Idempotency_Key`).
+    if let Some(k) = h.legitimate.iter().find(|k| squash(&k.name) == squashed) {
+        if value.contains('_') {
+            return Some((k.name.as_str(), Miss::Underscore));
+        }
         return None;
     }
     for c in &h.canonical {
@@ -115,13 +119,17 @@ fn header_cased(value: &str) -> bool {
 }
 
 /// Whether a use is in a place where it must be a header name. Strings that
-/// only look like one (`idempotency_key` as a JSON field or column) are left
-/// alone: precision over recall.
+/// only look like one (`idempotency_key` as a JSON field or column,
+/// `idempotency-keys` as a resource name) are left alone: precision over
+/// recall.
 fn in_header_position(u: &HeaderUse, miss: Miss) -> bool {
     match u.role {
-        StrRole::Read | StrRole::Write => true,
+        StrRole::Read | StrRole::Write | StrRole::HeaderName => true,
         StrRole::ConfKey | StrRole::Mention => match miss {
             Miss::Underscore | Miss::Separator => header_cased(&u.value),
+            // In a config file a value is a header only where its path says
+            // so (handled above) or where it is spelt like one.
+            Miss::Typo if u.in_config => header_cased(&u.value),
             Miss::Typo => u.value.contains('-'),
         },
     }
@@ -149,7 +157,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     // Every spelling of the replay header in the repository, right or wrong.
     let replay_spellings: Vec<&HeaderUse> = uses
         .iter()
-        .filter(|u| u.value.eq_ignore_ascii_case(REPLAYED))
+        .filter(|u| u.value.eq_ignore_ascii_case(REPLAYED) && u.role != StrRole::ConfKey)
         .chain(
             misses
                 .iter()
@@ -160,7 +168,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 
     for (u, canonical, miss) in &misses {
         let d = if *canonical == REPLAYED {
-            replay_diagnostic(u, &replay_spellings)
+            match replay_diagnostic(u, &replay_spellings) {
+                Some(d) => d,
+                None => continue,
+            }
         } else {
             key_diagnostic(u, canonical, *miss)
         };
@@ -176,91 +187,177 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The replay header: error when another spelling exists in the repository
-/// (labelled) or when the code reads it from Stripe; warning for a read
-/// elsewhere; note for a server that consistently emits its own name.
-fn replay_diagnostic(u: &HeaderUse, spellings: &[&HeaderUse]) -> Diagnostic {
-    let other = spellings
-        .iter()
-        .filter(|o| !o.value.eq_ignore_ascii_case(&u.value))
-        // Prefer the canonical spelling, then a write, as the label.
-        .min_by_key(|o| {
-            (
-                !o.value.eq_ignore_ascii_case(REPLAYED),
-                o.role != StrRole::Write,
-                o.file,
-                o.span.start,
-            )
-        });
-    if let Some(o) = other {
-        return Diagnostic::new(
-            NAME,
-            Severity::Error,
-            u.file,
-            u.span,
-            format!(
-                "the replay header is spelled `{}` here and `{}` elsewhere in the repository: the side that reads one never sees the other",
-                u.value, o.value
-            ),
-        )
-        .with_label(o.file, o.span, format!("spelled `{}` here", o.value))
-        .with_help(format!("Stripe sends `{REPLAYED}`; use one spelling everywhere"));
+/// How a use spells its header, for labels: "read as", "sent as".
+fn verb(role: StrRole) -> &'static str {
+    match role {
+        StrRole::Read => "read as",
+        StrRole::Write => "sent as",
+        _ => "spelled",
     }
-    match u.role {
-        StrRole::Read if u.stripe_context => Diagnostic::new(
-            NAME,
-            Severity::Error,
-            u.file,
-            u.span,
-            format!(
-                "`{}` is not Stripe's replay header: Stripe sends `{REPLAYED}`, so this lookup never sees a replay",
-                u.value
-            ),
+}
+
+/// The replay header: error when the code reads it from Stripe, or when
+/// another spelling exists in the repository (labelled; the wrong side is the
+/// one that differs from Stripe's spelling, or, where nobody uses that, from
+/// the repository's writer); warning for a read with
+/// no writer in the repository, or a mention in a Stripe client; note for a
+/// server that consistently emits its own name (at each write). Other uses of
+/// a spelling the repository itself writes are consistent and not reported.
+fn replay_diagnostic(u: &HeaderUse, spellings: &[&HeaderUse]) -> Option<Diagnostic> {
+    // A read from Stripe is wrong whatever the repository's own servers send.
+    if u.role == StrRole::Read && u.stripe_context {
+        return Some(stripe_read_diagnostic(u));
+    }
+    let differ: Vec<&HeaderUse> = spellings
+        .iter()
+        .copied()
+        .filter(|o| !o.value.eq_ignore_ascii_case(&u.value))
+        .collect();
+    // Where no one uses Stripe's spelling, the repository's only writer is
+    // the reference: the readers that differ from it are the wrong ones.
+    let reference_writer = u.role == StrRole::Write
+        && !differ
+            .iter()
+            .any(|o| o.role == StrRole::Write || o.value.eq_ignore_ascii_case(REPLAYED));
+    // Prefer the canonical spelling, then the opposite side, as the label.
+    let other = differ.iter().min_by_key(|o| {
+        (
+            !o.value.eq_ignore_ascii_case(REPLAYED),
+            o.role == u.role,
+            o.file,
+            o.span.start,
         )
-        .with_help(format!("read `{REPLAYED}`; a replayed request otherwise looks like a new one and is booked twice")),
-        StrRole::Read => Diagnostic::new(
+    });
+    if let (Some(o), false) = (other, reference_writer) {
+        return Some(both_spellings_diagnostic(u, o));
+    }
+    let written_here = spellings
+        .iter()
+        .any(|o| o.role == StrRole::Write && o.value.eq_ignore_ascii_case(&u.value));
+    Some(match u.role {
+        _ if u.stripe_context && u.role != StrRole::Write => stripe_mention_diagnostic(u),
+        StrRole::Write => own_replay_header_diagnostic(u),
+        _ if written_here => return None,
+        StrRole::Read => unknown_sender_read_diagnostic(u),
+        _ => own_replay_header_diagnostic(u),
+    })
+}
+
+fn both_spellings_diagnostic(u: &HeaderUse, o: &HeaderUse) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Error,
+        u.file,
+        u.span,
+        format!(
+            "the replay header is {} `{}` here but {} `{}` elsewhere in the repository: the side that looks for one never sees the other",
+            verb(u.role), u.value, verb(o.role), o.value
+        ),
+    )
+    .with_primary_label(format!("{} `{}`", verb(u.role), u.value))
+    .with_label(o.file, o.span, format!("{} `{}` here", verb(o.role), o.value))
+    .with_help(format!("Stripe sends `{REPLAYED}`; use that spelling on both sides"))
+}
+
+fn stripe_read_diagnostic(u: &HeaderUse) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Error,
+        u.file,
+        u.span,
+        format!(
+            "`{}` is not Stripe's replay header: Stripe sends `{REPLAYED}`, so this lookup never sees a replay",
+            u.value
+        ),
+    )
+    .with_primary_label(format!("Stripe sends `{REPLAYED}`"))
+    .with_help(format!(
+        "read `{REPLAYED}`; otherwise a replayed request looks like a new one and is booked twice"
+    ))
+}
+
+fn stripe_mention_diagnostic(u: &HeaderUse) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        u.file,
+        u.span,
+        format!(
+            "`{}` in code that talks to Stripe: Stripe's replay header is `{REPLAYED}`",
+            u.value
+        ),
+    )
+    .with_primary_label(format!("Stripe sends `{REPLAYED}`"))
+    .with_help(format!(
+        "if this name is looked up on Stripe's responses, use `{REPLAYED}`"
+    ))
+}
+
+fn unknown_sender_read_diagnostic(u: &HeaderUse) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        u.file,
+        u.span,
+        format!(
+            "`{}` is read as a replay header, but Stripe and the servers that follow it send `{REPLAYED}`",
+            u.value
+        ),
+    )
+    .with_primary_label(format!("servers send `{REPLAYED}`"))
+    .with_help(format!(
+        "if this reads a Stripe response, read `{REPLAYED}`; if it reads your own server, keep one spelling on both sides"
+    ))
+}
+
+fn own_replay_header_diagnostic(u: &HeaderUse) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Note,
+        u.file,
+        u.span,
+        format!(
+            "this server emits its own replay header `{}`; clients written for Stripe's `{REPLAYED}` will not see it",
+            u.value
+        ),
+    )
+    .with_primary_label(format!("clients expect `{REPLAYED}`"))
+    .with_help(format!(
+        "consider emitting `{REPLAYED}`, the name clients already know"
+    ))
+}
+
+fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
+    match miss {
+        Miss::Underscore => Diagnostic::new(
             NAME,
             Severity::Warning,
             u.file,
             u.span,
             format!(
-                "`{}` is read as a replay header, but Stripe and the servers that follow it send `{REPLAYED}`",
-                u.value
-            ),
-        )
-        .with_help(format!("if this reads a Stripe response, read `{REPLAYED}`; if it reads your own server, keep one spelling on both sides")),
-        _ => Diagnostic::new(
-            NAME,
-            Severity::Note,
-            u.file,
-            u.span,
-            format!(
-                "this server emits its own replay header `{}`; clients written for Stripe's `{REPLAYED}` will not see it",
-                u.value
-            ),
-        )
-        .with_help(format!("consider emitting `{REPLAYED}`, the name clients already know")),
-    }
-}
-
-fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
-    let (message, help) = match miss {
-        Miss::Underscore => (
-            format!(
                 "`{}` has an underscore: nginx drops request headers with `_` in their name by default, so it never reaches the application",
                 u.value
             ),
-            format!("use `{canonical}`; nginx passes it only with `underscores_in_headers on`"),
-        ),
-        Miss::Separator | Miss::Typo => (
+        )
+        .with_primary_label("nginx drops names with `_`")
+        .with_help(format!(
+            "use `{canonical}`; nginx passes `_` names only with `underscores_in_headers on`"
+        )),
+        Miss::Separator | Miss::Typo => Diagnostic::new(
+            NAME,
+            Severity::Warning,
+            u.file,
+            u.span,
             format!(
                 "`{}` is a near-miss of the idempotency header `{canonical}`: a server that expects `{canonical}` ignores it",
                 u.value
             ),
-            format!("use `{canonical}`, or list the name in `rules/headers.toml` if a provider publishes it"),
-        ),
-    };
-    Diagnostic::new(NAME, Severity::Warning, u.file, u.span, message).with_help(help)
+        )
+        .with_primary_label(format!("servers expect `{canonical}`"))
+        .with_help(format!(
+            "use `{canonical}`, or list the name in `rules/headers.toml` if a provider publishes it"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -296,9 +393,19 @@ mod tests {
             "X-Payout-Idempotency",
             "Idempotent-Replayed",
             "idempotency-keys",
+            "x-idempotency-key",
+            "HTTP_IDEMPOTENCY_KEY",
         ] {
             assert_eq!(classify(ok), None, "{ok}");
         }
+    }
+
+    #[test]
+    fn an_underscore_variant_of_a_legitimate_name_misses_that_name() {
+        assert_eq!(
+            classify("X_Idempotency_Key"),
+            Some(("X-Idempotency-Key", Miss::Underscore))
+        );
     }
 
     #[test]

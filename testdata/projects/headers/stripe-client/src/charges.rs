@@ -3,8 +3,8 @@ use stripe::Client;
 pub async fn charge(http: &reqwest::Client, key: &str) -> Result<bool, reqwest::Error> {
     let resp = http
         .post("https://api.stripe.com/v1/charges")
-        .header("Idempotancy-Key", key) // expect: misspelled-idempotency-header
+        .header("Idempotency-Key", key)
         .send()
         .await?;
-    Ok(resp.headers().get("Idempotency-Replayed").is_some()) // expect: misspelled-idempotency-header
+    Ok(resp.headers().get("Idempotency-Replayed").is_some())
 }

@@ -1,0 +1,453 @@
+//! End-to-end tests of the built binary: exit codes, messages on stderr, the
+//! JSON contract (DESIGN §3, version 1), determinism, colour, the `rules` and
+//! `explain` commands, and discovery (.gitignore, hidden files, symlinks).
+
+#![allow(clippy::unwrap_used)]
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn idemlint(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn with_stdin(dir: &Path, args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The binary may exit before reading (a usage error): a broken pipe
+    // here is expected then.
+    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+const FLAG: &str = "testdata/rules/misspelled-idempotency-header/flag";
+const PASS: &str = "testdata/rules/misspelled-idempotency-header/pass";
+
+/// A Rust file with one warning (a near-miss of `Idempotency-Key`).
+const WARNING_ONLY: &str =
+    "pub fn send(b: reqwest::RequestBuilder, k: &str) -> reqwest::RequestBuilder {\n    b.header(\"Idempotancy-Key\", k)\n}\n";
+
+#[test]
+fn a_path_that_does_not_exist_exits_2_with_a_message() {
+    let o = idemlint(&manifest(), &["check", "/nonexistent/idemlint-test"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/nonexistent/idemlint-test: no such file or directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn a_clean_tree_exits_0() {
+    let o = idemlint(&manifest(), &["check", "--isolated", PASS]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("idemlint: no findings"));
+}
+
+#[test]
+fn a_tree_with_a_finding_exits_1_unless_fail_on_never() {
+    let o = idemlint(&manifest(), &["check", "--isolated", FLAG]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = idemlint(
+        &manifest(),
+        &["check", "--isolated", "--fail-on", "never", FLAG],
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn fail_on_error_with_only_warnings_exits_0_and_fail_on_note_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/client.rs", WARNING_ONLY);
+    let o = idemlint(dir.path(), &["check", "--isolated", "--fail-on", "error"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("1 warning"));
+    let o = idemlint(dir.path(), &["check", "--isolated", "--fail-on", "note"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn fail_on_in_the_config_applies_when_the_flag_is_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/client.rs", WARNING_ONLY);
+    write(dir.path(), "idemlint.toml", "fail_on = \"error\"\n");
+    let o = idemlint(dir.path(), &["check"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = idemlint(dir.path(), &["check", "--fail-on", "warning"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn a_parse_error_alone_fails_the_default_run_but_not_fail_on_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/lib.rs", "fn idempotency( {\n");
+    let o = idemlint(dir.path(), &["check", "--isolated", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let j = json(&o);
+    assert_eq!(j["diagnostics"][0]["rule"], "parse-error");
+    assert_eq!(j["diagnostics"][0]["severity"], "warning");
+    let o = idemlint(dir.path(), &["check", "--isolated", "--fail-on", "error"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn an_unknown_config_key_exits_2_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/client.rs", WARNING_ONLY);
+    write(
+        dir.path(),
+        "idemlint.toml",
+        "fail_on = \"warning\"\nmargn = \"5d\"\n",
+    );
+    let o = idemlint(dir.path(), &["check"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("idemlint.toml:2"), "{err}");
+    assert!(err.contains("margn"), "{err}");
+    // --isolated ignores it
+    let o = idemlint(dir.path(), &["check", "--isolated"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn stdin_is_read_and_reported_under_the_given_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = with_stdin(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--format",
+            "json",
+            "-",
+            "--stdin-filename",
+            "src/x.rs",
+        ],
+        WARNING_ONLY,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let j = json(&o);
+    let d = &j["diagnostics"][0];
+    assert_eq!(d["path"], "src/x.rs");
+    assert_eq!(d["span"]["start"]["line"], 2);
+    assert_eq!(d["span"]["start"]["column"], 15);
+}
+
+#[test]
+fn stdin_without_a_filename_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = with_stdin(dir.path(), &["check", "--isolated", "-"], WARNING_ONLY);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--stdin-filename"), "{}", stderr(&o));
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
+}
+
+fn assert_span(s: &Value) {
+    assert_eq!(keys(s), ["byte_end", "byte_start", "end", "start"]);
+    for end in ["start", "end"] {
+        assert_eq!(keys(&s[end]), ["column", "line"]);
+        assert!(s[end]["line"].as_u64().unwrap() >= 1);
+        assert!(s[end]["column"].as_u64().unwrap() >= 1);
+    }
+    assert!(s["byte_start"].as_u64().unwrap() <= s["byte_end"].as_u64().unwrap());
+}
+
+#[test]
+fn json_output_has_exactly_the_version_1_shape() {
+    let o = idemlint(
+        &manifest(),
+        &["check", "--isolated", "--format", "json", FLAG],
+    );
+    let j = json(&o);
+    assert_eq!(keys(&j), ["diagnostics", "summary", "tool", "version"]);
+    assert_eq!(j["version"], 1);
+    assert_eq!(keys(&j["tool"]), ["name", "version"]);
+    assert_eq!(j["tool"]["name"], "idemlint");
+    assert_eq!(j["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    let diags = j["diagnostics"].as_array().unwrap();
+    assert!(!diags.is_empty());
+    let mut labelled = 0;
+    for d in diags {
+        assert_eq!(
+            keys(d),
+            [
+                "fingerprint",
+                "fix",
+                "help",
+                "labels",
+                "message",
+                "path",
+                "rule",
+                "severity",
+                "span"
+            ]
+        );
+        assert!(["error", "warning", "note"].contains(&d["severity"].as_str().unwrap()));
+        let path = d["path"].as_str().unwrap();
+        assert!(path.starts_with(FLAG) && !path.contains('\\'), "{path}");
+        assert_span(&d["span"]);
+        assert!(d["help"].is_string() || d["help"].is_null());
+        assert!(d["fix"].is_object() || d["fix"].is_null());
+        for l in d["labels"].as_array().unwrap() {
+            labelled += 1;
+            assert_eq!(keys(l), ["message", "path", "span"]);
+            assert_span(&l["span"]);
+        }
+    }
+    assert!(labelled > 0);
+    let s = &j["summary"];
+    assert_eq!(
+        keys(s),
+        [
+            "diagnostics",
+            "elapsed_ms",
+            "errors",
+            "files_parsed",
+            "files_scanned",
+            "notes",
+            "suppressed",
+            "warnings"
+        ]
+    );
+    assert_eq!(s["diagnostics"].as_u64().unwrap() as usize, diags.len());
+    let count = |sev: &str| diags.iter().filter(|d| d["severity"] == sev).count() as u64;
+    assert_eq!(s["errors"], count("error"));
+    assert_eq!(s["warnings"], count("warning"));
+    assert_eq!(s["notes"], count("note"));
+}
+
+#[test]
+fn output_is_identical_run_to_run() {
+    let run = || {
+        let mut j = json(&idemlint(
+            &manifest(),
+            &["check", "--isolated", "--format", "json", "testdata"],
+        ));
+        j["summary"]["elapsed_ms"] = Value::Null;
+        j
+    };
+    let first = run();
+    for _ in 0..3 {
+        assert_eq!(run(), first);
+    }
+    // sorted by (path, start)
+    let diags = first["diagnostics"].as_array().unwrap();
+    let order: Vec<(String, u64)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["span"]["byte_start"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+}
+
+#[test]
+fn fingerprints_are_sha256_and_survive_lines_added_above() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/client.rs", WARNING_ONLY);
+    let fp = |dir: &Path| -> String {
+        let j = json(&idemlint(dir, &["check", "--isolated", "--format", "json"]));
+        j["diagnostics"][0]["fingerprint"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let before = fp(dir.path());
+    let hex = before.strip_prefix("sha256:").unwrap();
+    assert_eq!(hex.len(), 64);
+    assert!(hex
+        .chars()
+        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+    write(
+        dir.path(),
+        "src/client.rs",
+        &format!("//! Client.\n\nuse std::fmt;\n\n{WARNING_ONLY}"),
+    );
+    assert_eq!(fp(dir.path()), before);
+}
+
+#[test]
+fn no_color_and_color_never_produce_no_escape_codes() {
+    let o = Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .current_dir(manifest())
+        .env("NO_COLOR", "1")
+        .args(["check", "--isolated", FLAG])
+        .output()
+        .unwrap();
+    assert!(!stdout(&o).is_empty());
+    assert!(!stdout(&o).contains('\u{1b}'));
+    let o = idemlint(
+        &manifest(),
+        &["check", "--isolated", "--color", "never", FLAG],
+    );
+    assert!(!stdout(&o).contains('\u{1b}'));
+    let o = idemlint(
+        &manifest(),
+        &["check", "--isolated", "--color", "always", FLAG],
+    );
+    assert!(stdout(&o).contains('\u{1b}'));
+}
+
+#[test]
+fn rules_lists_every_catalogue_rule_and_marks_planned_ones() {
+    let o = idemlint(&manifest(), &["rules"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    for m in idemlint::catalogue::all() {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(m.name.as_str()))
+            .unwrap_or_else(|| panic!("{} missing from `rules`", m.name));
+        assert_eq!(line.ends_with("(planned)"), !m.is_built(), "{line}");
+        assert!(line.contains(&m.default_severity));
+    }
+    let j = json(&idemlint(&manifest(), &["rules", "--format", "json"]));
+    let rows = j.as_array().unwrap();
+    assert_eq!(rows.len(), idemlint::catalogue::all().len());
+    for (row, m) in rows.iter().zip(idemlint::catalogue::all()) {
+        assert_eq!(keys(row), ["default_severity", "name", "status", "summary"]);
+        assert_eq!(row["name"], m.name.as_str());
+        assert_eq!(
+            row["status"],
+            if m.is_built() { "built" } else { "planned" }
+        );
+    }
+}
+
+#[test]
+fn explain_prints_the_fixed_headings() {
+    let o = idemlint(&manifest(), &["explain", "misspelled-idempotency-header"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    let headings: Vec<&str> = text.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(
+        headings,
+        [
+            "# misspelled-idempotency-header",
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "## Use instead",
+            "## References"
+        ]
+    );
+}
+
+#[test]
+fn explain_of_an_unknown_rule_exits_2_listing_the_names() {
+    let o = idemlint(&manifest(), &["explain", "bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("unknown rule `bogus`"));
+    for name in idemlint::catalogue::names() {
+        assert!(err.contains(name), "{name}");
+    }
+}
+
+/// A Rust file that reads Stripe's replay header under the wrong name.
+const FINDING: &str = "use stripe::Client;\nfn r(resp: &reqwest::Response) -> bool {\n    resp.headers().get(\"Idempotency-Replayed\").is_some()\n}\n";
+
+fn paths_reported(dir: &Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["check", "--isolated", "--format", "json"];
+    all.extend_from_slice(args);
+    let j = json(&idemlint(dir, &all));
+    let mut p: Vec<String> = j["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    p.sort();
+    p.dedup();
+    p
+}
+
+#[test]
+fn gitignored_files_and_hidden_dirs_are_skipped_but_env_files_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".gitignore", "target/\ngenerated.rs\n");
+    write(root, "src/client.rs", FINDING);
+    write(root, "target/debug/build/out.rs", FINDING);
+    write(root, "generated.rs", FINDING);
+    write(root, ".cache/client.rs", FINDING);
+    write(root, ".env", "IDEMPOTENCY_HEADER=Idempotency_Key\n");
+    write(
+        root,
+        "deploy/.env.production",
+        "IDEMPOTENCY_HEADER=Idempotency_Key\n",
+    );
+    assert_eq!(
+        paths_reported(root, &[]),
+        [".env", "deploy/.env.production", "src/client.rs"]
+    );
+    // An explicit file argument is always read, ignored or not.
+    assert_eq!(paths_reported(root, &["generated.rs"]), ["generated.rs"]);
+    assert_eq!(
+        paths_reported(root, &[".cache/client.rs"]),
+        [".cache/client.rs"]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_not_followed_in_a_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write(&root, "src/client.rs", FINDING);
+    write(&dir.path().join("outside"), "client.rs", FINDING);
+    std::os::unix::fs::symlink(dir.path().join("outside"), root.join("linked")).unwrap();
+    std::os::unix::fs::symlink(root.join("src/client.rs"), root.join("alias.rs")).unwrap();
+    std::os::unix::fs::symlink(&root, root.join("loop")).unwrap();
+    let o = idemlint(&root, &["check", "--isolated", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(paths_reported(&root, &[]), ["src/client.rs"]);
+    // named explicitly, a link to a file is read
+    assert_eq!(paths_reported(&root, &["alias.rs"]), ["alias.rs"]);
+}

@@ -1,0 +1,262 @@
+//! Meta-tests that guard the registry: complete rule docs, sourced catalogue
+//! data, message style over every fixture, and the README rules table kept
+//! equal to the catalogue. (That every built rule has `flag/` and `pass/`
+//! fixtures is checked next to the harness, in `tests/fixtures.rs`.)
+//!
+//! `IDEMLINT_BLESS=1 cargo test --test meta` rewrites the README table.
+
+#![allow(clippy::unwrap_used)]
+use idemlint::diagnostic::Severity;
+use idemlint::{catalogue, check, ConfigChoice, Options};
+use std::path::{Path, PathBuf};
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn every_catalogue_rule_has_complete_docs_and_a_valid_severity() {
+    let raw = catalogue::raw_files();
+    assert_eq!(
+        catalogue::all().len(),
+        raw.len(),
+        "a rule file failed to parse"
+    );
+    for (file, meta) in raw.iter().zip(catalogue::all()) {
+        assert_eq!(
+            file.0, meta.name,
+            "rules/{}.toml names another rule",
+            file.0
+        );
+        assert!(
+            Severity::parse(&meta.default_severity).is_some(),
+            "{}: default_severity `{}`",
+            meta.name,
+            meta.default_severity
+        );
+        let d = &meta.docs;
+        for (heading, text) in [
+            ("summary", &meta.summary),
+            ("severity_note", &meta.severity_note),
+            ("what", &d.what),
+            ("why", &d.why),
+            ("example", &d.example),
+            ("use_instead", &d.use_instead),
+        ] {
+            assert!(!text.trim().is_empty(), "{}: empty `{heading}`", meta.name);
+        }
+        assert!(!d.references.is_empty(), "{}: no reference", meta.name);
+        assert!(
+            d.references.iter().all(|r| !r.trim().is_empty()),
+            "{}: an empty reference",
+            meta.name
+        );
+        assert!(
+            message_style_ok(&meta.summary),
+            "{}: summary `{}` must start lowercase with no trailing period",
+            meta.name,
+            meta.summary
+        );
+    }
+}
+
+#[test]
+fn rule_names_are_kebab_case_and_never_prefer_use_or_avoid() {
+    for name in catalogue::names() {
+        assert!(
+            name.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+            "{name}"
+        );
+        for bad in ["prefer-", "use-", "avoid-"] {
+            assert!(!name.starts_with(bad), "{name}");
+        }
+    }
+}
+
+/// Data catalogues under `rules/` (not rule docs, not the prefilter word list).
+fn data_files() -> Vec<(String, String)> {
+    let docs: Vec<&str> = catalogue::raw_files().iter().map(|(n, _)| *n).collect();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(manifest().join("rules")).unwrap() {
+        let p = e.unwrap().path();
+        let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+        if p.extension().is_some_and(|x| x == "toml")
+            && !docs.contains(&stem.as_str())
+            && stem != "prefilter"
+        {
+            out.push((stem, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn has_source(t: &toml::Table) -> bool {
+    t.iter().any(|(k, v)| {
+        k.starts_with("source")
+            && match v {
+                toml::Value::String(s) => !s.trim().is_empty(),
+                toml::Value::Array(a) => !a.is_empty(),
+                _ => false,
+            }
+    })
+}
+
+/// Whether a table is sourced: by a `source` of its own, or, for a grouping
+/// entry such as a counterparty, by every one of its nested entries (each
+/// window of a counterparty carries its own source).
+fn sourced(t: &toml::Table) -> bool {
+    if has_source(t) {
+        return true;
+    }
+    let nested: Vec<&toml::Table> = t
+        .values()
+        .filter_map(|v| v.as_array())
+        .flatten()
+        .filter_map(|v| v.as_table())
+        .collect();
+    !nested.is_empty() && nested.iter().all(|n| has_source(n))
+}
+
+/// Every named entry (a table with `name` or `id`) and every entry of an
+/// array of tables must carry a `source`, itself or on all its nested entries.
+fn unsourced(path: &str, t: &toml::Table, out: &mut Vec<String>) {
+    if (t.contains_key("name") || t.contains_key("id")) && !sourced(t) {
+        out.push(path.to_string());
+    }
+    for (k, v) in t {
+        match v {
+            toml::Value::Table(inner) => unsourced(&format!("{path}.{k}"), inner, out),
+            toml::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let toml::Value::Table(inner) = item {
+                        let p = format!("{path}.{k}[{i}]");
+                        if !(sourced(inner)
+                            || inner.contains_key("name")
+                            || inner.contains_key("id"))
+                        {
+                            out.push(p.clone());
+                        }
+                        unsourced(&p, inner, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn every_catalogue_data_entry_has_a_source() {
+    let files = data_files();
+    assert!(files.iter().any(|(n, _)| n == "headers"));
+    for (name, text) in files {
+        let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut missing = Vec::new();
+        unsourced(&name, &table, &mut missing);
+        assert!(
+            missing.is_empty(),
+            "rules/{name}.toml: no source for {missing:?}"
+        );
+        // A file of plain word lists names its source in a comment.
+        assert!(
+            has_source(&table) || text.contains("source") || text.contains("Source:"),
+            "rules/{name}.toml names no source"
+        );
+    }
+    let h = idemlint::knowledge::headers();
+    assert!(!h.canonical.is_empty() && !h.legitimate.is_empty());
+    for n in h.canonical.iter().chain(&h.legitimate) {
+        assert!(!n.source.trim().is_empty(), "{}", n.name);
+    }
+    assert!(!h.stripe.source.trim().is_empty());
+}
+
+/// Lowercase first letter (a leading backtick is fine), no trailing period.
+fn message_style_ok(m: &str) -> bool {
+    let first = m.chars().next();
+    let lower_start =
+        matches!(first, Some(c) if c.is_lowercase() || c == '`' || c.is_ascii_digit());
+    lower_start && !m.ends_with('.')
+}
+
+fn run(dir: &Path) -> idemlint::Outcome {
+    let config = if dir.join("idemlint.toml").exists() {
+        ConfigChoice::File(dir.join("idemlint.toml"))
+    } else {
+        ConfigChoice::Isolated
+    };
+    check(&Options {
+        paths: vec![dir.to_path_buf()],
+        stdin: None,
+        config,
+        no_suppressions: false,
+    })
+    .unwrap()
+}
+
+#[test]
+fn every_message_is_lowercase_with_no_trailing_period() {
+    let mut dirs: Vec<PathBuf> = catalogue::names()
+        .iter()
+        .map(|n| manifest().join("testdata/rules").join(n).join("flag"))
+        .filter(|d| d.exists())
+        .collect();
+    dirs.push(manifest().join("testdata/projects"));
+    // parse errors of every front end
+    let broken = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("a.rs", "fn idempotency( {"),
+        ("b.yaml", "idempotency: [unclosed"),
+        ("c.json", "{\"idempotency\": }"),
+        ("d.toml", "idempotency = = 1"),
+        ("e.rs", "idempotency\0binary"),
+        ("f.json", &format!("{}\"idempotency\"", "[".repeat(300))),
+    ] {
+        std::fs::write(broken.path().join(name), text).unwrap();
+    }
+    dirs.push(broken.path().to_path_buf());
+
+    let mut seen = 0;
+    let mut bad = Vec::new();
+    for dir in &dirs {
+        let o = run(dir);
+        for d in &o.diagnostics {
+            seen += 1;
+            if !message_style_ok(&d.message) {
+                bad.push(format!("{}: {}", d.rule, d.message));
+            }
+        }
+    }
+    assert!(seen > 10, "too few messages checked: {seen}");
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
+}
+
+const TABLE_START: &str = "<!-- rules-table:start -->";
+const TABLE_END: &str = "<!-- rules-table:end -->";
+
+#[test]
+fn readme_rules_table_equals_the_catalogue() {
+    let path = manifest().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme
+        .find(TABLE_START)
+        .expect("README has the table start marker");
+    let end = readme
+        .find(TABLE_END)
+        .expect("README has the table end marker");
+    let body_start = start + TABLE_START.len();
+    let current = readme[body_start..end].trim();
+    let wanted = catalogue::markdown_table();
+    if current == wanted.trim() {
+        return;
+    }
+    if std::env::var_os("IDEMLINT_BLESS").is_some() {
+        let updated = format!("{}\n{}{}", &readme[..body_start], wanted, &readme[end..]);
+        std::fs::write(&path, updated).unwrap();
+        return;
+    }
+    panic!(
+        "README rules table is out of date; run `IDEMLINT_BLESS=1 cargo test --test meta`\n--- README\n{current}\n--- catalogue\n{wanted}"
+    );
+}

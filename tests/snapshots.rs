@@ -1,0 +1,47 @@
+//! What a user sees: the rendered human output, without colour, for a few
+//! findings, so a change in wording or spans shows in review. The elapsed
+//! time in the summary line is set to 0.
+//!
+//! After an intended change: `INSTA_UPDATE=always cargo test --test snapshots`
+//! (or `cargo insta review`), then commit the `.snap` files.
+
+#![allow(clippy::unwrap_used)]
+use idemlint::{check, render, ConfigChoice, Options};
+
+fn human(dir: &str) -> String {
+    // Paths are shown relative to the working directory, the crate root.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let mut outcome = check(&Options {
+        paths: vec![dir.into()],
+        stdin: None,
+        config: ConfigChoice::Isolated,
+        no_suppressions: false,
+    })
+    .unwrap();
+    outcome.summary.elapsed_ms = 0;
+    let mut out = Vec::new();
+    render::human::render(
+        &outcome.diagnostics,
+        &outcome.sources,
+        &outcome.summary,
+        false,
+        &mut out,
+    )
+    .unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn stripe_client_reading_the_wrong_replay_header() {
+    insta::assert_snapshot!(human("testdata/projects/headers/stripe-client"));
+}
+
+#[test]
+fn replay_header_spelled_both_ways_across_files() {
+    insta::assert_snapshot!(human("testdata/projects/headers/replay-written-wrong"));
+}
+
+#[test]
+fn unparseable_yaml_is_a_parse_error() {
+    insta::assert_snapshot!(human("testdata/projects/parse-error"));
+}
