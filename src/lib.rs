@@ -112,8 +112,13 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
         .stack_size(PARSER_STACK_BYTES)
         .build()
         .map_err(|e| RunError::Internal(e.to_string()))?;
-    let mut loaded: Vec<Loaded> =
-        pool.install(|| candidates.par_iter().filter_map(read_candidate).collect());
+    let keywords = walk::Keywords::new(&config_keywords(&config));
+    let mut loaded: Vec<Loaded> = pool.install(|| {
+        candidates
+            .par_iter()
+            .filter_map(|c| read_candidate(c, &keywords))
+            .collect()
+    });
     if let Some((name, text)) = &opts.stdin {
         let kind = walk::classify(Path::new(name)).unwrap_or(FileKind::Text);
         candidates.push(Candidate {
@@ -127,6 +132,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
             Path::new(name),
             kind,
             text.as_bytes().to_vec(),
+            &keywords,
         ) {
             loaded.push(l);
         }
@@ -173,6 +179,10 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
             .collect()
     });
     let files_parsed = loaded.iter().filter(|l| l.parse).count();
+    let statements_unparsed = facts
+        .iter()
+        .map(|f| f.problems.iter().filter(|p| !p.reported).count())
+        .sum();
 
     // parse errors become diagnostics before the model takes the facts
     let mut diagnostics: Vec<Diagnostic> = facts
@@ -240,6 +250,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
         warnings: count(Severity::Warning),
         notes: count(Severity::Note),
         suppressed,
+        statements_unparsed,
         elapsed_ms: started.elapsed().as_millis(),
     };
     Ok(Outcome {
@@ -293,8 +304,30 @@ fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
     }
 }
 
+/// Names the config declares, which make a file worth parsing although it
+/// holds no built-in keyword.
+fn config_keywords(config: &Config) -> Vec<String> {
+    config
+        .store
+        .iter()
+        .flat_map(|s| {
+            [
+                s.table.as_deref(),
+                s.key_prefix.as_deref(),
+                s.redis.as_deref(),
+            ]
+        })
+        .flatten()
+        .map(|name| {
+            let bare = name.rsplit('.').next().unwrap_or(name);
+            bare.trim_matches(|c: char| c == '"' || c == ':' || c == '*')
+                .to_string()
+        })
+        .collect()
+}
+
 /// Read one candidate; `None` when it cannot matter (no keyword).
-fn read_candidate(c: &Candidate) -> Option<Loaded> {
+fn read_candidate(c: &Candidate, keywords: &walk::Keywords) -> Option<Loaded> {
     let meta = match std::fs::metadata(&c.path) {
         Ok(m) => m,
         Err(e) => {
@@ -306,6 +339,11 @@ fn read_candidate(c: &Candidate) -> Option<Loaded> {
         }
     };
     if meta.len() > MAX_FILE_BYTES {
+        // Too large to parse; it is only worth a diagnostic when it holds a
+        // word that can matter (a generated fixture without one is not).
+        if !keywords.stream_matches(&c.path) {
+            return None;
+        }
         return Some(problem_only(
             c.display.clone(),
             c.kind,
@@ -317,7 +355,7 @@ fn read_candidate(c: &Candidate) -> Option<Loaded> {
         ));
     }
     match std::fs::read(&c.path) {
-        Ok(bytes) => load_text(c.display.clone(), &c.path, c.kind, bytes),
+        Ok(bytes) => load_text(c.display.clone(), &c.path, c.kind, bytes, keywords),
         Err(e) => Some(problem_only(
             c.display.clone(),
             c.kind,
@@ -326,7 +364,13 @@ fn read_candidate(c: &Candidate) -> Option<Loaded> {
     }
 }
 
-fn load_text(display: String, path: &Path, kind: FileKind, bytes: Vec<u8>) -> Option<Loaded> {
+fn load_text(
+    display: String,
+    path: &Path,
+    kind: FileKind,
+    bytes: Vec<u8>,
+    keywords: &walk::Keywords,
+) -> Option<Loaded> {
     let head = &bytes[..bytes.len().min(8192)];
     if memchr::memchr(0, head).is_some() {
         return Some(problem_only(
@@ -335,7 +379,7 @@ fn load_text(display: String, path: &Path, kind: FileKind, bytes: Vec<u8>) -> Op
             "binary content (a NUL byte); not parsed".to_string(),
         ));
     }
-    let consts_only = !walk::prefilter(&bytes);
+    let consts_only = !keywords.matches(&bytes);
     if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
         return None;
     }

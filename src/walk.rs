@@ -108,22 +108,63 @@ struct ConstTier {
     words: Vec<String>,
 }
 
-fn matcher() -> &'static AhoCorasick {
-    static M: OnceLock<AhoCorasick> = OnceLock::new();
-    M.get_or_init(|| {
-        let words = toml::from_str::<Prefilter>(include_str!("../rules/prefilter.toml"))
-            .map(|p| p.words)
-            .unwrap_or_default();
-        AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(words)
-            .unwrap_or_else(|_| AhoCorasick::new(["idempot"]).unwrap_or_else(|_| unreachable!()))
-    })
+fn builtin_words() -> Vec<String> {
+    toml::from_str::<Prefilter>(include_str!("../rules/prefilter.toml"))
+        .map(|p| p.words)
+        .unwrap_or_default()
 }
 
-/// Whether a file's bytes contain a word that can matter.
+/// The keyword prefilter of one run: the words of `rules/prefilter.toml`
+/// plus the names the config declares (`[[store]] table = "payment_requests"`
+/// makes a migration that only names that table worth parsing).
+pub struct Keywords {
+    matcher: AhoCorasick,
+}
+
+impl Keywords {
+    pub fn new(extra: &[String]) -> Self {
+        let mut words = builtin_words();
+        words.extend(
+            extra
+                .iter()
+                .map(|w| w.trim().to_string())
+                .filter(|w| w.len() >= 3),
+        );
+        let matcher = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&words)
+            .or_else(|_| AhoCorasick::new(["idempot"]));
+        Keywords {
+            matcher: matcher.unwrap_or_else(|_| unreachable!("a one-word automaton always builds")),
+        }
+    }
+
+    /// Whether a file's bytes contain a word that can matter.
+    pub fn matches(&self, bytes: &[u8]) -> bool {
+        self.matcher.is_match(bytes)
+    }
+
+    /// The same search over a file read in chunks, for files too large to
+    /// hold; an unreadable file counts as a match so that it is reported.
+    pub fn stream_matches(&self, path: &Path) -> bool {
+        let Ok(file) = std::fs::File::open(path) else {
+            return true;
+        };
+        match self
+            .matcher
+            .try_stream_find_iter(std::io::BufReader::new(file))
+        {
+            // A read error mid-file counts as a match too.
+            Ok(mut it) => it.next().is_some(),
+            Err(_) => true,
+        }
+    }
+}
+
+/// Whether a file's bytes contain a built-in word that can matter.
 pub fn prefilter(bytes: &[u8]) -> bool {
-    matcher().is_match(bytes)
+    static M: OnceLock<Keywords> = OnceLock::new();
+    M.get_or_init(|| Keywords::new(&[])).matches(bytes)
 }
 
 /// The second tier for Rust files that fail [`prefilter`]: whether the file

@@ -246,6 +246,7 @@ fn json_output_has_exactly_the_version_1_shape() {
             "files_parsed",
             "files_scanned",
             "notes",
+            "statements_unparsed",
             "suppressed",
             "warnings"
         ]
@@ -326,6 +327,14 @@ fn no_color_and_color_never_produce_no_escape_codes() {
         &manifest(),
         &["check", "--isolated", "--color", "never", FLAG],
     );
+    assert!(!stdout(&o).contains('\u{1b}'));
+    // Notes are a custom report kind, which ariadne colours unasked.
+    let notes = "testdata/rules/delete-based-expiry/flag";
+    let o = idemlint(
+        &manifest(),
+        &["check", "--isolated", "--color", "never", notes],
+    );
+    assert!(stdout(&o).contains("note:"), "{}", stdout(&o));
     assert!(!stdout(&o).contains('\u{1b}'));
     let o = idemlint(
         &manifest(),
@@ -450,4 +459,32 @@ fn symlinks_are_not_followed_in_a_walk() {
     assert_eq!(paths_reported(&root, &[]), ["src/client.rs"]);
     // named explicitly, a link to a file is read
     assert_eq!(paths_reported(&root, &["alias.rs"]), ["alias.rs"]);
+}
+
+#[test]
+fn an_unparseable_statement_away_from_stores_is_counted_not_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "migrations/0001_init.sql",
+        "CREATE TABLE idempotency_keys (idempotency_key text PRIMARY KEY, request_hash bytea NOT NULL);\n\
+         CREATE FROBNICATOR reports_refresher EVERY 5 MINUTES;\n",
+    );
+    let o = idemlint(
+        dir.path(),
+        &["check", "--isolated", "--format", "json", "."],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let j = json(&o);
+    assert_eq!(j["diagnostics"].as_array().unwrap().len(), 0);
+    assert_eq!(j["summary"]["statements_unparsed"], 1);
+    let o = idemlint(
+        dir.path(),
+        &["check", "--isolated", "--color", "never", "."],
+    );
+    assert!(
+        stdout(&o).contains("1 statement not parsed, none of them touching an idempotency store"),
+        "{}",
+        stdout(&o)
+    );
 }

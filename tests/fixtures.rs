@@ -185,3 +185,33 @@ fn every_built_rule_has_flag_and_pass_fixtures() {
         }
     }
 }
+
+/// Whole small repositories under `testdata/projects/` that declare their
+/// findings with the same `expect:` comments: cross-file cases (a Redis
+/// linked by the code that writes to it, a retention in one file for a table
+/// defined in another) that one rule's directory cannot hold alone.
+#[test]
+fn project_fixtures_report_exactly_what_they_declare() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/projects");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for entry in std::fs::read_dir(&root).unwrap().flatten() {
+        let dir = entry.path();
+        let want = declared(&dir);
+        if want.is_empty() {
+            continue; // a project asserted by its own test (demo, headers, ...)
+        }
+        checked += 1;
+        let got = reported(&dir);
+        if want != got {
+            let missing: Vec<_> = want.difference(&got).collect();
+            let extra: Vec<_> = got.difference(&want).collect();
+            failures.push(format!(
+                "{}\n  missing: {missing:?}\n  unexpected: {extra:?}",
+                dir.display()
+            ));
+        }
+    }
+    assert!(checked > 0, "no project declares its findings");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}

@@ -92,7 +92,32 @@ fn render_one(
         report = report.with_note(format!("fix: {}", f.message));
     }
     let cache = ariadne::sources(cache);
-    report.finish().write(cache, &mut *w)
+    if color {
+        return report.finish().write(cache, &mut *w);
+    }
+    // NOTE: ariadne colours a custom report kind (our `note`) even with
+    // colour off, so plain output is rendered to a buffer and stripped.
+    let mut buf = Vec::new();
+    report.finish().write(cache, &mut buf)?;
+    w.write_all(strip_ansi(&String::from_utf8_lossy(&buf)).as_bytes())
+}
+
+/// `text` without ANSI SGR sequences (`ESC [ ... m`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Lines longer than this (minified bundles, one-line dumps) are not shown:
@@ -147,6 +172,21 @@ fn clamp(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
 }
 
 pub fn summary_line(s: &Summary) -> String {
+    let line = counts_line(s);
+    if s.statements_unparsed == 0 {
+        return line;
+    }
+    format!(
+        "{line}; {} not parsed, none of them touching an idempotency store",
+        if s.statements_unparsed == 1 {
+            "1 statement".to_string()
+        } else {
+            format!("{} statements", s.statements_unparsed)
+        }
+    )
+}
+
+fn counts_line(s: &Summary) -> String {
     let plural = |n: usize, w: &str| {
         if n == 1 {
             format!("{n} {w}")

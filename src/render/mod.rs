@@ -15,6 +15,9 @@ pub struct Summary {
     pub warnings: usize,
     pub notes: usize,
     pub suppressed: usize,
+    /// Statements a front end could not parse and that touch no store
+    /// (reported ones are `parse-error` diagnostics instead).
+    pub statements_unparsed: usize,
     pub elapsed_ms: u128,
 }
 
