@@ -488,3 +488,31 @@ fn an_unparseable_statement_away_from_stores_is_counted_not_reported() {
         stdout(&o)
     );
 }
+
+#[test]
+fn the_demo_project_shows_every_built_rule_that_reads_the_model() {
+    let o = idemlint(
+        &manifest(),
+        &[
+            "check",
+            "--isolated",
+            "--format",
+            "json",
+            "testdata/projects/demo",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let j = json(&o);
+    let rules: std::collections::BTreeSet<&str> = j["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    for (name, _) in idemlint::rules::BUILT {
+        assert!(
+            rules.contains(name),
+            "the demo shows no `{name}`: {rules:?}"
+        );
+    }
+}
