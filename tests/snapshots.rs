@@ -45,3 +45,20 @@ fn replay_header_spelled_both_ways_across_files() {
 fn unparseable_yaml_is_a_parse_error() {
     insta::assert_snapshot!(human("testdata/projects/parse-error"));
 }
+
+#[test]
+fn partition_split_guard_renders_with_its_explanation() {
+    insta::assert_snapshot!(human("testdata/rules/unique-guard-split-by-partition/flag"));
+}
+
+#[test]
+fn dropped_and_missing_unique_guards_render_at_the_statement_that_left_them() {
+    insta::assert_snapshot!(human("testdata/rules/missing-unique-key-constraint/flag"));
+}
+
+/// The cross-module Redis case of `ttl-below-replay-horizon`: the number where
+/// it is written, the Redis write as a label, the window's source as help.
+#[test]
+fn redis_expiry_from_constants_in_another_module_renders_with_label_and_source() {
+    insta::assert_snapshot!(human("testdata/rules/ttl-below-replay-horizon/flag/src"));
+}

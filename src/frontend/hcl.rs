@@ -4,7 +4,7 @@
 //! `redis_configs`, Redis Cloud `data_eviction`). Other Terraform is not read.
 
 use super::redis_conf::{GroupRef, InstanceDecl, InstanceKind, PolicySetting, Provider, Surface};
-use super::{FileFacts, Problem, MAX_NESTING};
+use super::{FileFacts, Problem};
 use crate::source::Span;
 use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, BlockLabel, Body};
@@ -101,12 +101,8 @@ const RESOURCES: &[(&str, Provider, Holder)] = &[
 const NAME_ATTRS: &[&str] = &["name", "replication_group_id", "cluster_id"];
 
 pub fn parse(text: &str, facts: &mut FileFacts) {
-    let depth = super::max_bracket_depth(text);
-    if depth > MAX_NESTING {
-        facts.problems.push(Problem::new(
-            Span::new(0, 0),
-            format!("brackets nested {depth} deep (over {MAX_NESTING}); not parsed"),
-        ));
+    if let Some(p) = super::too_deep(text) {
+        facts.problems.push(p);
         return;
     }
     let body = match hcl_edit::parser::parse_body(text) {

@@ -175,6 +175,18 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
     facts
 }
 
+/// The problem to report instead of running a recursive parser on `text`,
+/// when its brackets nest deeper than [`MAX_NESTING`].
+pub fn too_deep(text: &str) -> Option<Problem> {
+    let depth = max_bracket_depth(text);
+    (depth > MAX_NESTING).then(|| {
+        Problem::new(
+            Span::new(0, 0),
+            format!("brackets nested {depth} deep (over {MAX_NESTING}); not parsed"),
+        )
+    })
+}
+
 /// Deepest bracket nesting in `text`, ignoring nothing: an upper bound that is
 /// cheap to compute before a recursive parser runs.
 pub fn max_bracket_depth(text: &str) -> usize {

@@ -2,7 +2,7 @@
 //! visitors that each read one kind of fact; this module parses once, guards
 //! the stack and hands the tree to them.
 
-use super::{FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
+use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
 use syn::visit::{self, Visit};
 
@@ -52,12 +52,8 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
         ));
         return;
     }
-    let depth = super::max_bracket_depth(text);
-    if depth > MAX_NESTING {
-        facts.problems.push(Problem::new(
-            Span::new(0, 0),
-            format!("brackets nested {depth} deep (over {MAX_NESTING}); not parsed"),
-        ));
+    if let Some(p) = super::too_deep(text) {
+        facts.problems.push(p);
         return;
     }
     let chain = max_chain_depth(text);
@@ -157,6 +153,11 @@ pub fn max_chain_depth(text: &str) -> usize {
     max
 }
 
+/// The identifiers of a path (`std::time::Duration::from_secs` → 4 words).
+pub fn path_idents(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 /// Byte range of a proc-macro2 span (span-locations is enabled).
 pub fn byte_span(span: proc_macro2::Span) -> Span {
     let r = span.byte_range();
@@ -227,12 +228,7 @@ fn from_static_literal(call: &syn::ExprCall) -> Option<&syn::LitStr> {
     let syn::Expr::Path(f) = &*call.func else {
         return None;
     };
-    let segs: Vec<String> = f
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs = path_idents(&f.path);
     let named = segs.len() >= 2
         && segs[segs.len() - 1] == "from_static"
         && segs[segs.len() - 2] == "HeaderName";

@@ -360,12 +360,7 @@ impl Visitor {
                 let syn::Expr::Path(f) = &*c.func else {
                     return ConstExpr::Unknown;
                 };
-                let segs: Vec<String> = f
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let segs = super::rust::path_idents(&f.path);
                 let last = segs.last().map(String::as_str).unwrap_or("");
                 let owner = segs.iter().rev().nth(1).map(String::as_str).unwrap_or("");
                 match (c.args.first(), constructor_ms(last)) {
@@ -407,7 +402,7 @@ impl Visitor {
     }
 
     fn read_path(&self, path: &syn::Path) -> ConstExpr {
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs = super::rust::path_idents(path);
         let Some(last) = segs.last() else {
             return ConstExpr::Unknown;
         };

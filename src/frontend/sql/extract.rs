@@ -88,6 +88,22 @@ fn ident_norm(id: &ast::Ident) -> String {
 
 /// Normalise a possibly qualified name: `public.` dropped, unquoted parts
 /// lower-cased.
+/// A dotted name as written (`public."Idem_Keys"`), normalised: unquoted
+/// parts lower-cased, quoted ones kept, `public.` dropped.
+pub fn normalise_written(raw: &str) -> String {
+    let parts: Vec<String> = raw
+        .split('.')
+        .map(|p| {
+            if p.starts_with('"') {
+                p.trim_matches('"').to_string()
+            } else {
+                p.to_ascii_lowercase()
+            }
+        })
+        .collect();
+    normalise(&parts)
+}
+
 pub fn normalise(parts: &[String]) -> String {
     let parts: Vec<&str> = match parts {
         [schema, rest @ ..] if !rest.is_empty() && schema == "public" => {
@@ -270,20 +286,10 @@ fn drop_index_by_hand(t: &Text<'_>) -> Option<EventKind> {
         {
             return None;
         }
-        let parts: Vec<String> = w
-            .split('.')
-            .map(|p| {
-                if p.starts_with('"') {
-                    p.trim_matches('"').to_string()
-                } else {
-                    p.to_ascii_lowercase()
-                }
-            })
-            .collect();
         let start = t.stmt.start + off;
         names.push(Name {
             text: w.replace('"', ""),
-            key: normalise(&parts),
+            key: normalise_written(w),
             span: Span::new(start, start + w.len()),
         });
     }

@@ -114,20 +114,6 @@ fn interval(c: &regex::Captures<'_>, first: usize, base: usize) -> Option<(Durat
     Some((d, Span::new(start, start + trimmed.len())))
 }
 
-fn norm_name(raw: &str) -> String {
-    let parts: Vec<String> = raw
-        .split('.')
-        .map(|p| {
-            if p.starts_with('"') {
-                p.trim_matches('"').to_string()
-            } else {
-                p.to_ascii_lowercase()
-            }
-        })
-        .collect();
-    super::extract::normalise(&parts)
-}
-
 /// Read one top-level statement: `DELETE`s (pushed as events, with their
 /// expiry), and retention facts for stores.
 pub fn statement(
@@ -226,7 +212,7 @@ fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
     let name_start = span.start + m.start() + raw_name.len() - last.len();
     let table = Name {
         text: raw_name.replace('"', ""),
-        key: norm_name(raw_name),
+        key: super::extract::normalise_written(raw_name),
         span: Span::new(name_start, span.start + m.end()),
     };
     let rest_at = m.end();
