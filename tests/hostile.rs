@@ -188,6 +188,70 @@ fn build_tree(root: &Path) {
         symlink(links.join("nowhere.rs"), links.join("dangling.rs")).unwrap();
         symlink(root.join("src/stripe_client.rs"), links.join("alias.rs")).unwrap();
     }
+    build_infra_tree(root);
+}
+
+/// The SQL, Terraform, redis.conf and compose front ends' share of the tree.
+fn build_infra_tree(root: &Path) {
+    // sqlparser recurses: its own recursion limit must turn this into a
+    // parse-error of the statement, and the next statement is still read.
+    write(
+        root,
+        "migrations/0001_deep.sql",
+        format!(
+            "CREATE TABLE idempotency_keys (idempotency_key text PRIMARY KEY, request_hash bytea CHECK ({}true{}));\n\
+             CREATE TABLE dedup_events (event_id text NOT NULL);\n",
+            "(".repeat(DEEP),
+            ")".repeat(DEEP)
+        ),
+    );
+    write(
+        root,
+        "migrations/0002_unterminated.sql",
+        "CREATE TABLE webhook_events (event_id text PRIMARY KEY);\nSELECT $$ never ends ' \" /* \n",
+    );
+    // A 4 MB dump: many statements, each parsed on its own.
+    let mut dump = String::from(
+        "CREATE TABLE idempotency_requests (idempotency_key text PRIMARY KEY, request_hash bytea NOT NULL);\n",
+    );
+    let mut n = 0;
+    while dump.len() < 4 * 1024 * 1024 {
+        dump.push_str(&format!(
+            "INSERT INTO idempotency_requests VALUES ('k{n}', '\\x00');\n"
+        ));
+        n += 1;
+    }
+    write(root, "migrations/0003_dump.sql", dump);
+    write(
+        root,
+        "infra/deep.tf",
+        format!(
+            "resource \"aws_elasticache_parameter_group\" \"idem\" {{\n  x = {}\n",
+            "[".repeat(DEEP)
+        ),
+    );
+    write(root, "infra/blob.tf", b"elasticache\0\x01\x02");
+    // One 20 MB line over the read limit, and a 6 MB conf of comments that
+    // ends in an unbalanced quote.
+    write(
+        root,
+        "redis/redis.conf",
+        format!(
+            "maxmemory-policy \"allkeys-lru {}\n",
+            "x".repeat(20 * 1024 * 1024)
+        ),
+    );
+    let mut conf = "# maxmemory-policy allkeys-lru\n".repeat(200_000);
+    conf.push_str("maxmemory-policy \"unbalanced\n");
+    write(root, "redis/idem-redis.conf", conf);
+    write(
+        root,
+        "docker-compose.yml",
+        format!(
+            "services:\n  idem-redis:\n    command: {}\n",
+            "[".repeat(DEEP)
+        ),
+    );
 }
 
 #[test]
@@ -276,6 +340,23 @@ fn hostile_tree_is_reported_not_crashed_on() {
     parse_error("config/big.toml", "MiB of TOML");
     parse_error("config/many_nodes.json", "nodes");
 
+    parse_error("migrations/0001_deep.sql", "recursion limit");
+    parse_error("infra/deep.tf", "nested");
+    parse_error("infra/blob.tf", "binary");
+    parse_error("redis/redis.conf", "MiB");
+    parse_error("redis/idem-redis.conf", "unbalanced quotes");
+    parse_error("docker-compose.yml", "nested");
+    // The statement after the one sqlparser refused is still checked.
+    assert_eq!(
+        of("migrations/0001_deep.sql", "missing-unique-key-constraint").len(),
+        1,
+        "{diags:#?}"
+    );
+    assert_eq!(
+        json["summary"]["statements_unparsed"], 1,
+        "the unterminated `$$` statement"
+    );
+
     // Read lossily, the invalid UTF-8 file is still checked.
     assert!(of("src/latin1.rs", "misspelled-idempotency-header").is_empty());
 
@@ -290,6 +371,8 @@ fn hostile_tree_is_reported_not_crashed_on() {
         "config/minified.json",
         "src/one_line.rs",
         "empty.rs",
+        "migrations/0002_unterminated.sql",
+        "migrations/0003_dump.sql",
     ];
     for d in diags {
         let path = d["path"].as_str().unwrap();
