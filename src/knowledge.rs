@@ -121,6 +121,9 @@ pub struct Stores {
     /// Store names that hold provider event ids rather than request keys.
     #[serde(default)]
     pub event_table: Words,
+    /// Names that make a store only together with a recognised key column.
+    #[serde(default)]
+    pub weak_table: Words,
 }
 
 impl Stores {

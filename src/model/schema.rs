@@ -190,7 +190,8 @@ impl SchemaModel {
             .iter()
             .any(|c| stores.key_column.marks_store.contains(&c.name));
         let dedicated = declared == Some(true) || stores.is_store_table(&t.key);
-        if !dedicated && !marked {
+        let weak = stores.weak_table.matches(bare(&t.key));
+        if !dedicated && !marked && !weak {
             return None;
         }
         let find = |words: &[String]| -> Option<String> {
@@ -201,6 +202,9 @@ impl SchemaModel {
         };
         let request = find(&stores.key_column.request_key);
         let event = find(&stores.key_column.event_id);
+        if !dedicated && !marked && request.is_none() && event.is_none() {
+            return None; // a weak name (`inbox_messages`) with no key column
+        }
         let eventish = stores.event_table.matches(bare(&t.key));
         let (kind, key) = match (request, event) {
             (_, Some(e)) if eventish => (StoreKind::ProviderEvent, Some(e)),

@@ -14,7 +14,9 @@ pub const NAME: &str = "missing-request-fingerprint";
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let words = &knowledge::stores().fingerprint_column;
     for (t, s) in ctx.model.schema.stores() {
-        if s.kind != StoreKind::RequestKey || !s.dedicated {
+        // Without a recognised key column there is no telling what the
+        // table keys (a nonce table, an audit log named `dedup_...`).
+        if s.kind != StoreKind::RequestKey || !s.dedicated || s.key.is_empty() {
             continue;
         }
         // A stored response is not a fingerprint of the request.
@@ -29,11 +31,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 fn missing(t: &Table, s: &Store) -> Diagnostic {
-    let key = if s.key.is_empty() {
-        "key".to_string()
-    } else {
-        s.key.join(", ")
-    };
+    let key = s.key.join(", ");
     Diagnostic::new(
         NAME,
         Severity::Warning,
