@@ -14,8 +14,10 @@ const NGINX_HEADER_DIRECTIVES: &[&str] = &[
     "proxy_hide_header",
     "proxy_pass_header",
     "grpc_set_header",
-    "fastcgi_param",
 ];
+// NOTE: `fastcgi_param IDEMPOTENCY_KEY $http_idempotency_key;` names a CGI
+// variable, not a header: underscores are its normal spelling, so
+// `fastcgi_param` is not in this list.
 
 /// Literals longer than this are not header names and are not kept.
 const MAX_LITERAL: usize = 128;

@@ -272,6 +272,20 @@ fn map_style(style: YStyle) -> ScalarStyle {
 
 /// Keys and scalar values of a config tree as header candidates.
 pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
+    // OpenAPI/Swagger parameters: `- name: Idempotency-Key` with `in: header`
+    // beside it names a header, however it is spelt.
+    let header_params: Vec<(usize, &[PathSeg])> = doc
+        .entries
+        .iter()
+        .filter(|e| e.key() == Some("in") && e.scalar() == Some("header"))
+        .map(|e| (e.doc, &e.path[..e.path.len() - 1]))
+        .collect();
+    let is_header_param = |e: &ConfEntry| {
+        e.key() == Some("name")
+            && header_params
+                .iter()
+                .any(|(d, p)| *d == e.doc && *p == &e.path[..e.path.len() - 1])
+    };
     for e in &doc.entries {
         if let (Some(key), Some(span)) = (e.key(), e.key_span) {
             // Each key is seen once, on the node it introduces.
@@ -290,7 +304,11 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
             facts.strings.push(StrLit {
                 value: v.clone(),
                 span: content_span(text, e.value_span, *style),
-                role: header_role(&e.path).unwrap_or(StrRole::Mention),
+                role: header_role(&e.path).unwrap_or(if is_header_param(e) {
+                    StrRole::HeaderName
+                } else {
+                    StrRole::Mention
+                }),
             });
         }
     }

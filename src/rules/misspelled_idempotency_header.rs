@@ -130,9 +130,27 @@ fn in_header_position(u: &HeaderUse, miss: Miss) -> bool {
             // In a config file a value is a header only where its path says
             // so (handled above) or where it is spelt like one.
             Miss::Typo if u.in_config => header_cased(&u.value),
-            Miss::Typo => u.value.contains('-'),
+            // A lowercase literal in code is a header only if it keeps the
+            // header's last word: `idempotancy-key` is a typo of one, while
+            // `idempotency-kv` (a KV namespace) or `idempotency-replay` (a
+            // queue) are names of other things.
+            Miss::Typo => {
+                u.value.contains('-') && (header_cased(&u.value) || keeps_last_word(&u.value))
+            }
         },
     }
+}
+
+/// Whether the last `-` part of `value` is the last part of a canonical name
+/// (`key`, `replayed`).
+fn keeps_last_word(value: &str) -> bool {
+    let last = value.rsplit(['-', '_']).next().unwrap_or(value);
+    knowledge::headers().canonical.iter().any(|c| {
+        c.name
+            .rsplit('-')
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case(last))
+    })
 }
 
 /// The canonical spelling in the case style of the original.
