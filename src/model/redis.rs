@@ -359,14 +359,26 @@ impl RedisModel {
             // 3. Connection settings that name it (a few are reason enough;
             // a generated manifest may hold thousands).
             let mut more = 0usize;
+            // NOTE: a Kubernetes host carries its namespace
+            // (`redis.payments.svc.cluster.local`): its first label names the
+            // Service. Only a Helm release names services by prefix
+            // (release `idem` → `idem-redis-master`); a compose service or
+            // workload `redis` is not `redis-sessions`.
+            let by_prefix = inst.kind == InstanceKind::HelmValues;
             for ep in &endpoints {
+                let label = if ep.host.parse::<std::net::Ipv4Addr>().is_ok() {
+                    ep.host.as_str()
+                } else {
+                    ep.host.split('.').next().unwrap_or(&ep.host)
+                };
                 let hit = inst.names.iter().any(|n| {
                     !n.is_empty()
                         && (ep.host == *n
-                            || ep
-                                .host
-                                .strip_prefix(n.as_str())
-                                .is_some_and(|rest| rest.starts_with('-')))
+                            || label == n
+                            || (by_prefix
+                                && label
+                                    .strip_prefix(n.as_str())
+                                    .is_some_and(|rest| rest.starts_with('-'))))
                 });
                 if hit && more >= MAX_ENDPOINT_LABELS {
                     more += 1;
