@@ -474,6 +474,12 @@ fn flags(
             }),
         };
         if let Some((holder, off, v)) = found {
+            // `--maxmemory-policy ${REDIS_POLICY:-allkeys-lru}`: compose
+            // runs with the default unless the variable is set.
+            let (off, v) = match interpolation_default(v) {
+                Some((d_off, d)) => (off + d_off, d),
+                None => (off, v),
+            };
             redis.settings.push(PolicySetting {
                 value: v.to_string(),
                 span: locate(text, holder, off, v),
@@ -482,6 +488,23 @@ fn flags(
             });
         }
     }
+}
+
+/// The default of a compose/shell interpolation `${VAR:-default}` or
+/// `${VAR-default}`, with its offset in `word`.
+fn interpolation_default(word: &str) -> Option<(usize, &str)> {
+    let inner = word.strip_prefix("${")?.strip_suffix('}')?;
+    let sep = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    let rest = &inner[sep..];
+    let skip = if rest.starts_with(":-") {
+        2
+    } else if rest.starts_with('-') {
+        1
+    } else {
+        return None;
+    };
+    let default = &rest[skip..];
+    (!default.is_empty()).then_some((2 + sep + skip, default))
 }
 
 /// The next element of the sequence that holds `e`.
@@ -653,6 +676,19 @@ mod tests {
         let f = facts(text);
         assert_eq!(f.redis.instances[0].name, "idem-redis");
         assert_eq!(f.redis.settings[0].instance, Some(0));
+    }
+
+    #[test]
+    fn compose_interpolated_policy_reads_its_default() {
+        let text = "services:\n  idem-redis:\n    image: redis:7\n    command: redis-server --maxmemory-policy ${REDIS_POLICY:-allkeys-lru}\n  b:\n    image: redis:7\n    command: [\"redis-server\", \"--maxmemory-policy\", \"${POLICY-volatile-lru}\"]\n  c:\n    image: redis:7\n    command: redis-server --maxmemory-policy ${POLICY}\n";
+        assert_eq!(
+            values_and_lines(text),
+            vec![
+                ("allkeys-lru".to_string(), 4, "allkeys-lru".to_string()),
+                ("volatile-lru".to_string(), 7, "volatile-lru".to_string()),
+                ("${POLICY}".to_string(), 10, "${POLICY}".to_string()),
+            ]
+        );
     }
 
     #[test]
