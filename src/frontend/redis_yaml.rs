@@ -259,7 +259,31 @@ fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
     for ((name, span), own) in groups {
         let before = redis.settings.len();
         let idx = redis.instances.len();
-        scan_settings(text, &own, Some(idx), Surface::CommandLine, redis);
+        // NOTE: a replica's own policy (`replica.extraFlags`) must not hide
+        // the master's: the master evicts and its replicas follow. A
+        // replica's evicting policy still counts, since Sentinel promotes a
+        // replica to master; its `noeviction` does not make the master safe.
+        let (replica, primary): (Vec<&ConfEntry>, Vec<&ConfEntry>) = own.iter().partition(|e| {
+            e.path.iter().any(|s| {
+                ["replica", "replicas", "slave"]
+                    .iter()
+                    .any(|r| key_is(Some(s), r))
+            })
+        });
+        scan_settings(text, &primary, Some(idx), Surface::CommandLine, redis);
+        let replica_from = redis.settings.len();
+        scan_settings(text, &replica, Some(idx), Surface::CommandLine, redis);
+        if replica_from > before {
+            let catalogue = crate::knowledge::redis();
+            let mut i = 0;
+            redis.settings.retain(|st| {
+                i += 1;
+                i <= replica_from
+                    || catalogue
+                        .policy(&st.value)
+                        .is_some_and(|p| p.class != "none")
+            });
+        }
         if redis.settings.len() == before {
             continue;
         }
@@ -676,6 +700,23 @@ mod tests {
         let f = facts(text);
         assert_eq!(f.redis.instances[0].name, "idem-redis");
         assert_eq!(f.redis.settings[0].instance, Some(0));
+    }
+
+    #[test]
+    fn a_replica_noeviction_does_not_hide_the_master_policy() {
+        let text = "architecture: replication\nmaster:\n  extraFlags: [\"--maxmemory-policy\", \"allkeys-lru\"]\nreplica:\n  extraFlags: [\"--maxmemory-policy\", \"noeviction\"]\n";
+        let v = values_and_lines(text);
+        assert_eq!(
+            v,
+            vec![("allkeys-lru".to_string(), 3, "allkeys-lru".to_string())]
+        );
+        let text = "master:\n  configuration: maxmemory-policy noeviction\nreplica:\n  extraFlags: [\"--maxmemory-policy volatile-lru\"]\n";
+        let v = values_and_lines(text);
+        assert_eq!(v.len(), 2);
+        assert_eq!(
+            v[1],
+            ("volatile-lru".to_string(), 4, "volatile-lru".to_string())
+        );
     }
 
     #[test]
