@@ -45,6 +45,16 @@ fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
     // nginx: `proxy_set_header Idempotency-Key $http_idempotency_key;`
     let mut words = trimmed.split_whitespace();
     if let Some(first) = words.next() {
+        if first == "underscores_in_headers" {
+            let arg = words.next().unwrap_or("");
+            if arg.trim_end_matches(';') == "on" {
+                if let Some(pos) = trimmed.find(arg) {
+                    let start = offset + indent + pos;
+                    facts.hints.nginx_passes_underscores = Some(Span::new(start, start + 2));
+                }
+            }
+            return;
+        }
         if NGINX_HEADER_DIRECTIVES.contains(&first) {
             if let Some(name) = words.next() {
                 let name_trim =

@@ -191,7 +191,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 None => continue,
             }
         } else {
-            key_diagnostic(u, canonical, *miss)
+            match (miss, ctx.model.headers.underscores_passed) {
+                (Miss::Underscore, Some((file, span))) => {
+                    passed_underscore_diagnostic(u, canonical, file, span)
+                }
+                _ => key_diagnostic(u, canonical, *miss),
+            }
         };
         let fixed = respell(&u.value, canonical);
         out.push(d.with_fix(
@@ -342,6 +347,31 @@ fn own_replay_header_diagnostic(u: &HeaderUse) -> Diagnostic {
     .with_primary_label(format!("clients expect `{REPLAYED}`"))
     .with_help(format!(
         "consider emitting `{REPLAYED}`, the name clients already know"
+    ))
+}
+
+/// An underscore name where the repository's nginx passes such names: it
+/// arrives here, so a note, but it is still not the name others send or read.
+fn passed_underscore_diagnostic(
+    u: &HeaderUse,
+    canonical: &str,
+    file: crate::source::FileId,
+    span: crate::source::Span,
+) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Note,
+        u.file,
+        u.span,
+        format!(
+            "`{}` has an underscore: this repository's nginx passes it, but other proxies and load balancers drop such names, and clients and servers that use `{canonical}` do not match it",
+            u.value
+        ),
+    )
+    .with_primary_label(format!("the published name is `{canonical}`"))
+    .with_label(file, span, "`underscores_in_headers on` passes `_` names here")
+    .with_help(format!(
+        "use `{canonical}`, which every proxy passes unchanged"
     ))
 }
 
