@@ -272,6 +272,18 @@ fn map_style(style: YStyle) -> ScalarStyle {
 
 /// Keys and scalar values of a config tree as header candidates.
 pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
+    // ingress-nginx ConfigMap / Helm `controller.config`: the same switch as
+    // nginx's `underscores_in_headers on`.
+    if let Some(e) = doc.entries.iter().find(|e| {
+        e.key() == Some("enable-underscores-in-headers")
+            && e.scalar().is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    }) {
+        facts.hints.nginx_passes_underscores = Some(content_span(
+            text,
+            e.value_span,
+            quoted_style(text, e.value_span),
+        ));
+    }
     // OpenAPI/Swagger parameters: `- name: Idempotency-Key` with `in: header`
     // beside it names a header, however it is spelt.
     let header_params: Vec<(usize, &[PathSeg])> = doc
@@ -375,6 +387,16 @@ mod tests {
         let text = "[".repeat(50_000);
         let (_, f) = doc(&text);
         assert_eq!(f.problems.len(), 1);
+    }
+
+    #[test]
+    fn ingress_nginx_underscore_switch_is_a_hint() {
+        let text =
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  enable-underscores-in-headers: \"true\"\n";
+        let mut f = FileFacts::default();
+        parse(text, &mut f);
+        let s = f.hints.nginx_passes_underscores.unwrap();
+        assert_eq!(&text[s.start..s.end], "true");
     }
 
     #[test]

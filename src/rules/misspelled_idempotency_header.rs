@@ -369,7 +369,7 @@ fn passed_underscore_diagnostic(
         ),
     )
     .with_primary_label(format!("the published name is `{canonical}`"))
-    .with_label(file, span, "`underscores_in_headers on` passes `_` names here")
+    .with_label(file, span, "this nginx passes `_` names")
     .with_help(format!(
         "use `{canonical}`, which every proxy passes unchanged"
     ))
