@@ -574,7 +574,7 @@ fn setting_of(e: &ConfEntry, text: &str) -> Option<(String, String, Span)> {
             let in_env = e
                 .path
                 .iter()
-                .any(|s| matches!(s, PathSeg::Key(x) if x == "environment" || x == "env"));
+                .any(|s| matches!(s, PathSeg::Key(x) if x.eq_ignore_ascii_case("environment") || x == "env"));
             let key = if in_env || e.path.len() == 1 {
                 k.clone()
             } else {
