@@ -13,6 +13,14 @@ pub struct HeaderName {
     #[serde(default)]
     pub direction: Option<String>,
     pub source: String,
+    /// `false` for a listed name that is not a header at all (a plural
+    /// resource name): its other spellings are not misses of it either.
+    #[serde(default = "yes")]
+    pub header: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize)]

@@ -39,7 +39,9 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
     // (`x-idempotency-key`); with an underscore it misses that variant, not
     // the canonical name (`X_Idempotency_Key`).
     if let Some(k) = h.legitimate.iter().find(|k| squash(&k.name) == squashed) {
-        if value.contains('_') {
+        // `Idempotency_Keys` is a table or metric name like the plural the
+        // catalogue lists (`header = false`), not a header to respell.
+        if value.contains('_') && k.header {
             return Some((k.name.as_str(), Miss::Underscore));
         }
         return None;
@@ -443,6 +445,7 @@ mod tests {
             "idempotency-keys",
             "x-idempotency-key",
             "HTTP_IDEMPOTENCY_KEY",
+            "Idempotency_Keys",
         ] {
             assert_eq!(classify(ok), None, "{ok}");
         }
