@@ -366,10 +366,16 @@ impl RedisModel {
             // workload `redis` is not `redis-sessions`.
             let by_prefix = inst.kind == InstanceKind::HelmValues;
             for ep in &endpoints {
+                // ElastiCache endpoints lead with the node's role
+                // (`master.payments-idem.abc123.use1.cache.amazonaws.com`):
+                // the name is the label after it.
                 let label = if ep.host.parse::<std::net::Ipv4Addr>().is_ok() {
                     ep.host.as_str()
                 } else {
-                    ep.host.split('.').next().unwrap_or(&ep.host)
+                    ep.host
+                        .split('.')
+                        .find(|l| !matches!(*l, "master" | "replica" | "primary" | "clustercfg"))
+                        .unwrap_or(&ep.host)
                 };
                 let hit = inst.names.iter().any(|n| {
                     !n.is_empty()
@@ -748,6 +754,30 @@ mod tests {
         assert!(find(&m, "dedup-cache").links.is_empty());
         let (m, _) = build(&[("docker-compose.yml", &text)], &Config::default());
         assert_eq!(find(&m, "dedup-cache").links.len(), 1);
+    }
+
+    #[test]
+    fn hosts_link_by_their_name_label_not_by_role_or_namespace() {
+        let m = build(
+            &[
+                (
+                    "deploy/redis/master.conf",
+                    "maxmemory-policy allkeys-lru\n",
+                ),
+                (
+                    "k8s.yaml",
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: kv\nspec:\n  template:\n    spec:\n      containers:\n        - name: redis\n          args: [\"--maxmemory-policy\", \"allkeys-lru\"]\n",
+                ),
+                (
+                    ".env",
+                    "IDEMPOTENCY_REDIS_HOST=master.payments-idem.abc123.use1.cache.amazonaws.com\nDEDUP_REDIS_URL=redis://kv.payments.svc.cluster.local:6379\n",
+                ),
+            ],
+            &Config::default(),
+        )
+        .0;
+        assert!(find(&m, "redis").links.is_empty());
+        assert_eq!(find(&m, "kv").links.len(), 1);
     }
 
     #[test]
