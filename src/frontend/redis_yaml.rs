@@ -136,6 +136,21 @@ fn compose(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
             });
         let before = redis.settings.len();
         let idx = redis.instances.len();
+        // `<<: *redis-defaults`: the service merges an anchored mapping, whose
+        // command counts unless the service writes its own.
+        let own_command = own.iter().any(|e| {
+            ["command", "entrypoint", "environment"]
+                .iter()
+                .any(|k| key_is(e.path.get(2), k))
+        });
+        if !own_command {
+            let merged: Vec<&ConfEntry> = own
+                .iter()
+                .filter(|e| key_is(e.path.get(2), "<<") && e.value == ConfValue::Alias)
+                .flat_map(|a| anchored(text, entries, a))
+                .collect();
+            scan_settings(text, &merged, Some(idx), Surface::CommandLine, redis);
+        }
         scan_settings(text, &own, Some(idx), Surface::CommandLine, redis);
         if !is_redis && redis.settings.len() == before {
             continue;
@@ -160,6 +175,46 @@ fn compose(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
         }
         redis.instances.push(inst);
     }
+}
+
+/// The entries under the mapping that `alias` (`*name`) refers to: the
+/// mapping whose key is followed by `&name` in the text. Aliases are never
+/// expanded by the tree builder (no alias bombs); this reads one level.
+fn anchored<'a>(text: &str, entries: &[&'a ConfEntry], alias: &ConfEntry) -> Vec<&'a ConfEntry> {
+    let raw = text
+        .get(alias.value_span.start..alias.value_span.end)
+        .unwrap_or("");
+    let Some(name) = raw.trim().strip_prefix('*') else {
+        return Vec::new();
+    };
+    let name_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.';
+    let name = &name[..name.find(|c| !name_char(c)).unwrap_or(name.len())];
+    if name.is_empty() {
+        return Vec::new();
+    }
+    let root = entries.iter().find(|e| {
+        e.value == ConfValue::Map
+            && e.key_span.is_some_and(|k| {
+                let after = text.get(k.end..).unwrap_or("");
+                let after = after.trim_start_matches(['"', '\'']).trim_start();
+                after
+                    .strip_prefix(':')
+                    .map(str::trim_start)
+                    .and_then(|r| r.strip_prefix('&'))
+                    .and_then(|r| r.strip_prefix(name))
+                    .is_some_and(|r| !r.starts_with(name_char))
+            })
+    });
+    let Some(root) = root else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter(|e| {
+            e.doc == root.doc && e.path.len() > root.path.len() && e.path.starts_with(&root.path)
+        })
+        .copied()
+        .collect()
 }
 
 fn kubernetes(text: &str, entries: &[&ConfEntry], kind: &str, redis: &mut RedisFacts) {
@@ -716,6 +771,32 @@ mod tests {
         assert_eq!(
             v[1],
             ("volatile-lru".to_string(), 4, "volatile-lru".to_string())
+        );
+    }
+
+    #[test]
+    fn compose_merge_key_brings_the_anchored_command_unless_the_service_has_its_own() {
+        let text = "x-r: &r\n  image: redis:7\n  command: redis-server --maxmemory-policy allkeys-lru\nservices:\n  a:\n    <<: *r\n  b:\n    <<: *r\n    command: redis-server --maxmemory-policy noeviction\n";
+        let f = facts(text);
+        let per_instance: Vec<(String, String)> = f
+            .redis
+            .settings
+            .iter()
+            .map(|s| {
+                let i = s.instance.unwrap();
+                (f.redis.instances[i].name.clone(), s.value.clone())
+            })
+            .collect();
+        assert_eq!(
+            per_instance,
+            vec![
+                ("a".to_string(), "allkeys-lru".to_string()),
+                ("b".to_string(), "noeviction".to_string()),
+            ]
+        );
+        assert_eq!(
+            &text[f.redis.settings[0].span.start..f.redis.settings[0].span.end],
+            "allkeys-lru"
         );
     }
 
