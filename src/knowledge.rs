@@ -13,6 +13,14 @@ pub struct HeaderName {
     #[serde(default)]
     pub direction: Option<String>,
     pub source: String,
+    /// `false` for a listed name that is not a header at all (a plural
+    /// resource name): its other spellings are not misses of it either.
+    #[serde(default = "yes")]
+    pub header: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize)]
@@ -84,6 +92,10 @@ pub struct Words {
     /// name, in any order (`processed` + `event`: `processed_stripe_events`).
     #[serde(default)]
     pub pairs: Vec<[String; 2]>,
+    /// Names that contain one of these (separators removed) never match:
+    /// `session-replay` is a product, not replay protection.
+    #[serde(default)]
+    pub except: Vec<String>,
 }
 
 impl Words {
@@ -92,6 +104,12 @@ impl Words {
     /// both words of a pair.
     pub fn matches(&self, name: &str) -> bool {
         let n = name.to_ascii_lowercase();
+        if !self.except.is_empty() {
+            let squashed: String = n.chars().filter(char::is_ascii_alphanumeric).collect();
+            if self.except.iter().any(|w| squashed.contains(w.as_str())) {
+                return false;
+            }
+        }
         let parts: Vec<&str> = n.split(['_', '-', ':', '.', ' ', '/']).collect();
         let starts = |w: &str| parts.iter().any(|p| p.starts_with(w));
         self.substrings.iter().any(|w| n.contains(w.as_str()))

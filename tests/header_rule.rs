@@ -177,3 +177,17 @@ fn without_stripes_spelling_a_reader_that_differs_from_the_writer_is_the_error()
     assert_eq!(write.severity, Severity::Note);
     assert!(write.labels.is_empty());
 }
+
+#[test]
+fn underscore_name_is_a_note_labelled_with_the_nginx_that_passes_it() {
+    let o = run("testdata/projects/headers/nginx-passes-underscores");
+    let d = only(&o);
+    assert_eq!(d.severity, Severity::Note);
+    assert!(o.sources.path(d.file).ends_with("pos/views.py"));
+    assert_eq!(text_at(&o, d.file, d.span), "Idempotency_Key");
+    assert_eq!(fix_of(d), "Idempotency-Key");
+    let l = &d.labels[..];
+    assert_eq!(l.len(), 1);
+    assert!(o.sources.path(l[0].file).ends_with("deploy/nginx.conf"));
+    assert_eq!(text_at(&o, l[0].file, l[0].span), "on");
+}

@@ -117,6 +117,20 @@ pub fn content_span(source: &str, span: Span, style: ScalarStyle) -> Span {
 /// only a mention (`idempotency_key: true` is a setting, not a header).
 pub fn header_role(path: &[PathSeg]) -> Option<crate::frontend::StrRole> {
     use crate::frontend::StrRole;
+    // NOTE: `headers` of a table, a CSV export or a translation file are
+    // column titles (`en.payments.table.headers.idempotency_key`,
+    // `csv.headers: [Idempotency_Key, Amount]`), not HTTP headers.
+    let keys = || {
+        path.iter().filter_map(|s| match s {
+            PathSeg::Key(k) => Some(k.to_ascii_lowercase()),
+            PathSeg::Index(_) => None,
+        })
+    };
+    if keys().next().is_some_and(|k| is_locale(&k))
+        || keys().any(|k| NOT_HTTP.contains(&k.as_str()))
+    {
+        return None;
+    }
     let mut role = None;
     for seg in path {
         if let PathSeg::Key(k) = seg {
@@ -132,4 +146,28 @@ pub fn header_role(path: &[PathSeg]) -> Option<crate::frontend::StrRole> {
         }
     }
     role
+}
+
+/// Path words under which `headers` are column titles, not HTTP headers.
+const NOT_HTTP: &[&str] = &[
+    "csv",
+    "table",
+    "tables",
+    "columns",
+    "export",
+    "exports",
+    "report",
+    "reports",
+    "spreadsheet",
+    "grid",
+];
+
+/// A translation file's top key: `en`, `de`, `pt-BR`, `zh_Hant`.
+fn is_locale(k: &str) -> bool {
+    const LANGS: &[&str] = &[
+        "en", "de", "fr", "es", "it", "nl", "pt", "ja", "zh", "ko", "ru", "pl", "sv", "da", "fi",
+        "nb", "tr", "cs", "ar", "he", "uk", "el", "hu", "ro", "id", "th", "vi",
+    ];
+    let lang = k.split(['-', '_']).next().unwrap_or(k);
+    LANGS.contains(&lang) && k.len() <= 7
 }

@@ -119,6 +119,110 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     for block in body.blocks().filter(|b| b.has_ident("resource")) {
         resource(text, block, facts);
     }
+    for block in body.blocks().filter(|b| b.has_ident("module")) {
+        module(text, block, facts);
+    }
+}
+
+/// Words in a module `source` that say the module creates a Redis.
+const MODULE_SOURCE_WORDS: &[&str] = &["elasticache", "redis", "valkey", "memorystore"];
+
+/// Module inputs that carry the policy: the registry modules'
+/// `parameters`/`parameter` lists (terraform-aws-modules/elasticache,
+/// cloudposse/elasticache-redis), Memorystore's `redis_configs` map, and the
+/// variable a team's own module exposes (`maxmemory_policy`).
+const MODULE_PARAMETER_LISTS: &[&str] = &["parameters", "parameter"];
+const MODULE_CONFIG_MAPS: &[&str] = &["redis_configs", "redis_configuration"];
+const MODULE_POLICY_ATTRS: &[&str] = &["maxmemory_policy", "eviction_policy"];
+
+/// A `module` call that creates a Redis (its `source` says so): an instance
+/// named by the module label and its `name`/`replication_group_id` inputs,
+/// with the policy from its inputs. What the module does with a missing input
+/// is not read, so only a registry ElastiCache or Memorystore module counts as
+/// managed (its default parameter group applies).
+fn module(text: &str, block: &Block, facts: &mut FileFacts) {
+    let [name] = block.labels.as_slice() else {
+        return;
+    };
+    let body = &block.body;
+    let source = string_attr(body, "source")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if !MODULE_SOURCE_WORDS.iter().any(|w| source.contains(w)) {
+        return;
+    }
+    let redis = &mut facts.redis;
+    let idx = redis.instances.len();
+    let mut inst = InstanceDecl::new(InstanceKind::Terraform, name.as_str(), label_span(name));
+    inst.resource_type = Some("module".to_string());
+    let registry = !source.starts_with('.');
+    if registry && source.contains("elasticache") {
+        inst.provider = Provider::ElastiCache;
+    } else if registry && source.contains("memorystore") {
+        inst.provider = Provider::Memorystore;
+    }
+    inst.aliases
+        .extend(NAME_ATTRS.iter().filter_map(|k| string_attr(body, k)));
+    if let Some(a) = body.get_attribute("parameter_group_name") {
+        inst.group = Some(group_ref(&a.value));
+    }
+    for attr in MODULE_PARAMETER_LISTS {
+        let Some(a) = body.get_attribute(attr) else {
+            continue;
+        };
+        let Some(items) = a.value.as_array() else {
+            // A variable or concat(): explicit, unknown here.
+            redis.settings.push(computed(&a.value, idx));
+            continue;
+        };
+        for item in items.iter().filter_map(Expression::as_object) {
+            let field = |k: &str| {
+                item.iter().find_map(|(key, v)| match key {
+                    ObjectKey::Ident(i) if i.as_str() == k => Some(v.expr()),
+                    _ => None,
+                })
+            };
+            if field("name").and_then(Expression::as_str) == Some("maxmemory-policy") {
+                if let Some(v) = field("value") {
+                    redis.settings.push(setting(text, v, idx));
+                }
+            }
+        }
+    }
+    for attr in MODULE_CONFIG_MAPS {
+        if let Some(a) = body.get_attribute(attr) {
+            match a.value.as_object() {
+                Some(obj) => {
+                    for (k, v) in obj.iter() {
+                        let key = match k {
+                            ObjectKey::Ident(i) => i.as_str().to_string(),
+                            ObjectKey::Expression(e) => e.as_str().unwrap_or_default().to_string(),
+                        };
+                        if key == "maxmemory-policy" || key == "maxmemory_policy" {
+                            redis.settings.push(setting(text, v.expr(), idx));
+                        }
+                    }
+                }
+                None => redis.settings.push(computed(&a.value, idx)),
+            }
+        }
+    }
+    for attr in MODULE_POLICY_ATTRS {
+        if let Some(a) = body.get_attribute(attr) {
+            redis.settings.push(setting(text, &a.value, idx));
+        }
+    }
+    redis.instances.push(inst);
+}
+
+/// A policy that is set by an expression idemlint does not evaluate.
+fn computed(e: &Expression, instance: usize) -> PolicySetting {
+    PolicySetting {
+        value: "computed".to_string(),
+        span: span_of(e.span()),
+        surface: Surface::Terraform,
+        instance: Some(instance),
+    }
 }
 
 fn span_of(r: Option<std::ops::Range<usize>>) -> Span {
@@ -367,6 +471,45 @@ resource "rediscloud_subscription_database" "idem" {
             "resource \"google_redis_instance\" \"x\" {\n  redis_configs = var.redis_configs\n}\n";
         let f = facts(text);
         assert_eq!(f.redis.settings[0].value, "computed");
+    }
+
+    #[test]
+    fn registry_and_own_module_calls_carry_their_policy() {
+        let text = r#"
+module "idem" {
+  source = "terraform-aws-modules/elasticache/aws"
+  parameters = [{ name = "maxmemory-policy", value = "allkeys-lru" }]
+}
+module "dedup" {
+  source           = "../modules/redis"
+  maxmemory_policy = var.policy
+}
+module "vpc" {
+  source = "terraform-aws-modules/vpc/aws"
+  maxmemory_policy = "allkeys-lru"
+}
+"#;
+        let f = facts(text);
+        let names: Vec<(&str, Provider)> = f
+            .redis
+            .instances
+            .iter()
+            .map(|i| (i.name.as_str(), i.provider))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("idem", Provider::ElastiCache),
+                ("dedup", Provider::SelfRun)
+            ]
+        );
+        assert_eq!(
+            found(text),
+            vec![
+                ("allkeys-lru".to_string(), "allkeys-lru".to_string()),
+                ("var.policy".to_string(), "var.policy".to_string()),
+            ]
+        );
     }
 
     #[test]

@@ -141,6 +141,8 @@ pub struct FileHints {
     /// The file talks to Stripe's API (a `stripe` crate path, `api.stripe.com`,
     /// `Stripe-Signature`): a header it reads is read from Stripe's replies.
     pub talks_to_stripe: bool,
+    /// nginx `underscores_in_headers on;` in this file: the span of `on`.
+    pub nginx_passes_underscores: Option<Span>,
 }
 
 /// Parse one file with the front end for its kind.

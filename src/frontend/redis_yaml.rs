@@ -136,6 +136,21 @@ fn compose(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
             });
         let before = redis.settings.len();
         let idx = redis.instances.len();
+        // `<<: *redis-defaults`: the service merges an anchored mapping, whose
+        // command counts unless the service writes its own.
+        let own_command = own.iter().any(|e| {
+            ["command", "entrypoint", "environment"]
+                .iter()
+                .any(|k| key_is(e.path.get(2), k))
+        });
+        if !own_command {
+            let merged: Vec<&ConfEntry> = own
+                .iter()
+                .filter(|e| key_is(e.path.get(2), "<<") && e.value == ConfValue::Alias)
+                .flat_map(|a| anchored(text, entries, a))
+                .collect();
+            scan_settings(text, &merged, Some(idx), Surface::CommandLine, redis);
+        }
         scan_settings(text, &own, Some(idx), Surface::CommandLine, redis);
         if !is_redis && redis.settings.len() == before {
             continue;
@@ -160,6 +175,46 @@ fn compose(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
         }
         redis.instances.push(inst);
     }
+}
+
+/// The entries under the mapping that `alias` (`*name`) refers to: the
+/// mapping whose key is followed by `&name` in the text. Aliases are never
+/// expanded by the tree builder (no alias bombs); this reads one level.
+fn anchored<'a>(text: &str, entries: &[&'a ConfEntry], alias: &ConfEntry) -> Vec<&'a ConfEntry> {
+    let raw = text
+        .get(alias.value_span.start..alias.value_span.end)
+        .unwrap_or("");
+    let Some(name) = raw.trim().strip_prefix('*') else {
+        return Vec::new();
+    };
+    let name_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.';
+    let name = &name[..name.find(|c| !name_char(c)).unwrap_or(name.len())];
+    if name.is_empty() {
+        return Vec::new();
+    }
+    let root = entries.iter().find(|e| {
+        e.value == ConfValue::Map
+            && e.key_span.is_some_and(|k| {
+                let after = text.get(k.end..).unwrap_or("");
+                let after = after.trim_start_matches(['"', '\'']).trim_start();
+                after
+                    .strip_prefix(':')
+                    .map(str::trim_start)
+                    .and_then(|r| r.strip_prefix('&'))
+                    .and_then(|r| r.strip_prefix(name))
+                    .is_some_and(|r| !r.starts_with(name_char))
+            })
+    });
+    let Some(root) = root else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter(|e| {
+            e.doc == root.doc && e.path.len() > root.path.len() && e.path.starts_with(&root.path)
+        })
+        .copied()
+        .collect()
 }
 
 fn kubernetes(text: &str, entries: &[&ConfEntry], kind: &str, redis: &mut RedisFacts) {
@@ -259,7 +314,31 @@ fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
     for ((name, span), own) in groups {
         let before = redis.settings.len();
         let idx = redis.instances.len();
-        scan_settings(text, &own, Some(idx), Surface::CommandLine, redis);
+        // NOTE: a replica's own policy (`replica.extraFlags`) must not hide
+        // the master's: the master evicts and its replicas follow. A
+        // replica's evicting policy still counts, since Sentinel promotes a
+        // replica to master; its `noeviction` does not make the master safe.
+        let (replica, primary): (Vec<&ConfEntry>, Vec<&ConfEntry>) = own.iter().partition(|e| {
+            e.path.iter().any(|s| {
+                ["replica", "replicas", "slave"]
+                    .iter()
+                    .any(|r| key_is(Some(s), r))
+            })
+        });
+        scan_settings(text, &primary, Some(idx), Surface::CommandLine, redis);
+        let replica_from = redis.settings.len();
+        scan_settings(text, &replica, Some(idx), Surface::CommandLine, redis);
+        if replica_from > before {
+            let catalogue = crate::knowledge::redis();
+            let mut i = 0;
+            redis.settings.retain(|st| {
+                i += 1;
+                i <= replica_from
+                    || catalogue
+                        .policy(&st.value)
+                        .is_some_and(|p| p.class != "none")
+            });
+        }
         if redis.settings.len() == before {
             continue;
         }
@@ -474,6 +553,12 @@ fn flags(
             }),
         };
         if let Some((holder, off, v)) = found {
+            // `--maxmemory-policy ${REDIS_POLICY:-allkeys-lru}`: compose
+            // runs with the default unless the variable is set.
+            let (off, v) = match interpolation_default(v) {
+                Some((d_off, d)) => (off + d_off, d),
+                None => (off, v),
+            };
             redis.settings.push(PolicySetting {
                 value: v.to_string(),
                 span: locate(text, holder, off, v),
@@ -482,6 +567,23 @@ fn flags(
             });
         }
     }
+}
+
+/// The default of a compose/shell interpolation `${VAR:-default}` or
+/// `${VAR-default}`, with its offset in `word`.
+fn interpolation_default(word: &str) -> Option<(usize, &str)> {
+    let inner = word.strip_prefix("${")?.strip_suffix('}')?;
+    let sep = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    let rest = &inner[sep..];
+    let skip = if rest.starts_with(":-") {
+        2
+    } else if rest.starts_with('-') {
+        1
+    } else {
+        return None;
+    };
+    let default = &rest[skip..];
+    (!default.is_empty()).then_some((2 + sep + skip, default))
 }
 
 /// The next element of the sequence that holds `e`.
@@ -653,6 +755,62 @@ mod tests {
         let f = facts(text);
         assert_eq!(f.redis.instances[0].name, "idem-redis");
         assert_eq!(f.redis.settings[0].instance, Some(0));
+    }
+
+    #[test]
+    fn a_replica_noeviction_does_not_hide_the_master_policy() {
+        let text = "architecture: replication\nmaster:\n  extraFlags: [\"--maxmemory-policy\", \"allkeys-lru\"]\nreplica:\n  extraFlags: [\"--maxmemory-policy\", \"noeviction\"]\n";
+        let v = values_and_lines(text);
+        assert_eq!(
+            v,
+            vec![("allkeys-lru".to_string(), 3, "allkeys-lru".to_string())]
+        );
+        let text = "master:\n  configuration: maxmemory-policy noeviction\nreplica:\n  extraFlags: [\"--maxmemory-policy volatile-lru\"]\n";
+        let v = values_and_lines(text);
+        assert_eq!(v.len(), 2);
+        assert_eq!(
+            v[1],
+            ("volatile-lru".to_string(), 4, "volatile-lru".to_string())
+        );
+    }
+
+    #[test]
+    fn compose_merge_key_brings_the_anchored_command_unless_the_service_has_its_own() {
+        let text = "x-r: &r\n  image: redis:7\n  command: redis-server --maxmemory-policy allkeys-lru\nservices:\n  a:\n    <<: *r\n  b:\n    <<: *r\n    command: redis-server --maxmemory-policy noeviction\n";
+        let f = facts(text);
+        let per_instance: Vec<(String, String)> = f
+            .redis
+            .settings
+            .iter()
+            .map(|s| {
+                let i = s.instance.unwrap();
+                (f.redis.instances[i].name.clone(), s.value.clone())
+            })
+            .collect();
+        assert_eq!(
+            per_instance,
+            vec![
+                ("a".to_string(), "allkeys-lru".to_string()),
+                ("b".to_string(), "noeviction".to_string()),
+            ]
+        );
+        assert_eq!(
+            &text[f.redis.settings[0].span.start..f.redis.settings[0].span.end],
+            "allkeys-lru"
+        );
+    }
+
+    #[test]
+    fn compose_interpolated_policy_reads_its_default() {
+        let text = "services:\n  idem-redis:\n    image: redis:7\n    command: redis-server --maxmemory-policy ${REDIS_POLICY:-allkeys-lru}\n  b:\n    image: redis:7\n    command: [\"redis-server\", \"--maxmemory-policy\", \"${POLICY-volatile-lru}\"]\n  c:\n    image: redis:7\n    command: redis-server --maxmemory-policy ${POLICY}\n";
+        assert_eq!(
+            values_and_lines(text),
+            vec![
+                ("allkeys-lru".to_string(), 4, "allkeys-lru".to_string()),
+                ("volatile-lru".to_string(), 7, "volatile-lru".to_string()),
+                ("${POLICY}".to_string(), 10, "${POLICY}".to_string()),
+            ]
+        );
     }
 
     #[test]

@@ -14,8 +14,10 @@ const NGINX_HEADER_DIRECTIVES: &[&str] = &[
     "proxy_hide_header",
     "proxy_pass_header",
     "grpc_set_header",
-    "fastcgi_param",
 ];
+// NOTE: `fastcgi_param IDEMPOTENCY_KEY $http_idempotency_key;` names a CGI
+// variable, not a header: underscores are its normal spelling, so
+// `fastcgi_param` is not in this list.
 
 /// Literals longer than this are not header names and are not kept.
 const MAX_LITERAL: usize = 128;
@@ -43,6 +45,16 @@ fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
     // nginx: `proxy_set_header Idempotency-Key $http_idempotency_key;`
     let mut words = trimmed.split_whitespace();
     if let Some(first) = words.next() {
+        if first == "underscores_in_headers" {
+            let arg = words.next().unwrap_or("");
+            if arg.trim_end_matches(';') == "on" {
+                if let Some(pos) = trimmed.find(arg) {
+                    let start = offset + indent + pos;
+                    facts.hints.nginx_passes_underscores = Some(Span::new(start, start + 2));
+                }
+            }
+            return;
+        }
         if NGINX_HEADER_DIRECTIVES.contains(&first) {
             if let Some(name) = words.next() {
                 let name_trim =
@@ -76,7 +88,7 @@ fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
                 return; // unterminated on this line: not a literal we can read
             }
             let value = &line[start..j];
-            if !value.is_empty() && value.len() <= MAX_LITERAL {
+            if !value.is_empty() && value.len() <= MAX_LITERAL && !names_data(&line[..i]) {
                 facts.strings.push(StrLit {
                     value: value.to_string(),
                     span: Span::new(offset + start, offset + j),
@@ -88,6 +100,51 @@ fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
             i += 1;
         }
     }
+}
+
+/// Annotations and calls whose string argument names a column, a table or a
+/// serialised field, never a header: `@Column(name = "Idempotency_Key")`,
+/// `[JsonPropertyName("Idempotency_Key")]`, `Column("Idempotency_Key", ...)`.
+const DATA_CALLS: &[&str] = &[
+    "column",
+    "table",
+    "jsonproperty",
+    "jsonpropertyname",
+    "serializedname",
+    "jsonalias",
+    "jsonfield",
+    "field",
+];
+
+/// Whether the literal after `before` names data (a column, a table, a
+/// serialised field) rather than a header: an argument of a [`DATA_CALLS`]
+/// call, directly or as `name =`/`value =`/`alias =`, or a `db_column=`.
+fn names_data(before: &str) -> bool {
+    let lower = before.trim_end().to_ascii_lowercase();
+    if lower.ends_with("db_column=") || lower.ends_with("db_column =") {
+        return true;
+    }
+    let Some(open) = lower.rfind('(') else {
+        return false;
+    };
+    let args = lower[open + 1..].trim();
+    let keyword_ok = args.is_empty()
+        || args
+            .strip_suffix('=')
+            .map(str::trim_end)
+            .is_some_and(|k| ["name", "value", "alias"].contains(&k));
+    if !keyword_ok {
+        return false;
+    }
+    let callee: String = lower[..open]
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    DATA_CALLS.contains(&callee.as_str())
 }
 
 /// Methods that read a header by name whatever their receiver
@@ -308,6 +365,13 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    #[test]
+    fn column_and_serialised_field_names_are_not_header_candidates() {
+        let text = "@Column(name = \"Idempotency_Key\", nullable = false)\n[JsonPropertyName(\"Idempotency_Key\")]\nk = Column(\"Idempotency_Key\", String)\nf = models.CharField(db_column=\"Idempotency_Key\")\nr.Header.Get(\"Idempotency_Key\")\n";
+        let r = roles(text);
+        assert_eq!(r, vec![("Idempotency_Key".to_string(), StrRole::Read)]);
     }
 
     #[test]

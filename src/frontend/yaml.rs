@@ -272,10 +272,37 @@ fn map_style(style: YStyle) -> ScalarStyle {
 
 /// Keys and scalar values of a config tree as header candidates.
 pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
+    // ingress-nginx ConfigMap / Helm `controller.config`: the same switch as
+    // nginx's `underscores_in_headers on`.
+    if let Some(e) = doc.entries.iter().find(|e| {
+        e.key() == Some("enable-underscores-in-headers")
+            && e.scalar().is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    }) {
+        facts.hints.nginx_passes_underscores = Some(content_span(
+            text,
+            e.value_span,
+            quoted_style(text, e.value_span),
+        ));
+    }
+    // OpenAPI/Swagger parameters: `- name: Idempotency-Key` with `in: header`
+    // beside it names a header, however it is spelt.
+    let header_params: Vec<(usize, &[PathSeg])> = doc
+        .entries
+        .iter()
+        .filter(|e| e.key() == Some("in") && e.scalar() == Some("header"))
+        .map(|e| (e.doc, &e.path[..e.path.len() - 1]))
+        .collect();
+    let is_header_param = |e: &ConfEntry| {
+        e.key() == Some("name")
+            && header_params
+                .iter()
+                .any(|(d, p)| *d == e.doc && *p == &e.path[..e.path.len() - 1])
+    };
     for e in &doc.entries {
         if let (Some(key), Some(span)) = (e.key(), e.key_span) {
             // Each key is seen once, on the node it introduces.
             let span = content_span(text, span, quoted_style(text, span));
+            push_gateway_header(text, key, span, facts);
             let parent = &e.path[..e.path.len().saturating_sub(1)];
             facts.strings.push(StrLit {
                 value: key.to_string(),
@@ -287,13 +314,37 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
             if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
                 continue;
             }
+            push_gateway_header(text, v, content_span(text, e.value_span, *style), facts);
             facts.strings.push(StrLit {
                 value: v.clone(),
                 span: content_span(text, e.value_span, *style),
-                role: header_role(&e.path).unwrap_or(StrRole::Mention),
+                role: header_role(&e.path).unwrap_or(if is_header_param(e) {
+                    StrRole::HeaderName
+                } else {
+                    StrRole::Mention
+                }),
             });
         }
     }
+}
+
+/// API Gateway request mappings name headers inside a dotted path:
+/// `method.request.header.Idempotency-Key`,
+/// `integration.request.header.Idempotency-Key`. The name after `.header.`
+/// is a header name, when the text in the file is the value as written.
+fn push_gateway_header(text: &str, value: &str, span: Span, facts: &mut FileFacts) {
+    const MARK: &str = ".header.";
+    let Some(pos) = value.find(MARK) else { return };
+    if !value[..pos].ends_with("request") || text.get(span.start..span.end) != Some(value) {
+        return;
+    }
+    let name = &value[pos + MARK.len()..];
+    let start = span.start + pos + MARK.len();
+    facts.strings.push(StrLit {
+        value: name.to_string(),
+        span: Span::new(start, start + name.len()),
+        role: StrRole::HeaderName,
+    });
 }
 
 fn quoted_style(text: &str, span: Span) -> ScalarStyle {
@@ -357,6 +408,36 @@ mod tests {
         let text = "[".repeat(50_000);
         let (_, f) = doc(&text);
         assert_eq!(f.problems.len(), 1);
+    }
+
+    #[test]
+    fn api_gateway_request_parameters_name_headers() {
+        let text = "requestParameters:\n  integration.request.header.Idempotency-Key: method.request.header.Idempotency_Key\n";
+        let mut f = FileFacts::default();
+        parse(text, &mut f);
+        let names: Vec<(&str, StrRole, &str)> = f
+            .strings
+            .iter()
+            .filter(|s| s.role == StrRole::HeaderName && !s.value.contains('.'))
+            .map(|s| (s.value.as_str(), s.role, &text[s.span.start..s.span.end]))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("Idempotency-Key", StrRole::HeaderName, "Idempotency-Key"),
+                ("Idempotency_Key", StrRole::HeaderName, "Idempotency_Key"),
+            ]
+        );
+    }
+
+    #[test]
+    fn ingress_nginx_underscore_switch_is_a_hint() {
+        let text =
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  enable-underscores-in-headers: \"true\"\n";
+        let mut f = FileFacts::default();
+        parse(text, &mut f);
+        let s = f.hints.nginx_passes_underscores.unwrap();
+        assert_eq!(&text[s.start..s.end], "true");
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub struct HeaderUse {
 #[derive(Debug, Default)]
 pub struct HeaderModel {
     pub uses: Vec<HeaderUse>,
+    /// An nginx config of the repository that passes underscore names
+    /// (`underscores_in_headers on;`): the file and the span of `on`.
+    pub underscores_passed: Option<(FileId, Span)>,
 }
 
 /// Strings longer than this cannot be header names.
@@ -70,6 +73,12 @@ impl HeaderModel {
                 }
             }
         }
-        HeaderModel { uses }
+        let underscores_passed = files
+            .iter()
+            .find_map(|f| f.hints.nginx_passes_underscores.map(|s| (f.file, s)));
+        HeaderModel {
+            uses,
+            underscores_passed,
+        }
     }
 }

@@ -359,14 +359,32 @@ impl RedisModel {
             // 3. Connection settings that name it (a few are reason enough;
             // a generated manifest may hold thousands).
             let mut more = 0usize;
+            // NOTE: a Kubernetes host carries its namespace
+            // (`redis.payments.svc.cluster.local`): its first label names the
+            // Service. Only a Helm release names services by prefix
+            // (release `idem` → `idem-redis-master`); a compose service or
+            // workload `redis` is not `redis-sessions`.
+            let by_prefix = inst.kind == InstanceKind::HelmValues;
             for ep in &endpoints {
+                // ElastiCache endpoints lead with the node's role
+                // (`master.payments-idem.abc123.use1.cache.amazonaws.com`):
+                // the name is the label after it.
+                let label = if ep.host.parse::<std::net::Ipv4Addr>().is_ok() {
+                    ep.host.as_str()
+                } else {
+                    ep.host
+                        .split('.')
+                        .find(|l| !matches!(*l, "master" | "replica" | "primary" | "clustercfg"))
+                        .unwrap_or(&ep.host)
+                };
                 let hit = inst.names.iter().any(|n| {
                     !n.is_empty()
                         && (ep.host == *n
-                            || ep
-                                .host
-                                .strip_prefix(n.as_str())
-                                .is_some_and(|rest| rest.starts_with('-')))
+                            || label == n
+                            || (by_prefix
+                                && label
+                                    .strip_prefix(n.as_str())
+                                    .is_some_and(|rest| rest.starts_with('-'))))
                 });
                 if hit && more >= MAX_ENDPOINT_LABELS {
                     more += 1;
@@ -562,7 +580,7 @@ fn setting_of(e: &ConfEntry, text: &str) -> Option<(String, String, Span)> {
             let in_env = e
                 .path
                 .iter()
-                .any(|s| matches!(s, PathSeg::Key(x) if x == "environment" || x == "env"));
+                .any(|s| matches!(s, PathSeg::Key(x) if x.eq_ignore_ascii_case("environment") || x == "env"));
             let key = if in_env || e.path.len() == 1 {
                 k.clone()
             } else {
@@ -736,6 +754,30 @@ mod tests {
         assert!(find(&m, "dedup-cache").links.is_empty());
         let (m, _) = build(&[("docker-compose.yml", &text)], &Config::default());
         assert_eq!(find(&m, "dedup-cache").links.len(), 1);
+    }
+
+    #[test]
+    fn hosts_link_by_their_name_label_not_by_role_or_namespace() {
+        let m = build(
+            &[
+                (
+                    "deploy/redis/master.conf",
+                    "maxmemory-policy allkeys-lru\n",
+                ),
+                (
+                    "k8s.yaml",
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: kv\nspec:\n  template:\n    spec:\n      containers:\n        - name: redis\n          args: [\"--maxmemory-policy\", \"allkeys-lru\"]\n",
+                ),
+                (
+                    ".env",
+                    "IDEMPOTENCY_REDIS_HOST=master.payments-idem.abc123.use1.cache.amazonaws.com\nDEDUP_REDIS_URL=redis://kv.payments.svc.cluster.local:6379\n",
+                ),
+            ],
+            &Config::default(),
+        )
+        .0;
+        assert!(find(&m, "redis").links.is_empty());
+        assert_eq!(find(&m, "kv").links.len(), 1);
     }
 
     #[test]

@@ -47,6 +47,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 
 fn subject(inst: &Instance) -> String {
     match (&inst.resource_type, inst.kind) {
+        (Some(ty), crate::frontend::redis_conf::InstanceKind::Terraform) if ty == "module" => {
+            format!("Terraform module `module.{}`", inst.name)
+        }
         (Some(ty), crate::frontend::redis_conf::InstanceKind::Terraform) => {
             format!("Terraform resource `{ty}.{}`", inst.name)
         }

@@ -39,7 +39,9 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
     // (`x-idempotency-key`); with an underscore it misses that variant, not
     // the canonical name (`X_Idempotency_Key`).
     if let Some(k) = h.legitimate.iter().find(|k| squash(&k.name) == squashed) {
-        if value.contains('_') {
+        // `Idempotency_Keys` is a table or metric name like the plural the
+        // catalogue lists (`header = false`), not a header to respell.
+        if value.contains('_') && k.header {
             return Some((k.name.as_str(), Miss::Underscore));
         }
         return None;
@@ -130,9 +132,27 @@ fn in_header_position(u: &HeaderUse, miss: Miss) -> bool {
             // In a config file a value is a header only where its path says
             // so (handled above) or where it is spelt like one.
             Miss::Typo if u.in_config => header_cased(&u.value),
-            Miss::Typo => u.value.contains('-'),
+            // A lowercase literal in code is a header only if it keeps the
+            // header's last word: `idempotancy-key` is a typo of one, while
+            // `idempotency-kv` (a KV namespace) or `idempotency-replay` (a
+            // queue) are names of other things.
+            Miss::Typo => {
+                u.value.contains('-') && (header_cased(&u.value) || keeps_last_word(&u.value))
+            }
         },
     }
+}
+
+/// Whether the last `-` part of `value` is the last part of a canonical name
+/// (`key`, `replayed`).
+fn keeps_last_word(value: &str) -> bool {
+    let last = value.rsplit(['-', '_']).next().unwrap_or(value);
+    knowledge::headers().canonical.iter().any(|c| {
+        c.name
+            .rsplit('-')
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case(last))
+    })
 }
 
 /// The canonical spelling in the case style of the original.
@@ -173,7 +193,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 None => continue,
             }
         } else {
-            key_diagnostic(u, canonical, *miss)
+            match (miss, ctx.model.headers.underscores_passed) {
+                (Miss::Underscore, Some((file, span))) => {
+                    passed_underscore_diagnostic(u, canonical, file, span)
+                }
+                _ => key_diagnostic(u, canonical, *miss),
+            }
         };
         let fixed = respell(&u.value, canonical);
         out.push(d.with_fix(
@@ -327,6 +352,31 @@ fn own_replay_header_diagnostic(u: &HeaderUse) -> Diagnostic {
     ))
 }
 
+/// An underscore name where the repository's nginx passes such names: it
+/// arrives here, so a note, but it is still not the name others send or read.
+fn passed_underscore_diagnostic(
+    u: &HeaderUse,
+    canonical: &str,
+    file: crate::source::FileId,
+    span: crate::source::Span,
+) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Note,
+        u.file,
+        u.span,
+        format!(
+            "`{}` has an underscore: this repository's nginx passes it, but other proxies and load balancers drop such names, and clients and servers that use `{canonical}` do not match it",
+            u.value
+        ),
+    )
+    .with_primary_label(format!("the published name is `{canonical}`"))
+    .with_label(file, span, "this nginx passes `_` names")
+    .with_help(format!(
+        "use `{canonical}`, which every proxy passes unchanged"
+    ))
+}
+
 fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
     match miss {
         Miss::Underscore => Diagnostic::new(
@@ -395,6 +445,7 @@ mod tests {
             "idempotency-keys",
             "x-idempotency-key",
             "HTTP_IDEMPOTENCY_KEY",
+            "Idempotency_Keys",
         ] {
             assert_eq!(classify(ok), None, "{ok}");
         }

@@ -1,0 +1,10 @@
+from sqlalchemy import Column, String, Table
+
+from .db import metadata
+
+idempotency_keys = Table(
+    "Idempotency_Keys",
+    metadata,
+    Column("Idempotency_Key", String(255), primary_key=True),
+    Column("Response_Body", String),
+)
