@@ -206,6 +206,13 @@ pub fn name_words(name: &str) -> Vec<String> {
     out
 }
 
+/// A name in snake case (`idempotencyKey` → `idempotency_key`, `userId` →
+/// `user_id`), so the column words of `rules/stores.toml` match ORM-written
+/// camelCase columns (Prisma's default) as they match hand-written ones.
+pub fn snake(name: &str) -> String {
+    name_words(name).join("_")
+}
+
 pub const RETENTION_TOML: &str = include_str!("../rules/retention.toml");
 
 pub fn retention_words() -> &'static RetentionWords {
@@ -312,6 +319,14 @@ pub fn counterparties() -> &'static Counterparties {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn camel_case_columns_read_as_snake_case_words() {
+        assert_eq!(snake("idempotencyKey"), "idempotency_key");
+        assert_eq!(snake("userId"), "user_id");
+        assert_eq!(snake("idempotency_key"), "idempotency_key");
+        assert!(stores().scope_column.matches(&snake("merchantId")));
+    }
     use crate::duration::DAY;
 
     #[test]

@@ -185,20 +185,25 @@ impl SchemaModel {
         if declared == Some(false) {
             return None;
         }
-        let marked = t
-            .columns
-            .iter()
-            .any(|c| stores.key_column.marks_store.contains(&c.name));
+        let marked = t.columns.iter().any(|c| {
+            stores
+                .key_column
+                .marks_store
+                .contains(&knowledge::snake(&c.name))
+        });
         let dedicated = declared == Some(true) || stores.is_store_table(&t.key);
         let weak = stores.weak_table.matches(bare(&t.key));
         if !dedicated && !marked && !weak {
             return None;
         }
+        // in the order of the words: the first word that names a column wins
         let find = |words: &[String]| -> Option<String> {
-            words
-                .iter()
-                .find(|w| t.column(w).is_some())
-                .map(|w| w.to_string())
+            words.iter().find_map(|w| {
+                t.columns
+                    .iter()
+                    .find(|c| c.name == *w || knowledge::snake(&c.name) == *w)
+                    .map(|c| c.name.clone())
+            })
         };
         let request = find(&stores.key_column.request_key);
         let event = find(&stores.key_column.event_id);
@@ -223,7 +228,10 @@ impl SchemaModel {
         let scope = t
             .columns
             .iter()
-            .filter(|c| Some(&c.name) != key.as_ref() && stores.scope_column.matches(&c.name))
+            .filter(|c| {
+                Some(&c.name) != key.as_ref()
+                    && stores.scope_column.matches(&knowledge::snake(&c.name))
+            })
             .map(|c| c.name.clone())
             .collect();
         Some(Store {
