@@ -98,6 +98,13 @@ fn make_interval(args: &str) -> Option<Duration> {
     Duration::from_unit(total, 1).filter(|d| d.secs > 0)
 }
 
+/// Whether the interval just read is scaled by what follows it
+/// (`interval '1 day' * 30`, `'1 hour'::interval * $1`): its literal is not
+/// the duration, so nothing is read rather than a guess.
+fn scaled(after: &str) -> bool {
+    after.trim_start().starts_with(['*', '/'])
+}
+
 /// The duration of an interval matched by one of the regexes above (groups
 /// `first..first+2`: quoted literal, `'…'::interval`, `make_interval` args)
 /// and the span of its text in `base`'s coordinates.
@@ -222,6 +229,9 @@ fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
     let predicate = predicate_at.map(|p| text[p..].trim().to_string());
     let expiry = predicate_at.and_then(|p| {
         let c = cutoff_re()?.captures(&text[p..])?;
+        if scaled(&text[p + c.get(0)?.end()..]) {
+            return None;
+        }
         let (duration, dspan) = interval(&c, 2, span.start + p)?;
         Some(Expiry {
             column: c[1].to_ascii_lowercase(),
@@ -297,7 +307,7 @@ pub fn column_defaults(file: &str, facts: &SqlFacts, out: &mut Vec<RetentionFact
                 continue;
             };
             let Some(whole) = c.get(0) else { continue };
-            if region[..whole.start()].contains(',') {
+            if region[..whole.start()].contains(',') || scaled(&region[whole.end()..]) {
                 continue;
             }
             let Some((d, span)) = interval(&c, 1, from) else {
@@ -391,6 +401,15 @@ mod tests {
         assert!(f.retention[0]
             .context
             .contains(&"purge_idempotency_keys".to_string()));
+    }
+
+    #[test]
+    fn scaled_interval_produces_nothing() {
+        let sql =
+            "DELETE FROM processed_events WHERE processed_at < now() - interval '1 day' * 10;\n\
+                   CREATE TABLE idempotency_keys (idempotency_key text PRIMARY KEY, \
+                   expires_at timestamptz DEFAULT now() + '1 hour'::interval * 48);\n";
+        assert!(spans(sql, &facts(sql)).is_empty());
     }
 
     #[test]
