@@ -153,6 +153,12 @@ pub struct RetentionWords {
     pub retention: Vec<String>,
     pub not_retention: Vec<String>,
     pub outbound: Vec<String>,
+    /// Store words that, alone in a short duration's name, more often name
+    /// a signature's timestamp tolerance (`replay`).
+    #[serde(default)]
+    pub ambiguous_store_words: Vec<String>,
+    #[serde(default)]
+    pub tolerance_scale_secs: u64,
 }
 
 impl RetentionWords {
@@ -174,6 +180,25 @@ impl RetentionWords {
         name_words(name)
             .iter()
             .any(|w| self.not_retention.iter().any(|l| w.starts_with(l.as_str())))
+    }
+
+    /// Whether a name is a store's only through an ambiguous word
+    /// (`REPLAY_WINDOW_SECS`: `replay` is its only store word).
+    pub fn store_only_by_ambiguous_word(&self, name: &str) -> bool {
+        let words = name_words(name);
+        let ambiguous = |w: &String| {
+            self.ambiguous_store_words
+                .iter()
+                .any(|a| w.starts_with(a.as_str()))
+        };
+        words.iter().any(ambiguous) && {
+            let rest: Vec<&str> = words
+                .iter()
+                .filter(|w| !ambiguous(w))
+                .map(String::as_str)
+                .collect();
+            !stores().table.matches(&rest.join("_"))
+        }
     }
 
     /// Whether a name says the store holds keys we send (outbound).
