@@ -147,7 +147,16 @@ pub fn statement(
     };
     let dialects: [&dyn Dialect; 3] = [&PostgreSqlDialect {}, &MySqlDialect {}, &SQLiteDialect {}];
     let mut first_error = None;
-    for d in dialects {
+    // sqlparser rejects `(LIKE t INCLUDING ALL)`; blanked to the same length,
+    // the options go and every offset stays where it was.
+    let without_like_options = blank_like_options(sql);
+    let attempts = dialects.into_iter().map(|d| (d, sql)).chain(
+        without_like_options
+            .as_deref()
+            .into_iter()
+            .flat_map(|s| dialects.into_iter().map(move |d| (d, s))),
+    );
+    for (d, sql) in attempts {
         match Parser::parse_sql(d, sql) {
             Ok(stmts) => {
                 for s in stmts {
@@ -186,6 +195,49 @@ pub fn statement(
         message,
         reported,
     });
+}
+
+/// `CREATE TABLE … (LIKE t INCLUDING ALL, …)` with its `INCLUDING`/
+/// `EXCLUDING` options replaced by spaces, when it has any.
+fn blank_like_options(sql: &str) -> Option<String> {
+    const OPTIONS: [&str; 10] = [
+        "all",
+        "comments",
+        "compression",
+        "constraints",
+        "defaults",
+        "generated",
+        "identity",
+        "indexes",
+        "statistics",
+        "storage",
+    ];
+    if !sql
+        .get(..6)
+        .is_some_and(|w| w.eq_ignore_ascii_case("create"))
+    {
+        return None;
+    }
+    let lower = sql.to_ascii_lowercase();
+    let mut out = sql.as_bytes().to_vec();
+    let mut changed = false;
+    let words: Vec<(usize, &str)> = lower
+        .split_ascii_whitespace()
+        .map(|w| (w.as_ptr() as usize - lower.as_ptr() as usize, w))
+        .collect();
+    for pair in words.windows(2) {
+        let ((at, verb), (opt_at, opt)) = (pair[0], pair[1]);
+        let opt_word = opt.trim_end_matches([',', ')']);
+        if matches!(verb, "including" | "excluding") && OPTIONS.contains(&opt_word) {
+            out[at..opt_at + opt_word.len()].fill(b' ');
+            changed = true;
+        }
+    }
+    if changed {
+        String::from_utf8(out).ok()
+    } else {
+        None
+    }
 }
 
 /// The statement's first words, for messages.
@@ -562,6 +614,11 @@ fn create_table(t: &Text<'_>, ct: &ast::CreateTable) -> CreateTable {
     let mut columns = Vec::new();
     let mut keys = Vec::new();
     for c in &ct.columns {
+        // `(LIKE template, ...)` read by a lenient dialect as a column
+        // `like` of type `template`: PostgreSQL's LIKE clause, not a column.
+        if c.name.quote_style.is_none() && c.name.value.eq_ignore_ascii_case("like") {
+            continue;
+        }
         let (mut col, mut ks) = column(t, cursor, c);
         cursor = col.span.end;
         for k in &mut ks {
@@ -788,6 +845,24 @@ mod tests {
             p,
             Some((PartitionMethod::Range, vec!["created_at".to_string()]))
         );
+    }
+
+    #[test]
+    fn like_with_including_options_is_read_with_exact_spans() {
+        let sql = "CREATE TABLE idem (LIKE audit_columns INCLUDING DEFAULTS INCLUDING COMMENTS, \
+                   key text NOT NULL, CONSTRAINT idem_key_uniq UNIQUE (key))";
+        let (ev, problems) = events(sql);
+        assert!(problems.is_empty(), "{problems:?}");
+        let EventKind::CreateTable(ct) = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(at(sql, ct.name.span), "idem");
+        let cols: Vec<&str> = ct.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(cols, vec!["key"]);
+        assert_eq!(ct.keys[0].kind, KeyKind::Unique);
+        assert_eq!(at(sql, ct.keys[0].span), "idem_key_uniq");
+        // the options are blanked only where they follow LIKE's table
+        assert_eq!(blank_like_options("SELECT 'including all'"), None);
     }
 
     #[test]
