@@ -295,8 +295,20 @@ impl SchemaModel {
 }
 
 /// Whether a key part reads only key columns (`key`, `lower(key)`).
-fn reads_only(part: &crate::frontend::sql::KeyPart, cols: &[String]) -> bool {
-    let read = part.columns();
+/// Whether a key part reads only `cols`, a generated column standing for the
+/// columns its expression reads (`key_lower GENERATED ALWAYS AS
+/// (lower(idempotency_key))` reads `idempotency_key`).
+fn reads_only(t: &Table, part: &crate::frontend::sql::KeyPart, cols: &[String]) -> bool {
+    let read: Vec<&str> = part
+        .columns()
+        .into_iter()
+        .flat_map(
+            |c| match t.column(c).and_then(|col| col.generated.as_ref()) {
+                Some(g) if !g.is_empty() => g.iter().map(String::as_str).collect(),
+                _ => vec![c],
+            },
+        )
+        .collect();
     !read.is_empty() && read.iter().all(|c| cols.iter().any(|k| k == c))
 }
 
@@ -338,7 +350,7 @@ impl Store {
         let mut split = None;
         for g in t.guards.iter().filter(|g| g.key.kind != KeyKind::Index) {
             let parts = &g.key.parts;
-            if !parts.iter().any(|p| reads_only(p, &self.key)) {
+            if !parts.iter().any(|p| reads_only(t, p, &self.key)) {
                 continue;
             }
             // Columns beside the key: a caller scope (account_id), a
@@ -348,7 +360,7 @@ impl Store {
             // a new time.
             let extra: Vec<&str> = parts
                 .iter()
-                .filter(|p| !reads_only(p, &self.key))
+                .filter(|p| !reads_only(t, p, &self.key))
                 .flat_map(|p| p.columns())
                 .filter(|c| is_time_column(t, c))
                 .collect();
@@ -383,7 +395,7 @@ impl Store {
                 && g.key
                     .parts
                     .first()
-                    .is_some_and(|p| reads_only(p, &self.key))
+                    .is_some_and(|p| reads_only(t, p, &self.key))
         })
     }
 
@@ -392,7 +404,11 @@ impl Store {
         t.removed.iter().rev().find(|r| {
             r.guard.key.kind != KeyKind::Index
                 && r.guard.key.predicate.is_none()
-                && r.guard.key.parts.iter().any(|p| reads_only(p, &self.key))
+                && r.guard
+                    .key
+                    .parts
+                    .iter()
+                    .any(|p| reads_only(t, p, &self.key))
         })
     }
 }

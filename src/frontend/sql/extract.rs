@@ -390,6 +390,7 @@ fn column(t: &Text<'_>, from: usize, c: &ast::ColumnDef) -> (Column, Vec<Key>) {
         ty: c.data_type.to_string(),
         not_null: false,
         default: None,
+        generated: None,
     };
     let mut keys = Vec::new();
     for o in &c.options {
@@ -397,6 +398,10 @@ fn column(t: &Text<'_>, from: usize, c: &ast::ColumnDef) -> (Column, Vec<Key>) {
         match &o.option {
             ColumnOption::NotNull => col.not_null = true,
             ColumnOption::Default(e) => col.default = Some(e.to_string()),
+            ColumnOption::Generated {
+                generation_expr: Some(e),
+                ..
+            } => col.generated = Some(expr_columns(&e.to_string())),
             ColumnOption::PrimaryKey(pk) => {
                 col.not_null = true;
                 keys.push(Key {
@@ -863,6 +868,18 @@ mod tests {
         assert_eq!(at(sql, ct.keys[0].span), "idem_key_uniq");
         // the options are blanked only where they follow LIKE's table
         assert_eq!(blank_like_options("SELECT 'including all'"), None);
+    }
+
+    #[test]
+    fn generated_column_records_the_columns_its_expression_reads() {
+        let sql = "CREATE TABLE idem (key text NOT NULL, \
+                   key_norm text GENERATED ALWAYS AS (lower(btrim(key))) STORED UNIQUE)";
+        let (ev, _) = events(sql);
+        let EventKind::CreateTable(ct) = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(ct.columns[0].generated, None);
+        assert_eq!(ct.columns[1].generated, Some(vec!["key".to_string()]));
     }
 
     #[test]

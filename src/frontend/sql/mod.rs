@@ -50,6 +50,9 @@ pub struct Column {
     pub not_null: bool,
     /// The default expression's text, if any (`now() + INTERVAL '30 days'`).
     pub default: Option<String>,
+    /// For a generated column (`GENERATED ALWAYS AS (lower(key)) STORED`),
+    /// the columns its expression reads: a unique key on it guards those.
+    pub generated: Option<Vec<String>>,
 }
 
 /// What a key guarantees.
