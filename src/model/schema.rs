@@ -499,6 +499,17 @@ impl Replay {
                     }
                 }
             }
+            EventKind::RenameIndex { from, to } => {
+                for t in self.tables.iter_mut().flatten() {
+                    for g in t
+                        .guards
+                        .iter_mut()
+                        .filter(|g| g.key.name == bare(&from.key))
+                    {
+                        g.key.name = bare(&to.key).to_string();
+                    }
+                }
+            }
             EventKind::Delete(_) => {}
         }
     }

@@ -14,8 +14,8 @@ use crate::frontend::Problem;
 use crate::knowledge;
 use crate::source::Span;
 use sqlparser::ast::{
-    self, AlterColumnOperation, AlterTableOperation, ColumnOption, Expr, IndexColumn, ObjectName,
-    ObjectType, RenameTableNameKind, Statement, TableConstraint,
+    self, AlterColumnOperation, AlterIndexOperation, AlterTableOperation, ColumnOption, Expr,
+    IndexColumn, ObjectName, ObjectType, RenameTableNameKind, Statement, TableConstraint,
 };
 use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
 use sqlparser::parser::Parser;
@@ -359,6 +359,17 @@ fn event(t: &Text<'_>, s: &Statement) -> Option<EventKind> {
             let table = name_of(t, from, &at.name);
             let ops = alter_ops(t, table.span.end, &table, &at.operations);
             Some(EventKind::AlterTable { table, ops })
+        }
+        Statement::AlterIndex {
+            name,
+            operation: AlterIndexOperation::RenameIndex { index_name },
+        } => {
+            let from = t
+                .find(t.stmt.start, "index")
+                .map_or(t.stmt.start, |s| s.end);
+            let from = name_of(t, from, name);
+            let to = name_of(t, from.span.end, index_name);
+            Some(EventKind::RenameIndex { from, to })
         }
         Statement::Drop {
             object_type, names, ..
@@ -880,6 +891,23 @@ mod tests {
         };
         assert_eq!(ct.columns[0].generated, None);
         assert_eq!(ct.columns[1].generated, Some(vec!["key".to_string()]));
+    }
+
+    #[test]
+    fn alter_index_rename_names_both_indexes_with_exact_spans() {
+        let sql = "ALTER INDEX public.idem_key_idx RENAME TO idem_key_uidx";
+        let (ev, _) = events(sql);
+        let EventKind::RenameIndex { from, to } = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(
+            (from.key.as_str(), at(sql, from.span)),
+            ("idem_key_idx", "idem_key_idx")
+        );
+        assert_eq!(
+            (to.key.as_str(), at(sql, to.span)),
+            ("idem_key_uidx", "idem_key_uidx")
+        );
     }
 
     #[test]

@@ -227,6 +227,11 @@ pub enum EventKind {
     DropTable {
         names: Vec<Name>,
     },
+    /// `ALTER INDEX a RENAME TO b`: a later `DROP INDEX b` drops the guard.
+    RenameIndex {
+        from: Name,
+        to: Name,
+    },
     Delete(Delete),
 }
 
