@@ -94,8 +94,8 @@ pub fn normalise_written(raw: &str) -> String {
     let parts: Vec<String> = raw
         .split('.')
         .map(|p| {
-            if p.starts_with('"') {
-                p.trim_matches('"').to_string()
+            if p.starts_with('"') || p.starts_with('`') {
+                p.trim_matches(['"', '`']).to_string()
             } else {
                 p.to_ascii_lowercase()
             }

@@ -22,7 +22,8 @@ fn re(cell: &'static OnceLock<Option<Regex>>, pattern: &str) -> Option<&'static 
     cell.get_or_init(|| Regex::new(pattern).ok()).as_ref()
 }
 
-const NAME: &str = r#"(?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?"#;
+const NAME: &str =
+    r#"(?:"[^"]+"|`[^`]+`|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|`[^`]+`|[A-Za-z_][\w$]*))?"#;
 
 fn delete_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
@@ -37,12 +38,21 @@ fn where_re() -> Option<&'static Regex> {
     re(&R, r"(?is)\bwhere\b")
 }
 
-/// `<col> < now() - <interval>` and its variants.
+/// The current time in PostgreSQL and MySQL spellings.
+const NOW: &str = r"(?:now\s*\(\s*\)|current_timestamp(?:\s*\(\s*\))?|localtimestamp|clock_timestamp\s*\(\s*\)|statement_timestamp\s*\(\s*\)|transaction_timestamp\s*\(\s*\)|utc_timestamp\s*\(\s*\))";
+
+/// MySQL's unquoted `INTERVAL 30 DAY`: the number and the unit.
+const MYSQL_INTERVAL: &str = r"\d+\s+(?:second|minute|hour|day|week|month)\b";
+
+/// `<col> < now() - <interval>` and its variants, and MySQL's
+/// `< NOW() - INTERVAL 30 DAY` and `< DATE_SUB(NOW(), INTERVAL 30 DAY)`.
 fn cutoff_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
-        r#"(?is)"?([A-Za-z_][\w$]*)"?\s*<=?\s*\(?\s*(?:now\s*\(\s*\)|current_timestamp|localtimestamp|clock_timestamp\s*\(\s*\)|statement_timestamp\s*\(\s*\)|transaction_timestamp\s*\(\s*\))\s*-\s*(?:interval\s*'([^']*)'|'([^']*)'\s*::\s*interval|make_interval\s*\(([^)]*)\))"#,
+        &format!(
+            r#"(?is)[`"]?([A-Za-z_][\w$]*)[`"]?\s*<=?\s*\(?\s*(?:{NOW}\s*-\s*(?:interval\s*'([^']*)'|'([^']*)'\s*::\s*interval|make_interval\s*\(([^)]*)\)|interval\s+({MYSQL_INTERVAL}))|(?:date_sub|subdate)\s*\(\s*{NOW}\s*,\s*interval\s+({MYSQL_INTERVAL})\s*\))"#
+        ),
     )
 }
 
@@ -106,10 +116,17 @@ fn scaled(after: &str) -> bool {
 }
 
 /// The duration of an interval matched by one of the regexes above (groups
-/// `first..first+2`: quoted literal, `'…'::interval`, `make_interval` args)
+/// `first..first+2`: quoted literal, `'…'::interval`, `make_interval` args;
+/// then, for a cutoff, MySQL's `INTERVAL 30 DAY` in `NOW() - …` and in
+/// `DATE_SUB(…)`)
 /// and the span of its text in `base`'s coordinates.
 fn interval(c: &regex::Captures<'_>, first: usize, base: usize) -> Option<(Duration, Span)> {
-    if let Some(m) = c.get(first).or_else(|| c.get(first + 1)) {
+    let literal = c
+        .get(first)
+        .or_else(|| c.get(first + 1))
+        .or_else(|| c.get(first + 3))
+        .or_else(|| c.get(first + 4));
+    if let Some(m) = literal {
         let d = duration::parse(m.as_str(), None)?;
         return Some((d, Span::new(base + m.start(), base + m.end())));
     }
@@ -218,7 +235,7 @@ fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
     let last = raw_name.rsplit('.').next().unwrap_or(raw_name);
     let name_start = span.start + m.start() + raw_name.len() - last.len();
     let table = Name {
-        text: raw_name.replace('"', ""),
+        text: raw_name.replace(['"', '`'], ""),
         key: super::extract::normalise_written(raw_name),
         span: Span::new(name_start, span.start + m.end()),
     };
@@ -362,6 +379,20 @@ mod tests {
         let ev = &f.sql.as_ref().map(|s| s.events.clone()).unwrap_or_default();
         assert!(
             matches!(&ev[0].kind, EventKind::Delete(d) if d.expiry.as_ref().map(|e| e.column.as_str()) == Some("created_at"))
+        );
+    }
+
+    #[test]
+    fn mysql_unquoted_interval_and_date_sub_forms_are_read() {
+        let sql = "DELETE FROM `processed_webhook_events` WHERE `received_at` < NOW() - INTERVAL 2 DAY;\n\
+                   DELETE FROM idempotency_keys WHERE created_at < DATE_SUB(UTC_TIMESTAMP(), INTERVAL 36 DAY);";
+        let f = facts(sql);
+        assert_eq!(
+            spans(sql, &f),
+            vec![
+                ("2 DAY", 2, "processed_webhook_events".to_string()),
+                ("36 DAY", 36, "idempotency_keys".to_string())
+            ]
         );
     }
 
