@@ -476,6 +476,13 @@ impl Replay {
                 }
             }
             EventKind::AlterTable { table, ops } => {
+                for op in ops {
+                    if let AlterOp::AttachPartition(child) = op {
+                        if let Some(c) = self.find(child) {
+                            c.partition_of = Some(table.key.clone());
+                        }
+                    }
+                }
                 let Some(t) = self.find(table) else {
                     return;
                 };
@@ -624,6 +631,8 @@ fn alter(
             t.name = n.text.clone();
             t.key = n.key.clone();
         }
+        // applied to the child by the replay
+        AlterOp::AttachPartition(_) => {}
     }
 }
 
@@ -664,6 +673,21 @@ mod tests {
         let s = m.store(t).expect("a store");
         assert_eq!(s.key, vec!["idempotency_key".to_string()]);
         assert!(matches!(s.guarding(t), Guarding::Guarded(g) if g.key.name == "idem_key_uniq"));
+    }
+
+    #[test]
+    fn attached_partition_is_not_a_store_of_its_own() {
+        let sql = "CREATE TABLE webhook_events (event_id text NOT NULL, received_at timestamptz NOT NULL) PARTITION BY RANGE (received_at);\n\
+                   CREATE TABLE webhook_events_2024_01 (event_id text NOT NULL, received_at timestamptz NOT NULL);\n\
+                   ALTER TABLE ONLY webhook_events ATTACH PARTITION webhook_events_2024_01 FOR VALUES FROM ('2024-01-01') TO ('2024-02-01');\n\
+                   ALTER INDEX webhook_events_pkey ATTACH PARTITION webhook_events_2024_01_pkey;";
+        let (m, _) = model(&[("db/structure.sql", sql)], &Config::default());
+        let stores: Vec<&str> = m.stores().map(|(t, _)| t.key.as_str()).collect();
+        assert_eq!(stores, vec!["webhook_events"]);
+        let child = m
+            .find_table("webhook_events_2024_01")
+            .expect("the partition");
+        assert_eq!(child.partition_of.as_deref(), Some("webhook_events"));
     }
 
     #[test]

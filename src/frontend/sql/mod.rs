@@ -189,6 +189,9 @@ pub enum AlterOp {
         primary: bool,
     },
     RenameTable(Name),
+    /// `ATTACH PARTITION child FOR VALUES ...` (pg_dump writes partitions
+    /// as plain tables, then attaches them): the child becomes a partition.
+    AttachPartition(Name),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
