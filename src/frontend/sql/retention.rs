@@ -69,8 +69,43 @@ fn cron_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
-        r"(?is)cron\.schedule\s*\(\s*'([^']*)'\s*,\s*'[^']*'\s*,\s*\$",
+        r"(?is)cron\.schedule(?:_in_database)?\s*\(\s*'([^']*)'\s*,\s*'[^']*'\s*,\s*[$']",
     )
+}
+
+/// A pg_cron command written as a standard string
+/// (`cron.schedule('job', '0 3 * * *', 'DELETE … interval ''3 days''')`):
+/// group 1 is the command between its quotes.
+fn quoted_cron_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r"(?is)^\s*select\s+cron\.schedule(?:_in_database)?\s*\(\s*(?:'[^']*'\s*,\s*)?'[^']*'\s*,\s*'((?:[^']|'')*)'",
+    )
+}
+
+/// The file up to a standard-string body's end, with the body's doubled
+/// quotes undone in place: an opening `''` becomes ` '`, a closing one
+/// `' `, so `interval ''3 days''` reads `interval  '3 days' ` at the same
+/// offsets.
+fn undouble_quotes(file: &str, body: Span) -> String {
+    let mut bytes = file.as_bytes()[..body.end].to_vec();
+    let mut i = body.start;
+    let mut open = true;
+    while i + 1 < body.end {
+        if bytes[i] == b'\'' && bytes[i + 1] == b'\'' {
+            if open {
+                bytes[i] = b' ';
+            } else {
+                bytes[i + 1] = b' ';
+            }
+            open = !open;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 fn function_re() -> Option<&'static Regex> {
@@ -146,7 +181,25 @@ pub fn statement(
     facts: &mut SqlFacts,
     out: &mut Vec<RetentionFact>,
 ) {
-    walk(file, raw, &mut Vec::new(), 0, facts, out);
+    let text = &file[raw.span.start..raw.span.end];
+    let quoted = raw
+        .bodies
+        .is_empty()
+        .then(|| quoted_cron_re().and_then(|r| r.captures(text)))
+        .flatten()
+        .and_then(|c| c.get(1))
+        .map(|m| Span::new(raw.span.start + m.start(), raw.span.start + m.end()));
+    match quoted {
+        Some(body) => {
+            let undone = undouble_quotes(file, body);
+            let with_body = RawStatement {
+                span: Span::new(raw.span.start, body.end),
+                bodies: vec![body],
+            };
+            walk(&undone, &with_body, &mut Vec::new(), 0, facts, out);
+        }
+        None => walk(file, raw, &mut Vec::new(), 0, facts, out),
+    }
     partman(file, raw.span, out);
 }
 
@@ -380,6 +433,18 @@ mod tests {
         assert!(
             matches!(&ev[0].kind, EventKind::Delete(d) if d.expiry.as_ref().map(|e| e.column.as_str()) == Some("created_at"))
         );
+    }
+
+    #[test]
+    fn cron_command_in_a_standard_string_is_read_with_exact_spans() {
+        let sql = "SELECT cron.schedule('purge-stripe', '0 3 * * *', \
+                   'DELETE FROM processed_stripe_events WHERE received_at < now() - interval ''3 days''');";
+        let f = facts(sql);
+        assert_eq!(
+            spans(sql, &f),
+            vec![("3 days", 3, "processed_stripe_events".to_string())]
+        );
+        assert!(f.retention[0].context.contains(&"purge-stripe".to_string()));
     }
 
     #[test]
