@@ -171,6 +171,12 @@ pub struct RetentionWords {
     pub retention: Vec<String>,
     pub not_retention: Vec<String>,
     pub outbound: Vec<String>,
+    /// Store words that, alone in a short duration's name, more often name
+    /// a signature's timestamp tolerance (`replay`).
+    #[serde(default)]
+    pub ambiguous_store_words: Vec<String>,
+    #[serde(default)]
+    pub tolerance_scale_secs: u64,
 }
 
 impl RetentionWords {
@@ -192,6 +198,25 @@ impl RetentionWords {
         name_words(name)
             .iter()
             .any(|w| self.not_retention.iter().any(|l| w.starts_with(l.as_str())))
+    }
+
+    /// Whether a name is a store's only through an ambiguous word
+    /// (`REPLAY_WINDOW_SECS`: `replay` is its only store word).
+    pub fn store_only_by_ambiguous_word(&self, name: &str) -> bool {
+        let words = name_words(name);
+        let ambiguous = |w: &String| {
+            self.ambiguous_store_words
+                .iter()
+                .any(|a| w.starts_with(a.as_str()))
+        };
+        words.iter().any(ambiguous) && {
+            let rest: Vec<&str> = words
+                .iter()
+                .filter(|w| !ambiguous(w))
+                .map(String::as_str)
+                .collect();
+            !stores().table.matches(&rest.join("_"))
+        }
     }
 
     /// Whether a name says the store holds keys we send (outbound).
@@ -222,6 +247,13 @@ pub fn name_words(name: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A name in snake case (`idempotencyKey` → `idempotency_key`, `userId` →
+/// `user_id`), so the column words of `rules/stores.toml` match ORM-written
+/// camelCase columns (Prisma's default) as they match hand-written ones.
+pub fn snake(name: &str) -> String {
+    name_words(name).join("_")
 }
 
 pub const RETENTION_TOML: &str = include_str!("../rules/retention.toml");
@@ -330,6 +362,14 @@ pub fn counterparties() -> &'static Counterparties {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn camel_case_columns_read_as_snake_case_words() {
+        assert_eq!(snake("idempotencyKey"), "idempotency_key");
+        assert_eq!(snake("userId"), "user_id");
+        assert_eq!(snake("idempotency_key"), "idempotency_key");
+        assert!(stores().scope_column.matches(&snake("merchantId")));
+    }
     use crate::duration::DAY;
 
     #[test]

@@ -9,7 +9,8 @@
 //!    store (`store = false` drops it; `counterparty` names the entry);
 //! 2. match words of a catalogue entry that has an inbound window, found in
 //!    the names around the retention, nearest first (table, key prefix or
-//!    config path; then constants and the function; then the file paths;
+//!    config path; then constants and the function; then the file paths,
+//!    except for a table whose name says it holds request keys;
 //!    then `stripe` when the module talks to Stripe): the first name that
 //!    matches decides; when it matches several, the longest horizon wins;
 //! 3. unknown: the default horizon applies.
@@ -125,11 +126,20 @@ impl RetentionModel {
                 | StoreRef::ConfigPath(n)
                 | StoreRef::Constant(n) => n.clone(),
             };
+            // A table whose name says it holds request keys
+            // (`idempotency_keys`) is not named by the file that purges it:
+            // a migration's file name says what the migration does
+            // (`add_stripe_customer_id_and_purge.sql`), and a request-key
+            // store's replays come from the service's own clients.
+            let request_table = matches!(&item.target, StoreRef::Table(t)
+                if !knowledge::stores().event_table.matches(t.rsplit('.').next().unwrap_or(t)));
             item.context.insert(0, own);
-            if let Some((site, _)) = item.site {
-                item.context.push(path(site));
+            if !request_table {
+                if let Some((site, _)) = item.site {
+                    item.context.push(path(site));
+                }
+                item.context.push(path(item.file));
             }
-            item.context.push(path(item.file));
             let talks_to_stripe = files
                 .get(item.file)
                 .is_some_and(|f| f.hints.talks_to_stripe)
@@ -463,6 +473,25 @@ mod tests {
         );
         assert_eq!(m.items[0].file, 1);
         assert_eq!(m.items[0].site.map(|(f, _)| f), Some(2));
+    }
+
+    #[test]
+    fn a_migration_file_name_does_not_attribute_a_request_key_table() {
+        let purge = "SELECT cron.schedule('purge', '0 3 * * *', $$DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'$$);\n\
+                     SELECT cron.schedule('purge-events', '0 4 * * *', $$DELETE FROM webhook_events WHERE received_at < now() - interval '7 days'$$);\n";
+        let files = [(
+            "db/migrations/20240301000000_add_stripe_customer_id_and_purge.sql",
+            FileKind::Sql,
+            purge,
+        )];
+        let m = run(&files, &Config::default());
+        assert_eq!(
+            found(&m, &files),
+            vec![
+                ("24 hours".to_string(), DAY, "-".to_string()),
+                ("7 days".to_string(), 7 * DAY, "stripe-webhooks".to_string()),
+            ]
+        );
     }
 
     #[test]

@@ -185,20 +185,25 @@ impl SchemaModel {
         if declared == Some(false) {
             return None;
         }
-        let marked = t
-            .columns
-            .iter()
-            .any(|c| stores.key_column.marks_store.contains(&c.name));
+        let marked = t.columns.iter().any(|c| {
+            stores
+                .key_column
+                .marks_store
+                .contains(&knowledge::snake(&c.name))
+        });
         let dedicated = declared == Some(true) || stores.is_store_table(&t.key);
         let weak = stores.weak_table.matches(bare(&t.key));
         if !dedicated && !marked && !weak {
             return None;
         }
+        // in the order of the words: the first word that names a column wins
         let find = |words: &[String]| -> Option<String> {
-            words
-                .iter()
-                .find(|w| t.column(w).is_some())
-                .map(|w| w.to_string())
+            words.iter().find_map(|w| {
+                t.columns
+                    .iter()
+                    .find(|c| c.name == *w || knowledge::snake(&c.name) == *w)
+                    .map(|c| c.name.clone())
+            })
         };
         let request = find(&stores.key_column.request_key);
         let event = find(&stores.key_column.event_id);
@@ -223,7 +228,10 @@ impl SchemaModel {
         let scope = t
             .columns
             .iter()
-            .filter(|c| Some(&c.name) != key.as_ref() && stores.scope_column.matches(&c.name))
+            .filter(|c| {
+                Some(&c.name) != key.as_ref()
+                    && stores.scope_column.matches(&knowledge::snake(&c.name))
+            })
             .map(|c| c.name.clone())
             .collect();
         Some(Store {
@@ -287,8 +295,20 @@ impl SchemaModel {
 }
 
 /// Whether a key part reads only key columns (`key`, `lower(key)`).
-fn reads_only(part: &crate::frontend::sql::KeyPart, cols: &[String]) -> bool {
-    let read = part.columns();
+/// Whether a key part reads only `cols`, a generated column standing for the
+/// columns its expression reads (`key_lower GENERATED ALWAYS AS
+/// (lower(idempotency_key))` reads `idempotency_key`).
+fn reads_only(t: &Table, part: &crate::frontend::sql::KeyPart, cols: &[String]) -> bool {
+    let read: Vec<&str> = part
+        .columns()
+        .into_iter()
+        .flat_map(
+            |c| match t.column(c).and_then(|col| col.generated.as_ref()) {
+                Some(g) if !g.is_empty() => g.iter().map(String::as_str).collect(),
+                _ => vec![c],
+            },
+        )
+        .collect();
     !read.is_empty() && read.iter().all(|c| cols.iter().any(|k| k == c))
 }
 
@@ -330,7 +350,7 @@ impl Store {
         let mut split = None;
         for g in t.guards.iter().filter(|g| g.key.kind != KeyKind::Index) {
             let parts = &g.key.parts;
-            if !parts.iter().any(|p| reads_only(p, &self.key)) {
+            if !parts.iter().any(|p| reads_only(t, p, &self.key)) {
                 continue;
             }
             // Columns beside the key: a caller scope (account_id), a
@@ -340,7 +360,7 @@ impl Store {
             // a new time.
             let extra: Vec<&str> = parts
                 .iter()
-                .filter(|p| !reads_only(p, &self.key))
+                .filter(|p| !reads_only(t, p, &self.key))
                 .flat_map(|p| p.columns())
                 .filter(|c| is_time_column(t, c))
                 .collect();
@@ -375,7 +395,7 @@ impl Store {
                 && g.key
                     .parts
                     .first()
-                    .is_some_and(|p| reads_only(p, &self.key))
+                    .is_some_and(|p| reads_only(t, p, &self.key))
         })
     }
 
@@ -384,7 +404,11 @@ impl Store {
         t.removed.iter().rev().find(|r| {
             r.guard.key.kind != KeyKind::Index
                 && r.guard.key.predicate.is_none()
-                && r.guard.key.parts.iter().any(|p| reads_only(p, &self.key))
+                && r.guard
+                    .key
+                    .parts
+                    .iter()
+                    .any(|p| reads_only(t, p, &self.key))
         })
     }
 }
@@ -452,6 +476,13 @@ impl Replay {
                 }
             }
             EventKind::AlterTable { table, ops } => {
+                for op in ops {
+                    if let AlterOp::AttachPartition(child) = op {
+                        if let Some(c) = self.find(child) {
+                            c.partition_of = Some(table.key.clone());
+                        }
+                    }
+                }
                 let Some(t) = self.find(table) else {
                     return;
                 };
@@ -472,6 +503,17 @@ impl Replay {
                         if t.as_ref().is_some_and(|t| t.key == n.key) {
                             *t = None;
                         }
+                    }
+                }
+            }
+            EventKind::RenameIndex { from, to } => {
+                for t in self.tables.iter_mut().flatten() {
+                    for g in t
+                        .guards
+                        .iter_mut()
+                        .filter(|g| g.key.name == bare(&from.key))
+                    {
+                        g.key.name = bare(&to.key).to_string();
                     }
                 }
             }
@@ -589,6 +631,8 @@ fn alter(
             t.name = n.text.clone();
             t.key = n.key.clone();
         }
+        // applied to the child by the replay
+        AlterOp::AttachPartition(_) => {}
     }
 }
 
@@ -629,6 +673,21 @@ mod tests {
         let s = m.store(t).expect("a store");
         assert_eq!(s.key, vec!["idempotency_key".to_string()]);
         assert!(matches!(s.guarding(t), Guarding::Guarded(g) if g.key.name == "idem_key_uniq"));
+    }
+
+    #[test]
+    fn attached_partition_is_not_a_store_of_its_own() {
+        let sql = "CREATE TABLE webhook_events (event_id text NOT NULL, received_at timestamptz NOT NULL) PARTITION BY RANGE (received_at);\n\
+                   CREATE TABLE webhook_events_2024_01 (event_id text NOT NULL, received_at timestamptz NOT NULL);\n\
+                   ALTER TABLE ONLY webhook_events ATTACH PARTITION webhook_events_2024_01 FOR VALUES FROM ('2024-01-01') TO ('2024-02-01');\n\
+                   ALTER INDEX webhook_events_pkey ATTACH PARTITION webhook_events_2024_01_pkey;";
+        let (m, _) = model(&[("db/structure.sql", sql)], &Config::default());
+        let stores: Vec<&str> = m.stores().map(|(t, _)| t.key.as_str()).collect();
+        assert_eq!(stores, vec!["webhook_events"]);
+        let child = m
+            .find_table("webhook_events_2024_01")
+            .expect("the partition");
+        assert_eq!(child.partition_of.as_deref(), Some("webhook_events"));
     }
 
     #[test]

@@ -25,17 +25,35 @@ fn cols(c: &[String]) -> String {
     c.join(", ")
 }
 
+/// An identifier as PostgreSQL must read it: quoted unless it is already
+/// in the form an unquoted name folds to (`"IdempotencyKey"`, but
+/// `idempotency_keys`).
+fn ident(name: &str) -> String {
+    let plain = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
 /// The guard to add: scope columns first, so one caller's key never meets
-/// another's.
+/// another's. Names are the normalised ones (case kept only where it was
+/// quoted), quoted where PostgreSQL needs it.
 fn suggestion(t: &Table, s: &Store) -> String {
     let mut columns = s.scope.clone();
     columns.extend(s.key.iter().cloned());
     let bare = t.key.rsplit('.').next().unwrap_or(&t.key);
+    let table: Vec<String> = t.key.split('.').map(ident).collect();
+    let quoted: Vec<String> = columns.iter().map(|c| ident(c)).collect();
     format!(
-        "CREATE UNIQUE INDEX CONCURRENTLY {bare}_{}_key ON {} ({});",
-        columns.join("_"),
-        t.name,
-        cols(&columns)
+        "CREATE UNIQUE INDEX CONCURRENTLY {} ON {} ({});",
+        ident(&format!("{bare}_{}_key", columns.join("_"))),
+        table.join("."),
+        cols(&quoted)
     )
 }
 

@@ -8,7 +8,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::duration::Duration;
 use crate::frontend::StoreRef;
 use crate::horizons::Catalogue;
-use crate::knowledge::{Counterparty, Window};
+use crate::knowledge::{self, Counterparty, Window};
 use crate::model::retention::Retention;
 use crate::model::ProjectModel;
 use crate::source::{FileId, Span};
@@ -99,6 +99,14 @@ pub fn diagnose(
         let help = d.help.take().unwrap_or_default();
         d = d.with_help(format!(
             "{help}; the value is a bare number, read as seconds: write it with a unit (`24h`) or a unit suffix on the key (`_seconds`)"
+        ));
+    }
+    if looks_like_tolerance(r) && d.severity > Severity::Note {
+        d.severity = Severity::Note;
+        let help = d.help.take().unwrap_or_default();
+        d = d.with_help(format!(
+            "{help}; a `replay` window of {} is more often a signed webhook's timestamp tolerance than a store's retention: if it is one, it needs no change (name it `*_tolerance` to say so)",
+            r.duration
         ));
     }
     if let Some((file, span)) = r.site.filter(|(f, _)| *f != r.file) {
@@ -195,6 +203,20 @@ fn unknown_counterparty(r: &Retention, catalogue: &Catalogue) -> Diagnostic {
         "the store's names match no counterparty of `idemlint horizons`; a store for your own API clients needs its clients' retry window, which only you know (found as {})",
         r.via
     ))
+}
+
+/// A short duration found by its name alone, whose name is a store's only
+/// through `replay` (`REPLAY_WINDOW_SECS = 300`): likely a signature
+/// tolerance (`rules/retention.toml`).
+fn looks_like_tolerance(r: &Retention) -> bool {
+    let words = knowledge::retention_words();
+    let name = match &r.target {
+        StoreRef::Constant(n) | StoreRef::ConfigPath(n) => n,
+        StoreRef::Table(_) | StoreRef::RedisPrefix(_) => return false,
+    };
+    r.site.is_none()
+        && r.duration.secs <= words.tolerance_scale_secs
+        && words.store_only_by_ambiguous_word(name)
 }
 
 fn site_label(target: &StoreRef) -> String {
@@ -333,6 +355,51 @@ mod tests {
         assert!(d
             .message
             .ends_with("keep at least 35d (30d default horizon + 5d margin)"));
+    }
+
+    fn stripe_constant(name: &str, secs: u64) -> Retention {
+        Retention {
+            file: 0,
+            span: Span::new(0, 3),
+            duration: Duration::from_secs(secs),
+            target: StoreRef::Constant(name.into()),
+            via: format!("`{name}`"),
+            context: vec![name.into(), "src/webhooks/stripe.rs".into()],
+            unit_assumed: false,
+            site: None,
+            attribution: Attribution::Named {
+                id: "stripe-webhooks".into(),
+                name: "src/webhooks/stripe.rs".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn five_minute_replay_window_constant_is_a_note_that_names_the_signature_tolerance() {
+        let cat = Catalogue::builtin();
+        let d = diagnose(
+            &stripe_constant("REPLAY_WINDOW_SECS", 300),
+            &cat,
+            &Tables(vec![]),
+        )
+        .unwrap();
+        assert_eq!(d.severity, Severity::Note);
+        assert!(d.help.unwrap().contains("timestamp tolerance"));
+        // a day-long replay window, or a dedup window of five minutes, is a retention
+        let d = diagnose(
+            &stripe_constant("REPLAY_WINDOW_SECS", DAY),
+            &cat,
+            &Tables(vec![]),
+        )
+        .unwrap();
+        assert_eq!(d.severity, Severity::Error);
+        let d = diagnose(
+            &stripe_constant("REPLAY_DEDUP_WINDOW", 300),
+            &cat,
+            &Tables(vec![]),
+        )
+        .unwrap();
+        assert_eq!(d.severity, Severity::Error);
     }
 
     #[test]

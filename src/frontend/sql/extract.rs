@@ -14,8 +14,8 @@ use crate::frontend::Problem;
 use crate::knowledge;
 use crate::source::Span;
 use sqlparser::ast::{
-    self, AlterColumnOperation, AlterTableOperation, ColumnOption, Expr, IndexColumn, ObjectName,
-    ObjectType, RenameTableNameKind, Statement, TableConstraint,
+    self, AlterColumnOperation, AlterIndexOperation, AlterTableOperation, ColumnOption, Expr,
+    IndexColumn, ObjectName, ObjectType, RenameTableNameKind, Statement, TableConstraint,
 };
 use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
 use sqlparser::parser::Parser;
@@ -94,8 +94,8 @@ pub fn normalise_written(raw: &str) -> String {
     let parts: Vec<String> = raw
         .split('.')
         .map(|p| {
-            if p.starts_with('"') {
-                p.trim_matches('"').to_string()
+            if p.starts_with('"') || p.starts_with('`') {
+                p.trim_matches(['"', '`']).to_string()
             } else {
                 p.to_ascii_lowercase()
             }
@@ -147,7 +147,16 @@ pub fn statement(
     };
     let dialects: [&dyn Dialect; 3] = [&PostgreSqlDialect {}, &MySqlDialect {}, &SQLiteDialect {}];
     let mut first_error = None;
-    for d in dialects {
+    // sqlparser rejects `(LIKE t INCLUDING ALL)`; blanked to the same length,
+    // the options go and every offset stays where it was.
+    let without_like_options = blank_like_options(sql);
+    let attempts = dialects.into_iter().map(|d| (d, sql)).chain(
+        without_like_options
+            .as_deref()
+            .into_iter()
+            .flat_map(|s| dialects.into_iter().map(move |d| (d, s))),
+    );
+    for (d, sql) in attempts {
         match Parser::parse_sql(d, sql) {
             Ok(stmts) => {
                 for s in stmts {
@@ -172,6 +181,9 @@ pub fn statement(
         });
         return;
     }
+    if attaches_index_partition(sql) {
+        return;
+    }
     facts.unparsed += 1;
     let reported = changes_tables(sql) && touches_store(file, raw);
     let mut message = format!("cannot parse SQL statement `{}`", head(sql));
@@ -186,6 +198,68 @@ pub fn statement(
         message,
         reported,
     });
+}
+
+/// `ALTER INDEX parent_idx ATTACH PARTITION child_idx`, which pg_dump
+/// writes for every partition's index and sqlparser does not read: it joins
+/// two indexes that already exist, so it changes no guard.
+fn attaches_index_partition(sql: &str) -> bool {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(5)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    matches!(
+        words
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        ["alter", "index", _, "attach", "partition"]
+    )
+}
+
+/// `CREATE TABLE … (LIKE t INCLUDING ALL, …)` with its `INCLUDING`/
+/// `EXCLUDING` options replaced by spaces, when it has any.
+fn blank_like_options(sql: &str) -> Option<String> {
+    const OPTIONS: [&str; 10] = [
+        "all",
+        "comments",
+        "compression",
+        "constraints",
+        "defaults",
+        "generated",
+        "identity",
+        "indexes",
+        "statistics",
+        "storage",
+    ];
+    if !sql
+        .get(..6)
+        .is_some_and(|w| w.eq_ignore_ascii_case("create"))
+    {
+        return None;
+    }
+    let lower = sql.to_ascii_lowercase();
+    let mut out = sql.as_bytes().to_vec();
+    let mut changed = false;
+    let words: Vec<(usize, &str)> = lower
+        .split_ascii_whitespace()
+        .map(|w| (w.as_ptr() as usize - lower.as_ptr() as usize, w))
+        .collect();
+    for pair in words.windows(2) {
+        let ((at, verb), (opt_at, opt)) = (pair[0], pair[1]);
+        let opt_word = opt.trim_end_matches([',', ')']);
+        if matches!(verb, "including" | "excluding") && OPTIONS.contains(&opt_word) {
+            out[at..opt_at + opt_word.len()].fill(b' ');
+            changed = true;
+        }
+    }
+    if changed {
+        String::from_utf8(out).ok()
+    } else {
+        None
+    }
 }
 
 /// The statement's first words, for messages.
@@ -308,6 +382,17 @@ fn event(t: &Text<'_>, s: &Statement) -> Option<EventKind> {
             let ops = alter_ops(t, table.span.end, &table, &at.operations);
             Some(EventKind::AlterTable { table, ops })
         }
+        Statement::AlterIndex {
+            name,
+            operation: AlterIndexOperation::RenameIndex { index_name },
+        } => {
+            let from = t
+                .find(t.stmt.start, "index")
+                .map_or(t.stmt.start, |s| s.end);
+            let from = name_of(t, from, name);
+            let to = name_of(t, from.span.end, index_name);
+            Some(EventKind::RenameIndex { from, to })
+        }
         Statement::Drop {
             object_type, names, ..
         } => {
@@ -338,6 +423,7 @@ fn column(t: &Text<'_>, from: usize, c: &ast::ColumnDef) -> (Column, Vec<Key>) {
         ty: c.data_type.to_string(),
         not_null: false,
         default: None,
+        generated: None,
     };
     let mut keys = Vec::new();
     for o in &c.options {
@@ -345,6 +431,10 @@ fn column(t: &Text<'_>, from: usize, c: &ast::ColumnDef) -> (Column, Vec<Key>) {
         match &o.option {
             ColumnOption::NotNull => col.not_null = true,
             ColumnOption::Default(e) => col.default = Some(e.to_string()),
+            ColumnOption::Generated {
+                generation_expr: Some(e),
+                ..
+            } => col.generated = Some(expr_columns(&e.to_string())),
             ColumnOption::PrimaryKey(pk) => {
                 col.not_null = true;
                 keys.push(Key {
@@ -562,6 +652,11 @@ fn create_table(t: &Text<'_>, ct: &ast::CreateTable) -> CreateTable {
     let mut columns = Vec::new();
     let mut keys = Vec::new();
     for c in &ct.columns {
+        // `(LIKE template, ...)` read by a lenient dialect as a column
+        // `like` of type `template`: PostgreSQL's LIKE clause, not a column.
+        if c.name.quote_style.is_none() && c.name.value.eq_ignore_ascii_case("like") {
+            continue;
+        }
         let (mut col, mut ks) = column(t, cursor, c);
         cursor = col.span.end;
         for k in &mut ks {
@@ -715,6 +810,12 @@ fn alter_ops(t: &Text<'_>, from: usize, table: &Name, ops: &[AlterTableOperation
                     to: ident_norm(new_name),
                 })
             }
+            AlterTableOperation::AttachPartitionOf { partition, .. } => {
+                let from = t.find(cursor, "partition").map_or(cursor, |s| s.end);
+                let name = name_of(t, from, partition);
+                cursor = name.span.end;
+                out.push(AlterOp::AttachPartition(name));
+            }
             AlterTableOperation::RenameTable { table_name } => {
                 let n = match table_name {
                     RenameTableNameKind::As(n) | RenameTableNameKind::To(n) => n,
@@ -787,6 +888,53 @@ mod tests {
         assert_eq!(
             p,
             Some((PartitionMethod::Range, vec!["created_at".to_string()]))
+        );
+    }
+
+    #[test]
+    fn like_with_including_options_is_read_with_exact_spans() {
+        let sql = "CREATE TABLE idem (LIKE audit_columns INCLUDING DEFAULTS INCLUDING COMMENTS, \
+                   key text NOT NULL, CONSTRAINT idem_key_uniq UNIQUE (key))";
+        let (ev, problems) = events(sql);
+        assert!(problems.is_empty(), "{problems:?}");
+        let EventKind::CreateTable(ct) = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(at(sql, ct.name.span), "idem");
+        let cols: Vec<&str> = ct.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(cols, vec!["key"]);
+        assert_eq!(ct.keys[0].kind, KeyKind::Unique);
+        assert_eq!(at(sql, ct.keys[0].span), "idem_key_uniq");
+        // the options are blanked only where they follow LIKE's table
+        assert_eq!(blank_like_options("SELECT 'including all'"), None);
+    }
+
+    #[test]
+    fn generated_column_records_the_columns_its_expression_reads() {
+        let sql = "CREATE TABLE idem (key text NOT NULL, \
+                   key_norm text GENERATED ALWAYS AS (lower(btrim(key))) STORED UNIQUE)";
+        let (ev, _) = events(sql);
+        let EventKind::CreateTable(ct) = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(ct.columns[0].generated, None);
+        assert_eq!(ct.columns[1].generated, Some(vec!["key".to_string()]));
+    }
+
+    #[test]
+    fn alter_index_rename_names_both_indexes_with_exact_spans() {
+        let sql = "ALTER INDEX public.idem_key_idx RENAME TO idem_key_uidx";
+        let (ev, _) = events(sql);
+        let EventKind::RenameIndex { from, to } = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(
+            (from.key.as_str(), at(sql, from.span)),
+            ("idem_key_idx", "idem_key_idx")
+        );
+        assert_eq!(
+            (to.key.as_str(), at(sql, to.span)),
+            ("idem_key_uidx", "idem_key_uidx")
         );
     }
 

@@ -50,6 +50,9 @@ pub struct Column {
     pub not_null: bool,
     /// The default expression's text, if any (`now() + INTERVAL '30 days'`).
     pub default: Option<String>,
+    /// For a generated column (`GENERATED ALWAYS AS (lower(key)) STORED`),
+    /// the columns its expression reads: a unique key on it guards those.
+    pub generated: Option<Vec<String>>,
 }
 
 /// What a key guarantees.
@@ -186,6 +189,9 @@ pub enum AlterOp {
         primary: bool,
     },
     RenameTable(Name),
+    /// `ATTACH PARTITION child FOR VALUES ...` (pg_dump writes partitions
+    /// as plain tables, then attaches them): the child becomes a partition.
+    AttachPartition(Name),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,6 +229,11 @@ pub enum EventKind {
     },
     DropTable {
         names: Vec<Name>,
+    },
+    /// `ALTER INDEX a RENAME TO b`: a later `DROP INDEX b` drops the guard.
+    RenameIndex {
+        from: Name,
+        to: Name,
     },
     Delete(Delete),
 }

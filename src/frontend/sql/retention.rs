@@ -22,7 +22,8 @@ fn re(cell: &'static OnceLock<Option<Regex>>, pattern: &str) -> Option<&'static 
     cell.get_or_init(|| Regex::new(pattern).ok()).as_ref()
 }
 
-const NAME: &str = r#"(?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?"#;
+const NAME: &str =
+    r#"(?:"[^"]+"|`[^`]+`|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|`[^`]+`|[A-Za-z_][\w$]*))?"#;
 
 fn delete_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
@@ -37,12 +38,21 @@ fn where_re() -> Option<&'static Regex> {
     re(&R, r"(?is)\bwhere\b")
 }
 
-/// `<col> < now() - <interval>` and its variants.
+/// The current time in PostgreSQL and MySQL spellings.
+const NOW: &str = r"(?:now\s*\(\s*\)|current_timestamp(?:\s*\(\s*\))?|localtimestamp|clock_timestamp\s*\(\s*\)|statement_timestamp\s*\(\s*\)|transaction_timestamp\s*\(\s*\)|utc_timestamp\s*\(\s*\))";
+
+/// MySQL's unquoted `INTERVAL 30 DAY`: the number and the unit.
+const MYSQL_INTERVAL: &str = r"\d+\s+(?:second|minute|hour|day|week|month)\b";
+
+/// `<col> < now() - <interval>` and its variants, and MySQL's
+/// `< NOW() - INTERVAL 30 DAY` and `< DATE_SUB(NOW(), INTERVAL 30 DAY)`.
 fn cutoff_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
-        r#"(?is)"?([A-Za-z_][\w$]*)"?\s*<=?\s*\(?\s*(?:now\s*\(\s*\)|current_timestamp|localtimestamp|clock_timestamp\s*\(\s*\)|statement_timestamp\s*\(\s*\)|transaction_timestamp\s*\(\s*\))\s*-\s*(?:interval\s*'([^']*)'|'([^']*)'\s*::\s*interval|make_interval\s*\(([^)]*)\))"#,
+        &format!(
+            r#"(?is)[`"]?([A-Za-z_][\w$]*)[`"]?\s*<=?\s*\(?\s*(?:{NOW}\s*-\s*(?:interval\s*'([^']*)'|'([^']*)'\s*::\s*interval|make_interval\s*\(([^)]*)\)|interval\s+({MYSQL_INTERVAL}))|(?:date_sub|subdate)\s*\(\s*{NOW}\s*,\s*interval\s+({MYSQL_INTERVAL})\s*\))"#
+        ),
     )
 }
 
@@ -59,8 +69,43 @@ fn cron_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
-        r"(?is)cron\.schedule\s*\(\s*'([^']*)'\s*,\s*'[^']*'\s*,\s*\$",
+        r"(?is)cron\.schedule(?:_in_database)?\s*\(\s*'([^']*)'\s*,\s*'[^']*'\s*,\s*[$']",
     )
+}
+
+/// A pg_cron command written as a standard string
+/// (`cron.schedule('job', '0 3 * * *', 'DELETE … interval ''3 days''')`):
+/// group 1 is the command between its quotes.
+fn quoted_cron_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r"(?is)^\s*select\s+cron\.schedule(?:_in_database)?\s*\(\s*(?:'[^']*'\s*,\s*)?'[^']*'\s*,\s*'((?:[^']|'')*)'",
+    )
+}
+
+/// The file up to a standard-string body's end, with the body's doubled
+/// quotes undone in place: an opening `''` becomes ` '`, a closing one
+/// `' `, so `interval ''3 days''` reads `interval  '3 days' ` at the same
+/// offsets.
+fn undouble_quotes(file: &str, body: Span) -> String {
+    let mut bytes = file.as_bytes()[..body.end].to_vec();
+    let mut i = body.start;
+    let mut open = true;
+    while i + 1 < body.end {
+        if bytes[i] == b'\'' && bytes[i + 1] == b'\'' {
+            if open {
+                bytes[i] = b' ';
+            } else {
+                bytes[i + 1] = b' ';
+            }
+            open = !open;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 fn function_re() -> Option<&'static Regex> {
@@ -98,11 +143,25 @@ fn make_interval(args: &str) -> Option<Duration> {
     Duration::from_unit(total, 1).filter(|d| d.secs > 0)
 }
 
+/// Whether the interval just read is scaled by what follows it
+/// (`interval '1 day' * 30`, `'1 hour'::interval * $1`): its literal is not
+/// the duration, so nothing is read rather than a guess.
+fn scaled(after: &str) -> bool {
+    after.trim_start().starts_with(['*', '/'])
+}
+
 /// The duration of an interval matched by one of the regexes above (groups
-/// `first..first+2`: quoted literal, `'…'::interval`, `make_interval` args)
+/// `first..first+2`: quoted literal, `'…'::interval`, `make_interval` args;
+/// then, for a cutoff, MySQL's `INTERVAL 30 DAY` in `NOW() - …` and in
+/// `DATE_SUB(…)`)
 /// and the span of its text in `base`'s coordinates.
 fn interval(c: &regex::Captures<'_>, first: usize, base: usize) -> Option<(Duration, Span)> {
-    if let Some(m) = c.get(first).or_else(|| c.get(first + 1)) {
+    let literal = c
+        .get(first)
+        .or_else(|| c.get(first + 1))
+        .or_else(|| c.get(first + 3))
+        .or_else(|| c.get(first + 4));
+    if let Some(m) = literal {
         let d = duration::parse(m.as_str(), None)?;
         return Some((d, Span::new(base + m.start(), base + m.end())));
     }
@@ -122,7 +181,25 @@ pub fn statement(
     facts: &mut SqlFacts,
     out: &mut Vec<RetentionFact>,
 ) {
-    walk(file, raw, &mut Vec::new(), 0, facts, out);
+    let text = &file[raw.span.start..raw.span.end];
+    let quoted = raw
+        .bodies
+        .is_empty()
+        .then(|| quoted_cron_re().and_then(|r| r.captures(text)))
+        .flatten()
+        .and_then(|c| c.get(1))
+        .map(|m| Span::new(raw.span.start + m.start(), raw.span.start + m.end()));
+    match quoted {
+        Some(body) => {
+            let undone = undouble_quotes(file, body);
+            let with_body = RawStatement {
+                span: Span::new(raw.span.start, body.end),
+                bodies: vec![body],
+            };
+            walk(&undone, &with_body, &mut Vec::new(), 0, facts, out);
+        }
+        None => walk(file, raw, &mut Vec::new(), 0, facts, out),
+    }
     partman(file, raw.span, out);
 }
 
@@ -211,7 +288,7 @@ fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
     let last = raw_name.rsplit('.').next().unwrap_or(raw_name);
     let name_start = span.start + m.start() + raw_name.len() - last.len();
     let table = Name {
-        text: raw_name.replace('"', ""),
+        text: raw_name.replace(['"', '`'], ""),
         key: super::extract::normalise_written(raw_name),
         span: Span::new(name_start, span.start + m.end()),
     };
@@ -222,6 +299,9 @@ fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
     let predicate = predicate_at.map(|p| text[p..].trim().to_string());
     let expiry = predicate_at.and_then(|p| {
         let c = cutoff_re()?.captures(&text[p..])?;
+        if scaled(&text[p + c.get(0)?.end()..]) {
+            return None;
+        }
         let (duration, dspan) = interval(&c, 2, span.start + p)?;
         Some(Expiry {
             column: c[1].to_ascii_lowercase(),
@@ -297,7 +377,7 @@ pub fn column_defaults(file: &str, facts: &SqlFacts, out: &mut Vec<RetentionFact
                 continue;
             };
             let Some(whole) = c.get(0) else { continue };
-            if region[..whole.start()].contains(',') {
+            if region[..whole.start()].contains(',') || scaled(&region[whole.end()..]) {
                 continue;
             }
             let Some((d, span)) = interval(&c, 1, from) else {
@@ -356,6 +436,32 @@ mod tests {
     }
 
     #[test]
+    fn cron_command_in_a_standard_string_is_read_with_exact_spans() {
+        let sql = "SELECT cron.schedule('purge-stripe', '0 3 * * *', \
+                   'DELETE FROM processed_stripe_events WHERE received_at < now() - interval ''3 days''');";
+        let f = facts(sql);
+        assert_eq!(
+            spans(sql, &f),
+            vec![("3 days", 3, "processed_stripe_events".to_string())]
+        );
+        assert!(f.retention[0].context.contains(&"purge-stripe".to_string()));
+    }
+
+    #[test]
+    fn mysql_unquoted_interval_and_date_sub_forms_are_read() {
+        let sql = "DELETE FROM `processed_webhook_events` WHERE `received_at` < NOW() - INTERVAL 2 DAY;\n\
+                   DELETE FROM idempotency_keys WHERE created_at < DATE_SUB(UTC_TIMESTAMP(), INTERVAL 36 DAY);";
+        let f = facts(sql);
+        assert_eq!(
+            spans(sql, &f),
+            vec![
+                ("2 DAY", 2, "processed_webhook_events".to_string()),
+                ("36 DAY", 36, "idempotency_keys".to_string())
+            ]
+        );
+    }
+
+    #[test]
     fn current_timestamp_cast_and_make_interval_forms_are_read() {
         let sql = "DELETE FROM processed_webhook_events WHERE received_at < CURRENT_TIMESTAMP - '7 days'::interval;\n\
                    DELETE FROM public.idem_keys WHERE created_at <= now() - make_interval(days => 35);";
@@ -391,6 +497,15 @@ mod tests {
         assert!(f.retention[0]
             .context
             .contains(&"purge_idempotency_keys".to_string()));
+    }
+
+    #[test]
+    fn scaled_interval_produces_nothing() {
+        let sql =
+            "DELETE FROM processed_events WHERE processed_at < now() - interval '1 day' * 10;\n\
+                   CREATE TABLE idempotency_keys (idempotency_key text PRIMARY KEY, \
+                   expires_at timestamptz DEFAULT now() + '1 hour'::interval * 48);\n";
+        assert!(spans(sql, &facts(sql)).is_empty());
     }
 
     #[test]

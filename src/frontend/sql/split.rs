@@ -2,7 +2,10 @@
 //! so each statement can be parsed on its own and one bad statement cannot
 //! hide the next. Knows quotes (`'…'` with `''`, `E'…'` with backslash
 //! escapes, `"…"`, MySQL backticks), dollar-quoted bodies (`$$…$$`,
-//! `$tag$…$tag$`), `--` comments and nested `/* */` comments. Not a parser.
+//! `$tag$…$tag$`), `--` comments and nested `/* */` comments, and the two
+//! psql forms of pg_dump output that are not SQL: the data lines after
+//! `COPY … FROM stdin;` up to `\.`, and backslash meta-commands (`\connect`,
+//! `\restrict`) that end at the end of their line. Not a parser.
 
 use crate::source::Span;
 
@@ -84,13 +87,22 @@ pub fn split(text: &str) -> Vec<RawStatement> {
             continue;
         }
         if b == b';' {
+            i += 1;
             if let Some(s) = start.take() {
+                let end = trim_end(bytes, s, i - 1);
                 out.push(RawStatement {
-                    span: Span::new(s, trim_end(bytes, s, i)),
+                    span: Span::new(s, end),
                     bodies: std::mem::take(&mut bodies),
                 });
+                if is_copy_from_stdin(&bytes[s..end]) {
+                    i = skip_copy_data(bytes, i);
+                }
             }
-            i += 1;
+            continue;
+        }
+        if start.is_none() && b == b'\\' {
+            // a psql meta-command: its line, not SQL
+            i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |p| i + p + 1);
             continue;
         }
         if start.is_none() {
@@ -132,6 +144,34 @@ pub fn split(text: &str) -> Vec<RawStatement> {
         });
     }
     out
+}
+
+/// `COPY <table> [(cols)] FROM stdin`: psql reads the rows that follow as
+/// data, not SQL.
+fn is_copy_from_stdin(stmt: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(stmt).to_ascii_lowercase();
+    let words: Vec<&str> = text.split_ascii_whitespace().collect();
+    words.first() == Some(&"copy")
+        && words
+            .windows(2)
+            .any(|w| w[0] == "from" && w[1].trim_end_matches(';') == "stdin")
+}
+
+/// Index just past the `\.` line that ends a COPY's data, which starts on
+/// the line after the statement's `;`; the end of the text if none does.
+fn skip_copy_data(bytes: &[u8], from: usize) -> usize {
+    let n = bytes.len();
+    let mut i = memchr::memchr(b'\n', &bytes[from..]).map_or(n, |p| from + p + 1);
+    while i < n {
+        let end = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |p| i + p);
+        let line = &bytes[i..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line == b"\\." {
+            return (end + 1).min(n);
+        }
+        i = end + 1;
+    }
+    n
 }
 
 /// Index just past a quoted run that opened before `i`. A doubled quote is
@@ -215,6 +255,28 @@ mod tests {
         assert_eq!(
             texts(r"SELECT 'a\'; SELECT 1"),
             vec![r"SELECT 'a\'", "SELECT 1"]
+        );
+    }
+
+    #[test]
+    fn copy_data_and_psql_meta_commands_are_not_statements() {
+        let sql = "\\connect payments\r\nCOPY public.t (id, v) FROM stdin;\r\n\
+                   1\tevt_1; DROP INDEX t_v_key;\r\n2\tit's $$ odd\r\n\\.\r\n\
+                   CREATE UNIQUE INDEX t_v_key ON public.t (v);\n\
+                   COPY t FROM stdin;\n\\.\nSELECT 1";
+        assert_eq!(
+            texts(sql),
+            vec![
+                "COPY public.t (id, v) FROM stdin",
+                "CREATE UNIQUE INDEX t_v_key ON public.t (v)",
+                "COPY t FROM stdin",
+                "SELECT 1",
+            ]
+        );
+        // a COPY from a file has no inline data
+        assert_eq!(
+            texts("COPY t FROM '/tmp/x.csv';\nSELECT 1"),
+            vec!["COPY t FROM '/tmp/x.csv'", "SELECT 1"]
         );
     }
 
