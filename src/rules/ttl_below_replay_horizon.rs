@@ -140,6 +140,16 @@ fn window_help(cp: &Counterparty, w: &Window) -> String {
     )
 }
 
+/// `3.3%`; under a tenth of a percent reads `<0.1%` rather than `0.0%`.
+fn coverage(kept: Duration, horizon: Duration) -> String {
+    let pct = 100.0 * kept.secs as f64 / horizon.secs.max(1) as f64;
+    if pct > 0.0 && pct < 0.05 {
+        "<0.1%".to_string()
+    } else {
+        format!("{pct:.1}%")
+    }
+}
+
 fn below_horizon(
     r: &Retention,
     cp: &Counterparty,
@@ -147,14 +157,14 @@ fn below_horizon(
     h: Duration,
     margin: Duration,
 ) -> Diagnostic {
-    let pct = 100.0 * r.duration.secs as f64 / h.secs.max(1) as f64;
+    let pct = coverage(r.duration, h);
     Diagnostic::new(
         NAME,
         Severity::Error,
         r.file,
         r.span,
         format!(
-            "{} but {} may resend an event for {h}: {} covers {pct:.1}% of that window; keep at least {} ({h} + {margin} margin)",
+            "{} but {} may resend an event for {h}: {} covers {pct} of that window; keep at least {} ({h} + {margin} margin)",
             kept(&r.target, r.duration),
             cp.name,
             r.duration,
@@ -430,5 +440,20 @@ mod tests {
         let cat = Catalogue::builtin();
         let a = attribute(&["stripe_api".to_string()], &cat);
         assert_eq!(a.id(), Some("stripe-webhooks"));
+    }
+
+    #[test]
+    fn coverage_under_a_tenth_of_a_percent_is_not_printed_as_zero() {
+        assert_eq!(
+            coverage(Duration::from_secs(300), Duration::from_secs(30 * 86_400)),
+            "<0.1%"
+        );
+        assert_eq!(
+            coverage(
+                Duration::from_secs(86_400),
+                Duration::from_secs(30 * 86_400)
+            ),
+            "3.3%"
+        );
     }
 }
