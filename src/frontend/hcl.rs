@@ -194,10 +194,7 @@ fn module(text: &str, block: &Block, facts: &mut FileFacts) {
             match a.value.as_object() {
                 Some(obj) => {
                     for (k, v) in obj.iter() {
-                        let key = match k {
-                            ObjectKey::Ident(i) => i.as_str().to_string(),
-                            ObjectKey::Expression(e) => e.as_str().unwrap_or_default().to_string(),
-                        };
+                        let key = object_key(k);
                         if key == "maxmemory-policy" || key == "maxmemory_policy" {
                             redis.settings.push(setting(text, v.expr(), idx));
                         }
@@ -342,12 +339,7 @@ fn resource(text: &str, block: &Block, facts: &mut FileFacts) {
                 match a.value.as_object() {
                     Some(obj) => {
                         for (k, v) in obj.iter() {
-                            let key = match k {
-                                ObjectKey::Ident(i) => i.as_str().to_string(),
-                                ObjectKey::Expression(e) => {
-                                    e.as_str().unwrap_or_default().to_string()
-                                }
-                            };
+                            let key = object_key(k);
                             if key == "maxmemory-policy" {
                                 redis.settings.push(setting(text, v.expr(), idx));
                             }
@@ -382,6 +374,14 @@ fn group_ref(e: &Expression) -> GroupRef {
     match t.operators.first().map(|o| o.value()) {
         Some(TraversalOperator::GetAttr(id)) => GroupRef::Resource(id.as_str().to_string()),
         _ => GroupRef::Unknown,
+    }
+}
+
+/// An object key as text: `maxmemory-policy = …` or `"maxmemory-policy" = …`.
+fn object_key(k: &ObjectKey) -> String {
+    match k {
+        ObjectKey::Ident(i) => i.as_str().to_string(),
+        ObjectKey::Expression(e) => e.as_str().unwrap_or_default().to_string(),
     }
 }
 

@@ -200,15 +200,19 @@ pub fn statement(
     });
 }
 
+/// The first five words of a statement, lower-cased.
+fn first_words(sql: &str) -> Vec<String> {
+    sql.split_whitespace()
+        .take(5)
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
 /// `ALTER INDEX parent_idx ATTACH PARTITION child_idx`, which pg_dump
 /// writes for every partition's index and sqlparser does not read: it joins
 /// two indexes that already exist, so it changes no guard.
 fn attaches_index_partition(sql: &str) -> bool {
-    let words: Vec<String> = sql
-        .split_whitespace()
-        .take(5)
-        .map(str::to_ascii_lowercase)
-        .collect();
+    let words = first_words(sql);
     matches!(
         words
             .iter()
@@ -284,11 +288,7 @@ fn head(sql: &str) -> String {
 /// TABLE`). NOTE: pg_dump's `ALTER SEQUENCE idempotency_keys_id_seq OWNED BY
 /// …` names a store but cannot unguard it; reporting it would be noise.
 fn changes_tables(sql: &str) -> bool {
-    let words: Vec<String> = sql
-        .split_whitespace()
-        .take(5)
-        .map(str::to_ascii_lowercase)
-        .collect();
+    let words = first_words(sql);
     matches!(
         words.first().map(String::as_str),
         Some("create" | "alter" | "drop" | "rename")
