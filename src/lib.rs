@@ -143,6 +143,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
             path: l.display.clone(),
             kind: l.kind,
             text: l.text.clone(),
+            bom: l.bom,
         });
     }
 
@@ -290,6 +291,8 @@ struct Loaded {
     /// A Rust file let through only by the second prefilter tier: only its
     /// `const`/`static` items are read (`rust_retention::parse_consts`).
     consts_only: bool,
+    /// A byte-order mark was blanked at the start of `text`.
+    bom: bool,
     problems: Vec<frontend::Problem>,
 }
 
@@ -300,6 +303,7 @@ fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
         text: Arc::from(""),
         parse: false,
         consts_only: false,
+        bom: false,
         problems: vec![frontend::Problem::new(Span::new(0, 0), message)],
     }
 }
@@ -397,7 +401,8 @@ fn load_text(
     };
     // A byte-order mark is not text: blank it with spaces of the same length
     // so spans stay byte-exact and parsers see no stray character.
-    if text.starts_with('\u{feff}') {
+    let bom = text.starts_with('\u{feff}');
+    if bom {
         text.replace_range(0..3, "   ");
     }
     let kind = walk::refine_kind(kind, path, &text);
@@ -407,6 +412,7 @@ fn load_text(
         text: Arc::from(text),
         parse: true,
         consts_only,
+        bom,
         problems,
     })
 }

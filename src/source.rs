@@ -73,6 +73,21 @@ pub struct SourceFile {
     pub path: String,
     pub kind: FileKind,
     pub text: Arc<str>,
+    /// The file began with a byte-order mark, blanked in `text` as three
+    /// spaces so that spans stay byte offsets into the file.
+    pub bom: bool,
+}
+
+impl SourceFile {
+    /// Line and column of a byte offset in this file; a blanked byte-order
+    /// mark counts as the one character it was.
+    pub fn line_col(&self, index: &LineIndex, offset: usize) -> LineCol {
+        let mut lc = index.line_col(&self.text, offset);
+        if self.bom && lc.line == 1 && offset >= 3 {
+            lc.column -= 2;
+        }
+        lc
+    }
 }
 
 /// All files whose text the run kept (the ones that were parsed), by [`FileId`].

@@ -516,3 +516,37 @@ fn the_demo_project_shows_every_built_rule_that_reads_the_model() {
         );
     }
 }
+
+#[test]
+fn a_byte_order_mark_counts_as_one_character_and_spans_stay_byte_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    // The BOM is U+FEFF: 3 bytes, one Unicode scalar value.
+    let text = "\u{feff}use stripe::Client;\nfn r(resp: &reqwest::Response) -> bool { resp.headers().get(\"Idempotency-Replayed\").is_some() }\nconst H: &str = \"Idempotancy-Key\"; const X: &str = \"\";\n";
+    write(dir.path(), "src/c.rs", text);
+    write(
+        dir.path(),
+        "src/first.rs",
+        "\u{feff}const K: &str = \"Idempotancy-Key\";\n",
+    );
+    let o = idemlint(
+        dir.path(),
+        &["check", "--isolated", "--format", "json", "."],
+    );
+    let j = json(&o);
+    let d = j["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["path"] == "src/first.rs")
+        .unwrap()
+        .clone();
+    // The BOM is column 1 and `const K: &str = "` the next 17 characters.
+    assert_eq!(d["span"]["start"]["line"], 1);
+    assert_eq!(d["span"]["start"]["column"], 19);
+    let start = d["span"]["byte_start"].as_u64().unwrap() as usize;
+    let file = std::fs::read(dir.path().join("src/first.rs")).unwrap();
+    assert_eq!(
+        &file[start..start + "Idempotancy-Key".len()],
+        b"Idempotancy-Key"
+    );
+}

@@ -689,6 +689,7 @@ pub(crate) mod testing {
                 path: path.to_string(),
                 kind,
                 text: Arc::from(*text),
+                bom: false,
             });
             facts.push(frontend::parse(id, kind, text));
         }

@@ -423,6 +423,7 @@ mod tests {
                 path: path.to_string(),
                 kind: *kind,
                 text: std::sync::Arc::from(*text),
+                bom: false,
             });
             facts.push(crate::frontend::parse(i, *kind, text));
         }

@@ -649,6 +649,7 @@ mod tests {
                 path: path.to_string(),
                 kind: FileKind::Sql,
                 text: std::sync::Arc::from(*text),
+                bom: false,
             });
             facts.push(crate::frontend::parse(i, FileKind::Sql, text));
         }

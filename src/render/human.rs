@@ -43,7 +43,9 @@ fn render_one(
         Severity::Note => (ReportKind::Custom("note", Color::Cyan), Color::Cyan),
     };
     let text = sources.text(d.file);
-    let pos = LineIndex::new(text).line_col(text, d.span.start);
+    let pos = sources
+        .get(d.file)
+        .line_col(&LineIndex::new(text), d.span.start);
     if !snippet_fits(d, sources) {
         return render_plain(d, &path, pos, w);
     }

@@ -76,14 +76,14 @@ impl<'a> Positions<'a> {
     }
 
     pub fn span(&mut self, file: FileId, span: Span) -> JsonSpan {
-        let text = self.sources.text(file);
+        let source = self.sources.get(file);
         let idx = self
             .indexes
             .entry(file)
-            .or_insert_with(|| LineIndex::new(text));
+            .or_insert_with(|| LineIndex::new(&source.text));
         JsonSpan {
-            start: idx.line_col(text, span.start),
-            end: idx.line_col(text, span.end),
+            start: source.line_col(idx, span.start),
+            end: source.line_col(idx, span.end),
             byte_start: span.start,
             byte_end: span.end,
         }

@@ -290,6 +290,7 @@ mod tests {
                 path: p.into(),
                 kind: crate::source::FileKind::Sql,
                 text: std::sync::Arc::from(""),
+                bom: false,
             });
         }
         let empty = FileFacts::default();
