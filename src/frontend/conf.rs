@@ -120,15 +120,7 @@ pub fn header_role(path: &[PathSeg]) -> Option<crate::frontend::StrRole> {
     // NOTE: `headers` of a table, a CSV export or a translation file are
     // column titles (`en.payments.table.headers.idempotency_key`,
     // `csv.headers: [Idempotency_Key, Amount]`), not HTTP headers.
-    let keys = || {
-        path.iter().filter_map(|s| match s {
-            PathSeg::Key(k) => Some(k.to_ascii_lowercase()),
-            PathSeg::Index(_) => None,
-        })
-    };
-    if keys().next().is_some_and(|k| is_locale(&k))
-        || keys().any(|k| NOT_HTTP.contains(&k.as_str()))
-    {
+    if not_http(path) {
         return None;
     }
     let mut role = None;
@@ -146,6 +138,26 @@ pub fn header_role(path: &[PathSeg]) -> Option<crate::frontend::StrRole> {
         }
     }
     role
+}
+
+fn lower_keys(path: &[PathSeg]) -> impl Iterator<Item = String> + '_ {
+    path.iter().filter_map(|s| match s {
+        PathSeg::Key(k) => Some(k.to_ascii_lowercase()),
+        PathSeg::Index(_) => None,
+    })
+}
+
+/// A translation file, or a table, CSV export or report.
+fn not_http(path: &[PathSeg]) -> bool {
+    lower_keys(path).next().is_some_and(|k| is_locale(&k))
+        || lower_keys(path).any(|k| NOT_HTTP.contains(&k.as_str()))
+}
+
+/// Whether strings under `path` are column titles (`csv.headers:
+/// [Idempotency_Key, Amount]`): they are not header names in any spelling,
+/// so the header rule never sees them.
+pub fn column_titles(path: &[PathSeg]) -> bool {
+    not_http(path) && lower_keys(path).any(|k| k.contains("header"))
 }
 
 /// Path words under which `headers` are column titles, not HTTP headers.
@@ -170,4 +182,33 @@ fn is_locale(k: &str) -> bool {
     ];
     let lang = k.split(['-', '_']).next().unwrap_or(k);
     LANGS.contains(&lang) && k.len() <= 7
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_of_a_csv_export_are_column_titles_not_header_names() {
+        assert!(column_titles(&[
+            PathSeg::Key("exports".into()),
+            PathSeg::Key("csv".into()),
+            PathSeg::Key("headers".into())
+        ]));
+        assert!(column_titles(&[
+            PathSeg::Key("en".into()),
+            PathSeg::Key("payments".into()),
+            PathSeg::Key("table".into()),
+            PathSeg::Key("headers".into())
+        ]));
+        assert!(!column_titles(&[
+            PathSeg::Key("envoy".into()),
+            PathSeg::Key("request_headers_to_add".into())
+        ]));
+        assert!(!column_titles(&[
+            PathSeg::Key("exports".into()),
+            PathSeg::Key("csv".into()),
+            PathSeg::Key("delimiter".into())
+        ]));
+    }
 }

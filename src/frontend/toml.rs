@@ -1,7 +1,9 @@
 //! TOML front end on toml_edit, which keeps byte spans and bounds its own
 //! recursion. Produces the same flattened tree as YAML.
 
-use super::conf::{header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use super::conf::{
+    column_titles, header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle,
+};
 use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
 use toml_edit::{Item, Value};
@@ -70,7 +72,7 @@ fn walk_table<'a>(
             .key(k)
             .and_then(|key| key.span())
             .map(|r| Span::new(r.start, r.end));
-        if let Some(ks) = key_span {
+        if let Some(ks) = key_span.filter(|_| !column_titles(path)) {
             facts.strings.push(StrLit {
                 value: k.to_string(),
                 span: unquote(text, ks),
@@ -135,7 +137,7 @@ fn walk_value(
                     .key(k)
                     .and_then(|key| key.span())
                     .map(|r| Span::new(r.start, r.end));
-                if let Some(ks) = ks {
+                if let Some(ks) = ks.filter(|_| !column_titles(path)) {
                     facts.strings.push(StrLit {
                         value: k.to_string(),
                         span: unquote(text, ks),
@@ -153,11 +155,13 @@ fn walk_value(
                 _ => ScalarStyle::DoubleQuoted,
             };
             let value = s.value().to_string();
-            facts.strings.push(StrLit {
-                value: value.clone(),
-                span: unquote(text, span),
-                role: header_role(path).unwrap_or(StrRole::Mention),
-            });
+            if !column_titles(path) {
+                facts.strings.push(StrLit {
+                    value: value.clone(),
+                    span: unquote(text, span),
+                    role: header_role(path).unwrap_or(StrRole::Mention),
+                });
+            }
             push(
                 out,
                 path,

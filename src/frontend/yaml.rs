@@ -3,7 +3,9 @@
 //! explicit stack, so no input depth can overflow ours; aliases are recorded
 //! and never expanded, so alias bombs cost nothing.
 
-use super::conf::{content_span, header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use super::conf::{
+    column_titles, content_span, header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle,
+};
 use super::{FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
 use crate::source::{CharToByte, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle as YStyle};
@@ -298,7 +300,7 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
                 .iter()
                 .any(|(d, p)| *d == e.doc && *p == &e.path[..e.path.len() - 1])
     };
-    for e in &doc.entries {
+    for e in doc.entries.iter().filter(|e| !column_titles(&e.path)) {
         if let (Some(key), Some(span)) = (e.key(), e.key_span) {
             // Each key is seen once, on the node it introduces.
             let span = content_span(text, span, quoted_style(text, span));
