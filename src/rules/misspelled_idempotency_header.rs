@@ -269,11 +269,9 @@ fn replay_diagnostic(u: &HeaderUse, spellings: &[&HeaderUse]) -> Option<Diagnost
 }
 
 fn both_spellings_diagnostic(u: &HeaderUse, o: &HeaderUse) -> Diagnostic {
-    Diagnostic::new(
-        NAME,
+    at(
+        u,
         Severity::Error,
-        u.file,
-        u.span,
         format!(
             "the replay header is {} `{}` here but {} `{}` elsewhere in the repository: the side that looks for one never sees the other",
             verb(u.role), u.value, verb(o.role), o.value
@@ -284,12 +282,15 @@ fn both_spellings_diagnostic(u: &HeaderUse, o: &HeaderUse) -> Diagnostic {
     .with_help(format!("Stripe sends `{REPLAYED}`; use that spelling on both sides"))
 }
 
+/// A finding of this rule at a header use; each message has its builder below.
+fn at(u: &HeaderUse, severity: Severity, message: String) -> Diagnostic {
+    Diagnostic::new(NAME, severity, u.file, u.span, message)
+}
+
 fn stripe_read_diagnostic(u: &HeaderUse) -> Diagnostic {
-    Diagnostic::new(
-        NAME,
+    at(
+        u,
         Severity::Error,
-        u.file,
-        u.span,
         format!(
             "`{}` is not Stripe's replay header: Stripe sends `{REPLAYED}`, so this lookup never sees a replay",
             u.value
@@ -302,11 +303,9 @@ fn stripe_read_diagnostic(u: &HeaderUse) -> Diagnostic {
 }
 
 fn stripe_mention_diagnostic(u: &HeaderUse) -> Diagnostic {
-    Diagnostic::new(
-        NAME,
+    at(
+        u,
         Severity::Warning,
-        u.file,
-        u.span,
         format!(
             "`{}` in code that talks to Stripe: Stripe's replay header is `{REPLAYED}`",
             u.value
@@ -319,11 +318,9 @@ fn stripe_mention_diagnostic(u: &HeaderUse) -> Diagnostic {
 }
 
 fn unknown_sender_read_diagnostic(u: &HeaderUse) -> Diagnostic {
-    Diagnostic::new(
-        NAME,
+    at(
+        u,
         Severity::Warning,
-        u.file,
-        u.span,
         format!(
             "`{}` is read as a replay header, but Stripe and the servers that follow it send `{REPLAYED}`",
             u.value
@@ -336,11 +333,9 @@ fn unknown_sender_read_diagnostic(u: &HeaderUse) -> Diagnostic {
 }
 
 fn own_replay_header_diagnostic(u: &HeaderUse) -> Diagnostic {
-    Diagnostic::new(
-        NAME,
+    at(
+        u,
         Severity::Note,
-        u.file,
-        u.span,
         format!(
             "this server emits its own replay header `{}`; clients written for Stripe's `{REPLAYED}` will not see it",
             u.value
@@ -360,11 +355,9 @@ fn passed_underscore_diagnostic(
     file: crate::source::FileId,
     span: crate::source::Span,
 ) -> Diagnostic {
-    Diagnostic::new(
-        NAME,
+    at(
+        u,
         Severity::Note,
-        u.file,
-        u.span,
         format!(
             "`{}` has an underscore: this repository's nginx passes it, but other proxies and load balancers drop such names, and clients and servers that use `{canonical}` do not match it",
             u.value
@@ -379,11 +372,9 @@ fn passed_underscore_diagnostic(
 
 fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
     match miss {
-        Miss::Underscore => Diagnostic::new(
-            NAME,
+        Miss::Underscore => at(
+            u,
             Severity::Warning,
-            u.file,
-            u.span,
             format!(
                 "`{}` has an underscore: nginx drops request headers with `_` in their name by default, so it never reaches the application",
                 u.value
@@ -393,11 +384,9 @@ fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
         .with_help(format!(
             "use `{canonical}`; nginx passes `_` names only with `underscores_in_headers on`"
         )),
-        Miss::Separator | Miss::Typo => Diagnostic::new(
-            NAME,
+        Miss::Separator | Miss::Typo => at(
+            u,
             Severity::Warning,
-            u.file,
-            u.span,
             format!(
                 "`{}` is a near-miss of the idempotency header `{canonical}`: a server that expects `{canonical}` ignores it",
                 u.value
