@@ -388,29 +388,21 @@ mod tests {
     #[test]
     fn five_minute_replay_window_constant_is_a_note_that_names_the_signature_tolerance() {
         let cat = Catalogue::builtin();
-        let d = diagnose(
-            &stripe_constant("REPLAY_WINDOW_SECS", 300),
-            &cat,
-            &Tables(vec![]),
-        )
-        .unwrap();
+        let diagnose_const = |name: &str, secs: u64| {
+            diagnose(&stripe_constant(name, secs), &cat, &Tables(vec![])).unwrap()
+        };
+        let d = diagnose_const("REPLAY_WINDOW_SECS", 300);
         assert_eq!(d.severity, Severity::Note);
         assert!(d.help.unwrap().contains("timestamp tolerance"));
         // a day-long replay window, or a dedup window of five minutes, is a retention
-        let d = diagnose(
-            &stripe_constant("REPLAY_WINDOW_SECS", DAY),
-            &cat,
-            &Tables(vec![]),
-        )
-        .unwrap();
-        assert_eq!(d.severity, Severity::Error);
-        let d = diagnose(
-            &stripe_constant("REPLAY_DEDUP_WINDOW", 300),
-            &cat,
-            &Tables(vec![]),
-        )
-        .unwrap();
-        assert_eq!(d.severity, Severity::Error);
+        assert_eq!(
+            diagnose_const("REPLAY_WINDOW_SECS", DAY).severity,
+            Severity::Error
+        );
+        assert_eq!(
+            diagnose_const("REPLAY_DEDUP_WINDOW", 300).severity,
+            Severity::Error
+        );
     }
 
     #[test]
