@@ -69,6 +69,10 @@ pub struct CheckArgs {
     /// Report everything, ignoring suppression comments (post-mortems).
     #[arg(long)]
     pub no_suppressions: bool,
+    /// Judge test code (tests/, fixtures/, *_test.go, #[cfg(test)], ...)
+    /// with the retention, header and flow rules too.
+    #[arg(long)]
+    pub include_tests: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -135,6 +135,10 @@ pub struct Config {
     pub counterparty: Vec<CounterpartyDecl>,
     #[serde(default, rename = "override")]
     pub overrides: Vec<Override>,
+    /// Judge test code with every rule (default false: the retention,
+    /// header and flow rules leave it alone).
+    #[serde(default)]
+    pub tests: Option<bool>,
     /// Whether a suppression must give a reason after `--` (default true).
     #[serde(default)]
     pub suppression_reason_required: Option<bool>,

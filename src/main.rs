@@ -81,6 +81,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                     ConfigChoice::Discover
                 },
                 no_suppressions: args.no_suppressions,
+                include_tests: args.include_tests,
             };
             let outcome = idemlint::check(&opts).map_err(|e| e.to_string())?;
             let color = match args.color {

@@ -16,6 +16,7 @@ fn human(dir: &str) -> String {
         stdin: None,
         config: ConfigChoice::Isolated,
         no_suppressions: false,
+        include_tests: false,
     })
     .unwrap();
     outcome.summary.elapsed_ms = 0;

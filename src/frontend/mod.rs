@@ -134,6 +134,9 @@ pub struct FileFacts {
     pub sql: Option<sql::SqlFacts>,
     /// Redis instances and `maxmemory-policy` settings declared in the file.
     pub redis: redis_conf::RedisFacts,
+    /// Test code inside the file (`#[cfg(test)]` modules, `#[test]`
+    /// functions), which the retention, header and flow rules do not judge.
+    pub test_regions: Vec<Span>,
 }
 
 #[derive(Debug, Default, Clone)]

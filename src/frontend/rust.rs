@@ -85,6 +85,7 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     rust.retention = super::rust_retention::extract(&file, facts);
     facts.rust = Some(rust);
     super::rust_redis_config::collect(&file, facts);
+    facts.test_regions = crate::test_code::rust_regions(&file);
 }
 
 /// Longest operator chain [`max_chain_depth`] lets through to syn. syn
