@@ -2,6 +2,9 @@
 //! visitors that each read one kind of fact; this module parses once, guards
 //! the stack and hands the tree to them.
 
+pub mod redis_config;
+pub mod retention;
+
 use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
 use syn::visit::{self, Visit};
@@ -14,8 +17,8 @@ pub struct RustFacts {
     /// Identifiers passed where a header name is read or written
     /// (`headers().get(REPLAYED)`), resolved against constants in the model.
     pub ident_args: Vec<(String, StrRole)>,
-    /// Duration constants and retentions (`rust_retention`).
-    pub retention: super::rust_retention::RetentionFacts,
+    /// Duration constants and retentions (`retention`).
+    pub retention: retention::RetentionFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -82,9 +85,9 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     };
     v.visit_file(&file);
     let mut rust = v.rust;
-    rust.retention = super::rust_retention::extract(&file, facts);
+    rust.retention = retention::extract(&file, facts);
     facts.rust = Some(rust);
-    super::rust_redis_config::collect(&file, facts);
+    redis_config::collect(&file, facts);
 }
 
 /// Longest operator chain [`max_chain_depth`] lets through to syn. syn
