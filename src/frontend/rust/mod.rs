@@ -2,8 +2,10 @@
 //! visitors that each read one kind of fact; this module parses once, guards
 //! the stack and hands the tree to them.
 
+pub mod flow;
 pub mod redis_config;
 pub mod retention;
+pub mod sql_strings;
 
 use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
@@ -19,6 +21,8 @@ pub struct RustFacts {
     pub ident_args: Vec<(String, StrRole)>,
     /// Duration constants and retentions (`retention`).
     pub retention: retention::RetentionFacts,
+    /// Events per function, uses and struct fields (`flow`).
+    pub flow: flow::FlowFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -86,6 +90,7 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     v.visit_file(&file);
     let mut rust = v.rust;
     rust.retention = retention::extract(&file, facts);
+    rust.flow = flow::collect(text, &file, facts);
     facts.rust = Some(rust);
     redis_config::collect(&file, facts);
 }

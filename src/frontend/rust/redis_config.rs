@@ -84,7 +84,7 @@ impl Literals {
 
 /// `#[cfg(test)]` and `#[test]`: a test may set an evicting policy on
 /// purpose (to check that the handler fails closed).
-fn is_test(attrs: &[syn::Attribute]) -> bool {
+pub(super) fn is_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().segments.last().is_some_and(|s| s.ident == "test")
             || (a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"))

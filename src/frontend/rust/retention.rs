@@ -694,7 +694,7 @@ impl Visitor {
 
 /// `SetExpiry::EX(n)`/`PX(n)`, `Expiration::EX(n)`/`PX(n)` and `NX`
 /// anywhere in an options expression.
-fn find_set_options<'e>(
+pub(super) fn find_set_options<'e>(
     e: &'e syn::Expr,
     ttl: &mut Option<(&'e syn::Expr, u64)>,
     nx: &mut bool,
@@ -753,7 +753,7 @@ fn after_now(e: &syn::Expr) -> Option<&syn::Expr> {
     }
 }
 
-fn str_lit(e: &syn::Expr) -> Option<String> {
+pub(super) fn str_lit(e: &syn::Expr) -> Option<String> {
     match e {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
@@ -766,7 +766,7 @@ fn str_lit(e: &syn::Expr) -> Option<String> {
 
 /// The literal text of a `format!` (or `concat!`) before its first
 /// placeholder: `format!("idem:stripe:{}", id)` gives `idem:stripe:`.
-fn format_prefix(mac: &syn::Macro) -> Option<String> {
+pub(super) fn format_prefix(mac: &syn::Macro) -> Option<String> {
     let name = mac.path.segments.last()?.ident.to_string();
     if !matches!(name.as_str(), "format" | "concat") {
         return None;
