@@ -208,15 +208,20 @@ pub struct Step {
     pub via: Option<(FileId, Span)>,
     pub kind: StepKind,
     pub branch: Vec<(u64, u32)>,
+    /// Leaving blocks the step is in (see `flow::Event::exits`).
+    pub exits: Vec<u64>,
     pub success_only: bool,
 }
 
 impl Step {
-    /// Whether two steps sit in different arms of one branch.
-    pub fn exclusive(&self, other: &Step) -> bool {
+    /// Whether this step cannot run before `later`: they sit in different
+    /// arms of one branch, or this one is in a block that leaves and
+    /// `later` is not.
+    pub fn exclusive(&self, later: &Step) -> bool {
         self.branch
             .iter()
-            .any(|(s, a)| other.branch.iter().any(|(t, b)| s == t && a != b))
+            .any(|(s, a)| later.branch.iter().any(|(t, b)| s == t && a != b))
+            || self.exits.iter().any(|x| !later.exits.contains(x))
     }
 }
 
@@ -268,6 +273,7 @@ enum Local {
         file: FileId,
         span: Span,
         branch: Vec<(u64, u32)>,
+        exits: Vec<u64>,
         success_only: bool,
         /// Callee parameter → caller's name for it.
         subst: Vec<(String, String)>,
@@ -589,6 +595,11 @@ impl FlowModel {
                         .iter()
                         .map(|(s, a)| (((i as u64) << 32) | u64::from(*s), *a))
                         .collect();
+                    let exits: Vec<u64> = ev
+                        .exits
+                        .iter()
+                        .map(|x| ((i as u64) << 32) | u64::from(*x))
+                        .collect();
                     let step = |kind| {
                         Local::Step(Step {
                             file: e.file,
@@ -596,6 +607,7 @@ impl FlowModel {
                             via: None,
                             kind,
                             branch: branch.clone(),
+                            exits: exits.clone(),
                             success_only: ev.success_only,
                         })
                     };
@@ -687,6 +699,7 @@ impl FlowModel {
                                         file: e.file,
                                         span: ev.span,
                                         branch: branch.clone(),
+                                        exits: exits.clone(),
                                         success_only: ev.success_only,
                                         subst,
                                     });
@@ -719,6 +732,7 @@ impl FlowModel {
                 &opaque,
                 &mut stack,
                 None,
+                &[],
                 &[],
                 &[],
                 false,
@@ -763,6 +777,7 @@ fn flatten(
     stack: &mut Vec<usize>,
     via: Option<(FileId, Span)>,
     branch: &[(u64, u32)],
+    exits: &[u64],
     subst: &[(String, String)],
     success: bool,
     out: &mut Vec<Step>,
@@ -790,6 +805,7 @@ fn flatten(
                     s.via = via;
                 }
                 s.branch.splice(0..0, branch.iter().copied());
+                s.exits.splice(0..0, exits.iter().copied());
                 s.success_only |= success;
                 match &mut s.kind {
                     StepKind::Write { conn, .. }
@@ -808,6 +824,7 @@ fn flatten(
                 file,
                 span,
                 branch: b,
+                exits: x,
                 success_only,
                 subst: inner,
             } => {
@@ -824,6 +841,8 @@ fn flatten(
                     .collect();
                 let mut br = branch.to_vec();
                 br.extend(b.iter().copied());
+                let mut ex = exits.to_vec();
+                ex.extend(x.iter().copied());
                 stack.push(*target);
                 flatten(
                     *target,
@@ -832,6 +851,7 @@ fn flatten(
                     stack,
                     here,
                     &br,
+                    &ex,
                     &composed,
                     success || *success_only,
                     out,

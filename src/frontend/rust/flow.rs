@@ -67,6 +67,9 @@ pub struct Event {
     /// Branches the event sits in: (branch site, arm). Two events in
     /// different arms of one site never both run.
     pub branch: Vec<(u32, u32)>,
+    /// Blocks the event sits in that leave the function or loop (`return`,
+    /// `break`, `let … else`): what runs in them precedes nothing after them.
+    pub exits: Vec<u32>,
     /// Inside an `Ok(..)` arm, `if let Ok`, an `is_ok()`/`is_success()`
     /// guard, or a `.map`/`.and_then` closure: runs only on success.
     pub success_only: bool,
@@ -228,6 +231,7 @@ impl FileWalker<'_> {
             facts: self.facts,
             events: Vec::new(),
             branch: Vec::new(),
+            exits: Vec::new(),
             sites: 0,
             success: 0,
             opaque: None,
@@ -402,6 +406,7 @@ struct FnWalker<'a> {
     facts: &'a mut FileFacts,
     events: Vec<Event>,
     branch: Vec<(u32, u32)>,
+    exits: Vec<u32>,
     sites: u32,
     success: usize,
     opaque: Option<Span>,
@@ -499,7 +504,7 @@ fn path_of(e: &syn::Expr) -> Vec<String> {
         syn::Expr::MethodCall(m)
             if matches!(
                 m.method.to_string().as_str(),
-                "clone" | "as_ref" | "as_mut" | "deref" | "deref_mut" | "borrow"
+                "clone" | "as_ref" | "as_mut" | "deref" | "deref_mut" | "borrow" | "get_ref"
             ) =>
         {
             path_of(&m.receiver)
@@ -570,6 +575,7 @@ impl FnWalker<'_> {
             span,
             kind,
             branch: self.branch.clone(),
+            exits: self.exits.clone(),
             success_only: self.success > 0,
         });
         self.events.len() - 1
@@ -586,6 +592,18 @@ impl FnWalker<'_> {
         f(self);
         self.success -= usize::from(success);
         self.branch.pop();
+    }
+
+    /// Visit a block that leaves (returns, breaks) when it ends.
+    fn in_exit(&mut self, exits: bool, f: impl FnOnce(&mut Self)) {
+        if exits {
+            let id = self.site();
+            self.exits.push(id);
+            f(self);
+            self.exits.pop();
+        } else {
+            f(self);
+        }
     }
 
     fn in_scope(&mut self, span: Span, what: &str, f: impl FnOnce(&mut Self)) {
@@ -964,6 +982,34 @@ fn closure_param(e: &syn::Expr) -> Option<String> {
     }
 }
 
+/// Whether a block ends by leaving: `return`, `break`, `continue`, or a
+/// macro that does (`bail!`, `panic!`).
+fn block_leaves(b: &syn::Block) -> bool {
+    match b.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => expr_leaves(e),
+        Some(syn::Stmt::Macro(m)) => macro_leaves(&m.mac),
+        _ => false,
+    }
+}
+
+fn expr_leaves(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => true,
+        syn::Expr::Block(b) => block_leaves(&b.block),
+        syn::Expr::Macro(m) => macro_leaves(&m.mac),
+        _ => false,
+    }
+}
+
+fn macro_leaves(m: &syn::Macro) -> bool {
+    m.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "bail" | "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
+}
+
 /// `Ok(..)` as a pattern.
 fn is_ok_pat(p: &syn::Pat) -> bool {
     match p {
@@ -1000,9 +1046,13 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         self.visit_expr(&e.cond);
         let site = self.site();
         let success = is_success_cond(&e.cond);
-        self.in_arm(site, 0, success, |w| w.visit_block(&e.then_branch));
+        let leaves = block_leaves(&e.then_branch);
+        self.in_arm(site, 0, success, |w| {
+            w.in_exit(leaves, |w| w.visit_block(&e.then_branch))
+        });
         if let Some((_, els)) = &e.else_branch {
-            self.in_arm(site, 1, false, |w| w.visit_expr(els));
+            let leaves = expr_leaves(els);
+            self.in_arm(site, 1, false, |w| w.in_exit(leaves, |w| w.visit_expr(els)));
         }
     }
 
@@ -1011,11 +1061,12 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let site = self.site();
         for (i, arm) in e.arms.iter().enumerate() {
             let arm_no = u32::try_from(i).unwrap_or(u32::MAX);
+            let leaves = expr_leaves(&arm.body);
             self.in_arm(site, arm_no, is_ok_pat(&arm.pat), |w| {
                 if let Some((_, g)) = &arm.guard {
                     w.visit_expr(g);
                 }
-                w.visit_expr(&arm.body);
+                w.in_exit(leaves, |w| w.visit_expr(&arm.body));
             });
         }
     }
@@ -1044,7 +1095,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         if let Some(init) = &local.init {
             self.visit_expr(&init.expr);
             if let Some((_, d)) = &init.diverge {
-                self.visit_expr(d);
+                self.in_exit(true, |w| w.visit_expr(d));
             }
         }
         let names = pat_names(&local.pat);
