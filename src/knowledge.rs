@@ -616,3 +616,75 @@ pub fn redis() -> &'static Redis {
     static R: OnceLock<Redis> = OnceLock::new();
     R.get_or_init(|| load("redis.toml", REDIS_TOML))
 }
+
+/// A call pattern of `rules/effects.toml` (or `[[effect]]` in idemlint.toml):
+/// every field given must match.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallPattern {
+    #[serde(default)]
+    pub id: String,
+    /// payment | http | message | inner-handler | (a project's own word)
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// The called path ends with these segments.
+    #[serde(default)]
+    pub path: Vec<String>,
+    #[serde(default)]
+    pub method: Option<String>,
+    /// The receiver's last name is one of these.
+    #[serde(default)]
+    pub receiver: Vec<String>,
+    /// A method or path segment earlier in the chain is one of these.
+    #[serde(default)]
+    pub chain_any: Vec<String>,
+    /// A path segment inside the arguments is one of these.
+    #[serde(default)]
+    pub arg_any: Vec<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// What a call looks like to a [`CallPattern`].
+#[derive(Debug, Clone, Copy)]
+pub struct CallShape<'a> {
+    pub path: &'a [String],
+    pub method: Option<&'a str>,
+    pub receiver_last: Option<&'a str>,
+    pub chain: &'a [String],
+    pub args: &'a [String],
+}
+
+impl CallPattern {
+    pub fn matches(&self, c: CallShape<'_>) -> bool {
+        let any = |want: &[String], have: &[String]| {
+            want.is_empty() || want.iter().any(|w| have.contains(w))
+        };
+        (!self.path.is_empty() || self.method.is_some())
+            && (self.path.is_empty() || c.path.ends_with(&self.path))
+            && self.method.as_deref().is_none_or(|m| c.method == Some(m))
+            && (self.receiver.is_empty()
+                || c.receiver_last
+                    .is_some_and(|r| self.receiver.iter().any(|w| w == r)))
+            && any(&self.chain_any, c.chain)
+            && any(&self.arg_any, c.args)
+    }
+}
+
+/// `rules/effects.toml`: effects, fresh-key makers and retry wrappers.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Effects {
+    pub effect: Vec<CallPattern>,
+    pub fresh_key: Vec<CallPattern>,
+    pub retry: Vec<CallPattern>,
+}
+
+pub const EFFECTS_TOML: &str = include_str!("../rules/effects.toml");
+
+pub fn effects() -> &'static Effects {
+    static E: OnceLock<Effects> = OnceLock::new();
+    E.get_or_init(|| load("effects.toml", EFFECTS_TOML))
+}

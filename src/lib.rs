@@ -206,7 +206,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
                         file: id,
                         ..Default::default()
                     };
-                    frontend::rust_retention::parse_consts(&l.text, &mut f);
+                    frontend::rust::retention::parse_consts(&l.text, &mut f);
                     f
                 } else if l.parse && l.text.len() > BIG_FILE_BYTES {
                     // One big file at a time: a parse takes many times the
@@ -342,7 +342,7 @@ struct Loaded {
     text: Arc<str>,
     parse: bool,
     /// A Rust file let through only by the second prefilter tier: only its
-    /// `const`/`static` items are read (`rust_retention::parse_consts`).
+    /// `const`/`static` items are read (`rust::retention::parse_consts`).
     consts_only: bool,
     /// A byte-order mark was blanked at the start of `text`.
     bom: bool,

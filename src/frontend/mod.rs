@@ -10,8 +10,6 @@ pub mod json;
 pub mod redis_conf;
 pub mod redis_yaml;
 pub mod rust;
-pub mod rust_redis_config;
-pub mod rust_retention;
 pub mod sql;
 pub mod text;
 pub mod toml;
