@@ -31,7 +31,8 @@ impl ProjectModel {
     pub fn build(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
         let headers = headers::HeaderModel::build(&files);
         let retention = retention::RetentionModel::build(&files, sources, config);
-        let schema = schema::SchemaModel::build(&files, sources, config);
+        let mut schema = schema::SchemaModel::build(&files, sources, config);
+        schema.mark_treated_as_stores(&files);
         let redis = redis::RedisModel::build(&files, sources, config);
         let flows = flows::FlowModel::build(&files, sources, config, &schema);
         ProjectModel {

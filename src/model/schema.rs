@@ -143,6 +143,10 @@ pub struct SchemaModel {
     pub deletes: Vec<DeleteUse>,
     /// Tables the config declares (`store = true`) or excludes (`false`), normalised.
     declared: HashMap<String, bool>,
+    /// Tables (bare, normalised) that Rust code treats as a key store: it
+    /// claims a key with `INSERT … ON CONFLICT DO NOTHING`, or reads a table
+    /// and then inserts into it in one function (a check-then-insert).
+    treated: std::collections::HashSet<String>,
 }
 
 fn bare(key: &str) -> &str {
@@ -196,6 +200,38 @@ impl SchemaModel {
         model
     }
 
+    /// Record the tables Rust code treats as key stores (see `treated`).
+    /// A table that only carries a key column is judged in full when the
+    /// code claims on it or checks and then inserts.
+    pub fn mark_treated_as_stores(&mut self, files: &[FileFacts]) {
+        use crate::frontend::rust::flow::EventKind as Ev;
+        use crate::frontend::sql::dml::DmlKind;
+        for func in files
+            .iter()
+            .filter_map(|f| f.rust.as_ref())
+            .flat_map(|r| r.flow.functions.iter())
+            .filter(|func| !func.test)
+        {
+            let mut read: Vec<&str> = Vec::new();
+            for ev in &func.events {
+                let Ev::Sql { dml, .. } = &ev.kind else {
+                    continue;
+                };
+                let table = bare(&dml.table);
+                match dml.kind {
+                    DmlKind::InsertDoNothing => {
+                        self.treated.insert(table.to_string());
+                    }
+                    DmlKind::Insert if read.contains(&table) => {
+                        self.treated.insert(table.to_string());
+                    }
+                    DmlKind::Read => read.push(table),
+                    _ => {}
+                }
+            }
+        }
+    }
+
     /// Whether a table is an idempotency store, and what kind.
     pub fn store(&self, t: &Table) -> Option<Store> {
         let stores = knowledge::stores();
@@ -215,7 +251,8 @@ impl SchemaModel {
         });
         let dedicated = declared == Some(true)
             || stores.is_store_table(&t.key)
-            || stores.is_provider_event_table(&t.key);
+            || stores.is_provider_event_table(&t.key)
+            || (marked && self.treated.contains(bare(&t.key)));
         let weak = stores.weak_table.matches(bare(&t.key));
         if !dedicated && !marked && !weak {
             return None;
