@@ -79,37 +79,35 @@ fn span_of(tokens: &impl syn::spanned::Spanned) -> Span {
     Span::new(r.start, r.end)
 }
 
+impl Regions {
+    /// A test item is one region; any other item is walked for test items
+    /// inside it.
+    fn item(&mut self, attrs: &[syn::Attribute], span: Span, walk: impl FnOnce(&mut Self)) {
+        if attrs.iter().any(is_test_attr) {
+            self.0.push(span);
+        } else {
+            walk(self);
+        }
+    }
+}
+
 impl<'ast> Visit<'ast> for Regions {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        if m.attrs.iter().any(is_test_attr) {
-            self.0.push(span_of(m));
-        } else {
-            syn::visit::visit_item_mod(self, m);
-        }
+        self.item(&m.attrs, span_of(m), |v| syn::visit::visit_item_mod(v, m));
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        if f.attrs.iter().any(is_test_attr) {
-            self.0.push(span_of(f));
-        } else {
-            syn::visit::visit_item_fn(self, f);
-        }
+        self.item(&f.attrs, span_of(f), |v| syn::visit::visit_item_fn(v, f));
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if f.attrs.iter().any(is_test_attr) {
-            self.0.push(span_of(f));
-        } else {
-            syn::visit::visit_impl_item_fn(self, f);
-        }
+        self.item(&f.attrs, span_of(f), |v| {
+            syn::visit::visit_impl_item_fn(v, f)
+        });
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        if i.attrs.iter().any(is_test_attr) {
-            self.0.push(span_of(i));
-        } else {
-            syn::visit::visit_item_impl(self, i);
-        }
+        self.item(&i.attrs, span_of(i), |v| syn::visit::visit_item_impl(v, i));
     }
 }
 
