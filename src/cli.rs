@@ -47,6 +47,16 @@ pub enum Command {
         #[command(subcommand)]
         command: BaselineCommand,
     },
+    /// Write a commented starter idemlint.toml listing the stores found,
+    /// each with the counterparty idemlint inferred, to confirm or correct.
+    Init {
+        /// The repository (or directory) to scan and write the file into.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Overwrite an existing idemlint.toml.
+        #[arg(long)]
+        force: bool,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
 }

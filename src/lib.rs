@@ -14,6 +14,7 @@ pub mod files;
 pub mod fix;
 pub mod frontend;
 pub mod horizons;
+pub mod init;
 pub mod knowledge;
 pub mod model;
 pub mod render;
@@ -91,6 +92,8 @@ pub struct Outcome {
     pub sources: SourceMap,
     pub summary: Summary,
     pub config: Config,
+    /// The joined project model the rules read (`init` lists its stores).
+    pub model: model::ProjectModel,
 }
 
 impl Outcome {
@@ -297,6 +300,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         sources,
         summary,
         config,
+        model,
     })
 }
 

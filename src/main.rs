@@ -69,6 +69,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                     isolated,
                 },
         } => prune(&file, paths, write, config_choice(config, isolated)),
+        Command::Init { path, force } => init(&path, force),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "idemlint", &mut std::io::stdout());
@@ -327,6 +328,45 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
                 .map_or(Destination::Stdout, Destination::File),
         })
         .collect())
+}
+
+/// `init`: write the starter config, never over an existing one unless forced.
+fn init(dir: &Path, force: bool) -> Result<u8, String> {
+    if !dir.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    let target = dir.join("idemlint.toml");
+    if !force {
+        for name in idemlint::config::CONFIG_NAMES {
+            let existing = dir.join(name);
+            if existing.exists() {
+                return Err(format!(
+                    "{} already exists; `idemlint init --force` overwrites it",
+                    existing.display()
+                ));
+            }
+        }
+    }
+    // The stores as idemlint finds them on its own, not as an old config
+    // declares them.
+    let opts = Options {
+        paths: vec![dir.to_path_buf()],
+        stdin: None,
+        config: ConfigChoice::Isolated,
+        no_suppressions: false,
+    };
+    let outcome = idemlint::check(&opts).map_err(|e| e.to_string())?;
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let base = idemlint::walk::display_path(dir, &cwd);
+    let (text, stores) = idemlint::init::starter(&outcome, &base);
+    fix::write_atomically(&target, text.as_bytes())
+        .map_err(|e| format!("{}: cannot write: {e}", target.display()))?;
+    eprintln!(
+        "idemlint: wrote {} with {}; confirm or correct each counterparty",
+        target.display(),
+        plural(stores, "store")
+    );
+    Ok(0)
 }
 
 /// `baseline prune`: the entries no current finding matches.

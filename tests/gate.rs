@@ -828,6 +828,52 @@ fn fix_changes_the_eviction_policy_token_and_reports_what_remains() {
     );
 }
 
+// ---------------------------------------------------------------------- init
+
+#[test]
+fn init_writes_a_starter_config_with_the_stores_found_and_never_overwrites_unforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("repo")).unwrap();
+    copy_dir(&manifest().join("testdata/projects/demo"), &d.join("repo"));
+    let _ = std::fs::remove_file(d.join("repo/idemlint.toml"));
+    let o = idemlint(d, &["init", "repo"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(d.join("repo/idemlint.toml")).unwrap();
+    assert!(
+        text.contains(
+            "[[store]]\ntable = \"processed_stripe_events\"\ncounterparty = \"stripe-webhooks\"\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("# table `idempotency_keys` (migrations/20260110090000_idempotency.sql:2): no counterparty found"),
+        "{text}"
+    );
+    assert!(text.contains("redis = \"idempotency-redis\""), "{text}");
+    // the file is a valid config: a check reads it
+    let o = idemlint(&d.join("repo"), &["check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+
+    std::fs::write(d.join("repo/idemlint.toml"), "# mine\n").unwrap();
+    let o = idemlint(d, &["init", "repo"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("already exists; `idemlint init --force`"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("repo/idemlint.toml")).unwrap(),
+        "# mine\n"
+    );
+    let o = idemlint(d, &["init", "repo", "--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(std::fs::read_to_string(d.join("repo/idemlint.toml"))
+        .unwrap()
+        .contains("processed_stripe_events"));
+}
+
 // ---------------------------------------------------------------- completions
 
 #[test]
