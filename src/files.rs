@@ -59,6 +59,8 @@ pub enum Read {
         matches: bool,
     },
     Failed(String),
+    /// Holds no word that can matter (already known without the bytes).
+    Skipped,
 }
 
 /// One file of the index or of a commit.
@@ -84,10 +86,27 @@ pub struct Selection {
     /// The repository root as a path relative to the current directory
     /// (`.`, `../..`), so display paths match the walk's.
     root: Option<PathBuf>,
+    /// The repository root, where git runs.
+    workdir: PathBuf,
     /// Display paths whose findings are reported; `None` reports all.
     reported: Option<BTreeSet<String>>,
-    /// Blob contents by candidate path, filled by `discover`.
-    blobs: Mutex<HashMap<PathBuf, Vec<u8>>>,
+    /// The candidates' blob ids, listed by `discover`.
+    oids: Mutex<Vec<(PathBuf, String)>>,
+    /// Blob contents by candidate path, read at the first `read`.
+    blobs: Mutex<Option<HashMap<PathBuf, Blob>>>,
+}
+
+/// A blob as read: kept only when it can matter, so memory grows with the
+/// relevant files, not with the repository.
+#[derive(Debug)]
+enum Blob {
+    Bytes(Vec<u8>),
+    TooLarge {
+        len: u64,
+        matches: bool,
+    },
+    /// No keyword: not worth keeping.
+    Skipped,
 }
 
 impl Selection {
@@ -197,9 +216,11 @@ impl Selection {
         };
         Ok(Selection {
             origin,
+            workdir: cwd.join(&root),
             root: Some(root),
             reported,
-            blobs: Mutex::new(HashMap::new()),
+            oids: Mutex::new(Vec::new()),
+            blobs: Mutex::new(None),
         })
     }
 
@@ -250,8 +271,8 @@ impl Selection {
                 explicit: false,
             });
         }
-        let blobs = read_blobs(&cwd.join(root), &oids);
-        *self.blobs.lock().unwrap_or_else(|e| e.into_inner()) = blobs;
+        *lock(&self.oids) = oids;
+        *lock(&self.blobs) = None;
         out.sort();
         Ok(out)
     }
@@ -259,18 +280,14 @@ impl Selection {
     /// A candidate's bytes, from the work tree or from git.
     pub fn read(&self, c: &Candidate, max: u64, keywords: &Keywords) -> Read {
         if let Origin::Git(_) = self.origin {
-            let blob = self
-                .blobs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&c.path);
-            return match blob {
+            let mut blobs = lock(&self.blobs);
+            let blobs = blobs
+                .get_or_insert_with(|| read_blobs(&self.workdir, &lock(&self.oids), max, keywords));
+            return match blobs.remove(&c.path) {
                 None => Read::Failed("git could not read the blob".to_string()),
-                Some(b) if b.len() as u64 > max => Read::TooLarge {
-                    len: b.len() as u64,
-                    matches: keywords.matches(&b),
-                },
-                Some(b) => Read::Bytes(b),
+                Some(Blob::TooLarge { len, matches }) => Read::TooLarge { len, matches },
+                Some(Blob::Bytes(b)) => Read::Bytes(b),
+                Some(Blob::Skipped) => Read::Skipped,
             };
         }
         match std::fs::metadata(&c.path) {
@@ -352,9 +369,19 @@ fn tree_entries(listing: &str) -> Vec<Entry> {
         .collect()
 }
 
-/// Read blobs with one `git cat-file --batch`; a blob git cannot give is
-/// left out (and reported as unreadable by [`Selection::read`]).
-fn read_blobs(dir: &Path, oids: &[(PathBuf, String)]) -> HashMap<PathBuf, Vec<u8>> {
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Read blobs with one `git cat-file --batch`, keeping the bytes of those
+/// that hold a keyword (or may define Rust constants); a blob git cannot
+/// give is left out (and reported as unreadable by [`Selection::read`]).
+fn read_blobs(
+    dir: &Path,
+    oids: &[(PathBuf, String)],
+    max: u64,
+    keywords: &Keywords,
+) -> HashMap<PathBuf, Blob> {
     let mut out = HashMap::new();
     if oids.is_empty() {
         return out;
@@ -395,7 +422,17 @@ fn read_blobs(dir: &Path, oids: &[(PathBuf, String)]) -> HashMap<PathBuf, Vec<u8
         if reader.read_exact(&mut bytes).is_err() || reader.read_exact(&mut newline).is_err() {
             break;
         }
-        out.insert(path.clone(), bytes);
+        let blob = if bytes.len() as u64 > max {
+            Blob::TooLarge {
+                len: bytes.len() as u64,
+                matches: keywords.matches(&bytes),
+            }
+        } else if keywords.matches(&bytes) || walk::rust_constants_prefilter(&bytes) {
+            Blob::Bytes(bytes)
+        } else {
+            Blob::Skipped
+        };
+        out.insert(path.clone(), blob);
     }
     let _ = writer.join();
     let _ = child.wait();

@@ -393,6 +393,7 @@ fn read_candidate(
                 MAX_FILE_BYTES / 1048576
             ),
         )),
+        files::Read::Skipped => None,
         files::Read::Failed(e) => Some(problem_only(
             c.display.clone(),
             c.kind,

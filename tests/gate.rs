@@ -288,7 +288,7 @@ fn github_annotations_escape_a_comma_in_the_path_and_percent_and_newline_in_the_
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(
         out.starts_with(
-            "::warning file=src/a%2Cb%3Ac.rs,line=1,col=10,endLine=1,endColumn=24,title=idemlint(misspelled-idempotency-header)::covers 3.3%25 of the window%0Asecond line <b>&\"'</b>"
+            "::warning file=src/a%2Cb%3Ac.rs,line=1,col=10,endLine=1,endColumn=24,title=misspelled-idempotency-header::covers 3.3%25 of the window%0Asecond line <b>&\"'</b>"
         ),
         "{out}"
     );
@@ -401,6 +401,14 @@ fn in_github_actions_annotations_go_to_stdout_and_the_report_to_stderr() {
         "{out}"
     );
     assert!(stderr(&o).contains("idemlint: 1 finding"), "{}", stderr(&o));
+    // a comma in a real path, end to end
+    write(dir.path(), "src/a,b.rs", STRIPE_CLIENT);
+    let o = idemlint(dir.path(), &["check", "--isolated", "--format", "github"]);
+    assert!(
+        stdout(&o).contains("::error file=src/a%2Cb.rs,line=4,col=25,endLine=4,endColumn=44,title=misspelled-idempotency-header::"),
+        "{}",
+        stdout(&o)
+    );
     // an explicit format wins
     let o = run(
         dir.path(),

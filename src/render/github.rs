@@ -1,5 +1,5 @@
 //! `--format github`: GitHub Actions workflow commands, one annotation per
-//! finding (`::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::…`).
+//! finding (`::error file=…,line=…,col=…,endLine=…,endColumn=…,title=<rule>::…`).
 //! Columns count Unicode characters; `endColumn` is the finding's last
 //! character. Values are escaped as the runner unescapes them: `%`, `\r` and
 //! `\n` everywhere, and `:` and `,` in properties too.
@@ -42,7 +42,7 @@ pub fn render(report: &Report) -> String {
             s.column,
             e.line,
             end_column,
-            escape_property(&format!("idemlint({})", d.rule)),
+            escape_property(d.rule),
             escape_data(&message)
         ));
     }

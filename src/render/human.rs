@@ -87,6 +87,11 @@ fn statistics(report: &super::Report, with_suppressed: bool) -> String {
         }
     }
     let mut rows: Vec<_> = rows.into_iter().collect();
+    for r in &mut rows {
+        // error, warning, note
+        r.1 .3
+            .sort_by_key(|s| Severity::parse(s).map(std::cmp::Reverse));
+    }
     rows.sort_by(|a, b| (b.1 .0, a.0).cmp(&(a.1 .0, b.0)));
     let width = rows
         .iter()
