@@ -141,6 +141,10 @@ pub struct CheckArgs {
     /// Report everything, ignoring suppression comments (post-mortems).
     #[arg(long)]
     pub no_suppressions: bool,
+    /// Judge test code (tests/, fixtures/, *_test.go, #[cfg(test)], ...)
+    /// with the retention, header and flow rules too.
+    #[arg(long)]
+    pub include_tests: bool,
     /// Record the current findings in FILE (and exit 0), for `--baseline`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "fix", "diff"])]
     pub write_baseline: Option<PathBuf>,

@@ -135,6 +135,13 @@ pub struct Config {
     pub counterparty: Vec<CounterpartyDecl>,
     #[serde(default, rename = "override")]
     pub overrides: Vec<Override>,
+    /// Judge test code with every rule (default false: the retention,
+    /// header and flow rules leave it alone).
+    #[serde(default)]
+    pub tests: Option<bool>,
+    /// Calls the project counts as effects, beside `rules/effects.toml`.
+    #[serde(default)]
+    pub effect: Vec<crate::knowledge::CallPattern>,
     /// Whether a suppression must give a reason after `--` (default true).
     #[serde(default)]
     pub suppression_reason_required: Option<bool>,
@@ -223,6 +230,16 @@ impl Config {
                     message: format!(
                         "unknown counterparty `{id}`: `idemlint horizons` lists the known ones; add it with `[[counterparty]]`"
                     ),
+                });
+            }
+        }
+        for e in &self.effect {
+            if e.path.is_empty() && e.method.is_none() {
+                return Err(ConfigError::Invalid {
+                    path: path.to_string(),
+                    line: line_of("[[effect]]"),
+                    message: "an `[[effect]]` needs a `path` or a `method` to match calls by"
+                        .to_string(),
                 });
             }
         }

@@ -52,7 +52,7 @@ pub const HEADERS_TOML: &str = include_str!("../rules/headers.toml");
 
 /// A catalogue that fails to parse is a build defect caught by the
 /// meta-tests; at run time it degrades to an empty catalogue with a message.
-fn load<T: for<'de> Deserialize<'de> + Default>(name: &str, text: &str) -> T {
+pub(crate) fn load<T: for<'de> Deserialize<'de> + Default>(name: &str, text: &str) -> T {
     match toml::from_str(text) {
         Ok(v) => v,
         Err(e) => {
@@ -128,12 +128,65 @@ pub struct KeyColumns {
     pub marks_store: Vec<String>,
 }
 
+/// Caller scope columns: an owner word, alone or before an id suffix.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeColumns {
+    pub parts: Vec<String>,
+    pub id_suffix: Vec<String>,
+}
+
+impl ScopeColumns {
+    /// Whether a column named `name` (any case style) with SQL type `ty`
+    /// identifies a tenant-like owner.
+    pub fn matches(&self, name: &str, ty: &str) -> bool {
+        let ty = ty.to_ascii_uppercase();
+        let not_an_id = [
+            "BOOL", "TIME", "DATE", "INTERVAL", "JSON", "FLOAT", "DOUBLE", "REAL", "NUMERIC",
+            "DECIMAL",
+        ];
+        if not_an_id.iter().any(|w| ty.contains(w)) {
+            return false;
+        }
+        let words = name_words(name);
+        let owner = |w: &String| self.parts.iter().any(|p| p == w);
+        match words.as_slice() {
+            [one] => owner(one),
+            [.., before, last] => self.id_suffix.iter().any(|s| s == last) && owner(before),
+            [] => false,
+        }
+    }
+}
+
+/// Key columns that hold a digest (`request_sha256`, a `bytea` key).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DigestKeys {
+    pub parts: Vec<String>,
+    pub types: Vec<String>,
+}
+
+impl DigestKeys {
+    pub fn matches(&self, name: &str, ty: &str) -> bool {
+        let ty = ty.to_ascii_uppercase();
+        let base = ty.split(['(', ' ']).next().unwrap_or("");
+        self.types.iter().any(|t| t == base)
+            || name_words(name)
+                .last()
+                .is_some_and(|w| self.parts.iter().any(|p| p == w))
+    }
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Stores {
     pub table: Words,
     pub key_column: KeyColumns,
-    pub scope_column: Words,
+    pub scope_column: ScopeColumns,
+    pub digest_key: DigestKeys,
+    pub response_column: Words,
+    pub carrier_table: Words,
+    pub provider_event_table: Words,
     pub fingerprint_column: Words,
     pub redis_prefix: Words,
     /// Store names that hold provider event ids rather than request keys.
@@ -149,6 +202,27 @@ impl Stores {
     pub fn is_store_table(&self, name: &str) -> bool {
         let bare = name.rsplit('.').next().unwrap_or(name).trim_matches('"');
         self.table.matches(bare)
+    }
+
+    /// Whether a table is named for a provider's deliveries
+    /// (`stripe_events`): a provider word and a delivery word.
+    pub fn is_provider_event_table(&self, name: &str) -> bool {
+        let bare = name.rsplit('.').next().unwrap_or(name).trim_matches('"');
+        let words = name_words(bare);
+        words
+            .iter()
+            .any(|w| self.provider_event_table.parts.iter().any(|p| p == w))
+            && counterparties()
+                .counterparty
+                .iter()
+                .any(|c| c.inbound_horizon().is_some() && c.matches(bare))
+    }
+
+    /// Whether a table's name says it records runs, events, deliveries or
+    /// logs rather than keys (`task_runs`, `TaskEventPartitioned`).
+    pub fn is_carrier_table(&self, name: &str) -> bool {
+        let bare = name.rsplit('.').next().unwrap_or(name).trim_matches('"');
+        self.carrier_table.matches(&snake(bare))
     }
 
     /// Whether a Redis key prefix names a store.
@@ -368,7 +442,7 @@ mod tests {
         assert_eq!(snake("idempotencyKey"), "idempotency_key");
         assert_eq!(snake("userId"), "user_id");
         assert_eq!(snake("idempotency_key"), "idempotency_key");
-        assert!(stores().scope_column.matches(&snake("merchantId")));
+        assert!(stores().scope_column.matches("merchantId", "TEXT"));
     }
     use crate::duration::DAY;
 
@@ -541,4 +615,76 @@ pub const REDIS_TOML: &str = include_str!("../rules/redis.toml");
 pub fn redis() -> &'static Redis {
     static R: OnceLock<Redis> = OnceLock::new();
     R.get_or_init(|| load("redis.toml", REDIS_TOML))
+}
+
+/// A call pattern of `rules/effects.toml` (or `[[effect]]` in idemlint.toml):
+/// every field given must match.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallPattern {
+    #[serde(default)]
+    pub id: String,
+    /// payment | http | message | inner-handler | (a project's own word)
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// The called path ends with these segments.
+    #[serde(default)]
+    pub path: Vec<String>,
+    #[serde(default)]
+    pub method: Option<String>,
+    /// The receiver's last name is one of these.
+    #[serde(default)]
+    pub receiver: Vec<String>,
+    /// A method or path segment earlier in the chain is one of these.
+    #[serde(default)]
+    pub chain_any: Vec<String>,
+    /// A path segment inside the arguments is one of these.
+    #[serde(default)]
+    pub arg_any: Vec<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// What a call looks like to a [`CallPattern`].
+#[derive(Debug, Clone, Copy)]
+pub struct CallShape<'a> {
+    pub path: &'a [String],
+    pub method: Option<&'a str>,
+    pub receiver_last: Option<&'a str>,
+    pub chain: &'a [String],
+    pub args: &'a [String],
+}
+
+impl CallPattern {
+    pub fn matches(&self, c: CallShape<'_>) -> bool {
+        let any = |want: &[String], have: &[String]| {
+            want.is_empty() || want.iter().any(|w| have.contains(w))
+        };
+        (!self.path.is_empty() || self.method.is_some())
+            && (self.path.is_empty() || c.path.ends_with(&self.path))
+            && self.method.as_deref().is_none_or(|m| c.method == Some(m))
+            && (self.receiver.is_empty()
+                || c.receiver_last
+                    .is_some_and(|r| self.receiver.iter().any(|w| w == r)))
+            && any(&self.chain_any, c.chain)
+            && any(&self.arg_any, c.args)
+    }
+}
+
+/// `rules/effects.toml`: effects, fresh-key makers and retry wrappers.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Effects {
+    pub effect: Vec<CallPattern>,
+    pub fresh_key: Vec<CallPattern>,
+    pub retry: Vec<CallPattern>,
+}
+
+pub const EFFECTS_TOML: &str = include_str!("../rules/effects.toml");
+
+pub fn effects() -> &'static Effects {
+    static E: OnceLock<Effects> = OnceLock::new();
+    E.get_or_init(|| load("effects.toml", EFFECTS_TOML))
 }

@@ -21,6 +21,7 @@ pub mod render;
 pub mod rules;
 pub mod source;
 pub mod suppress;
+pub mod test_code;
 pub mod walk;
 
 use config::{Config, FailOn};
@@ -74,6 +75,8 @@ pub struct Options {
     pub stdin: Option<(String, String)>,
     pub config: ConfigChoice,
     pub no_suppressions: bool,
+    /// Judge test code with every rule (`--include-tests`).
+    pub include_tests: bool,
 }
 
 /// What a CI gate adds to a check: where the files come from (work tree,
@@ -104,6 +107,51 @@ impl Outcome {
             Some(t) => self.diagnostics.iter().any(|d| d.severity >= t),
         }
     }
+}
+
+/// Whether a diagnostic of a rule that spares test code sits in test code:
+/// a test path (relative to the checked directory it was found under) or a
+/// Rust test module or function.
+fn in_test_code(
+    d: &Diagnostic,
+    model: &model::ProjectModel,
+    sources: &SourceMap,
+    roots: &[PathBuf],
+    cwd: &Path,
+) -> bool {
+    let tests = test_code::test_code();
+    if !tests.spares(d.rule) {
+        return false;
+    }
+    let in_region = model
+        .files
+        .iter()
+        .find(|f| f.file == d.file)
+        .is_some_and(|f| {
+            f.test_regions
+                .iter()
+                .any(|r| r.start <= d.span.start && d.span.end <= r.end)
+        });
+    in_region || tests.is_test_path(&relative_to_root(sources.path(d.file), roots, cwd))
+}
+
+/// A discovered file's path relative to the directory argument it was found
+/// under (the whole path for a file named on the command line).
+fn relative_to_root(display: &str, roots: &[PathBuf], cwd: &Path) -> String {
+    let clean = |p: &Path| -> PathBuf {
+        cwd.join(p)
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect()
+    };
+    let file = clean(Path::new(display));
+    roots
+        .iter()
+        .filter(|r| r.is_dir())
+        .filter_map(|r| file.strip_prefix(clean(r)).ok())
+        .map(|rest| rest.to_string_lossy().replace('\\', "/"))
+        .min_by_key(String::len)
+        .unwrap_or_else(|| display.replace('\\', "/"))
 }
 
 /// Run a check of the work tree.
@@ -183,7 +231,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
                         file: id,
                         ..Default::default()
                     };
-                    frontend::rust_retention::parse_consts(&l.text, &mut f);
+                    frontend::rust::retention::parse_consts(&l.text, &mut f);
                     f
                 } else if l.parse && l.text.len() > BIG_FILE_BYTES {
                     // One big file at a time: a parse takes many times the
@@ -260,6 +308,11 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         suppressed = hidden;
         diagnostics.extend(rules::apply_levels(unused, &sources, &config));
     }
+    // Test code is left out after the suppressions have seen it, so a
+    // suppression in a test is not reported as unused.
+    if !(opts.include_tests || config.tests == Some(true)) {
+        diagnostics.retain(|d| !in_test_code(d, &model, &sources, &paths, &cwd));
+    }
 
     diagnostic::sort(&mut diagnostics, &sources);
     diagnostics.dedup_by(|a, b| {
@@ -331,7 +384,7 @@ struct Loaded {
     text: Arc<str>,
     parse: bool,
     /// A Rust file let through only by the second prefilter tier: only its
-    /// `const`/`static` items are read (`rust_retention::parse_consts`).
+    /// `const`/`static` items are read (`rust::retention::parse_consts`).
     consts_only: bool,
     /// A byte-order mark was blanked at the start of `text`.
     bom: bool,

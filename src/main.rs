@@ -135,6 +135,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         stdin,
         config: config_choice(args.config.clone(), args.isolated),
         no_suppressions: args.no_suppressions,
+        include_tests: args.include_tests,
     };
     let mode = if args.staged {
         files::Mode::Staged
@@ -354,6 +355,7 @@ fn init(dir: &Path, force: bool) -> Result<u8, String> {
         stdin: None,
         config: ConfigChoice::Isolated,
         no_suppressions: false,
+        include_tests: false,
     };
     let outcome = idemlint::check(&opts).map_err(|e| e.to_string())?;
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
@@ -382,6 +384,7 @@ fn prune(
         stdin: None,
         config,
         no_suppressions: false,
+        include_tests: false,
     };
     let outcome = idemlint::check(&opts).map_err(|e| e.to_string())?;
     let stale = baseline.stale(&outcome.diagnostics);

@@ -551,3 +551,44 @@ fn a_byte_order_mark_counts_as_one_character_and_spans_stay_byte_offsets() {
         b"Idempotancy-Key"
     );
 }
+
+/// Test code (a `tests/` file, a `#[cfg(test)]` module) is left alone by the
+/// retention rule unless `--include-tests` or `tests = true` asks for it.
+#[test]
+fn test_code_is_judged_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let short = "use redis::AsyncCommands;\npub async fn f(c: &mut redis::aio::MultiplexedConnection) -> redis::RedisResult<()> {\n    c.set_ex(\"idem:stripe:evt\", 1, 60).await\n}\n";
+    write(root, "tests/expiry.rs", short);
+    write(
+        root,
+        "src/lib.rs",
+        &format!("#[cfg(test)]\nmod t {{\n{short}}}\n"),
+    );
+    let count = |o: &Output| json(o)["diagnostics"].as_array().unwrap().len();
+    let o = idemlint(root, &["check", "--isolated", "--format", "json", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(count(&o), 0);
+    let o = idemlint(
+        root,
+        &[
+            "check",
+            "--isolated",
+            "--include-tests",
+            "--format",
+            "json",
+            ".",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(count(&o), 2);
+    write(root, "idemlint.toml", "tests = true\n");
+    let o = idemlint(root, &["check", "--format", "json", "."]);
+    assert_eq!(count(&o), 2, "{}", stdout(&o));
+    // A file named on the command line is judged by its own path.
+    let o = idemlint(
+        root,
+        &["check", "--isolated", "--format", "json", "tests/expiry.rs"],
+    );
+    assert_eq!(count(&o), 0);
+}

@@ -89,6 +89,7 @@ fn reported(dir: &Path) -> BTreeSet<Finding> {
         stdin: None,
         config,
         no_suppressions: false,
+        include_tests: false,
     };
     let outcome = check(&opts).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let cwd = std::env::current_dir().unwrap();

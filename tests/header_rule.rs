@@ -14,6 +14,7 @@ fn run(dir: &str) -> Outcome {
         stdin: None,
         config: ConfigChoice::Isolated,
         no_suppressions: false,
+        include_tests: false,
     })
     .unwrap()
 }

@@ -191,6 +191,7 @@ fn run(dir: &Path) -> idemlint::Outcome {
         stdin: None,
         config,
         no_suppressions: false,
+        include_tests: false,
     })
     .unwrap()
 }

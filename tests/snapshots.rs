@@ -16,6 +16,7 @@ fn human(dir: &str) -> String {
         stdin: None,
         config: ConfigChoice::Isolated,
         no_suppressions: false,
+        include_tests: false,
     })
     .unwrap();
     outcome.summary.elapsed_ms = 0;
@@ -61,4 +62,11 @@ fn dropped_and_missing_unique_guards_render_at_the_statement_that_left_them() {
 #[test]
 fn redis_expiry_from_constants_in_another_module_renders_with_label_and_source() {
     insta::assert_snapshot!(human("testdata/rules/ttl-below-replay-horizon/flag/src"));
+}
+
+/// The flow rule at a late key write, with labels at the effect and at the
+/// commit that comes first, and the claim-first help.
+#[test]
+fn key_recorded_after_effect_renders_with_the_effect_and_the_commit() {
+    insta::assert_snapshot!(human("testdata/rules/key-recorded-after-effect/flag/src"));
 }

@@ -10,8 +10,6 @@ pub mod json;
 pub mod redis_conf;
 pub mod redis_yaml;
 pub mod rust;
-pub mod rust_redis_config;
-pub mod rust_retention;
 pub mod sql;
 pub mod text;
 pub mod toml;
@@ -134,6 +132,9 @@ pub struct FileFacts {
     pub sql: Option<sql::SqlFacts>,
     /// Redis instances and `maxmemory-policy` settings declared in the file.
     pub redis: redis_conf::RedisFacts,
+    /// Test code inside the file (`#[cfg(test)]` modules, `#[test]`
+    /// functions), which the retention, header and flow rules do not judge.
+    pub test_regions: Vec<Span>,
 }
 
 #[derive(Debug, Default, Clone)]

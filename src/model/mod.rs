@@ -3,6 +3,7 @@
 //! (headers here; schema, retention and Redis with their issues) keeps its
 //! joined view in a submodule built once per run.
 
+pub mod flows;
 pub mod headers;
 pub mod migrations;
 pub mod redis;
@@ -22,6 +23,8 @@ pub struct ProjectModel {
     pub schema: schema::SchemaModel,
     /// Redis instances, their eviction settings and what links them to stores.
     pub redis: redis::RedisModel,
+    /// Rust functions joined across the crate: events, summaries, traces.
+    pub flows: flows::FlowModel,
 }
 
 impl ProjectModel {
@@ -30,12 +33,14 @@ impl ProjectModel {
         let retention = retention::RetentionModel::build(&files, sources, config);
         let schema = schema::SchemaModel::build(&files, sources, config);
         let redis = redis::RedisModel::build(&files, sources, config);
+        let flows = flows::FlowModel::build(&files, sources, config, &schema);
         ProjectModel {
             files,
             headers,
             retention,
             schema,
             redis,
+            flows,
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::frontend::conf::{ConfEntry, PathSeg};
 use crate::frontend::redis_conf::{GroupRef, InstanceDecl, InstanceKind, Provider, Surface};
 use crate::frontend::FileFacts;
 use crate::knowledge;
+use crate::source::FileKind;
 use crate::source::{FileId, SourceMap, Span};
 
 /// A `maxmemory-policy` that applies to an instance.
@@ -309,7 +310,10 @@ impl RedisModel {
     fn link(&mut self, files: &[FileFacts], sources: &SourceMap, config: &Config) {
         let words = &knowledge::redis().link_words;
         let only_one = self.instances.len() == 1;
-        let endpoints = endpoints(files, sources);
+        let endpoints = endpoints(files, sources, false);
+        // Generic settings (`REDIS_URL`) that code named for idempotency
+        // reads: `IdempotencyStore::new(env::var("REDIS_URL")?)`.
+        let used = used_by_store_code(&endpoints_generic(files, sources), files, sources);
         for inst in &mut self.instances {
             let declared_none = config.store.iter().any(|s| {
                 !s.store
@@ -364,28 +368,8 @@ impl RedisModel {
             // Service. Only a Helm release names services by prefix
             // (release `idem` → `idem-redis-master`); a compose service or
             // workload `redis` is not `redis-sessions`.
-            let by_prefix = inst.kind == InstanceKind::HelmValues;
             for ep in &endpoints {
-                // ElastiCache endpoints lead with the node's role
-                // (`master.payments-idem.abc123.use1.cache.amazonaws.com`):
-                // the name is the label after it.
-                let label = if ep.host.parse::<std::net::Ipv4Addr>().is_ok() {
-                    ep.host.as_str()
-                } else {
-                    ep.host
-                        .split('.')
-                        .find(|l| !matches!(*l, "master" | "replica" | "primary" | "clustercfg"))
-                        .unwrap_or(&ep.host)
-                };
-                let hit = inst.names.iter().any(|n| {
-                    !n.is_empty()
-                        && (ep.host == *n
-                            || label == n
-                            || (by_prefix
-                                && label
-                                    .strip_prefix(n.as_str())
-                                    .is_some_and(|rest| rest.starts_with('-'))))
-                });
+                let hit = points_at(inst, &ep.host);
                 if hit && more >= MAX_ENDPOINT_LABELS {
                     more += 1;
                 } else if hit {
@@ -409,6 +393,22 @@ impl RedisModel {
                         more - MAX_ENDPOINT_LABELS
                     ));
                 }
+            }
+            // 3b. A generic setting that points at it, read by code named
+            // for idempotency.
+            if let Some(u) = used.iter().find(|u| points_at(inst, &u.endpoint.host)) {
+                inst.links.push(Link {
+                    file: u.file,
+                    span: u.span,
+                    reason: format!(
+                        "holds idempotency keys: `{}` is read here by `{}`, and `{}` points at {} `{}`",
+                        u.endpoint.key,
+                        u.callee,
+                        u.endpoint.key,
+                        inst.kind.describe(),
+                        inst.name
+                    ),
+                });
             }
         }
         // 4. Code that sets the policy and writes store keys itself.
@@ -453,9 +453,170 @@ impl RedisModel {
                         "holds idempotency keys: code writes `{prefix}` keys to Redis, and this is the repository's only Redis"
                     ),
                 });
+            } else if let (Some((file, span, prefix)), Some(inst)) = (
+                key_prefix_literal(files, sources),
+                self.instances.first_mut(),
+            ) {
+                inst.links.push(Link {
+                    file,
+                    span,
+                    reason: format!(
+                        "holds idempotency keys: code builds `{prefix}` keys, and this is the repository's only Redis"
+                    ),
+                });
             }
         }
     }
+}
+
+/// Whether a connection host names the instance: the host itself, or its
+/// name label (after an ElastiCache role label such as `master.`), or for a
+/// Helm release a service named with the release as prefix.
+fn points_at(inst: &Instance, host: &str) -> bool {
+    let label = if host.parse::<std::net::Ipv4Addr>().is_ok() {
+        host
+    } else {
+        host.split('.')
+            .find(|l| !matches!(*l, "master" | "replica" | "primary" | "clustercfg"))
+            .unwrap_or(host)
+    };
+    let by_prefix = inst.kind == InstanceKind::HelmValues;
+    inst.names.iter().any(|n| {
+        !n.is_empty()
+            && (host == n
+                || label == n
+                || (by_prefix
+                    && label
+                        .strip_prefix(n.as_str())
+                        .is_some_and(|rest| rest.starts_with('-'))))
+    })
+}
+
+fn endpoints_generic(files: &[FileFacts], sources: &SourceMap) -> Vec<Endpoint> {
+    endpoints(files, sources, true)
+}
+
+/// A generic connection setting read in code by a call named for
+/// idempotency.
+struct Used {
+    endpoint: Endpoint,
+    file: FileId,
+    span: Span,
+    callee: String,
+}
+
+/// Source lines (Rust or another language) that name a generic setting
+/// (`REDIS_URL`) inside a call whose callee is named for idempotency or
+/// dedup (`IdempotencyStore::new(env::var("REDIS_URL")?)`,
+/// `new DedupCache(process.env.REDIS_URL)`). One line is the window: a
+/// setting read elsewhere and passed along by a variable is not followed.
+fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &SourceMap) -> Vec<Used> {
+    let words = &knowledge::redis().link_words;
+    let mut out: Vec<Used> = Vec::new();
+    if generic.is_empty() {
+        return out;
+    }
+    for f in files {
+        let Some(src) = sources.files.get(f.file) else {
+            continue;
+        };
+        if !matches!(src.kind, FileKind::Rust | FileKind::Text) {
+            continue;
+        }
+        let text = &*src.text;
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            let Some(ep) = generic.iter().find(|e| whole_word(line, &e.key).is_some()) else {
+                continue;
+            };
+            let Some(callee) = store_callee(line, words) else {
+                continue;
+            };
+            if out.iter().any(|u| u.endpoint.host == ep.host) {
+                continue;
+            }
+            let at = whole_word(line, &ep.key).unwrap_or(0);
+            out.push(Used {
+                endpoint: Endpoint {
+                    file: ep.file,
+                    span: ep.span,
+                    key: ep.key.clone(),
+                    host: ep.host.clone(),
+                },
+                file: f.file,
+                span: Span::new(start + at, start + at + ep.key.len()),
+                callee,
+            });
+        }
+    }
+    out
+}
+
+/// The byte offset of `word` in `line` as a whole identifier.
+fn whole_word(line: &str, word: &str) -> Option<usize> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    line.match_indices(word)
+        .map(|(i, _)| i)
+        .find(|&i| !line[..i].ends_with(ident) && !line[i + word.len()..].starts_with(ident))
+}
+
+/// The first identifier on the line that is named for idempotency and is
+/// called (followed by `(`, `::new`, `.new`, `::connect`, ...).
+fn store_callee(line: &str, words: &knowledge::Words) -> Option<String> {
+    let code = line.trim_start();
+    if code.starts_with("//") || code.starts_with('#') || code.starts_with("--") {
+        return None;
+    }
+    let mut rest = line;
+    while let Some(i) = rest.find(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        let tail = &rest[i..];
+        let len = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(tail.len());
+        let ident = &tail[..len];
+        let after = tail[len..].trim_start();
+        let called = after.starts_with('(')
+            || after.starts_with("::")
+            || after.starts_with(".new")
+            || after.starts_with(".connect")
+            || after.starts_with(".from_url");
+        if called && words.matches(&knowledge::snake(ident)) {
+            return Some(ident.to_string());
+        }
+        rest = &tail[len..];
+    }
+    None
+}
+
+/// A string literal in another language's source (or Rust's) shaped like a
+/// Redis key prefix that names a store: `"idempotency:"`,
+/// `` `webhookdedupe:${id}` ``, `"dedup:%s"`. No whitespace, a `:`
+/// separator before any placeholder, not a URL.
+fn key_prefix_literal(files: &[FileFacts], sources: &SourceMap) -> Option<(FileId, Span, String)> {
+    let stores = knowledge::stores();
+    files.iter().find_map(|f| {
+        let kind = sources.files.get(f.file)?.kind;
+        if !matches!(kind, FileKind::Rust | FileKind::Text) {
+            return None;
+        }
+        f.strings.iter().find_map(|s| {
+            let v = s.value.as_str();
+            if v.len() > 200 || v.contains(char::is_whitespace) || v.contains("://") {
+                return None;
+            }
+            let end = v.find(['{', '%', '#', '$']).unwrap_or(v.len());
+            let prefix = &v[..end];
+            let colon = prefix.rfind(':')?;
+            let prefix = &prefix[..=colon];
+            let shaped = prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-' | '.'));
+            (shaped && prefix.len() > 1 && stores.is_store_prefix(prefix))
+                .then(|| (f.file, s.span, prefix.to_string()))
+        })
+    })
 }
 
 /// Whether a parameter group and a cluster belong to one stack: both
@@ -516,7 +677,7 @@ struct Endpoint {
     host: String,
 }
 
-fn endpoints(files: &[FileFacts], sources: &SourceMap) -> Vec<Endpoint> {
+fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<Endpoint> {
     let words = &knowledge::redis().link_words;
     let stores = knowledge::stores();
     let mut out = Vec::new();
@@ -539,7 +700,7 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap) -> Vec<Endpoint> {
             .chain(pairs)
         {
             let speaks = words.matches(&key) || stores.redis_prefix.matches(&key);
-            if !speaks {
+            if speaks == generic {
                 continue;
             }
             if let Some(host) = host_of(&key, &value) {
@@ -865,6 +1026,50 @@ mod tests {
             "session:",
         );
         assert!(find(&m, "kv").links.is_empty());
+    }
+
+    #[test]
+    fn a_generic_setting_links_only_when_code_named_for_idempotency_reads_it() {
+        let words = &knowledge::redis().link_words;
+        assert_eq!(
+            store_callee(
+                "let s = IdempotencyStore::connect(&env::var(\"REDIS_URL\")?);",
+                words
+            )
+            .as_deref(),
+            Some("IdempotencyStore")
+        );
+        assert_eq!(
+            store_callee("const d = new DedupCache(process.env.REDIS_URL);", words).as_deref(),
+            Some("DedupCache")
+        );
+        assert!(store_callee(
+            "let c = redis::Client::open(env::var(\"REDIS_URL\")?);",
+            words
+        )
+        .is_none());
+        assert!(store_callee("// IdempotencyStore::connect(REDIS_URL)", words).is_none());
+        assert_eq!(
+            whole_word("x(MY_REDIS_URL, REDIS_URL)", "REDIS_URL"),
+            Some(16)
+        );
+        assert!(whole_word("REDIS_URLS", "REDIS_URL").is_none());
+    }
+
+    #[test]
+    fn key_prefix_literals_in_other_languages_link_the_only_redis() {
+        let compose = "services:\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        for (code, linked) in [
+            ("const k = `webhookdedupe:${id}`;\n", true),
+            ("key = \"idempotency:%s\" % key\n", true),
+            ("log(\"dedup: skipped\");\n", false),
+            ("fetch(\"https://idempotency.example/\");\n", false),
+            ("const k = `session:${id}`;\n", false),
+        ] {
+            let (f, s) = facts(&[("docker-compose.yml", compose), ("src/app.ts", code)]);
+            let m = RedisModel::build(&f, &s, &Config::default());
+            assert_eq!(!find(&m, "kv").links.is_empty(), linked, "{code}");
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@
 use crate::config::Config;
 use crate::duration::Duration;
 use crate::frontend::conf::{content_span, ConfEntry, ConfValue};
-use crate::frontend::rust_retention::{fold_duration, ConstExpr, DurDef, PendingRetention};
+use crate::frontend::rust::retention::{fold_duration, ConstExpr, DurDef, PendingRetention};
 use crate::frontend::{FileFacts, StoreRef};
 use crate::horizons::Catalogue;
 use crate::knowledge;

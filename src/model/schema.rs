@@ -97,6 +97,28 @@ pub struct Store {
     /// the effect itself, guarded by its key, and holds the request's
     /// fields rather than a copy of them).
     pub dedicated: bool,
+    /// The key is a digest of the request (`request_sha256`, a `bytea`
+    /// key): its own fingerprint, and scoped by construction when the
+    /// digest covers the owner.
+    pub digest: bool,
+    /// The table keeps a response or result to replay; without one it is a
+    /// pure dedup table.
+    pub keeps_response: bool,
+    /// A table that only carries a key column, judged because no other
+    /// table guards that key: its findings are notes.
+    pub note_only: bool,
+}
+
+impl Store {
+    /// The severity a rule gives a finding on this store: at most a note
+    /// for a table that only carries a key column.
+    pub fn severity(&self, s: crate::diagnostic::Severity) -> crate::diagnostic::Severity {
+        if self.note_only {
+            s.min(crate::diagnostic::Severity::Note)
+        } else {
+            s
+        }
+    }
 }
 
 /// How a store's key is guarded at the end of its history.
@@ -191,9 +213,16 @@ impl SchemaModel {
                 .marks_store
                 .contains(&knowledge::snake(&c.name))
         });
-        let dedicated = declared == Some(true) || stores.is_store_table(&t.key);
+        let dedicated = declared == Some(true)
+            || stores.is_store_table(&t.key)
+            || stores.is_provider_event_table(&t.key);
         let weak = stores.weak_table.matches(bare(&t.key));
         if !dedicated && !marked && !weak {
+            return None;
+        }
+        // A run, event, delivery or log row that carries a key column
+        // records what happened; it is not where the key is kept.
+        if !dedicated && !weak && stores.is_carrier_table(&t.key) {
             return None;
         }
         // in the order of the words: the first word that names a column wins
@@ -229,26 +258,63 @@ impl SchemaModel {
             .columns
             .iter()
             .filter(|c| {
-                Some(&c.name) != key.as_ref()
-                    && stores.scope_column.matches(&knowledge::snake(&c.name))
+                Some(&c.name) != key.as_ref() && stores.scope_column.matches(&c.name, &c.ty)
             })
             .map(|c| c.name.clone())
             .collect();
+        let digest = key
+            .as_ref()
+            .and_then(|k| t.column(k))
+            .is_some_and(|c| stores.digest_key.matches(&c.name, &c.ty));
+        let keeps_response = t.columns.iter().any(|c| {
+            Some(&c.name) != key.as_ref()
+                && stores.response_column.matches(&knowledge::snake(&c.name))
+        });
         Some(Store {
             kind,
             key: key.into_iter().collect(),
             scope,
-            dedicated,
+            dedicated: dedicated || weak,
+            digest,
+            keeps_response,
+            note_only: false,
         })
     }
 
     /// Every store table at the end of its history, with what makes it one.
     /// Partitions (`PARTITION OF`) are left out: their parent is the store.
+    ///
+    /// A table that is a store only by its key column is judged only when no
+    /// other table guards a column of that name (the key's guard lives
+    /// there: a `task_runs.idempotency_key` beside a guarded key table), and
+    /// then its findings are notes.
     pub fn stores(&self) -> impl Iterator<Item = (&Table, Store)> {
         self.tables
             .iter()
             .filter(|t| t.partition_of.is_none())
             .filter_map(|t| self.store(t).map(|s| (t, s)))
+            .filter_map(|(t, mut s)| {
+                if !s.dedicated {
+                    if self.guarded_elsewhere(t, &s.key) {
+                        return None;
+                    }
+                    s.note_only = true;
+                }
+                Some((t, s))
+            })
+    }
+
+    /// Whether a table other than `t` has a unique guard over a column
+    /// named like one of `key`.
+    fn guarded_elsewhere(&self, t: &Table, key: &[String]) -> bool {
+        let key: Vec<String> = key.iter().map(|k| knowledge::snake(k)).collect();
+        self.tables
+            .iter()
+            .filter(|o| !std::ptr::eq(*o, t) && o.key != t.key)
+            .flat_map(|o| o.guards.iter())
+            .filter(|g| g.key.kind != KeyKind::Index)
+            .flat_map(|g| g.key.parts.iter().flat_map(|p| p.columns()))
+            .any(|c| key.contains(&knowledge::snake(c)))
     }
 
     /// The table a name refers to (as written: quoted, schema-qualified or
@@ -792,6 +858,83 @@ mod tests {
         let t = only_table(&m);
         let s = m.store(t).expect("a store");
         assert!(matches!(s.guarding(t), Guarding::Missing));
+    }
+
+    fn judged(m: &SchemaModel) -> Vec<(String, Store)> {
+        m.stores().map(|(t, s)| (t.key.clone(), s)).collect()
+    }
+
+    #[test]
+    fn a_table_that_only_carries_a_key_is_a_note_unless_another_table_guards_it() {
+        let alone = "CREATE TABLE orders (id uuid PRIMARY KEY, idempotency_key text);";
+        let (m, _) = model(&[("schema.sql", alone)], &Config::default());
+        let stores = judged(&m);
+        assert_eq!(stores.len(), 1);
+        assert!(stores[0].1.note_only && !stores[0].1.dedicated);
+
+        let beside = "CREATE TABLE orders (id uuid PRIMARY KEY, idempotency_key text);\n\
+                      CREATE TABLE refunds (id uuid PRIMARY KEY, idempotency_key text UNIQUE);";
+        let (m, _) = model(&[("schema.sql", beside)], &Config::default());
+        let names: Vec<String> = judged(&m).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, vec!["refunds".to_string()]);
+    }
+
+    #[test]
+    fn runs_events_and_logs_that_carry_a_key_are_not_stores() {
+        for table in [
+            "task_runs",
+            "TaskRun",
+            "webhook_deliveries",
+            "job_event_log",
+            "v1_runs_olap",
+        ] {
+            let sql =
+                format!("CREATE TABLE \"{table}\" (id bigint PRIMARY KEY, idempotency_key text);");
+            let (m, _) = model(&[("schema.sql", &sql)], &Config::default());
+            assert!(m.store(only_table(&m)).is_none(), "{table}");
+        }
+    }
+
+    #[test]
+    fn provider_event_tables_are_stores_by_name() {
+        let (m, _) = model(
+            &[(
+                "schema.sql",
+                "CREATE TABLE stripe_events (id text PRIMARY KEY, event_id text NOT NULL UNIQUE);",
+            )],
+            &Config::default(),
+        );
+        let s = m.store(only_table(&m)).expect("a store");
+        assert!(s.dedicated);
+        assert_eq!(s.kind, StoreKind::ProviderEvent);
+    }
+
+    #[test]
+    fn scope_is_an_owner_identifier_never_a_flag_a_time_or_free_text() {
+        let sql = "CREATE TABLE api_idempotency_keys (key text PRIMARY KEY, \
+                   \"userProvidedIdempotencyKey\" boolean, \"runtimeEnvironmentId\" text, \
+                   organization_name text, account_created_at timestamptz, tenant_uuid uuid);";
+        let (m, _) = model(&[("schema.sql", sql)], &Config::default());
+        let s = m.store(only_table(&m)).expect("a store");
+        assert_eq!(
+            s.scope,
+            vec![
+                "runtimeEnvironmentId".to_string(),
+                "tenant_uuid".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_binary_or_hash_named_key_is_a_digest_and_a_table_without_response_is_pure_dedup() {
+        let sql = "CREATE TABLE idempotency_records (idempotency_key bytea PRIMARY KEY, resource_id uuid);";
+        let (m, _) = model(&[("schema.sql", sql)], &Config::default());
+        let s = m.store(only_table(&m)).expect("a store");
+        assert!(s.digest && s.keeps_response);
+        let sql = "CREATE TABLE dedup_keys (tenant_id uuid, key text, expires_at timestamptz, PRIMARY KEY (tenant_id, key));";
+        let (m, _) = model(&[("schema.sql", sql)], &Config::default());
+        let s = m.store(only_table(&m)).expect("a store");
+        assert!(!s.digest && !s.keeps_response);
     }
 
     #[test]

@@ -19,6 +19,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if s.kind != StoreKind::RequestKey || !s.dedicated || s.key.is_empty() {
             continue;
         }
+        // A digest key is the request's own fingerprint; a pure dedup table
+        // (no stored response) answers a replay with "seen", not with the
+        // first request's response, so a changed body cannot be misanswered.
+        if s.digest || !s.keeps_response {
+            continue;
+        }
         // A stored response is not a fingerprint of the request.
         let has = t
             .columns
@@ -34,7 +40,7 @@ fn missing(t: &Table, s: &Store) -> Diagnostic {
     let key = s.key.join(", ");
     Diagnostic::new(
         NAME,
-        Severity::Warning,
+        Severity::Note,
         t.created.file,
         t.created.span,
         format!(

@@ -62,7 +62,7 @@ fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard
     let mut d = match removed {
         Some(r) => Diagnostic::new(
             NAME,
-            Severity::Error,
+            s.severity(Severity::Error),
             r.at.file,
             r.at.span,
             format!(
@@ -74,7 +74,7 @@ fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard
         .with_label(r.guard.at.file, r.guard.at.span, "the guard that is dropped"),
         None => Diagnostic::new(
             NAME,
-            Severity::Error,
+            s.severity(Severity::Error),
             t.created.file,
             t.created.span,
             format!(
@@ -112,7 +112,7 @@ fn partial(t: &Table, s: &Store, g: &Guard) -> Diagnostic {
     let predicate = g.key.predicate.as_deref().unwrap_or_default();
     Diagnostic::new(
         NAME,
-        Severity::Warning,
+        s.severity(Severity::Warning),
         g.at.file,
         g.at.span,
         format!(

@@ -2,8 +2,11 @@
 //! none parses. One file per rule, named after it; its docs and default
 //! severity are in `rules/<name>.toml`.
 
+pub mod check_then_insert;
 pub mod delete_based_expiry;
 pub mod evicting_key_store;
+pub mod fresh_key_per_retry;
+pub mod key_recorded_after_effect;
 pub mod missing_request_fingerprint;
 pub mod missing_unique_key_constraint;
 pub mod misspelled_idempotency_header;
@@ -37,6 +40,9 @@ pub const BUILT: &[(&str, Check)] = &[
     (missing_request_fingerprint::NAME, missing_request_fingerprint::check),
     (delete_based_expiry::NAME, delete_based_expiry::check),
     (evicting_key_store::NAME, evicting_key_store::check),
+    (key_recorded_after_effect::NAME, key_recorded_after_effect::check),
+    (check_then_insert::NAME, check_then_insert::check),
+    (fresh_key_per_retry::NAME, fresh_key_per_retry::check),
 ];
 
 /// Rules the pipeline emits itself.

@@ -56,7 +56,7 @@ enum Verdict {
     BelowHorizon,
     /// At or past the horizon, short of horizon + margin.
     WithinMargin,
-    /// No counterparty known, shorter than the default floor.
+    /// No counterparty known, shorter than the default horizon.
     UnknownBelowFloor,
 }
 
@@ -65,7 +65,9 @@ fn verdict(d: Duration, horizon: Duration, margin: Duration, known: bool) -> Opt
     match (known, d.secs) {
         (true, s) if s < horizon.secs => Some(Verdict::BelowHorizon),
         (true, s) if s < floor => Some(Verdict::WithinMargin),
-        (false, s) if s < floor => Some(Verdict::UnknownBelowFloor),
+        // With no counterparty known, a retention at or past the default
+        // horizon is as long as anyone would ask for: nothing to say.
+        (false, s) if s < horizon.secs => Some(Verdict::UnknownBelowFloor),
         _ => None,
     }
 }
@@ -119,7 +121,14 @@ pub fn diagnose(
 
 /// The subject of the message: "`processed_stripe_events` keeps keys 24h",
 /// "redis keys `idem:stripe:*` expire after 24h".
-fn kept(target: &StoreRef, d: Duration) -> String {
+fn kept(r: &Retention) -> String {
+    let target = &r.target;
+    // A bare number is shown as written, not as the seconds it was read as.
+    let d = if r.unit_assumed {
+        format!("{} (unit not stated: read as seconds)", r.duration.secs)
+    } else {
+        r.duration.to_string()
+    };
     match target {
         StoreRef::Table(t) => format!("`{t}` keeps keys {d}"),
         StoreRef::RedisPrefix(p) if p.is_empty() => format!("redis keys expire after {d}"),
@@ -165,7 +174,7 @@ fn below_horizon(
         r.span,
         format!(
             "{} but {} may resend an event for {h}: {} covers {pct} of that window; keep at least {} ({h} + {margin} margin)",
-            kept(&r.target, r.duration),
+            kept(r),
             cp.name,
             r.duration,
             plus(h, margin)
@@ -188,7 +197,7 @@ fn within_margin(
         r.span,
         format!(
             "{}, past {}'s {h} replay window but inside the {margin} margin for an outage or a restore; keep at least {} ({h} + {margin} margin)",
-            kept(&r.target, r.duration),
+            kept(r),
             cp.name,
             plus(h, margin)
         ),
@@ -205,7 +214,7 @@ fn unknown_counterparty(r: &Retention, catalogue: &Catalogue) -> Diagnostic {
         r.span,
         format!(
             "{} and no counterparty is known for it: declare one with `[[store]] counterparty = ...` in `idemlint.toml`, or keep at least {} ({h} default horizon + {m} margin)",
-            kept(&r.target, r.duration),
+            kept(r),
             plus(h, m)
         ),
     )

@@ -20,7 +20,7 @@ fn split(t: &Table, s: &Store, g: &Guard, partition_cols: &[String]) -> Diagnost
     let pcols = partition_cols.join(", ");
     let mut d = Diagnostic::new(
         NAME,
-        Severity::Error,
+        s.severity(Severity::Error),
         g.at.file,
         g.at.span,
         format!(

@@ -4,6 +4,7 @@
 //! (`extract`) and retention facts (`retention`). Replaying the events of a
 //! migration history is the model's job (`model::schema`), not this one's.
 
+pub mod dml;
 pub mod extract;
 pub mod retention;
 pub mod split;

@@ -4,9 +4,9 @@
 //! `SetExpiry::EX(n)`). Values are recorded as expression trees, not numbers:
 //! a constant may be defined in another module, so folding happens in the
 //! model where every file is visible (`model::retention`). Not for the header
-//! strings (`rust.rs`) or for effects and flows.
+//! strings (`mod.rs`) or for effects and flows.
 
-use super::{FileFacts, RedisKeyWrite, StoreRef};
+use crate::frontend::{FileFacts, RedisKeyWrite, StoreRef};
 use crate::knowledge;
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
@@ -110,7 +110,7 @@ pub fn parse_consts(text: &str, facts: &mut FileFacts) {
         let Some(item_text) = text.get(start..end) else {
             continue;
         };
-        if super::max_bracket_depth(item_text) > super::MAX_NESTING {
+        if crate::frontend::max_bracket_depth(item_text) > crate::frontend::MAX_NESTING {
             continue;
         }
         if let Ok(item) = syn::parse_str::<syn::Item>(item_text) {
@@ -323,7 +323,7 @@ struct Visitor {
 
 impl Visitor {
     fn span(&self, s: proc_macro2::Span) -> Span {
-        super::rust::byte_span(s).shift(self.offset)
+        super::byte_span(s).shift(self.offset)
     }
 
     fn expr_span(&self, e: &syn::Expr) -> Span {
@@ -360,7 +360,7 @@ impl Visitor {
                 let syn::Expr::Path(f) = &*c.func else {
                     return ConstExpr::Unknown;
                 };
-                let segs = super::rust::path_idents(&f.path);
+                let segs = super::path_idents(&f.path);
                 let last = segs.last().map(String::as_str).unwrap_or("");
                 let owner = segs.iter().rev().nth(1).map(String::as_str).unwrap_or("");
                 match (c.args.first(), constructor_ms(last)) {
@@ -402,7 +402,7 @@ impl Visitor {
     }
 
     fn read_path(&self, path: &syn::Path) -> ConstExpr {
-        let segs = super::rust::path_idents(path);
+        let segs = super::path_idents(path);
         let Some(last) = segs.last() else {
             return ConstExpr::Unknown;
         };
@@ -694,7 +694,7 @@ impl Visitor {
 
 /// `SetExpiry::EX(n)`/`PX(n)`, `Expiration::EX(n)`/`PX(n)` and `NX`
 /// anywhere in an options expression.
-fn find_set_options<'e>(
+pub(super) fn find_set_options<'e>(
     e: &'e syn::Expr,
     ttl: &mut Option<(&'e syn::Expr, u64)>,
     nx: &mut bool,
@@ -753,7 +753,7 @@ fn after_now(e: &syn::Expr) -> Option<&syn::Expr> {
     }
 }
 
-fn str_lit(e: &syn::Expr) -> Option<String> {
+pub(super) fn str_lit(e: &syn::Expr) -> Option<String> {
     match e {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
@@ -766,7 +766,7 @@ fn str_lit(e: &syn::Expr) -> Option<String> {
 
 /// The literal text of a `format!` (or `concat!`) before its first
 /// placeholder: `format!("idem:stripe:{}", id)` gives `idem:stripe:`.
-fn format_prefix(mac: &syn::Macro) -> Option<String> {
+pub(super) fn format_prefix(mac: &syn::Macro) -> Option<String> {
     let name = mac.path.segments.last()?.ident.to_string();
     if !matches!(name.as_str(), "format" | "concat") {
         return None;

@@ -2,6 +2,11 @@
 //! visitors that each read one kind of fact; this module parses once, guards
 //! the stack and hands the tree to them.
 
+pub mod flow;
+pub mod redis_config;
+pub mod retention;
+pub mod sql_strings;
+
 use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
 use syn::visit::{self, Visit};
@@ -14,8 +19,10 @@ pub struct RustFacts {
     /// Identifiers passed where a header name is read or written
     /// (`headers().get(REPLAYED)`), resolved against constants in the model.
     pub ident_args: Vec<(String, StrRole)>,
-    /// Duration constants and retentions (`rust_retention`).
-    pub retention: super::rust_retention::RetentionFacts,
+    /// Duration constants and retentions (`retention`).
+    pub retention: retention::RetentionFacts,
+    /// Events per function, uses and struct fields (`flow`).
+    pub flow: flow::FlowFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -82,9 +89,11 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     };
     v.visit_file(&file);
     let mut rust = v.rust;
-    rust.retention = super::rust_retention::extract(&file, facts);
+    rust.retention = retention::extract(&file, facts);
+    rust.flow = flow::collect(text, &file, facts);
     facts.rust = Some(rust);
-    super::rust_redis_config::collect(&file, facts);
+    redis_config::collect(&file, facts);
+    facts.test_regions = crate::test_code::rust_regions(&file);
 }
 
 /// Longest operator chain [`max_chain_depth`] lets through to syn. syn

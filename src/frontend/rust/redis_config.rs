@@ -4,8 +4,8 @@
 //! arrays, a whole command in one literal), read as one stream of words.
 //! Not for key writes (that is the Redis key extractor's job).
 
-use super::redis_conf::{InstanceDecl, InstanceKind, PolicySetting, Surface};
-use super::FileFacts;
+use crate::frontend::redis_conf::{InstanceDecl, InstanceKind, PolicySetting, Surface};
+use crate::frontend::FileFacts;
 use crate::source::Span;
 use syn::visit::{self, Visit};
 
@@ -71,7 +71,7 @@ struct Literals {
 impl Literals {
     fn push(&mut self, lit: &syn::LitStr) {
         let value = lit.value();
-        let full = super::rust::byte_span(lit.span());
+        let full = super::byte_span(lit.span());
         let exact = full.len() == value.len() + 2;
         let span = if exact {
             Span::new(full.start + 1, full.end - 1)
@@ -84,7 +84,7 @@ impl Literals {
 
 /// `#[cfg(test)]` and `#[test]`: a test may set an evicting policy on
 /// purpose (to check that the handler fails closed).
-fn is_test(attrs: &[syn::Attribute]) -> bool {
+pub(super) fn is_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().segments.last().is_some_and(|s| s.ident == "test")
             || (a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"))
@@ -138,7 +138,7 @@ mod tests {
 
     fn found(text: &str) -> Vec<(String, String)> {
         let mut f = FileFacts::default();
-        super::super::rust::parse(text, &mut f);
+        super::super::parse(text, &mut f);
         f.redis
             .settings
             .iter()

@@ -1,0 +1,1597 @@
+//! Events per function, in source order, with their control context: SQL
+//! statements and Redis commands with the connection or transaction they run
+//! on, transaction begin/commit/rollback, and every other call (for the
+//! model to match against the effect catalogue and to resolve across the
+//! crate). Also the module's `use` items and struct fields (for that
+//! resolution) and fresh keys sent from inside a retry. Classifying events as
+//! claims, effects or records needs the schema and the catalogue and
+//! happens in `model::flows`, not here.
+
+use super::sql_strings::{self, StrConsts};
+use crate::frontend::sql::dml::Dml;
+use crate::frontend::FileFacts;
+use crate::knowledge::{self, CallShape};
+use crate::source::Span;
+use std::collections::HashMap;
+use syn::visit::{self, Visit};
+
+/// What the flow reader found in one file.
+#[derive(Debug, Default, Clone)]
+pub struct FlowFacts {
+    pub functions: Vec<FnFlow>,
+    pub uses: Vec<UseItem>,
+    pub structs: Vec<StructDef>,
+    pub fresh_keys: Vec<FreshKey>,
+}
+
+/// `use a::b::c as d;` inside `module`: `d` stands for `a::b::c`. A glob
+/// (`use a::b::*`) has the alias `*`.
+#[derive(Debug, Clone)]
+pub struct UseItem {
+    pub module: Vec<String>,
+    pub alias: String,
+    pub path: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct StructDef {
+    pub module: Vec<String>,
+    pub name: String,
+    /// Field name and its type as written.
+    pub fields: Vec<(String, String)>,
+}
+
+/// A function, method, or trait method with a body.
+#[derive(Debug, Clone)]
+pub struct FnFlow {
+    pub name: String,
+    /// Inline `mod` path inside the file.
+    pub module: Vec<String>,
+    /// The `impl` type of a method (last segment).
+    pub owner: Option<String>,
+    /// The function's name in the file.
+    pub span: Span,
+    /// Parameters other than `self`: name and type as written.
+    pub params: Vec<(String, String)>,
+    pub events: Vec<Event>,
+    /// Where the order of events cannot be established (a macro the reader
+    /// cannot see into, concurrent `join!`/`select!`): rules skip it.
+    pub opaque: Option<Span>,
+    pub test: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub span: Span,
+    pub kind: EventKind,
+    /// Branches the event sits in: (branch site, arm). Two events in
+    /// different arms of one site never both run.
+    pub branch: Vec<(u32, u32)>,
+    /// Blocks the event sits in that leave the function or loop (`return`,
+    /// `break`, `let … else`): what runs in them precedes nothing after them.
+    pub exits: Vec<u32>,
+    /// Inside an `Ok(..)` arm, `if let Ok`, an `is_ok()`/`is_success()`
+    /// guard, or a `.map`/`.and_then` closure: runs only on success.
+    pub success_only: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum EventKind {
+    Sql {
+        dml: Dml,
+        /// The executor's name (`tx`, `pool`, `conn`), when it is a plain name.
+        conn: Option<String>,
+    },
+    Redis {
+        op: RedisOp,
+        key: RedisKey,
+        conn: Option<String>,
+    },
+    TxBegin {
+        var: Option<String>,
+    },
+    TxEnd {
+        var: Option<String>,
+        commit: bool,
+    },
+    Call(CallSite),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedisOp {
+    Get,
+    Exists,
+    Set,
+    SetNx,
+    Del,
+    Expire,
+}
+
+/// A Redis key as written: its literal prefix, and the expression's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisKey {
+    pub prefix: Option<String>,
+    pub text: String,
+}
+
+/// A call the model may match against the effect catalogue or resolve to a
+/// function of the crate.
+#[derive(Debug, Clone, Default)]
+pub struct CallSite {
+    /// The called path of a function call (`stripe::Charge::create`).
+    pub path: Vec<String>,
+    /// The method of a method call.
+    pub method: Option<String>,
+    /// The chain's root as a path (`self.inner` → `self`, `inner`).
+    pub receiver: Vec<String>,
+    /// The receiver's type when known from a parameter or binding.
+    pub recv_type: Option<String>,
+    /// Methods called earlier in the chain and the root call's path.
+    pub chain: Vec<String>,
+    /// Path segments named in the arguments (`FutureRecord`).
+    pub args: Vec<String>,
+    /// The plain name each argument starts from (`&mut *tx` → `tx`).
+    pub arg_roots: Vec<Option<String>>,
+}
+
+impl CallSite {
+    pub fn shape(&self) -> CallShape<'_> {
+        CallShape {
+            path: &self.path,
+            method: self.method.as_deref(),
+            receiver_last: self.receiver.last().map(String::as_str),
+            chain: &self.chain,
+            args: &self.args,
+        }
+    }
+}
+
+/// A key made fresh inside a retry and sent as the idempotency key there.
+#[derive(Debug, Clone)]
+pub struct FreshKey {
+    pub generator: Span,
+    /// `Uuid::new_v4()`.
+    pub what: String,
+    /// The loop keyword or the retrying call.
+    pub scope: Span,
+    pub scope_what: String,
+    /// Where the key is sent.
+    pub sent: Span,
+    pub how: String,
+}
+
+/// Most events kept per function: beyond this the function is opaque.
+const MAX_EVENTS: usize = 5_000;
+
+pub fn collect(file_text: &str, file: &syn::File, facts: &mut FileFacts) -> FlowFacts {
+    let mut consts = StrConsts::new();
+    for item in &file.items {
+        if let syn::Item::Const(c) = item {
+            if let Some(s) = super::retention::str_lit(&c.expr) {
+                consts.insert(c.ident.to_string(), s);
+            }
+        }
+    }
+    let mut w = FileWalker {
+        text: file_text,
+        consts: &consts,
+        facts,
+        module: Vec::new(),
+        owner: None,
+        test: false,
+        out: FlowFacts::default(),
+    };
+    w.visit_file(file);
+    w.out
+}
+
+struct FileWalker<'a> {
+    text: &'a str,
+    consts: &'a StrConsts,
+    facts: &'a mut FileFacts,
+    module: Vec<String>,
+    owner: Option<String>,
+    test: bool,
+    out: FlowFacts,
+}
+
+fn type_text(t: &syn::Type) -> String {
+    use quote::ToTokens;
+    t.to_token_stream().to_string()
+}
+
+/// The last plain type name of a self type (`Foo<T>` → `Foo`).
+fn type_name(t: &syn::Type) -> Option<String> {
+    match t {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        _ => None,
+    }
+}
+
+impl FileWalker<'_> {
+    fn function(
+        &mut self,
+        name: &syn::Ident,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        block: &syn::Block,
+    ) {
+        let mut params = Vec::new();
+        for a in &sig.inputs {
+            if let syn::FnArg::Typed(t) = a {
+                for n in pat_names(&t.pat) {
+                    params.push((n, type_text(&t.ty)));
+                }
+            }
+        }
+        let mut f = FnWalker {
+            text: self.text,
+            consts: self.consts,
+            facts: self.facts,
+            events: Vec::new(),
+            branch: Vec::new(),
+            exits: Vec::new(),
+            sites: 0,
+            success: 0,
+            opaque: None,
+            vars: params.iter().cloned().collect(),
+            let_keys: HashMap::new(),
+            owner: self.owner.clone(),
+            scopes: Vec::new(),
+            fresh: Vec::new(),
+            sql_roots: HashMap::new(),
+            nested: Vec::new(),
+        };
+        f.visit_block(block);
+        let test = self.test || super::redis_config::is_test(attrs);
+        let FnWalker {
+            mut events,
+            opaque,
+            fresh,
+            nested,
+            ..
+        } = f;
+        let opaque =
+            opaque.or_else(|| (events.len() > MAX_EVENTS).then(|| super::byte_span(name.span())));
+        events.truncate(MAX_EVENTS);
+        if !test {
+            self.out.fresh_keys.extend(fresh);
+        }
+        self.out.functions.push(FnFlow {
+            name: name.to_string(),
+            module: self.module.clone(),
+            owner: self.owner.clone(),
+            span: super::byte_span(name.span()),
+            params,
+            events,
+            opaque,
+            test,
+        });
+        // Functions defined inside the body are functions of their own.
+        let saved = self.owner.take();
+        for item in nested {
+            self.visit_item_fn(&item);
+        }
+        self.owner = saved;
+    }
+}
+
+impl<'ast> Visit<'ast> for FileWalker<'_> {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        let saved = self.test;
+        self.test |= super::redis_config::is_test(&m.attrs);
+        self.module.push(m.ident.to_string());
+        visit::visit_item_mod(self, m);
+        self.module.pop();
+        self.test = saved;
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        let mut prefix = Vec::new();
+        use_tree(&u.tree, &mut prefix, &self.module, &mut self.out.uses);
+    }
+
+    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+        let fields = s
+            .fields
+            .iter()
+            .filter_map(|f| Some((f.ident.as_ref()?.to_string(), type_text(&f.ty))))
+            .collect();
+        self.out.structs.push(StructDef {
+            module: self.module.clone(),
+            name: s.ident.to_string(),
+            fields,
+        });
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let saved = self
+            .owner
+            .replace(type_name(&i.self_ty).unwrap_or_default());
+        visit::visit_item_impl(self, i);
+        self.owner = saved;
+    }
+
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        let saved = self.owner.replace(t.ident.to_string());
+        for item in &t.items {
+            if let syn::TraitItem::Fn(f) = item {
+                if let Some(body) = &f.default {
+                    self.function(&f.sig.ident, &f.attrs, &f.sig, body);
+                }
+            }
+        }
+        self.owner = saved;
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.function(&f.sig.ident, &f.attrs, &f.sig, &f.block);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.function(&f.sig.ident, &f.attrs, &f.sig, &f.block);
+    }
+}
+
+fn use_tree(t: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], out: &mut Vec<UseItem>) {
+    match t {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            use_tree(&p.tree, prefix, module, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let mut path = prefix.clone();
+            path.push(n.ident.to_string());
+            let alias = if n.ident == "self" {
+                prefix.last().cloned().unwrap_or_default()
+            } else {
+                n.ident.to_string()
+            };
+            if n.ident == "self" {
+                path.pop();
+            }
+            out.push(UseItem {
+                module: module.to_vec(),
+                alias,
+                path,
+            });
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            path.push(r.ident.to_string());
+            out.push(UseItem {
+                module: module.to_vec(),
+                alias: r.rename.to_string(),
+                path,
+            });
+        }
+        syn::UseTree::Glob(_) => out.push(UseItem {
+            module: module.to_vec(),
+            alias: "*".into(),
+            path: prefix.clone(),
+        }),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                use_tree(t, prefix, module, out);
+            }
+        }
+    }
+}
+
+fn pat_names(p: &syn::Pat) -> Vec<String> {
+    match p {
+        syn::Pat::Ident(i) => vec![i.ident.to_string()],
+        syn::Pat::Type(t) => pat_names(&t.pat),
+        syn::Pat::Reference(r) => pat_names(&r.pat),
+        // axum extractors: `State(db): State<Db>`, `Json(body): Json<T>`
+        syn::Pat::TupleStruct(ts) => ts.elems.iter().flat_map(pat_names).collect(),
+        syn::Pat::Tuple(t) => t.elems.iter().flat_map(pat_names).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A retry scope: a loop body or a closure a retry wrapper runs again.
+struct RetryScope {
+    span: Span,
+    what: String,
+    /// Bindings made fresh inside it: generator span and text.
+    fresh: HashMap<String, (Span, String)>,
+}
+
+struct FnWalker<'a> {
+    text: &'a str,
+    consts: &'a StrConsts,
+    facts: &'a mut FileFacts,
+    events: Vec<Event>,
+    branch: Vec<(u32, u32)>,
+    exits: Vec<u32>,
+    sites: u32,
+    success: usize,
+    opaque: Option<Span>,
+    /// Parameter and binding types as written.
+    vars: HashMap<String, String>,
+    /// Bindings holding a Redis key built from a literal prefix.
+    let_keys: HashMap<String, String>,
+    owner: Option<String>,
+    scopes: Vec<RetryScope>,
+    fresh: Vec<FreshKey>,
+    /// SQL and Redis chain roots (span) and their events, whose executor the
+    /// chain names later (`.execute(&mut *tx)`); `None` once it is known.
+    sql_roots: HashMap<(usize, usize), Vec<usize>>,
+    nested: Vec<syn::ItemFn>,
+}
+
+/// Macros whose arguments are expressions in order.
+const EXPR_MACROS: &[&str] = &[
+    "format",
+    "vec",
+    "println",
+    "eprintln",
+    "print",
+    "eprint",
+    "write",
+    "writeln",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "trace",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "anyhow",
+    "bail",
+    "ensure",
+    "panic",
+    "dbg",
+    "Ok",
+    "Some",
+];
+
+/// Macros that run their arguments concurrently: no order.
+const CONCURRENT_MACROS: &[&str] = &["join", "try_join", "select", "select_biased"];
+
+fn root_of(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::MethodCall(m) => root_of(&m.receiver),
+        syn::Expr::Await(a) => root_of(&a.base),
+        syn::Expr::Try(t) => root_of(&t.expr),
+        syn::Expr::Paren(p) => root_of(&p.expr),
+        syn::Expr::Reference(r) => root_of(&r.expr),
+        syn::Expr::Unary(u) => root_of(&u.expr),
+        syn::Expr::Field(f) => root_of(&f.base),
+        other => other,
+    }
+}
+
+/// The methods of a chain from its root outward, up to and including `m`.
+fn chain_methods(m: &syn::ExprMethodCall) -> Vec<&syn::ExprMethodCall> {
+    let mut out = vec![m];
+    let mut cur: &syn::Expr = &m.receiver;
+    loop {
+        match cur {
+            syn::Expr::MethodCall(x) => {
+                out.push(x);
+                cur = &x.receiver;
+            }
+            syn::Expr::Await(a) => cur = &a.base,
+            syn::Expr::Try(t) => cur = &t.expr,
+            syn::Expr::Paren(p) => cur = &p.expr,
+            _ => break,
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// The receiver as a path: `self.inner` → [self, inner], `state.db` → [state, db].
+fn path_of(e: &syn::Expr) -> Vec<String> {
+    match e {
+        syn::Expr::Path(p) => super::path_idents(&p.path),
+        syn::Expr::Field(f) => {
+            let mut v = path_of(&f.base);
+            if let syn::Member::Named(n) = &f.member {
+                v.push(n.to_string());
+            }
+            v
+        }
+        syn::Expr::Reference(r) => path_of(&r.expr),
+        syn::Expr::Unary(u) => path_of(&u.expr),
+        syn::Expr::Paren(p) => path_of(&p.expr),
+        syn::Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "clone" | "as_ref" | "as_mut" | "deref" | "deref_mut" | "borrow" | "get_ref"
+            ) =>
+        {
+            path_of(&m.receiver)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The plain name an executor or argument starts from: `&mut *tx` → `tx`,
+/// `&self.pool` → `pool`, `conn.as_mut()` → `conn`.
+fn root_name(e: &syn::Expr) -> Option<String> {
+    path_of(e).into_iter().rfind(|s| s != "self")
+}
+
+/// Path segments named in an expression's calls and struct literals.
+fn arg_words(e: &syn::Expr, out: &mut Vec<String>) {
+    match e {
+        syn::Expr::Call(c) => {
+            if let syn::Expr::Path(p) = &*c.func {
+                out.extend(super::path_idents(&p.path));
+            }
+            for a in &c.args {
+                arg_words(a, out);
+            }
+        }
+        syn::Expr::Struct(s) => out.extend(super::path_idents(&s.path)),
+        syn::Expr::Reference(r) => arg_words(&r.expr, out),
+        syn::Expr::MethodCall(m) => arg_words(&m.receiver, out),
+        syn::Expr::Paren(p) => arg_words(&p.expr, out),
+        _ => {}
+    }
+}
+
+fn is_closure(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Closure(_) => true,
+        syn::Expr::Paren(p) => is_closure(&p.expr),
+        syn::Expr::Reference(r) => is_closure(&r.expr),
+        _ => false,
+    }
+}
+
+/// Whether a header name, as written, is an idempotency request header.
+fn is_idempotency_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("replayed") {
+        return false;
+    }
+    lower.contains("idempot")
+        || knowledge::headers()
+            .canonical
+            .iter()
+            .chain(&knowledge::headers().legitimate)
+            .any(|h| h.header && h.name.eq_ignore_ascii_case(name) && !lower.contains("replay"))
+}
+
+fn names_idempotency(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("idempot")
+}
+
+fn tokens_text(e: &impl quote::ToTokens) -> String {
+    e.to_token_stream().to_string()
+}
+
+impl FnWalker<'_> {
+    fn push(&mut self, span: Span, kind: EventKind) -> usize {
+        self.events.push(Event {
+            span,
+            kind,
+            branch: self.branch.clone(),
+            exits: self.exits.clone(),
+            success_only: self.success > 0,
+        });
+        self.events.len() - 1
+    }
+
+    fn site(&mut self) -> u32 {
+        self.sites += 1;
+        self.sites
+    }
+
+    fn in_arm(&mut self, site: u32, arm: u32, success: bool, f: impl FnOnce(&mut Self)) {
+        self.branch.push((site, arm));
+        self.success += usize::from(success);
+        f(self);
+        self.success -= usize::from(success);
+        self.branch.pop();
+    }
+
+    /// Visit a block that leaves (returns, breaks) when it ends.
+    fn in_exit(&mut self, exits: bool, f: impl FnOnce(&mut Self)) {
+        if exits {
+            let id = self.site();
+            self.exits.push(id);
+            f(self);
+            self.exits.pop();
+        } else {
+            f(self);
+        }
+    }
+
+    fn in_scope(&mut self, span: Span, what: &str, f: impl FnOnce(&mut Self)) {
+        self.scopes.push(RetryScope {
+            span,
+            what: what.to_string(),
+            fresh: HashMap::new(),
+        });
+        f(self);
+        self.scopes.pop();
+    }
+
+    fn sql(&mut self, at: Span, sql: &sql_strings::SqlText, root: Span) {
+        let found = sql_strings::read(self.text, sql, self.facts);
+        let ids: Vec<usize> = found
+            .into_iter()
+            .map(|dml| self.push(at, EventKind::Sql { dml, conn: None }))
+            .collect();
+        if !ids.is_empty() {
+            self.sql_roots.insert((root.start, root.end), ids);
+        }
+    }
+
+    /// The type of a chain root, when a parameter or binding tells it.
+    fn recv_type(&self, root: &syn::Expr) -> Option<String> {
+        let p = path_of(root);
+        match p.as_slice() {
+            [s] if s == "self" => self.owner.clone(),
+            [v] => self.vars.get(v).cloned(),
+            _ => None,
+        }
+    }
+
+    fn is_redis_receiver(&self, root: &syn::Expr) -> bool {
+        let p = path_of(root);
+        let ty = self
+            .recv_type(root)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        p.iter().any(|s| s.to_ascii_lowercase().contains("redis"))
+            || ["redis", "multiplexed", "connectionmanager", "fred"]
+                .iter()
+                .any(|w| ty.contains(w))
+    }
+
+    fn redis_key(&self, e: &syn::Expr) -> RedisKey {
+        let prefix = match e {
+            syn::Expr::Reference(r) => return self.redis_key(&r.expr),
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "as_str" | "clone" | "to_string" | "as_ref" | "as_bytes"
+                ) =>
+            {
+                return self.redis_key(&m.receiver)
+            }
+            syn::Expr::Lit(_) => super::retention::str_lit(e),
+            syn::Expr::Macro(m) => super::retention::format_prefix(&m.mac),
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => p
+                .path
+                .segments
+                .first()
+                .and_then(|s| self.let_keys.get(&s.ident.to_string()).cloned()),
+            _ => None,
+        };
+        RedisKey {
+            prefix,
+            text: tokens_text(e).replace(' ', ""),
+        }
+    }
+
+    fn redis(&mut self, at: Span, op: RedisOp, key: Option<&syn::Expr>, conn: Option<String>) {
+        let Some(key) = key else { return };
+        let key = self.redis_key(key);
+        self.push(at, EventKind::Redis { op, key, conn });
+    }
+
+    /// `redis::cmd("SET").arg(k)…` and `redis::pipe()…cmd("SET")…`, read at
+    /// the call that runs it (`query_async(&mut con)`).
+    fn redis_chain(&mut self, m: &syn::ExprMethodCall, methods: &[&syn::ExprMethodCall]) -> bool {
+        let root = root_of(&m.receiver);
+        let root_cmd = match root {
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => {
+                    let segs = super::path_idents(&p.path);
+                    match segs.last().map(String::as_str) {
+                        Some("cmd") => Some(c.args.first().and_then(super::retention::str_lit)),
+                        Some("pipe") => Some(None),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(first) = root_cmd else {
+            return false;
+        };
+        let name = m.method.to_string();
+        if !matches!(
+            name.as_str(),
+            "query_async" | "query" | "exec" | "exec_async" | "query_async_raw"
+        ) {
+            return true;
+        }
+        let conn = m.args.first().and_then(root_name);
+        let mut cmds: Vec<(String, Vec<&syn::Expr>, Span)> = Vec::new();
+        if let Some(c) = first {
+            cmds.push((c, Vec::new(), sql_strings::span_of(root)));
+        }
+        for c in methods {
+            match c.method.to_string().as_str() {
+                "cmd" => {
+                    if let Some(n) = c.args.first().and_then(super::retention::str_lit) {
+                        cmds.push((n, Vec::new(), super::byte_span(c.method.span())));
+                    }
+                }
+                "arg" => {
+                    if let (Some(last), Some(a)) = (cmds.last_mut(), c.args.first()) {
+                        last.1.push(a);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (cmd, args, at) in cmds {
+            let nx = args.iter().skip(2).any(|a| {
+                super::retention::str_lit(a).is_some_and(|s| s.eq_ignore_ascii_case("nx"))
+            });
+            let op = match cmd.to_ascii_uppercase().as_str() {
+                "GET" => RedisOp::Get,
+                "EXISTS" => RedisOp::Exists,
+                "SET" if nx => RedisOp::SetNx,
+                "SET" | "SETEX" | "PSETEX" => RedisOp::Set,
+                "SETNX" => RedisOp::SetNx,
+                "DEL" | "UNLINK" => RedisOp::Del,
+                "EXPIRE" | "PEXPIRE" => RedisOp::Expire,
+                _ => continue,
+            };
+            self.redis(at, op, args.first().copied(), conn.clone());
+        }
+        true
+    }
+
+    /// `con.get(k)`, `set_nx`, `set_options(.., ExistenceCheck::NX ..)`,
+    /// fred's `set(k, v, expiry, Some(SetOptions::NX), false)`, …
+    fn redis_method(&mut self, m: &syn::ExprMethodCall) -> bool {
+        let name = m.method.to_string();
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        let op = match (name.as_str(), args.len()) {
+            ("get", 1) => RedisOp::Get,
+            ("exists", 1) => RedisOp::Exists,
+            ("set", 2) | ("set_ex", 3) | ("pset_ex", 3) => RedisOp::Set,
+            ("set_nx", 2) => RedisOp::SetNx,
+            ("set_options", 3) | ("set", 5) => {
+                let mut ttl = None;
+                let mut nx = false;
+                for o in &args[2..] {
+                    super::retention::find_set_options(o, &mut ttl, &mut nx, 0);
+                    // redis-rs `ExistenceCheck::NX` reads as a path ending in NX
+                }
+                if nx {
+                    RedisOp::SetNx
+                } else {
+                    RedisOp::Set
+                }
+            }
+            ("del", 1) | ("unlink", 1) => RedisOp::Del,
+            ("expire", 2) | ("pexpire", 2) => RedisOp::Expire,
+            _ => return false,
+        };
+        let root = root_of(&m.receiver);
+        let key = self.redis_key(args[0]);
+        let store_prefix = key
+            .prefix
+            .as_deref()
+            .is_some_and(|p| knowledge::stores().is_store_prefix(p));
+        if !(store_prefix || self.is_redis_receiver(root)) {
+            return false;
+        }
+        let conn = root_name(root);
+        self.push(
+            super::byte_span(m.method.span()),
+            EventKind::Redis { op, key, conn },
+        );
+        true
+    }
+
+    /// A fresh key inside `e`, when inside a retry scope: a binding made
+    /// fresh in the scope, or a generator written in place.
+    fn fresh_in(&self, e: &syn::Expr) -> Option<(Span, String)> {
+        if self.scopes.is_empty() {
+            return None;
+        }
+        let mut f = FreshFinder {
+            scopes: &self.scopes,
+            found: None,
+        };
+        f.visit_expr(e);
+        f.found
+    }
+
+    fn sent(&mut self, value: &syn::Expr, at: Span, how: String) {
+        let Some((generator, what)) = self.fresh_in(value) else {
+            return;
+        };
+        let Some(scope) = self.scopes.last() else {
+            return;
+        };
+        if self.fresh.iter().any(|k| k.generator == generator) {
+            return;
+        }
+        self.fresh.push(FreshKey {
+            generator,
+            what,
+            scope: scope.span,
+            scope_what: scope.what.clone(),
+            sent: at,
+            how,
+        });
+    }
+
+    /// Whether a header-name argument names an idempotency header.
+    fn idempotency_header_arg(&self, e: &syn::Expr) -> Option<String> {
+        match e {
+            syn::Expr::Lit(_) | syn::Expr::Reference(_) => {
+                super::retention::str_lit(e).filter(|s| is_idempotency_header(s))
+            }
+            syn::Expr::Path(p) => {
+                let name = p.path.segments.last()?.ident.to_string();
+                let value = self.consts.get(&name);
+                (value.is_some_and(|v| is_idempotency_header(v)) || names_idempotency(&name))
+                    .then(|| value.cloned().unwrap_or(name))
+            }
+            syn::Expr::Call(c) => c
+                .args
+                .first()
+                .and_then(super::retention::str_lit)
+                .filter(|s| is_idempotency_header(s)),
+            _ => None,
+        }
+    }
+
+    /// Arguments that send a fresh key: a header value, an argument of a
+    /// call named for idempotency, or a binding named for it.
+    fn check_sends(&mut self, name: &str, args: &[&syn::Expr], at: Span) {
+        if self.scopes.is_empty() {
+            return;
+        }
+        match (name, args) {
+            ("header" | "insert" | "append", [n, v]) => {
+                if let Some(h) = self.idempotency_header_arg(n) {
+                    self.sent(v, sql_strings::span_of(*v), format!("as the `{h}` header"));
+                }
+            }
+            ("insert_header" | "append_header", [syn::Expr::Tuple(t)]) if t.elems.len() == 2 => {
+                if let Some(h) = self.idempotency_header_arg(&t.elems[0]) {
+                    self.sent(
+                        &t.elems[1],
+                        sql_strings::span_of(&t.elems[1]),
+                        format!("as the `{h}` header"),
+                    );
+                }
+            }
+            _ => {}
+        }
+        for a in args {
+            let named =
+                names_idempotency(name) || path_of(a).last().is_some_and(|n| names_idempotency(n));
+            if named {
+                self.sent(a, at, format!("to `{name}`"));
+            }
+        }
+    }
+
+    fn call_event(&mut self, at: Span, site: CallSite) {
+        self.push(at, EventKind::Call(site));
+    }
+}
+
+struct FreshFinder<'s> {
+    scopes: &'s [RetryScope],
+    found: Option<(Span, String)>,
+}
+
+/// A generator of fresh keys (`Uuid::new_v4()`, `nanoid!()`), by the catalogue.
+fn generator_call(c: &syn::ExprCall) -> Option<String> {
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segs = super::path_idents(&p.path);
+    let shape = CallShape {
+        path: &segs,
+        method: None,
+        receiver_last: None,
+        chain: &[],
+        args: &[],
+    };
+    knowledge::effects()
+        .fresh_key
+        .iter()
+        .any(|k| k.matches(shape))
+        .then(|| format!("{}()", segs.join("::")))
+}
+
+fn generator_macro(m: &syn::Macro) -> Option<String> {
+    let segs: Vec<String> = m
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let shape = CallShape {
+        path: &segs,
+        method: None,
+        receiver_last: None,
+        chain: &[],
+        args: &[],
+    };
+    knowledge::effects()
+        .fresh_key
+        .iter()
+        .any(|k| k.matches(shape))
+        .then(|| format!("{}!()", segs.join("::")))
+}
+
+impl<'ast> Visit<'ast> for FreshFinder<'_> {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if self.found.is_some() {
+            return;
+        }
+        match e {
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                self.found = self
+                    .scopes
+                    .iter()
+                    .rev()
+                    .find_map(|s| s.fresh.get(&name).cloned());
+            }
+            syn::Expr::Call(c) => match generator_call(c) {
+                Some(what) => self.found = Some((sql_strings::span_of(c), what)),
+                None => visit::visit_expr(self, e),
+            },
+            syn::Expr::Closure(_) => {}
+            _ => visit::visit_expr(self, e),
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if self.found.is_some() {
+            return;
+        }
+        if let Some(what) = generator_macro(m) {
+            self.found = Some((sql_strings::span_of(m), what));
+            return;
+        }
+        if let Ok(args) = m.parse_body_with(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+        ) {
+            for a in &args {
+                self.visit_expr(a);
+            }
+        }
+    }
+}
+
+fn closure_param(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Closure(c) => c
+            .inputs
+            .first()
+            .and_then(|p| pat_names(p).into_iter().next()),
+        syn::Expr::Paren(p) => closure_param(&p.expr),
+        _ => None,
+    }
+}
+
+/// Whether a block ends by leaving: `return`, `break`, `continue`, or a
+/// macro that does (`bail!`, `panic!`).
+fn block_leaves(b: &syn::Block) -> bool {
+    match b.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => expr_leaves(e),
+        Some(syn::Stmt::Macro(m)) => macro_leaves(&m.mac),
+        _ => false,
+    }
+}
+
+fn expr_leaves(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => true,
+        syn::Expr::Block(b) => block_leaves(&b.block),
+        syn::Expr::Macro(m) => macro_leaves(&m.mac),
+        _ => false,
+    }
+}
+
+fn macro_leaves(m: &syn::Macro) -> bool {
+    m.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "bail" | "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
+}
+
+/// `Ok(..)` as a pattern.
+fn is_ok_pat(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::TupleStruct(ts) => ts.path.segments.last().is_some_and(|s| s.ident == "Ok"),
+        syn::Pat::Or(o) => o.cases.iter().all(is_ok_pat),
+        _ => false,
+    }
+}
+
+/// A condition that holds on success: `r.is_ok()`, `resp.status().is_success()`.
+fn is_success_cond(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::MethodCall(m) => matches!(
+            m.method.to_string().as_str(),
+            "is_ok" | "is_success" | "is_some"
+        ),
+        syn::Expr::Let(l) => is_ok_pat(&l.pat),
+        syn::Expr::Paren(p) => is_success_cond(&p.expr),
+        syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+            is_success_cond(&b.left) || is_success_cond(&b.right)
+        }
+        _ => false,
+    }
+}
+
+impl<'ast> Visit<'ast> for FnWalker<'_> {
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        if let syn::Item::Fn(f) = i {
+            self.nested.push(f.clone());
+        }
+    }
+
+    fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
+        self.visit_expr(&e.cond);
+        let site = self.site();
+        let success = is_success_cond(&e.cond);
+        let leaves = block_leaves(&e.then_branch);
+        self.in_arm(site, 0, success, |w| {
+            w.in_exit(leaves, |w| w.visit_block(&e.then_branch))
+        });
+        if let Some((_, els)) = &e.else_branch {
+            let leaves = expr_leaves(els);
+            self.in_arm(site, 1, false, |w| w.in_exit(leaves, |w| w.visit_expr(els)));
+        }
+    }
+
+    fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
+        self.visit_expr(&e.expr);
+        let site = self.site();
+        for (i, arm) in e.arms.iter().enumerate() {
+            let arm_no = u32::try_from(i).unwrap_or(u32::MAX);
+            let leaves = expr_leaves(&arm.body);
+            self.in_arm(site, arm_no, is_ok_pat(&arm.pat), |w| {
+                if let Some((_, g)) = &arm.guard {
+                    w.visit_expr(g);
+                }
+                w.in_exit(leaves, |w| w.visit_expr(&arm.body));
+            });
+        }
+    }
+
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        self.visit_expr(&e.expr);
+        let span = super::byte_span(e.for_token.span);
+        self.in_scope(span, "`for` loop", |w| w.visit_block(&e.body));
+    }
+
+    fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+        let span = super::byte_span(e.loop_token.span);
+        self.in_scope(span, "`loop`", |w| w.visit_block(&e.body));
+    }
+
+    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        let span = super::byte_span(e.while_token.span);
+        self.in_scope(span, "`while` loop", |w| {
+            w.visit_expr(&e.cond);
+            w.visit_block(&e.body);
+        });
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let before = self.events.len();
+        if let Some(init) = &local.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, d)) = &init.diverge {
+                self.in_exit(true, |w| w.visit_expr(d));
+            }
+        }
+        let names = pat_names(&local.pat);
+        let (Some(name), Some(init)) = (names.first(), &local.init) else {
+            return;
+        };
+        for ev in &mut self.events[before..] {
+            if let EventKind::TxBegin { var } = &mut ev.kind {
+                if var.is_none() {
+                    *var = Some(name.clone());
+                }
+            }
+        }
+        if let syn::Pat::Type(t) = &local.pat {
+            self.vars.insert(name.clone(), type_text(&t.ty));
+        } else if let syn::Expr::Call(c) = root_of(&init.expr) {
+            // `let repo = IdemRepo::new(..)`
+            if let syn::Expr::Path(p) = &*c.func {
+                let segs = super::path_idents(&p.path);
+                if let [.., ty, _] = segs.as_slice() {
+                    if ty.starts_with(|ch: char| ch.is_ascii_uppercase()) {
+                        self.vars.insert(name.clone(), ty.clone());
+                    }
+                }
+            }
+        } else if let Some(ty) = self.recv_type(root_of(&init.expr)) {
+            // `let mut con = redis_pool.get().await?`: a connection of that pool
+            self.vars.insert(name.clone(), ty);
+        }
+        if let Some(prefix) = match &*init.expr {
+            syn::Expr::Macro(m) => super::retention::format_prefix(&m.mac),
+            _ => None,
+        } {
+            self.let_keys.insert(name.clone(), prefix);
+        }
+        if !self.scopes.is_empty() {
+            let mut f = FreshFinder {
+                scopes: &[],
+                found: None,
+            };
+            f.visit_expr(&init.expr);
+            let found = f.found.or_else(|| self.fresh_in(&init.expr));
+            if let (Some(found), Some(scope)) = (found, self.scopes.last_mut()) {
+                scope.fresh.insert(name.clone(), found);
+            }
+        }
+    }
+
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        visit::visit_expr_struct(self, s);
+        for f in &s.fields {
+            if let syn::Member::Named(n) = &f.member {
+                let n = n.to_string();
+                if names_idempotency(&n) {
+                    self.sent(&f.expr, sql_strings::span_of(f), format!("as `{n}`"));
+                }
+            }
+        }
+    }
+
+    fn visit_expr_macro(&mut self, e: &'ast syn::ExprMacro) {
+        if let Some(sql) = sql_strings::of_macro(self.text, &e.mac) {
+            let span = sql_strings::span_of(e);
+            self.sql(span, &sql, span);
+            return;
+        }
+        self.visit_macro(&e.mac);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if CONCURRENT_MACROS.contains(&name.as_str()) {
+            self.opaque.get_or_insert(sql_strings::span_of(m));
+            return;
+        }
+        if EXPR_MACROS.contains(&name.as_str()) {
+            if let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                for a in &args {
+                    self.visit_expr(a);
+                }
+            }
+            return;
+        }
+        // A macro we cannot see into that awaits something hides the order.
+        let awaits = m.tokens.to_string().contains("await");
+        if awaits {
+            self.opaque.get_or_insert(sql_strings::span_of(m));
+        }
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        let segs = match &*c.func {
+            syn::Expr::Path(p) => super::path_idents(&p.path),
+            _ => Vec::new(),
+        };
+        let shape = CallShape {
+            path: &segs,
+            method: None,
+            receiver_last: None,
+            chain: &[],
+            args: &[],
+        };
+        let args: Vec<&syn::Expr> = c.args.iter().collect();
+        if !segs.is_empty() && knowledge::effects().retry.iter().any(|r| r.matches(shape)) {
+            let at = sql_strings::span_of(&c.func);
+            let what = format!("`{}`", segs.join("::"));
+            for a in &args {
+                if is_closure(a) {
+                    self.in_scope(at, &what, |w| w.visit_expr(a));
+                } else {
+                    self.visit_expr(a);
+                }
+            }
+            return;
+        }
+        if let Some(sql) = sql_strings::of_call(self.text, c, self.consts) {
+            for a in &args {
+                self.visit_expr(a);
+            }
+            let span = sql_strings::span_of(c);
+            self.sql(span, &sql, span);
+            return;
+        }
+        visit::visit_expr_call(self, c);
+        let last = segs.last().cloned().unwrap_or_default();
+        self.check_sends(&last, &args, sql_strings::span_of(c));
+        // `Ok(x)`, `Json(x)`: constructors, not calls.
+        if segs.is_empty() || (segs.len() == 1 && last.starts_with(|ch: char| ch.is_uppercase())) {
+            return;
+        }
+        let mut words = Vec::new();
+        for a in &args {
+            arg_words(a, &mut words);
+        }
+        let site = CallSite {
+            path: segs,
+            args: words,
+            arg_roots: args.iter().map(|a| root_name(a)).collect(),
+            ..CallSite::default()
+        };
+        self.call_event(sql_strings::span_of(c), site);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        let at = super::byte_span(m.method.span());
+        // `conn.transaction(|tx| async move { .. })`: the closure runs inside.
+        if name == "transaction" && args.iter().any(|a| is_closure(a)) {
+            self.visit_expr(&m.receiver);
+            let var = args.iter().find_map(|a| closure_param(a));
+            self.push(at, EventKind::TxBegin { var: var.clone() });
+            for a in &args {
+                self.visit_expr(a);
+            }
+            self.push(at, EventKind::TxEnd { var, commit: true });
+            return;
+        }
+        // backon: `(|| async { .. }).retry(policy)`
+        let shape_plain = CallShape {
+            path: &[],
+            method: Some(&name),
+            receiver_last: None,
+            chain: &[],
+            args: &[],
+        };
+        if is_closure(&m.receiver)
+            && knowledge::effects()
+                .retry
+                .iter()
+                .any(|r| r.matches(shape_plain))
+        {
+            self.in_scope(at, &format!("`.{name}()`"), |w| w.visit_expr(&m.receiver));
+            for a in &args {
+                self.visit_expr(a);
+            }
+            return;
+        }
+        self.visit_expr(&m.receiver);
+        let success = matches!(
+            name.as_str(),
+            "and_then" | "map" | "map_ok" | "inspect" | "inspect_ok" | "then"
+        );
+        self.success += usize::from(success);
+        for a in &args {
+            self.visit_expr(a);
+        }
+        self.success -= usize::from(success);
+        self.check_sends(&name, &args, at);
+
+        let methods = chain_methods(m);
+        let root = root_of(&m.receiver);
+        let root_span = sql_strings::span_of(root);
+        let root_key = (root_span.start, root_span.end);
+        // SQL handed to a method (`tx.execute("…", &[..])`)
+        if let Some(sql) = sql_strings::of_method(self.text, m, self.consts) {
+            let conn = root_name(root);
+            let found = sql_strings::read(self.text, &sql, self.facts);
+            for dml in found {
+                self.push(
+                    at,
+                    EventKind::Sql {
+                        dml,
+                        conn: conn.clone(),
+                    },
+                );
+            }
+            return;
+        }
+        // the executor of a query built earlier in the chain
+        if sql_strings::is_exec_method(&name) {
+            if let Some(ids) = self.sql_roots.get(&root_key).cloned() {
+                let conn = args.first().and_then(|a| root_name(a));
+                for id in ids {
+                    if let Some(Event {
+                        kind: EventKind::Sql { conn: c, .. },
+                        ..
+                    }) = self.events.get_mut(id)
+                    {
+                        if c.is_none() {
+                            c.clone_from(&conn);
+                        }
+                    }
+                }
+                return;
+            }
+            let names: Vec<String> = methods.iter().map(|x| x.method.to_string()).collect();
+            if let Some(dml) = sql_strings::diesel_dsl(root, &names) {
+                let conn = args.first().and_then(|a| root_name(a));
+                let id = self.push(at, EventKind::Sql { dml, conn });
+                self.sql_roots.insert(root_key, vec![id]);
+                return;
+            }
+        }
+        if self.sql_roots.contains_key(&root_key) || self.redis_chain(m, &methods) {
+            return;
+        }
+        if self.redis_method(m) {
+            return;
+        }
+        match (name.as_str(), args.len()) {
+            ("begin", 0) | ("transaction", 0) | ("begin_transaction", 0) => {
+                self.push(at, EventKind::TxBegin { var: None });
+                return;
+            }
+            ("commit", 0) | ("rollback", 0) => {
+                let var = root_name(root);
+                self.push(
+                    at,
+                    EventKind::TxEnd {
+                        var,
+                        commit: name == "commit",
+                    },
+                );
+                return;
+            }
+            _ => {}
+        }
+        let mut chain: Vec<String> = methods
+            .iter()
+            .take(methods.len().saturating_sub(1))
+            .map(|x| x.method.to_string())
+            .collect();
+        if let syn::Expr::Call(c) = root {
+            if let syn::Expr::Path(p) = &*c.func {
+                chain.extend(super::path_idents(&p.path));
+            }
+        }
+        let mut words = Vec::new();
+        for a in &args {
+            arg_words(a, &mut words);
+        }
+        // The receiver is the chain's root only for the first method on it.
+        let receiver = if methods.len() == 1 {
+            path_of(root)
+        } else {
+            Vec::new()
+        };
+        let recv_type = if methods.len() == 1 {
+            self.recv_type(root)
+        } else {
+            None
+        };
+        let site = CallSite {
+            path: Vec::new(),
+            method: Some(name.clone()),
+            receiver,
+            recv_type,
+            chain,
+            args: words,
+            arg_roots: args.iter().map(|a| root_name(a)).collect(),
+        };
+        self.call_event(at, site);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flows(text: &str) -> (FlowFacts, FileFacts) {
+        let mut f = FileFacts::default();
+        super::super::parse(text, &mut f);
+        let flow = f.rust.as_ref().map(|r| r.flow.clone()).unwrap_or_default();
+        (flow, f)
+    }
+
+    fn summary(f: &FnFlow) -> Vec<String> {
+        f.events
+            .iter()
+            .filter(|e| !matches!(e.kind, EventKind::Call(_)))
+            .map(|e| match &e.kind {
+                EventKind::Sql { dml, conn } => format!(
+                    "sql {} {} on {}",
+                    dml.kind.as_str(),
+                    dml.table,
+                    conn.as_deref().unwrap_or("?")
+                ),
+                EventKind::Redis { op, key, .. } => format!(
+                    "redis {op:?} {}",
+                    key.prefix.as_deref().unwrap_or(&key.text)
+                ),
+                EventKind::TxBegin { var } => format!("begin {}", var.as_deref().unwrap_or("?")),
+                EventKind::TxEnd { var, commit } => format!(
+                    "{} {}",
+                    if *commit { "commit" } else { "rollback" },
+                    var.as_deref().unwrap_or("?")
+                ),
+                EventKind::Call(c) => match &c.method {
+                    Some(m) => format!("call .{m}"),
+                    None => format!("call {}", c.path.join("::")),
+                },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sqlx_statements_carry_their_table_kind_and_executor_in_order() {
+        let text = r##"
+async fn pay(pool: &PgPool, key: &str) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    let claimed = sqlx::query!("INSERT INTO idempotency_keys (key) VALUES ($1) ON CONFLICT DO NOTHING", key)
+        .execute(&mut *tx).await?;
+    sqlx::query(r#"INSERT INTO ledger (amount) VALUES ($1)"#).bind(1).execute(&mut *tx).await?;
+    tx.commit().await?;
+    sqlx::query("UPDATE idempotency_keys SET response = $2 WHERE key = $1").execute(pool).await?;
+    Ok(())
+}
+"##;
+        let (flow, _) = flows(text);
+        assert_eq!(
+            summary(&flow.functions[0]),
+            vec![
+                "begin tx",
+                "sql insert-on-conflict-do-nothing idempotency_keys on tx",
+                "sql insert ledger on tx",
+                "commit tx",
+                "sql update idempotency_keys on pool",
+            ]
+        );
+    }
+
+    #[test]
+    fn tokio_postgres_diesel_and_redis_forms_are_read() {
+        let text = r#"
+async fn a(client: &tokio_postgres::Client, id: &str) {
+    client.query_opt("SELECT 1 FROM processed_events WHERE event_id = $1", &[&id]).await?;
+    client.execute("INSERT INTO processed_events (event_id) VALUES ($1)", &[&id]).await?;
+}
+fn b(conn: &mut PgConnection, k: &str) {
+    diesel::insert_into(idempotency_keys::table).values(&row).on_conflict(idempotency_keys::key).do_nothing().execute(conn)?;
+    diesel::update(idempotency_keys::table.find(k)).set(x).execute(conn)?;
+}
+async fn c(con: &mut redis::aio::MultiplexedConnection, id: &str) {
+    let key = format!("idem:stripe:{}", id);
+    let seen: Option<String> = con.get(&key).await?;
+    let _: () = redis::cmd("SET").arg(&key).arg("1").arg("NX").arg("EX").arg(86400).query_async(con).await?;
+    let _: () = con.set_ex(&key, "done", 60).await?;
+}
+"#;
+        let (flow, _) = flows(text);
+        assert_eq!(
+            summary(&flow.functions[0]),
+            vec![
+                "sql read processed_events on client",
+                "sql insert processed_events on client"
+            ]
+        );
+        assert_eq!(
+            summary(&flow.functions[1]),
+            vec![
+                "sql insert-on-conflict-do-nothing idempotency_keys on conn",
+                "sql update idempotency_keys on conn"
+            ]
+        );
+        assert_eq!(
+            summary(&flow.functions[2]),
+            vec![
+                "redis Get idem:stripe:",
+                "redis SetNx idem:stripe:",
+                "redis Set idem:stripe:"
+            ]
+        );
+    }
+
+    #[test]
+    fn ok_arms_and_success_guards_are_success_only_and_arms_are_exclusive() {
+        let text = r#"
+async fn f(con: &mut redis::aio::ConnectionManager, client: &reqwest::Client, key: String) {
+    match client.post(URL).json(&b).send().await {
+        Ok(resp) => { let _: () = con.set(&key, "done").await.unwrap(); }
+        Err(e) => { let _: () = con.del(&key).await.unwrap(); }
+    }
+}
+"#;
+        let (flow, _) = flows(text);
+        let ev = &flow.functions[0].events;
+        let set = ev
+            .iter()
+            .find(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Redis {
+                        op: RedisOp::Set,
+                        ..
+                    }
+                )
+            })
+            .unwrap();
+        let del = ev
+            .iter()
+            .find(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Redis {
+                        op: RedisOp::Del,
+                        ..
+                    }
+                )
+            })
+            .unwrap();
+        assert!(set.success_only);
+        assert!(!del.success_only);
+        assert_eq!(set.branch.len(), 1);
+        assert_ne!(set.branch, del.branch);
+    }
+
+    #[test]
+    fn a_uuid_made_per_attempt_and_sent_as_the_header_is_a_fresh_key() {
+        let text = r#"
+async fn payout(http: &reqwest::Client, job: &Job) {
+    let stable = format!("payout-{}", job.id);
+    for attempt in 0..5 {
+        let key = Uuid::new_v4().to_string();
+        http.post(URL).header("Idempotency-Key", &key).send().await;
+        http.post(URL).header("Idempotency-Key", &stable).send().await;
+    }
+    let once = Uuid::new_v4();
+    backoff::future::retry(policy, || async {
+        http.post(URL).header("Idempotency-Key", once.to_string()).send().await
+    }).await;
+}
+"#;
+        let (flow, _) = flows(text);
+        assert_eq!(flow.fresh_keys.len(), 1, "{:?}", flow.fresh_keys);
+        assert_eq!(flow.fresh_keys[0].what, "Uuid::new_v4()");
+        assert_eq!(flow.fresh_keys[0].scope_what, "`for` loop");
+    }
+
+    #[test]
+    fn concurrent_macros_make_a_function_opaque() {
+        let text = r#"
+async fn f() { tokio::join!(a(), b()); }
+"#;
+        let (flow, _) = flows(text);
+        assert!(flow.functions[0].opaque.is_some());
+    }
+
+    #[test]
+    fn a_rust_reaper_delete_is_a_retention() {
+        let text = r#"
+async fn reap(pool: &PgPool) {
+    sqlx::query("DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'").execute(pool).await.ok();
+}
+"#;
+        let (_, facts) = flows(text);
+        assert_eq!(facts.retention.len(), 1);
+        assert_eq!(facts.retention[0].duration.secs, 24 * 3600);
+        let s = facts.retention[0].span;
+        assert_eq!(&text[s.start..s.end], "24 hours");
+    }
+}

@@ -1,0 +1,277 @@
+//! SQL inside Rust: the text handed to sqlx (`query`, `query_as`,
+//! `query_scalar`, their `!` macros, `QueryBuilder::new`), tokio-postgres and
+//! the pools built on it (`execute`, `query`, `query_one`, `query_opt`,
+//! `prepare`, …), diesel (`sql_query`, and the DSL's `insert_into`,
+//! `update`, `delete`, `<table>::table` reads) and sea-orm raw statements,
+//! as a string literal, a raw string, `concat!` or a `const` of the file.
+//! The SQL front end classifies the text (`sql::dml`); a `DELETE` that
+//! expires a store's rows is handed to its retention reader. Not for the
+//! order of events (`flow`).
+
+use crate::frontend::sql::dml::{self, Dml, DmlKind};
+use crate::frontend::FileFacts;
+use crate::source::Span;
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+
+/// SQL text found in code.
+#[derive(Debug, Clone)]
+pub struct SqlText {
+    pub text: String,
+    /// The text's exact place in the file, when the literal has no escapes.
+    pub inner: Option<Span>,
+}
+
+/// `const NAME: &str = "…"` items of a file, by name.
+pub type StrConsts = HashMap<String, String>;
+
+/// Free functions and associated functions that take SQL text first.
+fn sql_fn(segs: &[String]) -> Option<usize> {
+    let last = segs.last()?.as_str();
+    let owner = segs.iter().rev().nth(1).map(String::as_str);
+    Some(match (owner, last) {
+        (
+            _,
+            "query" | "query_as" | "query_scalar" | "query_with" | "query_as_with"
+            | "query_scalar_with" | "sql_query",
+        ) if segs.len() == 1 || matches!(owner, Some("sqlx" | "diesel")) => 0,
+        (Some("QueryBuilder"), "new") => 0,
+        // sea-orm `Statement::from_string(backend, sql)`
+        (Some("Statement"), "from_string" | "from_sql_and_values") => 1,
+        _ => return None,
+    })
+}
+
+/// Whether a macro name is one of sqlx's checked-query macros.
+pub fn is_sql_macro(name: &str) -> bool {
+    matches!(
+        name,
+        "query"
+            | "query_as"
+            | "query_scalar"
+            | "query_unchecked"
+            | "query_as_unchecked"
+            | "query_scalar_unchecked"
+    )
+}
+
+/// Methods that take SQL text first (tokio-postgres, deadpool/bb8 clients,
+/// sea-orm `execute_unprepared`, sqlx `Executor::execute("…")`).
+pub fn is_sql_method(name: &str) -> bool {
+    matches!(
+        name,
+        "execute"
+            | "query"
+            | "query_one"
+            | "query_opt"
+            | "query_raw"
+            | "query_typed"
+            | "prepare"
+            | "prepare_cached"
+            | "batch_execute"
+            | "simple_query"
+            | "execute_unprepared"
+    )
+}
+
+/// Methods that run a built query on the executor they are given.
+pub fn is_exec_method(name: &str) -> bool {
+    matches!(
+        name,
+        "execute"
+            | "fetch"
+            | "fetch_one"
+            | "fetch_optional"
+            | "fetch_all"
+            | "fetch_many"
+            | "get_result"
+            | "get_results"
+            | "first"
+            | "load"
+            | "optional"
+            | "exec"
+            | "one"
+            | "all"
+    )
+}
+
+/// The SQL text of a string expression: a literal, `&"…"`, `concat!` of
+/// literals, or a `const` of the file.
+pub fn string_arg(file: &str, e: &syn::Expr, consts: &StrConsts) -> Option<SqlText> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(literal(file, s)),
+        syn::Expr::Reference(r) => string_arg(file, &r.expr, consts),
+        syn::Expr::Paren(p) => string_arg(file, &p.expr, consts),
+        syn::Expr::Group(g) => string_arg(file, &g.expr, consts),
+        syn::Expr::Macro(m) => concat(&m.mac),
+        syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+            let name = p.path.segments.first()?.ident.to_string();
+            consts.get(&name).map(|t| SqlText {
+                text: t.clone(),
+                inner: None,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn literal(file: &str, s: &syn::LitStr) -> SqlText {
+    let text = s.value();
+    let full = super::byte_span(s.span());
+    // The value sits in the file as written unless it had escapes: a plain
+    // "…" or a raw r#"…"# string.
+    let inner = file
+        .get(full.start..full.end)
+        .and_then(|written| written.find(text.as_str()))
+        .filter(|_| !text.is_empty())
+        .map(|off| Span::new(full.start + off, full.start + off + text.len()));
+    SqlText { text, inner }
+}
+
+/// `concat!("…", "…")` of string literals.
+fn concat(mac: &syn::Macro) -> Option<SqlText> {
+    if mac.path.segments.last()?.ident != "concat" {
+        return None;
+    }
+    let parts = mac
+        .parse_body_with(
+            syn::punctuated::Punctuated::<syn::LitStr, syn::Token![,]>::parse_terminated,
+        )
+        .ok()?;
+    Some(SqlText {
+        text: parts.iter().map(syn::LitStr::value).collect(),
+        inner: None,
+    })
+}
+
+/// SQL of a call to a driver entry point (`sqlx::query("…")`).
+pub fn of_call(file: &str, call: &syn::ExprCall, consts: &StrConsts) -> Option<SqlText> {
+    let syn::Expr::Path(p) = &*call.func else {
+        return None;
+    };
+    let segs = super::path_idents(&p.path);
+    let at = sql_fn(&segs)?;
+    string_arg(file, call.args.iter().nth(at)?, consts)
+}
+
+/// SQL of a checked-query macro (`sqlx::query!("…", a)`,
+/// `query_as!(Row, "…", a)`): its first string literal.
+pub fn of_macro(file: &str, mac: &syn::Macro) -> Option<SqlText> {
+    let name = mac.path.segments.last()?.ident.to_string();
+    if !is_sql_macro(&name) {
+        return None;
+    }
+    for tt in mac.tokens.clone() {
+        if let proc_macro2::TokenTree::Literal(l) = tt {
+            if let Ok(syn::Lit::Str(s)) =
+                syn::parse2::<syn::Lit>(proc_macro2::TokenTree::Literal(l).into())
+            {
+                return Some(literal(file, &s));
+            }
+        }
+    }
+    None
+}
+
+/// SQL of a method that takes it first (`client.execute("…", &[..])`).
+pub fn of_method(file: &str, m: &syn::ExprMethodCall, consts: &StrConsts) -> Option<SqlText> {
+    if !is_sql_method(&m.method.to_string()) {
+        return None;
+    }
+    string_arg(file, m.args.first()?, consts)
+}
+
+/// The DSL of diesel: `insert_into(t::table)…[.on_conflict(..).do_nothing()]`,
+/// `update(t::table…)`, `delete(t::table…)`; `root` is the chain's root
+/// call, `methods` the names of the methods called on it.
+pub fn diesel_dsl(root: &syn::Expr, methods: &[String]) -> Option<Dml> {
+    let has = |m: &str| methods.iter().any(|x| x == m);
+    match root {
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(p) = &*c.func else {
+                return None;
+            };
+            let segs = super::path_idents(&p.path);
+            let last = segs.last()?.as_str();
+            let qualified = segs.len() == 1 || segs.first().is_some_and(|s| s == "diesel");
+            if !qualified {
+                return None;
+            }
+            let table = c.args.first().and_then(dsl_table)?;
+            let kind = match last {
+                "insert_into" | "insert_or_ignore_into" | "replace_into" => {
+                    if last == "replace_into" || has("do_update") {
+                        DmlKind::Upsert
+                    } else if last == "insert_or_ignore_into"
+                        || has("on_conflict_do_nothing")
+                        || has("do_nothing")
+                    {
+                        DmlKind::InsertDoNothing
+                    } else {
+                        DmlKind::Insert
+                    }
+                }
+                "update" => DmlKind::Update,
+                "delete" => DmlKind::Delete,
+                _ => return None,
+            };
+            Some(Dml { kind, table })
+        }
+        // `idempotency_keys::table.find(k).first::<Row>(conn)`
+        syn::Expr::Path(_) if methods.iter().any(|m| is_exec_method(m)) => Some(Dml {
+            kind: DmlKind::Read,
+            table: dsl_table(root)?,
+        }),
+        _ => None,
+    }
+}
+
+/// `t::table`, `schema::t::table`, `t::dsl::t`, `t::table.filter(..)`.
+fn dsl_table(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => {
+            let segs = super::path_idents(&p.path);
+            match segs.as_slice() {
+                [.., t, last] if last == "table" => Some(t.to_ascii_lowercase()),
+                [.., t, dsl, last] if dsl == "dsl" && last == t => Some(t.to_ascii_lowercase()),
+                _ => None,
+            }
+        }
+        syn::Expr::MethodCall(m) => dsl_table(&m.receiver),
+        syn::Expr::Reference(r) => dsl_table(&r.expr),
+        syn::Expr::Paren(p) => dsl_table(&p.expr),
+        _ => None,
+    }
+}
+
+/// Classify SQL text; a `DELETE` that expires a store's rows by age also
+/// becomes a retention of that store.
+pub fn read(file: &str, sql: &SqlText, facts: &mut FileFacts) -> Vec<Dml> {
+    let found = dml::classify(&sql.text);
+    if let Some(inner) = sql.inner {
+        if found.iter().any(|d| d.kind == DmlKind::Delete) {
+            let mut scratch = crate::frontend::sql::SqlFacts::default();
+            for mut stmt in crate::frontend::sql::split::split(&sql.text) {
+                stmt.span = stmt.span.shift(inner.start);
+                for b in &mut stmt.bodies {
+                    *b = b.shift(inner.start);
+                }
+                crate::frontend::sql::retention::statement(
+                    file,
+                    &stmt,
+                    &mut scratch,
+                    &mut facts.retention,
+                );
+            }
+        }
+    }
+    found
+}
+
+/// The span of an expression.
+pub fn span_of(e: &impl Spanned) -> Span {
+    super::byte_span(e.span())
+}

@@ -1,0 +1,900 @@
+//! Rust functions joined across the crate: each function's events classified
+//! as key checks, key writes (claims when atomic), effects and transaction
+//! boundaries, with calls to functions of the same crate resolved (by module
+//! path, `use` items, and a method's receiver type) and inlined several
+//! levels deep, cycles cut. Every function gets a summary (checks? claims?
+//! effects? records?); every entry point (a function no other function of
+//! the crate calls) gets its flattened trace, which the flow rules read.
+//!
+//! What it does not do: follow dynamic dispatch through trait objects, see
+//! into macros other than the formatting ones, or guess at calls it cannot
+//! resolve. A call the effect catalogue does not know and the crate does not
+//! define is no event at all; a function whose order cannot be established
+//! is marked opaque and judged by no rule.
+
+use super::schema::{Guarding, SchemaModel};
+use crate::config::Config;
+use crate::frontend::rust::flow::{
+    CallSite, EventKind, FlowFacts, FnFlow, FreshKey, RedisOp, StructDef, UseItem,
+};
+use crate::frontend::sql::dml::DmlKind;
+use crate::frontend::FileFacts;
+use crate::knowledge::{self, CallPattern};
+use crate::source::{FileId, SourceMap, Span};
+use std::collections::HashMap;
+
+/// How deep calls are inlined into an entry point's trace.
+pub const MAX_CALL_DEPTH: usize = 6;
+/// Most steps of one trace.
+const MAX_TRACE: usize = 20_000;
+
+/// Methods of std and common crates that are never resolved by their name
+/// alone (a receiver of unknown type calling `insert` is most likely a map).
+const PLAIN_METHODS: &[&str] = &[
+    "clone",
+    "to_string",
+    "to_owned",
+    "as_str",
+    "as_ref",
+    "as_mut",
+    "into",
+    "unwrap",
+    "expect",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "ok",
+    "err",
+    "ok_or",
+    "ok_or_else",
+    "map",
+    "map_err",
+    "and_then",
+    "or_else",
+    "iter",
+    "into_iter",
+    "collect",
+    "len",
+    "is_empty",
+    "bind",
+    "push",
+    "get",
+    "insert",
+    "remove",
+    "contains",
+    "contains_key",
+    "borrow",
+    "lock",
+    "read",
+    "write",
+    "json",
+    "status",
+    "is_success",
+    "is_ok",
+    "is_err",
+    "is_some",
+    "is_none",
+    "header",
+    "headers",
+    "new",
+    "default",
+    "build",
+    "finish",
+    "into_response",
+    "send",
+    "call",
+    "run",
+    "execute",
+    "query",
+    "fetch_one",
+    "fetch_optional",
+    "fetch_all",
+    "arg",
+    "cmd",
+    "set",
+    "del",
+    "exists",
+    "begin",
+    "commit",
+    "rollback",
+    "from",
+    "try_from",
+    "fmt",
+    "eq",
+    "hash",
+    "drop",
+    "poll",
+    "poll_ready",
+    "next",
+    "await",
+    "text",
+    "bytes",
+    "body",
+    "extend",
+];
+
+/// Wrappers looked through to find a receiver's type.
+const TYPE_WRAPPERS: &[&str] = &[
+    "Arc",
+    "Rc",
+    "Box",
+    "State",
+    "Data",
+    "Extension",
+    "Option",
+    "mut",
+    "web",
+    "axum",
+    "extract",
+    "std",
+    "sync",
+    "rc",
+    "actix_web",
+    "Mutex",
+    "RwLock",
+    "tokio",
+];
+
+/// What an idempotency store key is: a SQL table or a Redis key prefix
+/// (or, with no literal prefix, the key expression's text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreKey {
+    Table(String),
+    Redis(String),
+}
+
+impl StoreKey {
+    pub fn describe(&self) -> String {
+        match self {
+            StoreKey::Table(t) => format!("`{t}`"),
+            StoreKey::Redis(k) => format!("Redis key `{k}`"),
+        }
+    }
+
+    pub fn is_redis(&self) -> bool {
+        matches!(self, StoreKey::Redis(_))
+    }
+}
+
+/// Whether a store table's key has a unique guard at the end of its history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GuardState {
+    Guarded,
+    Missing,
+    /// No migration defines the table: nothing is known.
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+pub enum StepKind {
+    /// A read of a store (`SELECT … FROM idempotency_keys`, Redis `GET`).
+    Check {
+        store: StoreKey,
+    },
+    /// A write of a store's key.
+    Write {
+        store: StoreKey,
+        /// `insert`, `upsert`, `update`, `SET`, `SET NX`.
+        what: &'static str,
+        /// Fails or skips on a duplicate: `ON CONFLICT DO NOTHING`, `NX`, or
+        /// a plain insert into a table whose key has a unique guard.
+        atomic: bool,
+        /// A plain `INSERT` / `SET` (not an upsert or update).
+        plain: bool,
+        guard: GuardState,
+        conn: Option<String>,
+    },
+    /// Something that cannot be taken back with the handler's transaction.
+    Effect {
+        what: String,
+        reason: String,
+        /// For a SQL write, the executor it runs on.
+        sql_conn: Option<Option<String>>,
+    },
+    TxBegin {
+        conn: Option<String>,
+    },
+    TxEnd {
+        conn: Option<String>,
+        commit: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub file: FileId,
+    pub span: Span,
+    /// The call in the entry point that leads here, when inlined.
+    pub via: Option<(FileId, Span)>,
+    pub kind: StepKind,
+    pub branch: Vec<(u64, u32)>,
+    /// Leaving blocks the step is in (see `flow::Event::exits`).
+    pub exits: Vec<u64>,
+    pub success_only: bool,
+}
+
+impl Step {
+    /// Whether this step cannot run before `later`: they sit in different
+    /// arms of one branch, or this one is in a block that leaves and
+    /// `later` is not.
+    pub fn exclusive(&self, later: &Step) -> bool {
+        self.branch
+            .iter()
+            .any(|(s, a)| later.branch.iter().any(|(t, b)| s == t && a != b))
+            || self.exits.iter().any(|x| !later.exits.contains(x))
+    }
+}
+
+/// A function of the crate.
+#[derive(Debug, Clone)]
+pub struct FnEntry {
+    pub file: FileId,
+    pub name: String,
+    pub owner: Option<String>,
+    pub crate_key: String,
+    pub module: Vec<String>,
+    pub span: Span,
+    pub test: bool,
+}
+
+/// What a function does, with the calls it makes followed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub checks: bool,
+    pub claims: bool,
+    pub effects: bool,
+    pub records: bool,
+    pub opaque: bool,
+}
+
+/// A flattened entry point.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub function: usize,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Default)]
+pub struct FlowModel {
+    pub functions: Vec<FnEntry>,
+    /// By function index.
+    pub summaries: Vec<Summary>,
+    /// Entry points that are not test code and whose order is known.
+    pub traces: Vec<Trace>,
+    pub fresh_keys: Vec<(FileId, FreshKey)>,
+}
+
+/// One function's own events, classified, with calls still unexpanded.
+#[derive(Debug, Clone)]
+enum Local {
+    Step(Step),
+    Call {
+        target: usize,
+        file: FileId,
+        span: Span,
+        branch: Vec<(u64, u32)>,
+        exits: Vec<u64>,
+        success_only: bool,
+        /// Callee parameter → caller's name for it.
+        subst: Vec<(String, String)>,
+    },
+}
+
+/// Crate (the directory above `src/`) and module path of a file.
+fn module_of(path: &str) -> (String, Vec<String>) {
+    let p = path.replace('\\', "/");
+    let (root, rest) = if let Some(rest) = p.strip_prefix("src/") {
+        (String::new(), rest.to_string())
+    } else if let Some(i) = p.rfind("/src/") {
+        (p[..i].to_string(), p[i + 5..].to_string())
+    } else {
+        match p.rsplit_once('/') {
+            Some((dir, file)) => (dir.to_string(), file.to_string()),
+            None => (String::new(), p.clone()),
+        }
+    };
+    let mut parts: Vec<String> = rest.split('/').map(str::to_string).collect();
+    if let Some(last) = parts.last_mut() {
+        *last = last.trim_end_matches(".rs").to_string();
+        if matches!(last.as_str(), "mod" | "lib" | "main") {
+            parts.pop();
+        }
+    }
+    (root, parts)
+}
+
+/// The type a type's text names, looking through `&`, `Arc<..>`,
+/// `State<..>` and kin; `Err(())` for a trait object.
+fn type_name(text: &str) -> Result<Option<String>, ()> {
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.contains(&"dyn") {
+        return Err(());
+    }
+    Ok(words
+        .into_iter()
+        .find(|w| !TYPE_WRAPPERS.contains(w) && w.starts_with(|c: char| c.is_uppercase()))
+        .map(str::to_string))
+}
+
+struct Index<'a> {
+    fns: Vec<(&'a FnEntry, &'a FnFlow, &'a FlowFacts)>,
+    /// (crate, module path + name) → free functions.
+    free: HashMap<(&'a str, Vec<String>), Vec<usize>>,
+    free_by_name: HashMap<(&'a str, &'a str), Vec<usize>>,
+    methods: HashMap<(&'a str, &'a str, &'a str), Vec<usize>>,
+    methods_by_name: HashMap<(&'a str, &'a str), Vec<usize>>,
+    structs: HashMap<(&'a str, &'a str), &'a StructDef>,
+}
+
+enum Resolved {
+    Fn(usize),
+    /// A trait object's method the crate defines: the order is unknown.
+    Opaque,
+    None,
+}
+
+impl<'a> Index<'a> {
+    fn resolve(&self, caller: usize, site: &CallSite) -> Resolved {
+        let (entry, _, facts) = self.fns[caller];
+        let krate = entry.crate_key.as_str();
+        let first = |v: Option<&Vec<usize>>| v.and_then(|v| v.first().copied());
+        if let Some(m) = site.method.as_deref() {
+            let ty: Result<Option<String>, ()> = match site.receiver.as_slice() {
+                [s] if s == "self" => Ok(entry.owner.clone()),
+                [s, f] if s == "self" => entry
+                    .owner
+                    .as_deref()
+                    .and_then(|o| self.structs.get(&(krate, o)))
+                    .and_then(|st| st.fields.iter().find(|(n, _)| n == f))
+                    .map_or(Ok(None), |(_, t)| type_name(t)),
+                _ => site.recv_type.as_deref().map_or(Ok(None), type_name),
+            };
+            return match ty {
+                Err(()) if self.methods_by_name.contains_key(&(krate, m)) => Resolved::Opaque,
+                Err(()) => Resolved::None,
+                Ok(Some(t)) => match first(self.methods.get(&(krate, t.as_str(), m))) {
+                    Some(g) => Resolved::Fn(g),
+                    None => Resolved::None,
+                },
+                Ok(None) => match self.methods_by_name.get(&(krate, m)) {
+                    Some(v) if v.len() == 1 && !PLAIN_METHODS.contains(&m) => Resolved::Fn(v[0]),
+                    _ => Resolved::None,
+                },
+            };
+        }
+        let segs = &site.path;
+        let Some(last) = segs.last() else {
+            return Resolved::None;
+        };
+        let mut candidates: Vec<Vec<String>> = Vec::new();
+        match segs.first().map(String::as_str) {
+            Some("crate") => candidates.push(segs[1..].to_vec()),
+            Some("self") => candidates.push([&entry.module[..], &segs[1..]].concat()),
+            Some("super") => {
+                let ups = segs.iter().take_while(|s| *s == "super").count();
+                let keep = entry.module.len().saturating_sub(ups);
+                candidates.push([&entry.module[..keep], &segs[ups..]].concat());
+            }
+            Some("Self") if segs.len() == 2 => {
+                if let Some(o) = entry.owner.as_deref() {
+                    if let Some(g) = first(self.methods.get(&(krate, o, last.as_str()))) {
+                        return Resolved::Fn(g);
+                    }
+                }
+                return Resolved::None;
+            }
+            Some(head) => {
+                for u in uses_in(facts, &entry.module) {
+                    if u.alias == head {
+                        let full = [&u.path[..], &segs[1..]].concat();
+                        candidates.extend(absolute(&full, &u.module));
+                    }
+                }
+                candidates.push([&entry.module[..], &segs[..]].concat());
+                candidates.push(segs.clone());
+            }
+            None => {}
+        }
+        for c in &candidates {
+            if c.len() >= 2 {
+                let ty = &c[c.len() - 2];
+                if ty.starts_with(|ch: char| ch.is_uppercase()) {
+                    if let Some(g) = first(self.methods.get(&(krate, ty.as_str(), last.as_str()))) {
+                        return Resolved::Fn(g);
+                    }
+                }
+            }
+            if let Some(g) = first(self.free.get(&(krate, c.clone()))) {
+                return Resolved::Fn(g);
+            }
+        }
+        if segs.len() == 1 {
+            for u in uses_in(facts, &entry.module).filter(|u| u.alias == "*") {
+                for c in absolute(&[&u.path[..], &segs[..]].concat(), &u.module) {
+                    if let Some(g) = first(self.free.get(&(krate, c))) {
+                        return Resolved::Fn(g);
+                    }
+                }
+            }
+            if let Some(v) = self.free_by_name.get(&(krate, last.as_str())) {
+                if v.len() == 1 {
+                    return Resolved::Fn(v[0]);
+                }
+            }
+        }
+        Resolved::None
+    }
+}
+
+/// The `use` items visible in a module of a file (its own and its parents').
+fn uses_in<'f>(facts: &'f FlowFacts, module: &'f [String]) -> impl Iterator<Item = &'f UseItem> {
+    facts
+        .uses
+        .iter()
+        .filter(move |u| module.starts_with(&u.module))
+}
+
+/// A `use` path as crate-relative candidates: `crate::a` → `a`,
+/// `super::a` from `m::n` → `m::a`, `a::b` → itself and without its first
+/// segment (an external or this crate's own name).
+fn absolute(path: &[String], module: &[String]) -> Vec<Vec<String>> {
+    match path.first().map(String::as_str) {
+        Some("crate") => vec![path[1..].to_vec()],
+        Some("self") => vec![[module, &path[1..]].concat()],
+        Some("super") => {
+            let ups = path.iter().take_while(|s| *s == "super").count();
+            let keep = module.len().saturating_sub(ups);
+            vec![[&module[..keep], &path[ups..]].concat()]
+        }
+        _ => vec![
+            path.to_vec(),
+            path.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
+        ],
+    }
+}
+
+struct Classifier<'a> {
+    schema: &'a SchemaModel,
+    effects: Vec<&'a CallPattern>,
+}
+
+impl Classifier<'_> {
+    fn guard(&self, table: &str) -> GuardState {
+        let Some(t) = self.schema.find_table(table) else {
+            return GuardState::Unknown;
+        };
+        match self.schema.store(t).map(|s| s.guarding(t)) {
+            Some(Guarding::Missing) => GuardState::Missing,
+            Some(_) => GuardState::Guarded,
+            None => GuardState::Unknown,
+        }
+    }
+
+    fn effect(&self, site: &CallSite) -> Option<(String, String)> {
+        let p = self.effects.iter().find(|p| p.matches(site.shape()))?;
+        let what = match &site.method {
+            Some(m) => format!("`.{m}()`"),
+            None => format!(
+                "`{}`",
+                site.path
+                    .iter()
+                    .rev()
+                    .take(2)
+                    .rev()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("::")
+            ),
+        };
+        Some((what, p.reason.clone().unwrap_or_else(|| p.id.clone())))
+    }
+}
+
+fn redis_store(key: &crate::frontend::rust::flow::RedisKey) -> Option<StoreKey> {
+    let stores = knowledge::stores();
+    match &key.prefix {
+        Some(p) if stores.is_store_prefix(p) => Some(StoreKey::Redis(p.clone())),
+        Some(_) => None,
+        None if stores.redis_prefix.matches(&key.text) => Some(StoreKey::Redis(key.text.clone())),
+        None => None,
+    }
+}
+
+impl FlowModel {
+    pub fn build(
+        files: &[FileFacts],
+        sources: &SourceMap,
+        config: &Config,
+        schema: &SchemaModel,
+    ) -> Self {
+        let mut entries = Vec::new();
+        let mut flows: Vec<(&FnFlow, &FlowFacts)> = Vec::new();
+        let mut fresh_keys = Vec::new();
+        for f in files {
+            let Some(flow) = f.rust.as_ref().map(|r| &r.flow) else {
+                continue;
+            };
+            let (crate_key, file_module) = module_of(sources.path(f.file));
+            for func in &flow.functions {
+                entries.push(FnEntry {
+                    file: f.file,
+                    name: func.name.clone(),
+                    owner: func.owner.clone(),
+                    crate_key: crate_key.clone(),
+                    module: [&file_module[..], &func.module[..]].concat(),
+                    span: func.span,
+                    test: func.test,
+                });
+                flows.push((func, flow));
+            }
+            fresh_keys.extend(flow.fresh_keys.iter().map(|k| (f.file, k.clone())));
+        }
+        let mut index = Index {
+            fns: Vec::new(),
+            free: HashMap::new(),
+            free_by_name: HashMap::new(),
+            methods: HashMap::new(),
+            methods_by_name: HashMap::new(),
+            structs: HashMap::new(),
+        };
+        for (i, (e, (func, facts))) in entries.iter().zip(&flows).enumerate() {
+            index.fns.push((e, func, facts));
+            let k = e.crate_key.as_str();
+            match e.owner.as_deref() {
+                Some(o) => {
+                    index
+                        .methods
+                        .entry((k, o, e.name.as_str()))
+                        .or_default()
+                        .push(i);
+                    index
+                        .methods_by_name
+                        .entry((k, e.name.as_str()))
+                        .or_default()
+                        .push(i);
+                }
+                None => {
+                    let mut path = e.module.clone();
+                    path.push(e.name.clone());
+                    index.free.entry((k, path)).or_default().push(i);
+                    index
+                        .free_by_name
+                        .entry((k, e.name.as_str()))
+                        .or_default()
+                        .push(i);
+                }
+            }
+        }
+        for (e, (_, facts)) in entries.iter().zip(&flows) {
+            for s in &facts.structs {
+                index
+                    .structs
+                    .insert((e.crate_key.as_str(), s.name.as_str()), s);
+            }
+        }
+        let classifier = Classifier {
+            schema,
+            effects: knowledge::effects()
+                .effect
+                .iter()
+                .chain(&config.effect)
+                .collect(),
+        };
+        let mut opaque: Vec<bool> = flows.iter().map(|(f, _)| f.opaque.is_some()).collect();
+        let mut called = vec![false; entries.len()];
+        let locals: Vec<Vec<Local>> = (0..entries.len())
+            .map(|i| {
+                let (e, func, _) = index.fns[i];
+                let mut out = Vec::new();
+                for ev in &func.events {
+                    let branch: Vec<(u64, u32)> = ev
+                        .branch
+                        .iter()
+                        .map(|(s, a)| (((i as u64) << 32) | u64::from(*s), *a))
+                        .collect();
+                    let exits: Vec<u64> = ev
+                        .exits
+                        .iter()
+                        .map(|x| ((i as u64) << 32) | u64::from(*x))
+                        .collect();
+                    let step = |kind| {
+                        Local::Step(Step {
+                            file: e.file,
+                            span: ev.span,
+                            via: None,
+                            kind,
+                            branch: branch.clone(),
+                            exits: exits.clone(),
+                            success_only: ev.success_only,
+                        })
+                    };
+                    match &ev.kind {
+                        EventKind::Sql { dml, conn } => {
+                            let store = schema.is_store_name(&dml.table);
+                            let table = StoreKey::Table(dml.table.clone());
+                            let write = |what, atomic, plain| StepKind::Write {
+                                store: table.clone(),
+                                what,
+                                atomic,
+                                plain,
+                                guard: classifier.guard(&dml.table),
+                                conn: conn.clone(),
+                            };
+                            let kind = match (store, dml.kind) {
+                                (true, DmlKind::Read) => StepKind::Check {
+                                    store: table.clone(),
+                                },
+                                (true, DmlKind::Insert) => write(
+                                    "insert",
+                                    classifier.guard(&dml.table) == GuardState::Guarded,
+                                    true,
+                                ),
+                                (true, DmlKind::InsertDoNothing) => write("insert", true, false),
+                                (true, DmlKind::Upsert) => write("upsert", false, false),
+                                (true, DmlKind::Update) => write("update", false, false),
+                                (true, DmlKind::Delete) | (false, DmlKind::Read) => continue,
+                                (false, k) => StepKind::Effect {
+                                    what: format!("the {} on `{}`", k.as_str(), dml.table),
+                                    reason: "a write to a table that is not the key's store".into(),
+                                    sql_conn: Some(conn.clone()),
+                                },
+                            };
+                            out.push(step(kind));
+                        }
+                        EventKind::Redis { op, key, conn } => {
+                            let Some(store) = redis_store(key) else {
+                                continue;
+                            };
+                            let write = |what, atomic| StepKind::Write {
+                                store: store.clone(),
+                                what,
+                                atomic,
+                                plain: true,
+                                guard: GuardState::Unknown,
+                                conn: conn.clone(),
+                            };
+                            let kind = match op {
+                                RedisOp::Get | RedisOp::Exists => StepKind::Check {
+                                    store: store.clone(),
+                                },
+                                RedisOp::Set => write("SET", false),
+                                RedisOp::SetNx => write("SET NX", true),
+                                RedisOp::Del | RedisOp::Expire => continue,
+                            };
+                            out.push(step(kind));
+                        }
+                        EventKind::TxBegin { var } => {
+                            out.push(step(StepKind::TxBegin { conn: var.clone() }))
+                        }
+                        EventKind::TxEnd { var, commit } => out.push(step(StepKind::TxEnd {
+                            conn: var.clone(),
+                            commit: *commit,
+                        })),
+                        EventKind::Call(site) => {
+                            if let Some((what, reason)) = classifier.effect(site) {
+                                out.push(step(StepKind::Effect {
+                                    what,
+                                    reason,
+                                    sql_conn: None,
+                                }));
+                                continue;
+                            }
+                            match index.resolve(i, site) {
+                                Resolved::Fn(g) if g != i => {
+                                    let (_, callee, _) = index.fns[g];
+                                    let mut subst: Vec<(String, String)> = callee
+                                        .params
+                                        .iter()
+                                        .zip(&site.arg_roots)
+                                        .filter_map(|((p, _), a)| Some((p.clone(), a.clone()?)))
+                                        .collect();
+                                    if let Some(r) = site.receiver.last() {
+                                        subst.push(("self".into(), r.clone()));
+                                    }
+                                    out.push(Local::Call {
+                                        target: g,
+                                        file: e.file,
+                                        span: ev.span,
+                                        branch: branch.clone(),
+                                        exits: exits.clone(),
+                                        success_only: ev.success_only,
+                                        subst,
+                                    });
+                                }
+                                Resolved::Opaque => opaque[i] = true,
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        for l in &locals {
+            for s in l {
+                if let Local::Call { target, .. } = s {
+                    called[*target] = true;
+                }
+            }
+        }
+        let mut summaries = Vec::with_capacity(entries.len());
+        let mut traces = Vec::new();
+        for i in 0..entries.len() {
+            let mut steps = Vec::new();
+            let mut stack = vec![i];
+            let mut op = false;
+            flatten(
+                i,
+                &locals,
+                &opaque,
+                &mut stack,
+                None,
+                &[],
+                &[],
+                &[],
+                false,
+                &mut steps,
+                &mut op,
+            );
+            let mut s = Summary {
+                opaque: op,
+                ..Summary::default()
+            };
+            for st in &steps {
+                match &st.kind {
+                    StepKind::Check { .. } => s.checks = true,
+                    StepKind::Write { atomic, .. } => {
+                        s.records = true;
+                        s.claims |= *atomic;
+                    }
+                    StepKind::Effect { .. } => s.effects = true,
+                    _ => {}
+                }
+            }
+            summaries.push(s);
+            if !called[i] && !entries[i].test && !op {
+                traces.push(Trace { function: i, steps });
+            }
+        }
+        FlowModel {
+            functions: entries,
+            summaries,
+            traces,
+            fresh_keys,
+        }
+    }
+}
+
+/// Append function `f`'s steps, its calls expanded, to `out`.
+#[allow(clippy::too_many_arguments)]
+fn flatten(
+    f: usize,
+    locals: &[Vec<Local>],
+    opaque: &[bool],
+    stack: &mut Vec<usize>,
+    via: Option<(FileId, Span)>,
+    branch: &[(u64, u32)],
+    exits: &[u64],
+    subst: &[(String, String)],
+    success: bool,
+    out: &mut Vec<Step>,
+    op: &mut bool,
+) {
+    *op |= opaque[f];
+    let rename = |c: &Option<String>| -> Option<String> {
+        c.as_ref().map(|c| {
+            subst
+                .iter()
+                .find(|(p, _)| p == c)
+                .map_or(c, |(_, a)| a)
+                .clone()
+        })
+    };
+    for l in &locals[f] {
+        if out.len() >= MAX_TRACE {
+            *op = true;
+            return;
+        }
+        match l {
+            Local::Step(s) => {
+                let mut s = s.clone();
+                if via.is_some() {
+                    s.via = via;
+                }
+                s.branch.splice(0..0, branch.iter().copied());
+                s.exits.splice(0..0, exits.iter().copied());
+                s.success_only |= success;
+                match &mut s.kind {
+                    StepKind::Write { conn, .. }
+                    | StepKind::TxBegin { conn }
+                    | StepKind::TxEnd { conn, .. }
+                    | StepKind::Effect {
+                        sql_conn: Some(conn),
+                        ..
+                    } => *conn = rename(conn),
+                    _ => {}
+                }
+                out.push(s);
+            }
+            Local::Call {
+                target,
+                file,
+                span,
+                branch: b,
+                exits: x,
+                success_only,
+                subst: inner,
+            } => {
+                if stack.contains(target) || stack.len() > MAX_CALL_DEPTH {
+                    continue;
+                }
+                let here = via.or(Some((*file, *span)));
+                let composed: Vec<(String, String)> = inner
+                    .iter()
+                    .map(|(p, a)| {
+                        let a = subst.iter().find(|(q, _)| q == a).map_or(a, |(_, x)| x);
+                        (p.clone(), a.clone())
+                    })
+                    .collect();
+                let mut br = branch.to_vec();
+                br.extend(b.iter().copied());
+                let mut ex = exits.to_vec();
+                ex.extend(x.iter().copied());
+                stack.push(*target);
+                flatten(
+                    *target,
+                    locals,
+                    opaque,
+                    stack,
+                    here,
+                    &br,
+                    &ex,
+                    &composed,
+                    success || *success_only,
+                    out,
+                    op,
+                );
+                stack.pop();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_map_to_crates_and_modules() {
+        assert_eq!(
+            module_of("src/handlers/pay.rs"),
+            (String::new(), vec!["handlers".into(), "pay".into()])
+        );
+        assert_eq!(
+            module_of("crates/api/src/idem/mod.rs"),
+            ("crates/api".into(), vec!["idem".into()])
+        );
+        assert_eq!(module_of("crates/api/src/lib.rs").1, Vec::<String>::new());
+        assert_eq!(
+            module_of("flag/webhook.rs"),
+            ("flag".into(), vec!["webhook".into()])
+        );
+    }
+
+    #[test]
+    fn receiver_types_look_through_wrappers_and_refuse_trait_objects() {
+        assert_eq!(type_name("& IdemStore"), Ok(Some("IdemStore".into())));
+        assert_eq!(
+            type_name("State < Arc < AppState > >"),
+            Ok(Some("AppState".into()))
+        );
+        assert_eq!(type_name("Arc < dyn Provider + Send >"), Err(()));
+        assert_eq!(
+            type_name("& mut PgConnection"),
+            Ok(Some("PgConnection".into()))
+        );
+    }
+}

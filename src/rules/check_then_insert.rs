@@ -1,0 +1,79 @@
+//! `check-then-insert`: an entry point that reads whether a key exists and
+//! then inserts it with nothing atomic in between — no `ON CONFLICT`, no
+//! `NX`, and (for SQL) no unique guard on the store's key in the schema.
+//! With a unique guard the second insert fails on the race, so nothing is
+//! reported; with no schema seen for the table, nothing either.
+
+use super::Context;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::flows::{GuardState, Step, StepKind, StoreKey};
+use std::collections::HashSet;
+
+pub const NAME: &str = "check-then-insert";
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let mut seen = HashSet::new();
+    for trace in &ctx.model.flows.traces {
+        for (c, w, store) in races(&trace.steps) {
+            if seen.insert((w.file, w.span)) {
+                out.push(diagnostic(c, w, store));
+            }
+        }
+    }
+}
+
+/// (check, insert, store) pairs: a check of a store followed by a plain,
+/// non-atomic insert of the same store.
+fn races(steps: &[Step]) -> Vec<(&Step, &Step, &StoreKey)> {
+    let mut out = Vec::new();
+    for (wi, w) in steps.iter().enumerate() {
+        let StepKind::Write {
+            store,
+            atomic: false,
+            plain: true,
+            guard,
+            ..
+        } = &w.kind
+        else {
+            continue;
+        };
+        let unguarded = match store {
+            StoreKey::Redis(_) => true,
+            StoreKey::Table(_) => *guard == GuardState::Missing,
+        };
+        if !unguarded {
+            continue;
+        }
+        let check = steps[..wi].iter().find(|c| {
+            matches!(&c.kind, StepKind::Check { store: s } if s == store) && !c.exclusive(w)
+        });
+        if let Some(c) = check {
+            out.push((c, w, store));
+        }
+    }
+    out
+}
+
+fn diagnostic(c: &Step, w: &Step, store: &StoreKey) -> Diagnostic {
+    let (message, fix) = match store {
+        StoreKey::Redis(k) => (
+            format!("the Redis key `{k}` is read and then written with `SET` without `NX`: two concurrent replays both read nothing and both proceed"),
+            "claim with one atomic command instead of a read and a write: `SET key value NX EX ttl`, and treat a nil reply as a replay".to_string(),
+        ),
+        StoreKey::Table(t) => (
+            format!("`{t}` is checked for the key and then inserted without `ON CONFLICT`, and no unique guard covers its key: two concurrent replays both read nothing and both insert"),
+            format!("give the key a unique guard (`PRIMARY KEY` or `UNIQUE`) and claim with `INSERT INTO {t} … ON CONFLICT DO NOTHING RETURNING …` instead of the read: no row back is a replay"),
+        ),
+    };
+    let mut d = Diagnostic::new(NAME, Severity::Error, w.file, w.span, message)
+        .with_primary_label("the insert, decided by a read that a concurrent replay also passes")
+        .with_label(c.file, c.span, "the check: it reads whether the key exists");
+    for s in [c, w] {
+        if let Some((f, sp)) = s.via {
+            if (f, sp) != (s.file, s.span) {
+                d = d.with_label(f, sp, "inside this call");
+            }
+        }
+    }
+    d.with_help(format!("{fix}. See `idemlint explain {NAME}`"))
+}

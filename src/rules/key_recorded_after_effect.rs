@@ -1,0 +1,161 @@
+//! `key-recorded-after-effect`: an entry point that performs an effect and
+//! writes the idempotency key only afterwards (or only on the effect's
+//! success path, or on another connection than the effect's transaction),
+//! with nothing claimed before the effect. Reads the flattened traces of
+//! `model::flows`.
+
+use super::Context;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::flows::{Step, StepKind, StoreKey};
+use std::collections::HashSet;
+
+pub const NAME: &str = "key-recorded-after-effect";
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let mut seen = HashSet::new();
+    for trace in &ctx.model.flows.traces {
+        if let Some(late) = late_write(&trace.steps) {
+            if seen.insert((late.write.file, late.write.span)) {
+                out.push(diagnostic(&late));
+            }
+        }
+    }
+}
+
+/// A key write after an effect.
+struct Late<'a> {
+    effect: &'a Step,
+    what: &'a str,
+    reason: &'a str,
+    /// The effect is a SQL write.
+    sql_effect: bool,
+    write: &'a Step,
+    store: &'a StoreKey,
+    how: &'a str,
+    conn: Option<&'a str>,
+    /// The commit of the effect's transaction, before the write, and its name.
+    commit: Option<(&'a Step, &'a str)>,
+}
+
+fn is_write(s: &Step) -> bool {
+    matches!(s.kind, StepKind::Write { .. })
+}
+
+/// The first key write that follows an effect, when no key write comes
+/// before that effect. A write in the effect's own open transaction commits
+/// with it (a duplicate rolls the effect back) and is no late write.
+fn late_write(steps: &[Step]) -> Option<Late<'_>> {
+    for (wi, w) in steps.iter().enumerate() {
+        let StepKind::Write {
+            store,
+            what: how,
+            conn,
+            ..
+        } = &w.kind
+        else {
+            continue;
+        };
+        let found = steps[..wi]
+            .iter()
+            .enumerate()
+            .find_map(|(ei, e)| match &e.kind {
+                StepKind::Effect {
+                    what,
+                    reason,
+                    sql_conn,
+                } if !e.exclusive(w) => Some((ei, e, what, reason, sql_conn)),
+                _ => None,
+            });
+        let Some((ei, e, what, reason, sql_conn)) = found else {
+            continue;
+        };
+        if steps[..ei].iter().any(|c| is_write(c) && !c.exclusive(e)) {
+            return None;
+        }
+        let effect_tx = sql_conn.as_ref().and_then(|c| c.as_deref()).filter(|c| {
+            steps[..ei]
+                .iter()
+                .any(|b| matches!(&b.kind, StepKind::TxBegin { conn: Some(t) } if t == c))
+        });
+        let commit = effect_tx.and_then(|tx| {
+            steps[ei..wi]
+                .iter()
+                .find(|s| matches!(&s.kind, StepKind::TxEnd { conn: Some(t), .. } if t == tx))
+                .map(|s| (s, tx))
+        });
+        if let Some(tx) = effect_tx {
+            if commit.is_none() && !store.is_redis() && conn.as_deref() == Some(tx) {
+                continue;
+            }
+        }
+        return Some(Late {
+            effect: e,
+            what,
+            reason,
+            sql_effect: sql_conn.is_some(),
+            write: w,
+            store,
+            how,
+            conn: conn.as_deref(),
+            commit,
+        });
+    }
+    None
+}
+
+fn diagnostic(l: &Late<'_>) -> Diagnostic {
+    let store = l.store.describe();
+    let what = l.what;
+    let redis_over_sql = l.store.is_redis() && l.sql_effect;
+    let message = if let Some((_, tx)) = l.commit {
+        format!(
+            "the key is written to {store} on `{}` after the effect's transaction `{tx}` has committed, and nothing claims it before: a crash or a replay between the two commits applies the effect again",
+            l.conn.unwrap_or("another connection")
+        )
+    } else if redis_over_sql {
+        format!(
+            "the key is written to {store} only after {what} commits in SQL, and nothing claims it before: the key and the effect live in two stores with no transaction across them"
+        )
+    } else {
+        let path = if l.write.success_only {
+            "only on the success path of"
+        } else {
+            "only after"
+        };
+        format!(
+            "the key is written to {store} {path} {what}, and nothing claims it before: a replay that arrives in between, or a crash there, applies the effect again"
+        )
+    };
+    let mut d = Diagnostic::new(NAME, Severity::Error, l.write.file, l.write.span, message)
+        .with_primary_label(format!("{} of the key, after the effect", l.how));
+    let effect_label = if redis_over_sql {
+        format!("the effect, {what}, commits in SQL while the key is in Redis: a distributed transaction, with nothing making the two atomic")
+    } else {
+        format!("the effect: {what} ({})", l.reason)
+    };
+    d = d.with_label(l.effect.file, l.effect.span, effect_label);
+    if let Some((c, tx)) = l.commit {
+        d = d.with_label(
+            c.file,
+            c.span,
+            format!("`{tx}` commits here, first: the effect is durable before the key exists"),
+        );
+    }
+    for (s, text) in [
+        (l.effect, "the effect happens inside this call"),
+        (l.write, "the key is written inside this call"),
+    ] {
+        if let Some((f, sp)) = s.via {
+            if (f, sp) != (s.file, s.span) {
+                d = d.with_label(f, sp, text);
+            }
+        }
+    }
+    let claim = match l.store {
+        StoreKey::Redis(_) => "`SET key value NX EX ttl` before the effect (a nil reply is a replay: answer it from the stored response)".to_string(),
+        StoreKey::Table(t) => format!("`INSERT INTO {t} (key, …) VALUES (…) ON CONFLICT DO NOTHING RETURNING key` in the transaction that performs the effect (no row back is a replay: answer it from the stored response)"),
+    };
+    d.with_help(format!(
+        "claim the key first, then do the work, then store the response: {claim}; perform the effect; update the claimed row with the response; commit once. See `idemlint explain {NAME}`"
+    ))
+}
