@@ -678,6 +678,37 @@ fn staged_checks_the_index_and_reports_staged_files_judged_against_the_whole_rep
 }
 
 #[test]
+fn a_staged_rust_handler_is_judged_against_the_migrations_in_the_index() {
+    let cti = manifest().join("testdata/rules/check-then-insert");
+    let read = |p: &str| std::fs::read_to_string(cti.join(p)).unwrap();
+    let migration = "migrations/20260301000000_processed_events.sql";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // committed: a dedup table with no unique guard on its key
+    write(d, migration, &read(&format!("flag/{migration}")));
+    git(d, &["init", "-q"]);
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "table"]);
+    // staged: a consumer that checks, then inserts
+    write(d, "src/consumer.rs", &read("flag/src/consumer.rs"));
+    git(d, &["add", "src/consumer.rs"]);
+    let cti = (
+        "check-then-insert".to_string(),
+        "src/consumer.rs".to_string(),
+    );
+    // the migration's own finding is not reported: it is not staged
+    assert_eq!(staged(d), std::slice::from_ref(&cti));
+    // the guard added in the work tree only does not count
+    write(d, migration, &read(&format!("pass/{migration}")));
+    assert_eq!(staged(d), std::slice::from_ref(&cti));
+    let worktree = idemlint(d, &["check", "--isolated", "--format", "json"]);
+    assert!(!findings(&worktree).contains(&cti));
+    // staged, it does
+    git(d, &["add", migration]);
+    assert!(staged(d).is_empty());
+}
+
+#[test]
 fn changed_since_reports_files_changed_since_the_merge_base() {
     let dir = repo();
     let d = dir.path();
