@@ -118,7 +118,16 @@ impl Selection {
             return Ok(Selection::default());
         }
         let flag = mode.flag();
-        let cdup = git(cwd, &["rev-parse", "--show-cdup"]).map_err(|message| {
+        // The repository of the first path given (the current one without).
+        let start = match paths.first() {
+            Some(p) if p.is_dir() => p.clone(),
+            Some(p) => p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+            None => PathBuf::from("."),
+        };
+        let cdup = git(&cwd.join(&start), &["rev-parse", "--show-cdup"]).map_err(|message| {
             FilesError::NotARepository {
                 flag,
                 message: message
@@ -127,12 +136,7 @@ impl Selection {
                     .to_string(),
             }
         })?;
-        let cdup = cdup.trim_end_matches(['\n', '/']);
-        let root = if cdup.is_empty() {
-            PathBuf::from(".")
-        } else {
-            PathBuf::from(cdup)
-        };
+        let root = lexical(&start.join(cdup.trim_end_matches(['\n', '/'])));
         let err = |message: String| FilesError::Git { flag, message };
         let in_root = |args: &[&str]| git(&cwd.join(&root), args).map_err(err);
         let (origin, changed) = match mode {
@@ -189,9 +193,11 @@ impl Selection {
         let under: Vec<String> = paths.iter().map(|p| walk::display_path(p, cwd)).collect();
         let narrowed = |display: &str| {
             under.is_empty()
-                || under
-                    .iter()
-                    .any(|u| u == "." || Path::new(display).starts_with(u))
+                || under.iter().any(|u| match u.as_str() {
+                    // the current directory: what is shown below it
+                    "." => !display.starts_with("../") && !display.starts_with('/'),
+                    u => Path::new(display).starts_with(u),
+                })
         };
         let reported = match changed {
             Some(files) => Some(
@@ -301,6 +307,27 @@ impl Selection {
                 Err(e) => Read::Failed(e.to_string()),
             },
         }
+    }
+}
+
+/// A path with `.` and `dir/..` folded away lexically (`sub/..` is `.`;
+/// leading `..` stay), so display paths read as the walk's do.
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        PathBuf::from(".")
+    } else {
+        out.iter().collect()
     }
 }
 
@@ -459,6 +486,14 @@ mod tests {
         let e = tree_entries(listing);
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].path, "migrations/1.sql");
+    }
+
+    #[test]
+    fn paths_are_folded_lexically() {
+        assert_eq!(lexical(Path::new("./sub/..")), PathBuf::from("."));
+        assert_eq!(lexical(Path::new("./../..")), PathBuf::from("../.."));
+        assert_eq!(lexical(Path::new("/tmp/r/a/../")), PathBuf::from("/tmp/r"));
+        assert_eq!(lexical(Path::new("repo/")), PathBuf::from("repo"));
     }
 
     #[test]

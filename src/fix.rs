@@ -210,6 +210,59 @@ fn push_line(out: &mut String, mark: char, line: &str) {
 mod tests {
     use super::*;
 
+    use crate::diagnostic::Severity;
+    use crate::source::{FileKind, SourceFile, Span};
+
+    fn fixing(span: Span, to: &str) -> Diagnostic {
+        Diagnostic::new(
+            "misspelled-idempotency-header",
+            Severity::Error,
+            0,
+            span,
+            "m",
+        )
+        .with_fix(
+            "f",
+            vec![Edit {
+                file: 0,
+                span,
+                replacement: to.to_string(),
+            }],
+        )
+    }
+
+    #[test]
+    fn overlapping_and_multi_line_fixes_are_left_and_identical_ones_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.rs");
+        let text = "let h = \"Idempotency-Replayed\";\nlet k = 1;\n";
+        std::fs::write(&path, text).unwrap();
+        let mut sources = SourceMap::default();
+        sources.files.push(SourceFile {
+            path: path.to_string_lossy().into_owned(),
+            kind: FileKind::Rust,
+            text: text.into(),
+            bom: false,
+        });
+        let word = Span::new(9, 29);
+        let diags = vec![
+            fixing(word, "Idempotent-Replayed"),
+            fixing(word, "Idempotent-Replayed"),
+            fixing(Span::new(20, 31), "x"),
+            fixing(Span::new(0, 35), "y"),
+        ];
+        let plan = plan(&diags, &sources);
+        assert_eq!(plan.fixed, [0, 1]);
+        let change = plan.files.values().next().unwrap();
+        assert_eq!(
+            change.after,
+            text.replace("Idempotency-Replayed", "Idempotent-Replayed")
+        );
+        // a file changed on disk since it was checked is not touched
+        std::fs::write(&path, "changed").unwrap();
+        assert!(super::plan(&diags, &sources).fixed.is_empty());
+    }
+
     #[test]
     fn a_diff_shows_the_changed_line_with_context() {
         let before = "a\nb\nc\nd\ne\nf\ng\nh\ni\n";

@@ -709,6 +709,30 @@ fn a_staged_rust_handler_is_judged_against_the_migrations_in_the_index() {
 }
 
 #[test]
+fn staged_finds_the_repository_from_a_subdirectory_or_from_the_path_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("repo/docs")).unwrap();
+    write(&d.join("repo"), "src/stripe.rs", STRIPE_CLIENT);
+    git(&d.join("repo"), &["init", "-q"]);
+    git(&d.join("repo"), &["add", "."]);
+    let args = ["check", "--isolated", "--staged", "--format", "json"];
+    let from = |cwd: &Path, extra: &[&str]| findings(&idemlint(cwd, &[&args[..], extra].concat()));
+    let rule = "misspelled-idempotency-header".to_string();
+    assert_eq!(
+        from(d, &["repo"]),
+        [(rule.clone(), "repo/src/stripe.rs".to_string())]
+    );
+    let docs = d.join("repo/docs");
+    assert_eq!(
+        from(&docs, &[]),
+        [(rule.clone(), "../src/stripe.rs".to_string())]
+    );
+    // `.` in a subdirectory narrows the report to it
+    assert!(from(&docs, &["."]).is_empty());
+}
+
+#[test]
 fn changed_since_reports_files_changed_since_the_merge_base() {
     let dir = repo();
     let d = dir.path();
