@@ -73,6 +73,9 @@ pub enum BaselineCommand {
         /// Rewrite the file without the stale entries.
         #[arg(long)]
         write: bool,
+        /// Judge test code too (as the check that wrote the baseline did).
+        #[arg(long)]
+        include_tests: bool,
         /// Use this config file instead of discovering one.
         #[arg(long, conflicts_with = "isolated")]
         config: Option<PathBuf>,

@@ -65,10 +65,20 @@ fn run(cli: Cli) -> Result<u8, String> {
                     file,
                     paths,
                     write,
+                    include_tests,
                     config,
                     isolated,
                 },
-        } => prune(&file, paths, write, config_choice(config, isolated)),
+        } => {
+            let opts = Options {
+                paths,
+                stdin: None,
+                config: config_choice(config, isolated),
+                no_suppressions: false,
+                include_tests,
+            };
+            prune(&file, &opts, write)
+        }
         Command::Init { path, force } => init(&path, force),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
@@ -372,21 +382,9 @@ fn init(dir: &Path, force: bool) -> Result<u8, String> {
 }
 
 /// `baseline prune`: the entries no current finding matches.
-fn prune(
-    file: &Path,
-    paths: Vec<PathBuf>,
-    write: bool,
-    config: ConfigChoice,
-) -> Result<u8, String> {
+fn prune(file: &Path, opts: &Options, write: bool) -> Result<u8, String> {
     let baseline = Baseline::load(file).map_err(|e| e.to_string())?;
-    let opts = Options {
-        paths,
-        stdin: None,
-        config,
-        no_suppressions: false,
-        include_tests: false,
-    };
-    let outcome = idemlint::check(&opts).map_err(|e| e.to_string())?;
+    let outcome = idemlint::check(opts).map_err(|e| e.to_string())?;
     let stale = baseline.stale(&outcome.diagnostics);
     let mut text = String::new();
     for e in &stale {
