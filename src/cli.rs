@@ -1,6 +1,6 @@
 //! Command-line definitions (clap). No behaviour here.
 
-use crate::render::Format;
+use crate::render::{Format, OutputFormat};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -42,15 +42,90 @@ pub enum Command {
         /// The rule's name, e.g. misspelled-idempotency-header.
         rule: String,
     },
+    /// Maintain a baseline file written by `check --write-baseline`.
+    Baseline {
+        #[command(subcommand)]
+        command: BaselineCommand,
+    },
+    /// Write a commented starter idemlint.toml listing the stores found,
+    /// each with the counterparty idemlint inferred, to confirm or correct.
+    Init {
+        /// The repository (or directory) to scan and write the file into.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Overwrite an existing idemlint.toml.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BaselineCommand {
+    /// List baseline entries that no current finding matches (fixed, moved
+    /// or renamed); exits 1 when there are some, unless `--write` drops them.
+    Prune {
+        /// The baseline file.
+        file: PathBuf,
+        /// Files or directories to check (default: the current directory).
+        paths: Vec<PathBuf>,
+        /// Rewrite the file without the stale entries.
+        #[arg(long)]
+        write: bool,
+        /// Judge test code too (as the check that wrote the baseline did).
+        #[arg(long)]
+        include_tests: bool,
+        /// Use this config file instead of discovering one.
+        #[arg(long, conflicts_with = "isolated")]
+        config: Option<PathBuf>,
+        /// Ignore every config file.
+        #[arg(long)]
+        isolated: bool,
+    },
+}
+
+/// One `--format` value: a format, and the file it goes to (standard output
+/// when none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatSpec {
+    pub format: OutputFormat,
+    pub path: Option<PathBuf>,
+}
+
+fn format_spec(s: &str) -> Result<FormatSpec, String> {
+    let (name, path) = match s.split_once('=') {
+        Some((n, "")) => return Err(format!("`{n}=` names no file")),
+        Some((n, p)) => (n, Some(PathBuf::from(p))),
+        None => (s, None),
+    };
+    let format = OutputFormat::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = OutputFormat::ALL.iter().map(|(n, _)| *n).collect();
+        format!("unknown format `{name}`; one of: {}", names.join(", "))
+    })?;
+    Ok(FormatSpec { format, path })
 }
 
 #[derive(Parser, Debug, Clone)]
 pub struct CheckArgs {
     /// Files or directories to check; `-` reads standard input.
     pub paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: Format,
+    /// Output formats: human, json, sarif, github, gitlab, junit; each as
+    /// FORMAT (standard output) or FORMAT=FILE. Repeat the flag or separate
+    /// with commas; at most one format goes to standard output. Default:
+    /// human, or github (with human on standard error) when GITHUB_ACTIONS
+    /// is true.
+    #[arg(long, value_name = "FORMAT[=FILE]", value_delimiter = ',', value_parser = format_spec)]
+    pub format: Vec<FormatSpec>,
+    /// Human output: the findings only, no summary line.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Human output: a count per rule instead of the reports.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Human and SARIF output: show suppressed findings, with their reasons.
+    #[arg(long)]
+    pub show_suppressed: bool,
     /// Lowest severity that makes the run exit 1.
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOnArg>,
@@ -73,6 +148,29 @@ pub struct CheckArgs {
     /// with the retention, header and flow rules too.
     #[arg(long)]
     pub include_tests: bool,
+    /// Record the current findings in FILE (and exit 0), for `--baseline`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "fix", "diff"])]
+    pub write_baseline: Option<PathBuf>,
+    /// Hide the findings FILE records; report only new ones.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Check what is staged for commit (the git index, not the work tree);
+    /// report findings in staged files only, judged against the whole
+    /// repository as staged.
+    #[arg(long, conflicts_with = "changed_since")]
+    pub staged: bool,
+    /// Report findings only in files changed since the merge base with REV
+    /// (committed, uncommitted or untracked), judged against the whole
+    /// repository.
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
+    /// Apply the safe fixes in place, then report what remains.
+    #[arg(long, conflicts_with_all = ["diff", "staged"])]
+    pub fix: bool,
+    /// Print the safe fixes as a unified diff without writing; exit 1 when
+    /// there is something to fix.
+    #[arg(long, conflicts_with = "staged")]
+    pub diff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -127,22 +127,25 @@ impl Diagnostic {
 
 /// Sort key: (path, start, rule), then the rest so the order is total.
 pub fn sort(diags: &mut [Diagnostic], sources: &SourceMap) {
-    diags.sort_by(|a, b| {
-        (
-            sources.path(a.file),
-            a.span.start,
-            a.rule,
-            a.span.end,
-            &a.message,
-        )
-            .cmp(&(
-                sources.path(b.file),
-                b.span.start,
-                b.rule,
-                b.span.end,
-                &b.message,
-            ))
-    });
+    diags.sort_by(|a, b| order(a, b, sources));
+}
+
+/// The output order of two diagnostics (see [`sort`]).
+pub fn order(a: &Diagnostic, b: &Diagnostic, sources: &SourceMap) -> std::cmp::Ordering {
+    (
+        sources.path(a.file),
+        a.span.start,
+        a.rule,
+        a.span.end,
+        &a.message,
+    )
+        .cmp(&(
+            sources.path(b.file),
+            b.span.start,
+            b.rule,
+            b.span.end,
+            &b.message,
+        ))
 }
 
 /// SHA-256 of rule + path + the whitespace-normalised source lines under the

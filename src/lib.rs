@@ -4,13 +4,17 @@
 //! parallel) → project model → rules → suppressions → sort + fingerprint.
 //! Rendering and exit codes belong to the caller (`main.rs`).
 
+pub mod baseline;
 pub mod catalogue;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod duration;
+pub mod files;
+pub mod fix;
 pub mod frontend;
 pub mod horizons;
+pub mod init;
 pub mod knowledge;
 pub mod model;
 pub mod render;
@@ -50,6 +54,8 @@ pub enum RunError {
     Walk(#[from] walk::WalkError),
     #[error("standard input: {0}")]
     Stdin(std::io::Error),
+    #[error(transparent)]
+    Files(#[from] files::FilesError),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -73,11 +79,24 @@ pub struct Options {
     pub include_tests: bool,
 }
 
+/// What a CI gate adds to a check: where the files come from (work tree,
+/// git index, revision) and which of them are reported, and the findings a
+/// baseline already records. The default is a plain check of the work tree.
+#[derive(Debug, Default)]
+pub struct Gate {
+    pub files: files::Selection,
+    pub baseline: Option<baseline::Baseline>,
+}
+
 pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
+    /// Findings that suppression comments hid, with their reasons.
+    pub suppressed: Vec<suppress::Suppressed>,
     pub sources: SourceMap,
     pub summary: Summary,
     pub config: Config,
+    /// The joined project model the rules read (`init` lists its stores).
+    pub model: model::ProjectModel,
 }
 
 impl Outcome {
@@ -90,7 +109,6 @@ impl Outcome {
     }
 }
 
-/// Run a check.
 /// Whether a diagnostic of a rule that spares test code sits in test code:
 /// a test path (relative to the checked directory it was found under) or a
 /// Rust test module or function.
@@ -136,7 +154,13 @@ fn relative_to_root(display: &str, roots: &[PathBuf], cwd: &Path) -> String {
         .unwrap_or_else(|| display.replace('\\', "/"))
 }
 
+/// Run a check of the work tree.
 pub fn check(opts: &Options) -> Result<Outcome, RunError> {
+    check_with(opts, &Gate::default())
+}
+
+/// Run a check with the files, report scope and baseline of a gate.
+pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     let started = std::time::Instant::now();
     let cwd = std::env::current_dir().map_err(|e| RunError::Internal(e.to_string()))?;
     let paths: Vec<PathBuf> = if opts.paths.is_empty() {
@@ -144,6 +168,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
     } else {
         opts.paths.clone()
     };
+    let paths = gate.files.roots(paths);
     let config = load_config(&opts.config, &paths)?;
 
     // walk
@@ -152,7 +177,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
         .filter(|p| p.as_os_str() != "-")
         .cloned()
         .collect();
-    let mut candidates = walk::discover(&file_paths, &cwd, &config.exclude)?;
+    let mut candidates = gate.files.discover(&file_paths, &cwd, &config.exclude)?;
     let files_scanned = candidates.len() + usize::from(opts.stdin.is_some());
 
     // read + prefilter (in parallel), then give the kept files their ids
@@ -164,7 +189,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
     let mut loaded: Vec<Loaded> = pool.install(|| {
         candidates
             .par_iter()
-            .filter_map(|c| read_candidate(c, &keywords))
+            .filter_map(|c| read_candidate(c, &keywords, &gate.files))
             .collect()
     });
     if let Some((name, text)) = &opts.stdin {
@@ -260,7 +285,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
     diagnostics.extend(rules::run(&ctx));
 
     // suppressions
-    let mut suppressed = 0;
+    let mut suppressed = Vec::new();
     if !opts.no_suppressions {
         let mut sups: Vec<suppress::Suppression> = sources
             .files
@@ -274,13 +299,13 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
                 )
             })
             .collect();
-        let (n, unused) = suppress::apply(
+        let (hidden, unused) = suppress::apply(
             &mut diagnostics,
             &mut sups,
             &sources,
             config.reason_required(),
         );
-        suppressed = n;
+        suppressed = hidden;
         diagnostics.extend(rules::apply_levels(unused, &sources, &config));
     }
     // Test code is left out after the suppressions have seen it, so a
@@ -294,6 +319,20 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
         a.rule == b.rule && a.file == b.file && a.span == b.span && a.message == b.message
     });
     diagnostic::assign_fingerprints(&mut diagnostics, &sources);
+    suppressed.sort_by(|a, b| diagnostic::order(&a.diagnostic, &b.diagnostic, &sources));
+    let mut hidden: Vec<Diagnostic> = suppressed.iter().map(|s| s.diagnostic.clone()).collect();
+    diagnostic::assign_fingerprints(&mut hidden, &sources);
+    for (s, d) in suppressed.iter_mut().zip(hidden) {
+        s.diagnostic.fingerprint = d.fingerprint;
+    }
+
+    // a gate reports only the files it selects, and what no baseline records
+    diagnostics.retain(|d| gate.files.reports(sources.path(d.file)));
+    suppressed.retain(|s| gate.files.reports(sources.path(s.diagnostic.file)));
+    let baselined = gate
+        .baseline
+        .as_ref()
+        .map_or(0, |b| b.hide(&mut diagnostics));
 
     let count = |s: Severity| diagnostics.iter().filter(|d| d.severity == s).count();
     let summary = Summary {
@@ -303,15 +342,18 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),
         notes: count(Severity::Note),
-        suppressed,
+        suppressed: suppressed.len(),
+        baselined,
         statements_unparsed,
         elapsed_ms: started.elapsed().as_millis(),
     };
     Ok(Outcome {
         diagnostics,
+        suppressed,
         sources,
         summary,
         config,
+        model,
     })
 }
 
@@ -383,37 +425,29 @@ fn config_keywords(config: &Config) -> Vec<String> {
         .collect()
 }
 
-/// Read one candidate; `None` when it cannot matter (no keyword).
-fn read_candidate(c: &Candidate, keywords: &walk::Keywords) -> Option<Loaded> {
-    let meta = match std::fs::metadata(&c.path) {
-        Ok(m) => m,
-        Err(e) => {
-            return Some(problem_only(
-                c.display.clone(),
-                c.kind,
-                format!("cannot read file: {e}"),
-            ))
-        }
-    };
-    if meta.len() > MAX_FILE_BYTES {
+/// Read one candidate from where the run's files come from; `None` when it
+/// cannot matter (no keyword).
+fn read_candidate(
+    c: &Candidate,
+    keywords: &walk::Keywords,
+    files: &files::Selection,
+) -> Option<Loaded> {
+    match files.read(c, MAX_FILE_BYTES, keywords) {
+        files::Read::Bytes(bytes) => load_text(c.display.clone(), &c.path, c.kind, bytes, keywords),
         // Too large to parse; it is only worth a diagnostic when it holds a
         // word that can matter (a generated fixture without one is not).
-        if !keywords.stream_matches(&c.path) {
-            return None;
-        }
-        return Some(problem_only(
+        files::Read::TooLarge { matches: false, .. } => None,
+        files::Read::TooLarge { len, .. } => Some(problem_only(
             c.display.clone(),
             c.kind,
             format!(
                 "file is {:.1} MiB, over the {} MiB limit; not parsed",
-                meta.len() as f64 / 1048576.0,
+                len as f64 / 1048576.0,
                 MAX_FILE_BYTES / 1048576
             ),
-        ));
-    }
-    match std::fs::read(&c.path) {
-        Ok(bytes) => load_text(c.display.clone(), &c.path, c.kind, bytes, keywords),
-        Err(e) => Some(problem_only(
+        )),
+        files::Read::Skipped => None,
+        files::Read::Failed(e) => Some(problem_only(
             c.display.clone(),
             c.kind,
             format!("cannot read file: {e}"),

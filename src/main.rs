@@ -1,12 +1,14 @@
 //! The `idemlint` binary: parse arguments, call the library, map the outcome
 //! to an exit code (0 clean, 1 findings at or above --fail-on, 2 untrusted run).
 
-use clap::Parser;
-use idemlint::cli::{Cli, ColorChoice, Command, FailOnArg};
+use clap::{CommandFactory, Parser};
+use idemlint::baseline::Baseline;
+use idemlint::cli::{BaselineCommand, CheckArgs, Cli, ColorChoice, Command, FailOnArg};
 use idemlint::config::FailOn;
-use idemlint::render::{self, Format};
-use idemlint::{catalogue, ConfigChoice, Options};
+use idemlint::render::{self, Format, OutputFormat};
+use idemlint::{catalogue, files, fix, ConfigChoice, Gate, Options};
 use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -56,71 +58,360 @@ fn run(cli: Cli) -> Result<u8, String> {
                 catalogue::names().join("\n  ")
             )),
         },
-        Command::Check(args) => {
-            let stdin = if args.paths.iter().any(|p| p.as_os_str() == "-") {
-                let name = args
-                    .stdin_filename
-                    .clone()
-                    .ok_or("reading `-` needs --stdin-filename NAME")?;
-                let mut text = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut text)
-                    .map_err(|e| format!("standard input: {e}"))?;
-                Some((name, text))
-            } else {
-                None
-            };
-            let opts = Options {
-                paths: args.paths.clone(),
-                stdin,
-                config: if args.isolated {
-                    ConfigChoice::Isolated
-                } else if let Some(c) = &args.config {
-                    ConfigChoice::File(c.clone())
-                } else {
-                    ConfigChoice::Discover
+        Command::Check(args) => check(&args),
+        Command::Baseline {
+            command:
+                BaselineCommand::Prune {
+                    file,
+                    paths,
+                    write,
+                    include_tests,
+                    config,
+                    isolated,
                 },
-                no_suppressions: args.no_suppressions,
-                include_tests: args.include_tests,
+        } => {
+            let opts = Options {
+                paths,
+                stdin: None,
+                config: config_choice(config, isolated),
+                no_suppressions: false,
+                include_tests,
             };
-            let outcome = idemlint::check(&opts).map_err(|e| e.to_string())?;
-            let color = match args.color {
-                ColorChoice::Always => true,
-                ColorChoice::Never => false,
-                ColorChoice::Auto => {
-                    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
-                }
-            };
-            let mut out = std::io::stdout().lock();
-            let written = match args.format {
-                Format::Human => render::human::render(
-                    &outcome.diagnostics,
-                    &outcome.sources,
-                    &outcome.summary,
-                    color,
-                    &mut out,
-                ),
-                Format::Json => writeln!(
-                    out,
-                    "{}",
-                    render::json::render(&outcome.diagnostics, &outcome.sources, &outcome.summary)
-                ),
-            };
-            if let Err(e) = written.and_then(|_| out.flush()) {
-                if e.kind() != std::io::ErrorKind::BrokenPipe {
-                    return Err(format!("writing output: {e}"));
-                }
-            }
-            let fail_on = match args.fail_on {
-                Some(FailOnArg::Error) => FailOn::Error,
-                Some(FailOnArg::Warning) => FailOn::Warning,
-                Some(FailOnArg::Note) => FailOn::Note,
-                Some(FailOnArg::Never) => FailOn::Never,
-                None => outcome.config.fail_on.unwrap_or(FailOn::Warning),
-            };
-            Ok(u8::from(outcome.fails(fail_on)))
+            prune(&file, &opts, write)
+        }
+        Command::Init { path, force } => init(&path, force),
+        Command::Completions { shell } => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "idemlint", &mut std::io::stdout());
+            Ok(0)
         }
     }
+}
+
+fn config_choice(config: Option<PathBuf>, isolated: bool) -> ConfigChoice {
+    if isolated {
+        ConfigChoice::Isolated
+    } else if let Some(c) = config {
+        ConfigChoice::File(c)
+    } else {
+        ConfigChoice::Discover
+    }
+}
+
+/// `check`: run, then write the baseline, the fixes or the reports, and map
+/// the outcome to an exit code.
+fn check(args: &CheckArgs) -> Result<u8, String> {
+    let outputs = outputs(args)?;
+    match check_outputs(args, &outputs) {
+        Ok(code) => Ok(code),
+        Err(message) => {
+            // A SARIF file still records that the analysis failed, so an
+            // upload shows a failed run rather than a clean one.
+            for o in &outputs {
+                if let (OutputFormat::Sarif, Destination::File(path)) = (o.format, &o.to) {
+                    let _ = std::fs::write(path, render::sarif::render_failure(&message) + "\n");
+                }
+            }
+            Err(message)
+        }
+    }
+}
+
+fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
+    let reads_stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
+    let stdin = if reads_stdin {
+        if args.staged || args.changed_since.is_some() {
+            return Err(
+                "`-` (standard input) cannot be read with --staged or --changed-since".into(),
+            );
+        }
+        if args.fix {
+            return Err("--fix cannot write standard input; use --diff".into());
+        }
+        let name = args
+            .stdin_filename
+            .clone()
+            .ok_or("reading `-` needs --stdin-filename NAME")?;
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("standard input: {e}"))?;
+        Some((name, text))
+    } else {
+        None
+    };
+    let opts = Options {
+        paths: args.paths.clone(),
+        stdin,
+        config: config_choice(args.config.clone(), args.isolated),
+        no_suppressions: args.no_suppressions,
+        include_tests: args.include_tests,
+    };
+    let mode = if args.staged {
+        files::Mode::Staged
+    } else if let Some(rev) = &args.changed_since {
+        files::Mode::ChangedSince(rev.clone())
+    } else {
+        files::Mode::WorkTree
+    };
+    let gate = || -> Result<Gate, String> {
+        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+        let paths: Vec<PathBuf> = args
+            .paths
+            .iter()
+            .filter(|p| p.as_os_str() != "-")
+            .cloned()
+            .collect();
+        Ok(Gate {
+            files: files::Selection::resolve(&mode, &paths, &cwd).map_err(|e| e.to_string())?,
+            baseline: match &args.baseline {
+                Some(p) => Some(Baseline::load(p).map_err(|e| e.to_string())?),
+                None => None,
+            },
+        })
+    };
+    let mut outcome = idemlint::check_with(&opts, &gate()?).map_err(|e| e.to_string())?;
+
+    if let Some(path) = &args.write_baseline {
+        let b = Baseline::of(&outcome.diagnostics, &outcome.sources);
+        b.save(path).map_err(|e| e.to_string())?;
+        eprintln!(
+            "idemlint: wrote {} to {}",
+            plural(b.findings.len(), "finding"),
+            path.display()
+        );
+        return Ok(0);
+    }
+    if args.diff {
+        let plan = fix::plan(&outcome.diagnostics, &outcome.sources);
+        print_or_broken_pipe(&plan.diff())?;
+        eprintln!(
+            "idemlint: {} to fix in {}",
+            plural(plan.fixed.len(), "finding"),
+            plural(plan.files.len(), "file")
+        );
+        return Ok(u8::from(!plan.fixed.is_empty()));
+    }
+    let mut fixed = None;
+    if args.fix {
+        let plan = fix::plan(&outcome.diagnostics, &outcome.sources);
+        plan.apply().map_err(|e| format!("writing a fix: {e}"))?;
+        if !plan.fixed.is_empty() {
+            // Spans after a fix moved: what remains is what a new run finds.
+            outcome = idemlint::check_with(&opts, &gate()?).map_err(|e| e.to_string())?;
+        }
+        fixed = Some(plan.fixed.len());
+    }
+
+    let report = render::Report {
+        diagnostics: &outcome.diagnostics,
+        suppressed: if args.show_suppressed
+            || outputs.iter().any(|o| o.format == OutputFormat::Sarif)
+        {
+            &outcome.suppressed
+        } else {
+            &[]
+        },
+        sources: &outcome.sources,
+        summary: &outcome.summary,
+    };
+    for o in outputs {
+        let human = render::human::Options {
+            color: o.color(args.color),
+            quiet: args.quiet,
+            statistics: args.statistics,
+            show_suppressed: args.show_suppressed,
+        };
+        let mut buf = Vec::new();
+        render::write(o.format, &report, &human, &mut buf)
+            .map_err(|e| format!("rendering output: {e}"))?;
+        match &o.to {
+            Destination::File(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+                }
+                fix::write_atomically(path, &buf)
+                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))?
+            }
+            Destination::Stdout => print_or_broken_pipe(&String::from_utf8_lossy(&buf))?,
+            Destination::Stderr => {
+                let _ = std::io::stderr().write_all(&buf);
+            }
+        }
+    }
+    if let Some(n) = fixed {
+        eprintln!(
+            "idemlint: fixed {}, {} remain",
+            plural(n, "finding"),
+            outcome.diagnostics.len()
+        );
+    }
+    let fail_on = match args.fail_on {
+        Some(FailOnArg::Error) => FailOn::Error,
+        Some(FailOnArg::Warning) => FailOn::Warning,
+        Some(FailOnArg::Note) => FailOn::Note,
+        Some(FailOnArg::Never) => FailOn::Never,
+        None => outcome.config.fail_on.unwrap_or(FailOn::Warning),
+    };
+    Ok(u8::from(outcome.fails(fail_on)))
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn print_or_broken_pipe(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing output: {e}")),
+        _ => Ok(()),
+    }
+}
+
+enum Destination {
+    Stdout,
+    Stderr,
+    File(PathBuf),
+}
+
+struct Output {
+    format: OutputFormat,
+    to: Destination,
+}
+
+impl Output {
+    fn color(&self, choice: ColorChoice) -> bool {
+        match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none()
+                    && match self.to {
+                        Destination::Stdout => std::io::stdout().is_terminal(),
+                        Destination::Stderr => std::io::stderr().is_terminal(),
+                        Destination::File(_) => false,
+                    }
+            }
+        }
+    }
+}
+
+/// Where each format goes: the `--format` values, or the default (human;
+/// github annotations with human on standard error in GitHub Actions).
+fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
+    if args.format.is_empty() {
+        if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+            return Ok(vec![
+                Output {
+                    format: OutputFormat::Github,
+                    to: Destination::Stdout,
+                },
+                Output {
+                    format: OutputFormat::Human,
+                    to: Destination::Stderr,
+                },
+            ]);
+        }
+        return Ok(vec![Output {
+            format: OutputFormat::Human,
+            to: Destination::Stdout,
+        }]);
+    }
+    if args.format.iter().filter(|f| f.path.is_none()).count() > 1 {
+        return Err(
+            "at most one --format can go to standard output; send the others to files with FORMAT=FILE"
+                .into(),
+        );
+    }
+    Ok(args
+        .format
+        .iter()
+        .map(|f| Output {
+            format: f.format,
+            to: f
+                .path
+                .clone()
+                .map_or(Destination::Stdout, Destination::File),
+        })
+        .collect())
+}
+
+/// `init`: write the starter config, never over an existing one unless forced.
+fn init(dir: &Path, force: bool) -> Result<u8, String> {
+    if !dir.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    let target = dir.join("idemlint.toml");
+    if !force {
+        for name in idemlint::config::CONFIG_NAMES {
+            let existing = dir.join(name);
+            if existing.exists() {
+                return Err(format!(
+                    "{} already exists; `idemlint init --force` overwrites it",
+                    existing.display()
+                ));
+            }
+        }
+    }
+    // The stores as idemlint finds them on its own, not as an old config
+    // declares them.
+    let opts = Options {
+        paths: vec![dir.to_path_buf()],
+        stdin: None,
+        config: ConfigChoice::Isolated,
+        no_suppressions: false,
+        include_tests: false,
+    };
+    let outcome = idemlint::check(&opts).map_err(|e| e.to_string())?;
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let base = idemlint::walk::display_path(dir, &cwd);
+    let (text, stores) = idemlint::init::starter(&outcome, &base);
+    fix::write_atomically(&target, text.as_bytes())
+        .map_err(|e| format!("{}: cannot write: {e}", target.display()))?;
+    eprintln!(
+        "idemlint: wrote {} with {}; confirm or correct each counterparty",
+        target.display(),
+        plural(stores, "store")
+    );
+    Ok(0)
+}
+
+/// `baseline prune`: the entries no current finding matches.
+fn prune(file: &Path, opts: &Options, write: bool) -> Result<u8, String> {
+    let baseline = Baseline::load(file).map_err(|e| e.to_string())?;
+    let outcome = idemlint::check(opts).map_err(|e| e.to_string())?;
+    let stale = baseline.stale(&outcome.diagnostics);
+    let mut text = String::new();
+    for e in &stale {
+        text.push_str(&format!(
+            "{}: {}: {} ({})\n",
+            e.path, e.rule, e.message, e.fingerprint
+        ));
+    }
+    print_or_broken_pipe(&text)?;
+    if write && !stale.is_empty() {
+        baseline
+            .without(&stale)
+            .save(file)
+            .map_err(|e| e.to_string())?;
+        eprintln!(
+            "idemlint: removed {} from {}",
+            plural(stale.len(), "stale entry").replace("entrys", "entries"),
+            file.display()
+        );
+        return Ok(0);
+    }
+    eprintln!(
+        "idemlint: {} of {} no longer match a finding",
+        stale.len(),
+        plural(baseline.findings.len(), "baseline entry").replace("entrys", "entries")
+    );
+    Ok(u8::from(!stale.is_empty() && !write))
 }
 
 fn print_rules(format: Format) {

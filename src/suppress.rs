@@ -118,24 +118,33 @@ pub fn scan(file: FileId, text: &str, statements: bool) -> Vec<Suppression> {
     out
 }
 
-/// Drop the diagnostics that suppressions cover; return how many were dropped
-/// and the `unused-suppression` diagnostics for the rest.
+/// A diagnostic that a comment suppressed, with the comment's reason (SARIF
+/// `suppressions`, `--show-suppressed`).
+#[derive(Debug, Clone)]
+pub struct Suppressed {
+    pub diagnostic: Diagnostic,
+    pub reason: Option<String>,
+}
+
+/// Take out the diagnostics that suppressions cover; return them with their
+/// reasons, and the `unused-suppression` diagnostics for the suppressions
+/// that covered nothing.
 pub fn apply(
     diags: &mut Vec<Diagnostic>,
     sups: &mut [Suppression],
     sources: &SourceMap,
     reason_required: bool,
-) -> (usize, Vec<Diagnostic>) {
+) -> (Vec<Suppressed>, Vec<Diagnostic>) {
     let known = crate::catalogue::names();
     let mut indexes: std::collections::HashMap<FileId, LineIndex> =
         std::collections::HashMap::new();
-    let before = diags.len();
-    diags.retain(|d| {
+    let mut suppressed = Vec::new();
+    for d in std::mem::take(diags) {
         let line = indexes
             .entry(d.file)
             .or_insert_with(|| LineIndex::new(sources.text(d.file)))
             .line_of(d.span.start);
-        let mut suppressed = false;
+        let mut reason: Option<Option<String>> = None;
         for s in sups.iter_mut().filter(|s| s.file == d.file) {
             if reason_required && s.reason.is_none() {
                 continue;
@@ -146,13 +155,18 @@ pub fn apply(
             for (i, r) in s.rules.iter().enumerate() {
                 if r == d.rule {
                     s.used[i] = true;
-                    suppressed = true;
+                    reason.get_or_insert_with(|| s.reason.clone());
                 }
             }
         }
-        !suppressed
-    });
-    let suppressed = before - diags.len();
+        match reason {
+            Some(reason) => suppressed.push(Suppressed {
+                diagnostic: d,
+                reason,
+            }),
+            None => diags.push(d),
+        }
+    }
     let mut out = Vec::new();
     for s in sups.iter() {
         for (i, r) in s.rules.iter().enumerate() {

@@ -207,15 +207,7 @@ pub fn discover(
     cwd: &Path,
     exclude: &[String],
 ) -> Result<Vec<Candidate>, WalkError> {
-    let excluded = {
-        let mut b = globset::GlobSetBuilder::new();
-        for g in exclude {
-            if let Ok(g) = globset::Glob::new(g) {
-                b.add(g);
-            }
-        }
-        b.build().unwrap_or_else(|_| globset::GlobSet::empty())
-    };
+    let excluded = exclude_set(exclude);
     let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
     for root in paths {
         let meta = std::fs::symlink_metadata(root)
@@ -246,14 +238,9 @@ pub fn discover(
             .git_exclude(true)
             .ignore(true)
             .parents(true)
+            // The root itself is always entered.
             .filter_entry(|e| {
-                let name = e.file_name().to_string_lossy();
-                // Hidden entries are skipped, except `.env` files; the root
-                // itself is always entered.
-                e.depth() == 0
-                    || !name.starts_with('.')
-                    || name == ".env"
-                    || name.starts_with(".env.")
+                e.depth() == 0 || !is_skipped_hidden(&e.file_name().to_string_lossy())
             })
             .build_parallel();
         walker.run(|| {
@@ -291,6 +278,23 @@ pub fn discover(
     found.sort();
     found.dedup_by(|a, b| a.display == b.display);
     Ok(found)
+}
+
+/// The `exclude` globs of the config as one matcher (invalid globs were
+/// refused when the config was read).
+pub fn exclude_set(exclude: &[String]) -> globset::GlobSet {
+    let mut b = globset::GlobSetBuilder::new();
+    for g in exclude {
+        if let Ok(g) = globset::Glob::new(g) {
+            b.add(g);
+        }
+    }
+    b.build().unwrap_or_else(|_| globset::GlobSet::empty())
+}
+
+/// Hidden entries are skipped, except `.env` files.
+pub fn is_skipped_hidden(name: &str) -> bool {
+    name.starts_with('.') && name != ".env" && !name.starts_with(".env.")
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -16,6 +16,7 @@ fn idemlint(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_idemlint"))
         .current_dir(dir)
         .env_remove("NO_COLOR")
+        .env_remove("GITHUB_ACTIONS")
         .args(args)
         .output()
         .unwrap()

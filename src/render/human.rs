@@ -13,10 +13,104 @@ pub fn render(
     color: bool,
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
-    for d in diags {
-        render_one(d, sources, color, w)?;
+    let report = super::Report {
+        diagnostics: diags,
+        suppressed: &[],
+        sources,
+        summary,
+    };
+    let opts = Options {
+        color,
+        ..Options::default()
+    };
+    render_with(&report, &opts, w)
+}
+
+/// What `--quiet`, `--statistics` and `--show-suppressed` change.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    pub color: bool,
+    /// Findings only, no summary line.
+    pub quiet: bool,
+    /// A count per rule instead of the reports.
+    pub statistics: bool,
+    /// Suppressed findings too, marked with their reasons.
+    pub show_suppressed: bool,
+}
+
+pub fn render_with(
+    report: &super::Report,
+    opts: &Options,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let sources = report.sources;
+    if opts.statistics {
+        write!(w, "{}", statistics(report, opts.show_suppressed))?;
+    } else {
+        for d in report.diagnostics {
+            render_one(d, sources, opts.color, w)?;
+        }
+        if opts.show_suppressed {
+            for s in report.suppressed {
+                let mut d = s.diagnostic.clone();
+                d.message = format!(
+                    "suppressed: {} (reason: {})",
+                    d.message,
+                    s.reason.as_deref().unwrap_or("none given")
+                );
+                render_one(&d, sources, opts.color, w)?;
+            }
+        }
     }
-    writeln!(w, "{}", summary_line(summary))
+    if opts.quiet {
+        return Ok(());
+    }
+    writeln!(w, "{}", summary_line(report.summary))
+}
+
+/// One line per rule with findings, most first (as `ruff --statistics`):
+/// the count, the rule, its severities and how many have a fix.
+fn statistics(report: &super::Report, with_suppressed: bool) -> String {
+    use std::collections::BTreeMap;
+    let mut rows: BTreeMap<&str, (usize, usize, usize, Vec<&'static str>)> = BTreeMap::new();
+    for d in report.diagnostics {
+        let row = rows.entry(d.rule).or_default();
+        row.0 += 1;
+        row.1 += usize::from(d.fix.is_some());
+        if !row.3.contains(&d.severity.as_str()) {
+            row.3.push(d.severity.as_str());
+        }
+    }
+    if with_suppressed {
+        for s in report.suppressed {
+            rows.entry(s.diagnostic.rule).or_default().2 += 1;
+        }
+    }
+    let mut rows: Vec<_> = rows.into_iter().collect();
+    for r in &mut rows {
+        // error, warning, note
+        r.1 .3
+            .sort_by_key(|s| Severity::parse(s).map(std::cmp::Reverse));
+    }
+    rows.sort_by(|a, b| (b.1 .0, a.0).cmp(&(a.1 .0, b.0)));
+    let width = rows
+        .iter()
+        .map(|r| r.1 .0.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let mut out = String::new();
+    for (rule, (n, fixable, suppressed, severities)) in rows {
+        let mut line = format!("{n:>width$}  {rule}  {}", severities.join(", "));
+        if fixable > 0 {
+            line.push_str(&format!("  ({fixable} fixable)"));
+        }
+        if suppressed > 0 {
+            line.push_str(&format!("  ({suppressed} suppressed)"));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 fn render_one(
@@ -174,7 +268,10 @@ fn clamp(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
 }
 
 pub fn summary_line(s: &Summary) -> String {
-    let line = counts_line(s);
+    let mut line = counts_line(s);
+    if s.baselined > 0 {
+        line = format!("{line}; {} hidden by the baseline", s.baselined);
+    }
     if s.statements_unparsed == 0 {
         return line;
     }

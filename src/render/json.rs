@@ -76,17 +76,27 @@ impl<'a> Positions<'a> {
     }
 
     pub fn span(&mut self, file: FileId, span: Span) -> JsonSpan {
+        let (start, end) = self.line_cols(file, span);
+        JsonSpan {
+            start,
+            end,
+            byte_start: span.start,
+            byte_end: span.end,
+        }
+    }
+
+    /// 1-based line and column (Unicode scalar values) of a span's start
+    /// and of the position just past its end.
+    pub fn line_cols(&mut self, file: FileId, span: Span) -> (LineCol, LineCol) {
         let source = self.sources.get(file);
         let idx = self
             .indexes
             .entry(file)
             .or_insert_with(|| LineIndex::new(&source.text));
-        JsonSpan {
-            start: source.line_col(idx, span.start),
-            end: source.line_col(idx, span.end),
-            byte_start: span.start,
-            byte_end: span.end,
-        }
+        (
+            source.line_col(idx, span.start),
+            source.line_col(idx, span.end),
+        )
     }
 }
 

@@ -1,9 +1,16 @@
 //! Output formats. Each renderer takes the finished, sorted diagnostics and
 //! the run summary; none decides anything.
 
+pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::SourceMap;
+use crate::suppress::Suppressed;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
@@ -15,14 +22,84 @@ pub struct Summary {
     pub warnings: usize,
     pub notes: usize,
     pub suppressed: usize,
+    /// Findings hidden because the baseline records them (not in JSON v1).
+    #[serde(skip)]
+    pub baselined: usize,
     /// Statements a front end could not parse and that touch no store
     /// (reported ones are `parse-error` diagnostics instead).
     pub statements_unparsed: usize,
     pub elapsed_ms: u128,
 }
 
+/// The format of `rules` and `horizons`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Human,
     Json,
+}
+
+/// The formats of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Human,
+    Json,
+    Sarif,
+    Github,
+    Gitlab,
+    Junit,
+}
+
+impl OutputFormat {
+    pub const ALL: &'static [(&'static str, OutputFormat)] = &[
+        ("human", OutputFormat::Human),
+        ("json", OutputFormat::Json),
+        ("sarif", OutputFormat::Sarif),
+        ("github", OutputFormat::Github),
+        ("gitlab", OutputFormat::Gitlab),
+        ("junit", OutputFormat::Junit),
+    ];
+
+    pub fn parse(name: &str) -> Option<OutputFormat> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+    }
+}
+
+/// What every renderer reads: a finished run.
+#[derive(Clone, Copy)]
+pub struct Report<'a> {
+    pub diagnostics: &'a [Diagnostic],
+    /// Findings suppression comments hid, with their reasons.
+    pub suppressed: &'a [Suppressed],
+    pub sources: &'a SourceMap,
+    pub summary: &'a Summary,
+}
+
+/// Write a report in one format.
+pub fn write(
+    format: OutputFormat,
+    report: &Report,
+    human: &human::Options,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        OutputFormat::Human => human::render_with(report, human, w),
+        OutputFormat::Json => writeln!(
+            w,
+            "{}",
+            json::render(report.diagnostics, report.sources, report.summary)
+        ),
+        OutputFormat::Sarif => writeln!(w, "{}", sarif::render(report)),
+        OutputFormat::Github => w.write_all(github::render(report).as_bytes()),
+        OutputFormat::Gitlab => writeln!(w, "{}", gitlab::render(report)),
+        OutputFormat::Junit => w.write_all(junit::render(report).as_bytes()),
+    }
+}
+
+/// A severity's name in formats that call a note a notice or info.
+pub(crate) fn level_name(s: Severity, note: &'static str) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => note,
+    }
 }

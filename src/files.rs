@@ -1,0 +1,505 @@
+//! Where a run's files come from, ahead of the walk: the work tree, the git
+//! index (`--staged`) or a commit; and which of them have their findings
+//! reported (`--staged`, `--changed-since`). The rest of the pipeline lists
+//! candidates with [`Selection::discover`], reads them with
+//! [`Selection::read`] and never knows which origin it reads.
+//!
+//! Git is read through the `git` binary, not a library: the index and object
+//! formats (split index, sparse checkouts, SHA-256 repositories, partial
+//! clones that fetch on demand) are whatever the user's own git reads, and a
+//! hook runs where git is installed by definition.
+
+use crate::walk::{self, Candidate, Keywords, WalkError};
+use std::collections::{BTreeSet, HashMap};
+use std::io::{BufRead, BufReader, Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FilesError {
+    #[error("{flag} needs a git repository: {message}")]
+    NotARepository { flag: &'static str, message: String },
+    #[error("{flag}: {message}")]
+    Git { flag: &'static str, message: String },
+}
+
+/// Which files a run reads and reports.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The work tree, every file reported (a plain `check`).
+    #[default]
+    WorkTree,
+    /// The blobs in the git index; findings in the files staged for commit.
+    Staged,
+    /// The work tree; findings in the files changed since the merge base
+    /// with the revision (committed, uncommitted or untracked).
+    ChangedSince(String),
+    /// A commit, read without touching the work tree; every file reported.
+    Revision(String),
+}
+
+impl Mode {
+    fn flag(&self) -> &'static str {
+        match self {
+            Mode::WorkTree => "check",
+            Mode::Staged => "--staged",
+            Mode::ChangedSince(_) => "--changed-since",
+            Mode::Revision(_) => "--rev",
+        }
+    }
+}
+
+/// What a candidate's bytes turned out to be.
+pub enum Read {
+    Bytes(Vec<u8>),
+    /// Over the size limit; `matches` says whether it holds a keyword.
+    TooLarge {
+        len: u64,
+        matches: bool,
+    },
+    Failed(String),
+    /// Holds no word that can matter (already known without the bytes).
+    Skipped,
+}
+
+/// One file of the index or of a commit.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// Relative to the repository root, `/`-separated.
+    path: String,
+    oid: String,
+}
+
+#[derive(Debug, Default)]
+enum Origin {
+    #[default]
+    WorkTree,
+    /// The index or a commit, listed when the selection was resolved.
+    Git(Vec<Entry>),
+}
+
+/// The files of one run: where they come from and which are reported.
+#[derive(Debug, Default)]
+pub struct Selection {
+    origin: Origin,
+    /// The repository root as a path relative to the current directory
+    /// (`.`, `../..`), so display paths match the walk's.
+    root: Option<PathBuf>,
+    /// The repository root, where git runs.
+    workdir: PathBuf,
+    /// Display paths whose findings are reported; `None` reports all.
+    reported: Option<BTreeSet<String>>,
+    /// The candidates' blob ids, listed by `discover`.
+    oids: Mutex<Vec<(PathBuf, String)>>,
+    /// Blob contents by candidate path, read at the first `read`.
+    blobs: Mutex<Option<HashMap<PathBuf, Blob>>>,
+}
+
+/// A blob as read: kept only when it can matter, so memory grows with the
+/// relevant files, not with the repository.
+#[derive(Debug)]
+enum Blob {
+    Bytes(Vec<u8>),
+    TooLarge {
+        len: u64,
+        matches: bool,
+    },
+    /// No keyword: not worth keeping.
+    Skipped,
+}
+
+impl Selection {
+    /// Resolve a mode in the current directory `cwd`. `paths`, when given
+    /// with a git mode, narrow the files reported; the project model is
+    /// always built from the whole repository.
+    pub fn resolve(mode: &Mode, paths: &[PathBuf], cwd: &Path) -> Result<Selection, FilesError> {
+        if *mode == Mode::WorkTree {
+            return Ok(Selection::default());
+        }
+        let flag = mode.flag();
+        // The repository of the first path given (the current one without).
+        let start = match paths.first() {
+            Some(p) if p.is_dir() => p.clone(),
+            Some(p) => p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+            None => PathBuf::from("."),
+        };
+        let cdup = git(&cwd.join(&start), &["rev-parse", "--show-cdup"]).map_err(|message| {
+            FilesError::NotARepository {
+                flag,
+                message: message
+                    .trim_start_matches("fatal: ")
+                    .trim_end_matches('.')
+                    .to_string(),
+            }
+        })?;
+        let root = lexical(&start.join(cdup.trim_end_matches(['\n', '/'])));
+        let err = |message: String| FilesError::Git { flag, message };
+        let in_root = |args: &[&str]| git(&cwd.join(&root), args).map_err(err);
+        let (origin, changed) = match mode {
+            Mode::WorkTree => unreachable!("handled above"),
+            Mode::Staged => {
+                let listing = in_root(&["ls-files", "--stage", "-z"])?;
+                let changed = in_root(&[
+                    "diff",
+                    "--cached",
+                    "--name-only",
+                    "-z",
+                    "--diff-filter=ACMR",
+                ])?;
+                (
+                    Origin::Git(index_entries(&listing)),
+                    Some(split_z(&changed)),
+                )
+            }
+            Mode::ChangedSince(rev) => {
+                let base = git(&cwd.join(&root), &["merge-base", rev, "HEAD"]).map_err(|e| {
+                    FilesError::Git {
+                        flag,
+                        message: format!("no merge base of `{rev}` and HEAD: {e}"),
+                    }
+                })?;
+                let base = base.trim();
+                let mut changed = split_z(&in_root(&[
+                    "diff",
+                    "--name-only",
+                    "-z",
+                    "--diff-filter=ACMR",
+                    base,
+                ])?);
+                changed.extend(split_z(&in_root(&[
+                    "ls-files",
+                    "--others",
+                    "--exclude-standard",
+                    "-z",
+                ])?));
+                (Origin::WorkTree, Some(changed))
+            }
+            Mode::Revision(rev) => {
+                let commit = format!("{rev}^{{commit}}");
+                in_root(&["rev-parse", "--verify", "--quiet", &commit]).map_err(|_| {
+                    FilesError::Git {
+                        flag,
+                        message: format!("`{rev}` is not a commit of this repository"),
+                    }
+                })?;
+                let listing = in_root(&["ls-tree", "-r", "-z", "--full-tree", rev])?;
+                (Origin::Git(tree_entries(&listing)), None)
+            }
+        };
+        let under: Vec<String> = paths.iter().map(|p| walk::display_path(p, cwd)).collect();
+        let narrowed = |display: &str| {
+            under.is_empty()
+                || under.iter().any(|u| match u.as_str() {
+                    // the current directory: what is shown below it
+                    "." => !display.starts_with("../") && !display.starts_with('/'),
+                    u => Path::new(display).starts_with(u),
+                })
+        };
+        let reported = match changed {
+            Some(files) => Some(
+                files
+                    .iter()
+                    .map(|f| walk::display_path(&root.join(f), cwd))
+                    .filter(|d| narrowed(d))
+                    .collect(),
+            ),
+            None if under.is_empty() => None,
+            // A revision narrowed to some paths: report what lies under them.
+            None => match &origin {
+                Origin::Git(entries) => Some(
+                    entries
+                        .iter()
+                        .map(|e| walk::display_path(&root.join(&e.path), cwd))
+                        .filter(|d| narrowed(d))
+                        .collect(),
+                ),
+                Origin::WorkTree => None,
+            },
+        };
+        Ok(Selection {
+            origin,
+            workdir: cwd.join(&root),
+            root: Some(root),
+            reported,
+            oids: Mutex::new(Vec::new()),
+            blobs: Mutex::new(None),
+        })
+    }
+
+    /// The paths to walk: the given ones, or the whole repository in a git mode.
+    pub fn roots(&self, given: Vec<PathBuf>) -> Vec<PathBuf> {
+        match &self.root {
+            Some(root) => vec![root.clone()],
+            None => given,
+        }
+    }
+
+    /// Whether findings in the file shown as `display` are reported.
+    pub fn reports(&self, display: &str) -> bool {
+        self.reported.as_ref().is_none_or(|r| r.contains(display))
+    }
+
+    /// The candidates of a run: walked in the work tree, or listed from the
+    /// index or commit (classified and excluded the same way as a walk).
+    pub fn discover(
+        &self,
+        paths: &[PathBuf],
+        cwd: &Path,
+        exclude: &[String],
+    ) -> Result<Vec<Candidate>, WalkError> {
+        let (Origin::Git(entries), Some(root)) = (&self.origin, &self.root) else {
+            return walk::discover(paths, cwd, exclude);
+        };
+        let excluded = walk::exclude_set(exclude);
+        let mut out = Vec::new();
+        let mut oids = Vec::new();
+        for e in entries {
+            if e.path.split('/').any(walk::is_skipped_hidden) {
+                continue;
+            }
+            let path = root.join(&e.path);
+            let Some(kind) = walk::classify(&path) else {
+                continue;
+            };
+            let display = walk::display_path(&path, cwd);
+            if excluded.is_match(&display) {
+                continue;
+            }
+            oids.push((path.clone(), e.oid.clone()));
+            out.push(Candidate {
+                display,
+                path,
+                kind,
+                explicit: false,
+            });
+        }
+        *lock(&self.oids) = oids;
+        *lock(&self.blobs) = None;
+        out.sort();
+        Ok(out)
+    }
+
+    /// A candidate's bytes, from the work tree or from git.
+    pub fn read(&self, c: &Candidate, max: u64, keywords: &Keywords) -> Read {
+        if let Origin::Git(_) = self.origin {
+            let mut blobs = lock(&self.blobs);
+            let blobs = blobs
+                .get_or_insert_with(|| read_blobs(&self.workdir, &lock(&self.oids), max, keywords));
+            return match blobs.remove(&c.path) {
+                None => Read::Failed("git could not read the blob".to_string()),
+                Some(Blob::TooLarge { len, matches }) => Read::TooLarge { len, matches },
+                Some(Blob::Bytes(b)) => Read::Bytes(b),
+                Some(Blob::Skipped) => Read::Skipped,
+            };
+        }
+        match std::fs::metadata(&c.path) {
+            Err(e) => Read::Failed(e.to_string()),
+            Ok(m) if m.len() > max => Read::TooLarge {
+                len: m.len(),
+                matches: keywords.stream_matches(&c.path),
+            },
+            Ok(_) => match std::fs::read(&c.path) {
+                Ok(b) => Read::Bytes(b),
+                Err(e) => Read::Failed(e.to_string()),
+            },
+        }
+    }
+}
+
+/// A path with `.` and `dir/..` folded away lexically (`sub/..` is `.`;
+/// leading `..` stay), so display paths read as the walk's do.
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        PathBuf::from(".")
+    } else {
+        out.iter().collect()
+    }
+}
+
+/// Run git in `dir`; its standard output, or its error text.
+fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .arg("-c")
+        .arg("core.quotePath=false")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `git`: {e}"))?;
+    if !out.status.success() {
+        return Err(error_text(&String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn error_text(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("git failed");
+    line.trim().to_string()
+}
+
+fn split_z(text: &str) -> Vec<String> {
+    text.split('\0')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `git ls-files --stage -z`: `<mode> <oid> <stage>\t<path>`. Only regular
+/// files at stage 0 (an unmerged file has no single staged content;
+/// symlinks and submodules are not followed, as in a walk).
+fn index_entries(listing: &str) -> Vec<Entry> {
+    split_z(listing)
+        .into_iter()
+        .filter_map(|rec| {
+            let (meta, path) = rec.split_once('\t')?;
+            let mut f = meta.split(' ');
+            let (mode, oid, stage) = (f.next()?, f.next()?, f.next()?);
+            (stage == "0" && mode.starts_with("100")).then(|| Entry {
+                path: path.to_string(),
+                oid: oid.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// `git ls-tree -r -z`: `<mode> <type> <oid>\t<path>`.
+fn tree_entries(listing: &str) -> Vec<Entry> {
+    split_z(listing)
+        .into_iter()
+        .filter_map(|rec| {
+            let (meta, path) = rec.split_once('\t')?;
+            let mut f = meta.split(' ');
+            let (mode, kind, oid) = (f.next()?, f.next()?, f.next()?);
+            (kind == "blob" && mode.starts_with("100")).then(|| Entry {
+                path: path.to_string(),
+                oid: oid.to_string(),
+            })
+        })
+        .collect()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Read blobs with one `git cat-file --batch`, keeping the bytes of those
+/// that hold a keyword (or may define Rust constants); a blob git cannot
+/// give is left out (and reported as unreadable by [`Selection::read`]).
+fn read_blobs(
+    dir: &Path,
+    oids: &[(PathBuf, String)],
+    max: u64,
+    keywords: &Keywords,
+) -> HashMap<PathBuf, Blob> {
+    let mut out = HashMap::new();
+    if oids.is_empty() {
+        return out;
+    }
+    let Ok(mut child) = Command::new("git")
+        .args(["cat-file", "--batch"])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return out;
+    };
+    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return out;
+    };
+    let request: String = oids.iter().map(|(_, oid)| format!("{oid}\n")).collect();
+    // Written from another thread: git answers while it reads, and a full
+    // pipe each way would deadlock.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(request.as_bytes());
+    });
+    let mut reader = BufReader::new(stdout);
+    for (path, _) in oids {
+        let mut header = String::new();
+        if reader.read_line(&mut header).unwrap_or(0) == 0 {
+            break;
+        }
+        let mut f = header.split_whitespace();
+        let size = match (f.next(), f.next(), f.next()) {
+            (Some(_), Some("blob"), Some(size)) => size.parse::<usize>().ok(),
+            _ => None,
+        };
+        let Some(size) = size else { continue };
+        let mut bytes = vec![0; size];
+        let mut newline = [0u8; 1];
+        if reader.read_exact(&mut bytes).is_err() || reader.read_exact(&mut newline).is_err() {
+            break;
+        }
+        let blob = if bytes.len() as u64 > max {
+            Blob::TooLarge {
+                len: bytes.len() as u64,
+                matches: keywords.matches(&bytes),
+            }
+        } else if keywords.matches(&bytes) || walk::rust_constants_prefilter(&bytes) {
+            Blob::Bytes(bytes)
+        } else {
+            Blob::Skipped
+        };
+        out.insert(path.clone(), blob);
+    }
+    let _ = writer.join();
+    let _ = child.wait();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_listing_keeps_regular_files_at_stage_0() {
+        let listing = "100644 aaa 0\tsrc/a.rs\x00120000 bbb 0\tlink.rs\x00100644 ccc 2\tconflict.sql\x00160000 ddd 0\tsub\x00100755 eee 0\tbin/run.sh\0";
+        let e = index_entries(listing);
+        let paths: Vec<&str> = e.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["src/a.rs", "bin/run.sh"]);
+        assert_eq!(e[0].oid, "aaa");
+    }
+
+    #[test]
+    fn tree_listing_keeps_blobs() {
+        let listing =
+            "100644 blob aaa\tmigrations/1.sql\x00040000 tree bbb\tsrc\x00160000 commit ccc\tvendor\0";
+        let e = tree_entries(listing);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].path, "migrations/1.sql");
+    }
+
+    #[test]
+    fn paths_are_folded_lexically() {
+        assert_eq!(lexical(Path::new("./sub/..")), PathBuf::from("."));
+        assert_eq!(lexical(Path::new("./../..")), PathBuf::from("../.."));
+        assert_eq!(lexical(Path::new("/tmp/r/a/../")), PathBuf::from("/tmp/r"));
+        assert_eq!(lexical(Path::new("repo/")), PathBuf::from("repo"));
+    }
+
+    #[test]
+    fn a_work_tree_selection_reports_everything() {
+        let s = Selection::default();
+        assert!(s.reports("any/path.rs"));
+        assert_eq!(s.roots(vec![PathBuf::from("src")]), [PathBuf::from("src")]);
+    }
+}
