@@ -69,6 +69,11 @@ pub struct CheckArgs {
     /// Report everything, ignoring suppression comments (post-mortems).
     #[arg(long)]
     pub no_suppressions: bool,
+    /// Also list the files (and statements) not read in full whose unread
+    /// part cannot hold what idemlint checks, which the summary counts as
+    /// `files_unparsed`.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -75,6 +75,8 @@ pub struct Outcome {
     pub sources: SourceMap,
     pub summary: Summary,
     pub config: Config,
+    /// What was counted in `files_unparsed`, in file order.
+    pub unparsed: Vec<render::Unparsed>,
 }
 
 impl Outcome {
@@ -180,10 +182,25 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
             .collect()
     });
     let files_parsed = loaded.iter().filter(|l| l.parse).count();
-    let statements_unparsed = facts
+    let unparsed: Vec<render::Unparsed> = facts
         .iter()
-        .map(|f| f.problems.iter().filter(|p| !p.reported).count())
-        .sum();
+        .flat_map(|f| {
+            f.problems
+                .iter()
+                .filter(|p| !p.reported)
+                .map(|p| render::Unparsed {
+                    file: f.file,
+                    span: p.span,
+                    message: p.message.clone(),
+                })
+        })
+        .collect();
+    let statements_unparsed = unparsed
+        .iter()
+        .filter(|u| loaded[u.file].kind == FileKind::Sql)
+        .count();
+    let mut unparsed_files: Vec<usize> = unparsed.iter().map(|u| u.file).collect();
+    unparsed_files.dedup();
 
     // parse errors become diagnostics before the model takes the facts
     let mut diagnostics: Vec<Diagnostic> = facts
@@ -252,6 +269,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
         notes: count(Severity::Note),
         suppressed,
         statements_unparsed,
+        files_unparsed: unparsed_files.len(),
         elapsed_ms: started.elapsed().as_millis(),
     };
     Ok(Outcome {
@@ -259,6 +277,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
         sources,
         summary,
         config,
+        unparsed,
     })
 }
 

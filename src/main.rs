@@ -92,17 +92,23 @@ fn run(cli: Cli) -> Result<u8, String> {
             };
             let mut out = std::io::stdout().lock();
             let written = match args.format {
-                Format::Human => render::human::render(
+                Format::Human => render::human::render_verbose(
                     &outcome.diagnostics,
                     &outcome.sources,
                     &outcome.summary,
+                    args.verbose.then_some(outcome.unparsed.as_slice()),
                     color,
                     &mut out,
                 ),
                 Format::Json => writeln!(
                     out,
                     "{}",
-                    render::json::render(&outcome.diagnostics, &outcome.sources, &outcome.summary)
+                    render::json::render_verbose(
+                        &outcome.diagnostics,
+                        &outcome.sources,
+                        &outcome.summary,
+                        args.verbose.then_some(outcome.unparsed.as_slice()),
+                    )
                 ),
             };
             if let Err(e) = written.and_then(|_| out.flush()) {

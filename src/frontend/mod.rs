@@ -13,6 +13,7 @@ pub mod rust;
 pub mod rust_redis_config;
 pub mod rust_retention;
 pub mod sql;
+pub mod template;
 pub mod text;
 pub mod toml;
 pub mod yaml;
@@ -134,6 +135,9 @@ pub struct FileFacts {
     pub sql: Option<sql::SqlFacts>,
     /// Redis instances and `maxmemory-policy` settings declared in the file.
     pub redis: redis_conf::RedisFacts,
+    /// Go template actions read as placeholder values (a Helm template's
+    /// `name: {{ include … }}`): nothing is named or set by their text.
+    pub holes: Vec<Span>,
 }
 
 #[derive(Debug, Default, Clone)]

@@ -1,6 +1,6 @@
 //! Human output: ariadne reports with source snippets, then a one-line summary.
 
-use super::Summary;
+use super::{Summary, Unparsed};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::{LineIndex, SourceMap};
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
@@ -13,10 +13,41 @@ pub fn render(
     color: bool,
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
+    render_verbose(diags, sources, summary, None, color, w)
+}
+
+/// [`render`], with the parts counted as not read listed before the
+/// summary when `unparsed` is given (`--verbose`).
+pub fn render_verbose(
+    diags: &[Diagnostic],
+    sources: &SourceMap,
+    summary: &Summary,
+    unparsed: Option<&[Unparsed]>,
+    color: bool,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
     for d in diags {
         render_one(d, sources, color, w)?;
     }
-    writeln!(w, "{}", summary_line(summary))
+    if let Some(list) = unparsed {
+        let mut pos = super::json::Positions::new(sources);
+        for u in list {
+            let at = pos.line_col(u.file, u.span.start);
+            writeln!(
+                w,
+                "not read in full: {}:{}:{}: {}",
+                sources.path(u.file),
+                at.line,
+                at.column,
+                u.message
+            )?;
+        }
+    }
+    let mut line = summary_line(summary);
+    if unparsed.is_none() && summary.files_unparsed > 0 {
+        line.push_str("; --verbose lists them");
+    }
+    writeln!(w, "{line}")
 }
 
 fn render_one(
@@ -174,28 +205,31 @@ fn clamp(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
 }
 
 pub fn summary_line(s: &Summary) -> String {
-    let line = counts_line(s);
-    if s.statements_unparsed == 0 {
-        return line;
+    let mut line = counts_line(s);
+    if s.files_unparsed > 0 {
+        line.push_str(&format!(
+            "; {} not read in full, none where the unread part can hold what idemlint checks",
+            plural(s.files_unparsed, "file")
+        ));
     }
-    format!(
-        "{line}; {} not parsed, none of them touching an idempotency store",
-        if s.statements_unparsed == 1 {
-            "1 statement".to_string()
-        } else {
-            format!("{} statements", s.statements_unparsed)
-        }
-    )
+    if s.statements_unparsed > 0 {
+        line.push_str(&format!(
+            " ({} not parsed, none of them touching an idempotency store)",
+            plural(s.statements_unparsed, "statement")
+        ));
+    }
+    line
+}
+
+fn plural(n: usize, w: &str) -> String {
+    if n == 1 {
+        format!("{n} {w}")
+    } else {
+        format!("{n} {w}s")
+    }
 }
 
 fn counts_line(s: &Summary) -> String {
-    let plural = |n: usize, w: &str| {
-        if n == 1 {
-            format!("{n} {w}")
-        } else {
-            format!("{n} {w}s")
-        }
-    };
     if s.diagnostics == 0 {
         format!(
             "idemlint: no findings ({} scanned, {} parsed, {} suppressed) in {} ms",
