@@ -161,10 +161,7 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
             yaml::parse(text, &mut facts);
             redis_yaml::extract(text, &mut facts);
         }
-        FileKind::Json => {
-            json::parse(text, &mut facts);
-            redis_yaml::extract(text, &mut facts);
-        }
+        FileKind::Json => json::parse(text, &mut facts),
         FileKind::RedisConf => {
             redis_conf::parse(text, &mut facts);
             text::parse(text, &mut facts);

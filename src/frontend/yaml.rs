@@ -354,6 +354,15 @@ pub(super) fn build_once(text: &str) -> (ConfDoc, Option<Stop>) {
             }
             Event::Scalar(value, style, _, tag) => {
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                // NOTE: saphyr ends a quoted scalar's span after the blanks
+                // that follow it (`"b"   ,`); the node ends at its quote.
+                let span = match style {
+                    YStyle::SingleQuoted | YStyle::DoubleQuoted => {
+                        let raw = text.get(span.start..span.end).unwrap_or("");
+                        Span::new(span.start, span.start + raw.trim_end().len())
+                    }
+                    _ => span,
+                };
                 if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
                     if pending.is_none() {
                         *pending = Some((value.to_string(), span));
