@@ -151,30 +151,26 @@ mod tests {
         facts
     }
 
+    /// Read `text`, demand no problem, and check that the string `value`
+    /// was found with the exact span of its text.
+    fn reads_cleanly_with(text: &str, value: &str) -> FileFacts {
+        let facts = parsed(text);
+        assert!(facts.problems.is_empty(), "{:?}", facts.problems);
+        let s = facts.strings.iter().find(|s| s.value == value).unwrap();
+        assert_eq!(&text[s.span.start..s.span.end], value);
+        facts
+    }
+
     #[test]
     fn tab_indented_json_parses_with_exact_spans() {
         let text = "{\n\t\"headers\": {\"Idempotency-Key\": \"x\"}\n}\n";
-        let facts = parsed(text);
-        assert!(facts.problems.is_empty(), "{:?}", facts.problems);
-        let s = facts
-            .strings
-            .iter()
-            .find(|s| s.value == "Idempotency-Key")
-            .unwrap();
-        assert_eq!(&text[s.span.start..s.span.end], "Idempotency-Key");
+        reads_cleanly_with(text, "Idempotency-Key");
     }
 
     #[test]
     fn comments_and_trailing_commas_are_read_with_exact_spans() {
         let text = "{\n  // the replay guard's header\n  \"compilerOptions\": {\n    /* paths\n       for é */ \"paths\": {\"@idempotency/*\": [\"src/idempotency/*\",],},\n  },\n  \"header\": \"Idempotency-Key\", // trailing\n}\n";
-        let facts = parsed(text);
-        assert!(facts.problems.is_empty(), "{:?}", facts.problems);
-        let s = facts
-            .strings
-            .iter()
-            .find(|s| s.value == "Idempotency-Key")
-            .unwrap();
-        assert_eq!(&text[s.span.start..s.span.end], "Idempotency-Key");
+        let facts = reads_cleanly_with(text, "Idempotency-Key");
         assert!(facts.strings.iter().any(|s| s.value == "src/idempotency/*"));
     }
 

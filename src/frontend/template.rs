@@ -74,7 +74,8 @@ pub fn neutralise(text: &str) -> Option<Neutralised> {
             .map_or(a.span.end, |p| a.span.start + p);
         let on_blank_line = blanked_lines
             .iter()
-            .any(|l| l.start <= a.span.start && a.span.start <= l.end);
+            .any(|l| l.start <= a.span.start && a.span.start <= l.end)
+            || opens_mapping(text, a.span, &blanked_lines);
         for (i, b) in out[a.span.start..a.span.end].iter_mut().enumerate() {
             let at = a.span.start + i;
             *b = match *b {
@@ -89,6 +90,36 @@ pub fn neutralise(text: &str) -> Option<Neutralised> {
     }
     let text = String::from_utf8(out).ok()?;
     Some(Neutralised { text, holes })
+}
+
+/// NOTE: `labels: {{- include "x.labels" . | nindent 4 }}` followed by more
+/// deeply indented keys: the action renders the first entries of a mapping
+/// that the next lines go on with, so it stands for nothing (blank), not for
+/// a scalar value.
+fn opens_mapping(text: &str, action: Span, blanked: &[Span]) -> bool {
+    let line_start = text[..action.start].rfind('\n').map_or(0, |p| p + 1);
+    let before = &text[line_start..action.start];
+    let line_end = text[action.end..]
+        .find('\n')
+        .map_or(text.len(), |p| action.end + p);
+    if !before.trim_end().ends_with(':') || !text[action.end..line_end].trim().is_empty() {
+        return false;
+    }
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let own = indent(before);
+    let mut at = line_end + 1;
+    while at < text.len() {
+        let end = text[at..].find('\n').map_or(text.len(), |p| at + p);
+        let line = &text[at..end];
+        let skip = line.trim().is_empty()
+            || line.trim_start().starts_with('#')
+            || blanked.iter().any(|b| b.start == at);
+        if !skip {
+            return indent(line) > own;
+        }
+        at = end + 1;
+    }
+    false
 }
 
 /// Byte spans of the lines of `text`, line endings excluded.
@@ -222,6 +253,15 @@ mod tests {
         assert_eq!(out.holes.len(), 2);
         let h = out.holes[0];
         assert_eq!(&text[h.start..h.end], "{{ include \"x.fullname\" . }}");
+    }
+
+    #[test]
+    fn an_action_that_opens_a_mapping_continued_below_stands_for_nothing() {
+        let text = "metadata:\n  labels: {{- include \"x.labels\" . | nindent 4 }}\n    # kept\n    app: api\n  name: {{ .Release.Name }}\n";
+        let out = n(text);
+        assert_eq!(out.text.lines().nth(1).unwrap().trim_end(), "  labels:");
+        assert!(out.text.lines().nth(4).unwrap().starts_with("  name: ___"));
+        assert_eq!(out.holes.len(), 1);
     }
 
     #[test]

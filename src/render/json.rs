@@ -95,14 +95,9 @@ impl<'a> Positions<'a> {
     }
 
     pub fn span(&mut self, file: FileId, span: Span) -> JsonSpan {
-        let source = self.sources.get(file);
-        let idx = self
-            .indexes
-            .entry(file)
-            .or_insert_with(|| LineIndex::new(&source.text));
         JsonSpan {
-            start: source.line_col(idx, span.start),
-            end: source.line_col(idx, span.end),
+            start: self.line_col(file, span.start),
+            end: self.line_col(file, span.end),
             byte_start: span.start,
             byte_end: span.end,
         }

@@ -314,7 +314,8 @@ fn is_clickhouse(sql: &str) -> bool {
         "dictionary",
     ];
     let lower = sql.to_ascii_lowercase();
-    if ["lowcardinality(", "codec(", "mergetree"]
+    // `ADD INDEX i expr TYPE bloom_filter GRANULARITY 4`: a data-skipping index.
+    if ["lowcardinality(", "codec(", "mergetree", " granularity "]
         .iter()
         .any(|m| lower.contains(m))
     {
@@ -1281,6 +1282,9 @@ mod tests {
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(!problems[0].reported);
         assert!(problems[0].message.starts_with("ClickHouse statement"));
+        assert!(is_clickhouse(
+            "ALTER TABLE t ADD INDEX idx_k k TYPE bloom_filter GRANULARITY 4"
+        ));
         // MySQL's engine clause is not ClickHouse's.
         assert!(!is_clickhouse("CREATE TABLE t (k int) ENGINE=InnoDB"));
     }
