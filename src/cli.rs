@@ -171,6 +171,11 @@ pub struct CheckArgs {
     /// there is something to fix.
     #[arg(long, conflicts_with = "staged")]
     pub diff: bool,
+    /// Also list the files (and statements) not read in full whose unread
+    /// part cannot hold what idemlint checks, which the summary counts as
+    /// `files_unparsed`.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -97,6 +97,8 @@ pub struct Outcome {
     pub config: Config,
     /// The joined project model the rules read (`init` lists its stores).
     pub model: model::ProjectModel,
+    /// What was counted in `files_unparsed`, in file order.
+    pub unparsed: Vec<render::Unparsed>,
 }
 
 impl Outcome {
@@ -253,10 +255,25 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             .collect()
     });
     let files_parsed = loaded.iter().filter(|l| l.parse).count();
-    let statements_unparsed = facts
+    let unparsed: Vec<render::Unparsed> = facts
         .iter()
-        .map(|f| f.problems.iter().filter(|p| !p.reported).count())
-        .sum();
+        .flat_map(|f| {
+            f.problems
+                .iter()
+                .filter(|p| !p.reported)
+                .map(|p| render::Unparsed {
+                    file: f.file,
+                    span: p.span,
+                    message: p.message.clone(),
+                })
+        })
+        .collect();
+    let statements_unparsed = unparsed
+        .iter()
+        .filter(|u| loaded[u.file].kind == FileKind::Sql)
+        .count();
+    let mut unparsed_files: Vec<usize> = unparsed.iter().map(|u| u.file).collect();
+    unparsed_files.dedup();
 
     // parse errors become diagnostics before the model takes the facts
     let mut diagnostics: Vec<Diagnostic> = facts
@@ -345,6 +362,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         suppressed: suppressed.len(),
         baselined,
         statements_unparsed,
+        files_unparsed: unparsed_files.len(),
         elapsed_ms: started.elapsed().as_millis(),
     };
     Ok(Outcome {
@@ -354,6 +372,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         summary,
         config,
         model,
+        unparsed,
     })
 }
 

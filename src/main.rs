@@ -214,6 +214,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         },
         sources: &outcome.sources,
         summary: &outcome.summary,
+        unparsed: args.verbose.then_some(outcome.unparsed.as_slice()),
     };
     for o in outputs {
         let human = render::human::Options {

@@ -35,7 +35,11 @@ const TEXT_EXTENSIONS: &[&str] = &[
 /// settled by content later ([`refine_kind`]).
 pub fn classify(path: &Path) -> Option<FileKind> {
     let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-    if name == ".env" || name.starts_with(".env.") || name.ends_with(".env") {
+    // `secrets.env.template`, `app.env.example`: dotenv files to copy, not YAML.
+    let env_template = [".env.template", ".env.example", ".env.sample"]
+        .iter()
+        .any(|s| name.ends_with(s));
+    if name == ".env" || name.starts_with(".env.") || name.ends_with(".env") || env_template {
         return Some(FileKind::Env);
     }
     if name == "redis.conf" || name == "valkey.conf" {
@@ -55,7 +59,7 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         "sql" => FileKind::Sql,
         "yaml" | "yml" => FileKind::Yaml,
         "toml" => FileKind::Toml,
-        "json" => FileKind::Json,
+        "json" | "jsonc" | "json5" => FileKind::Json,
         "tf" | "tfvars" | "hcl" => FileKind::Hcl,
         // CloudFormation's own extension: YAML or JSON, settled by content.
         "template" => FileKind::Yaml,
@@ -313,6 +317,8 @@ mod tests {
         assert_eq!(k("deploy/redis.conf"), Some(FileKind::RedisConf));
         assert_eq!(k("values.yaml"), Some(FileKind::Yaml));
         assert_eq!(k(".env.production"), Some(FileKind::Env));
+        assert_eq!(k("dev/secrets.env.template"), Some(FileKind::Env));
+        assert_eq!(k(".vscode/settings.jsonc"), Some(FileKind::Json));
         assert_eq!(k("main.tf"), Some(FileKind::Hcl));
         assert_eq!(k("cfn/redis.template"), Some(FileKind::Yaml));
         let p = Path::new("cfn/redis.template");

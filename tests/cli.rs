@@ -246,6 +246,7 @@ fn json_output_has_exactly_the_version_1_shape() {
             "errors",
             "files_parsed",
             "files_scanned",
+            "files_unparsed",
             "notes",
             "statements_unparsed",
             "suppressed",

@@ -270,6 +270,7 @@ fn rendered(format: render::OutputFormat) -> String {
         suppressed: &[],
         sources: &sources,
         summary: &summary,
+        unparsed: None,
     };
     let mut out = Vec::new();
     render::write(

@@ -1,39 +1,212 @@
-//! JSON front end: JSON is read by the YAML front end (JSON is YAML 1.2 flow
-//! syntax), so CloudFormation templates and app configs share one tree shape.
+//! JSON front end: JSON is read by the YAML tree builder (JSON is YAML 1.2
+//! flow syntax), so CloudFormation templates and app configs share one tree
+//! shape. JSON with comments and trailing commas (`tsconfig*.json`,
+//! `turbo.json`, `.vscode/*.json`, `devcontainer.json`, `.jsonc`, `.json5`)
+//! is read as such: comments and trailing commas are blanked in place, so
+//! every span stays exact. A file that still does not read is judged by
+//! serde_json, whose words name the fault in JSON's terms.
 
-use super::FileFacts;
+use super::yaml::{self, Stop};
+use super::{FileFacts, Problem};
+use std::io::Read;
 
 pub fn parse(text: &str, facts: &mut FileFacts) {
-    // NOTE: YAML refuses tabs where JSON allows them as white space. A tab
-    // can only stand outside strings in valid JSON, and a space has the same
-    // length, so every span stays exact.
-    let owned;
-    let text_for_parser = if text.contains('\t') {
-        owned = text.replace('\t', " ");
-        owned.as_str()
-    } else {
-        text
-    };
-    let doc = super::yaml::build(text_for_parser, facts);
-    super::yaml::push_strings(text, &doc, facts);
+    if let Some(p) = yaml::too_big(text) {
+        facts.problems.push(p);
+        facts.conf = Some(Default::default());
+        return;
+    }
+    let prepared = prepare(text);
+    let (doc, stop) = yaml::build_once(&prepared);
+    match stop {
+        None => {}
+        Some(Stop::Limit(p)) => facts.problems.push(p),
+        Some(Stop::Syntax { at, info }) => {
+            // The keys open where reading stopped (`idempotency` in
+            // `{"idempotency": {"ttl": 3 "x"…`) say what the unread rest
+            // belongs to.
+            let open = doc.entries.last().map(|e| e.dotted()).unwrap_or_default();
+            facts
+                .problems
+                .push(judge(text, &prepared, at, &info, &open))
+        }
+    }
+    // The prepared text has the same bytes wherever a node is, and no
+    // comment after one to be mistaken for its text.
+    yaml::push_strings(&prepared, &doc, facts);
     facts.conf = Some(doc);
+    super::redis_yaml::extract(&prepared, facts);
+}
+
+/// The problem for a file the tree builder stopped on at byte `at`.
+fn judge(text: &str, prepared: &str, at: usize, info: &str, open: &str) -> Problem {
+    // A template of JSON (`"version": "{{ version }}"`, `{% for %}` blocks)
+    // is not JSON, and holds nothing until it is rendered.
+    let template = ["{{", "{%", "<%", "%}"]
+        .iter()
+        .any(|m| memchr::memmem::find(text.as_bytes(), m.as_bytes()).is_some());
+    match serde_json::from_str::<serde::de::IgnoredAny>(prepared) {
+        Err(e) if e.line() > 0 => {
+            let at = offset_of(text, e.line(), e.column());
+            let words = e.to_string();
+            let words = words.split(" at line ").next().unwrap_or(&words);
+            let (what, reported) = if template {
+                ("a template of JSON, not JSON", false)
+            } else {
+                let unread = text.get(line_start(text, at)..).unwrap_or("");
+                let matters = crate::walk::prefilter(unread.as_bytes())
+                    || crate::walk::prefilter(open.as_bytes());
+                ("invalid JSON", matters)
+            };
+            Problem {
+                span: yaml::error_span(text, at),
+                message: format!("{what} at line {} col {}: {words}", e.line(), e.column()),
+                reported,
+            }
+        }
+        // Valid JSON (or an error serde_json cannot place) that the tree
+        // builder refused: a limit of the reader, not a fault of the file.
+        _ => Problem {
+            span: yaml::error_span(text, at),
+            message: format!("JSON the reader could not follow: {info}"),
+            reported: false,
+        },
+    }
+}
+
+/// `text` made readable by the YAML builder, byte for byte the same length
+/// with the same line breaks: tabs (JSON white space, refused by YAML),
+/// `//` and `/* */` comments and trailing commas become spaces.
+fn prepare(text: &str) -> String {
+    let mut out = Vec::with_capacity(text.len());
+    let stripped = json_comments::CommentSettings::c_style()
+        .strip_comments(text.as_bytes())
+        .read_to_end(&mut out);
+    if stripped.is_err() || out.len() != text.len() {
+        // A lone `/` outside a string: not a comment; read the text as it is.
+        out = text.as_bytes().to_vec();
+    }
+    for (o, &b) in out.iter_mut().zip(text.as_bytes()) {
+        // A block comment's line breaks stay, so lines keep their numbers.
+        if b == b'\n' || b == b'\r' {
+            *o = b;
+        } else if *o == b'\t' {
+            *o = b' ';
+        }
+    }
+    blank_trailing_commas(&mut out);
+    // Only ASCII bytes were changed, each into ASCII: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.replace('\t', " "))
+}
+
+/// A `,` followed (past white space) by `]` or `}`, outside strings,
+/// becomes a space.
+fn blank_trailing_commas(bytes: &mut [u8]) {
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b',' {
+            let next = bytes[i + 1..]
+                .iter()
+                .find(|c| !c.is_ascii_whitespace())
+                .copied();
+            if matches!(next, Some(b']' | b'}')) {
+                bytes[i] = b' ';
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Byte offset of 1-based `line` and `column` (serde_json counts bytes).
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    crate::source::clamp_to_char_boundary(text, (start + column.saturating_sub(1)).min(text.len()))
+}
+
+fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |p| p + 1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn parsed(text: &str) -> FileFacts {
+        let mut facts = FileFacts::default();
+        parse(text, &mut facts);
+        facts
+    }
+
+    /// Read `text`, demand no problem, and check that the string `value`
+    /// was found with the exact span of its text.
+    fn reads_cleanly_with(text: &str, value: &str) -> FileFacts {
+        let facts = parsed(text);
+        assert!(facts.problems.is_empty(), "{:?}", facts.problems);
+        let s = facts.strings.iter().find(|s| s.value == value).unwrap();
+        assert_eq!(&text[s.span.start..s.span.end], value);
+        facts
+    }
+
     #[test]
     fn tab_indented_json_parses_with_exact_spans() {
         let text = "{\n\t\"headers\": {\"Idempotency-Key\": \"x\"}\n}\n";
-        let mut facts = FileFacts::default();
-        parse(text, &mut facts);
+        reads_cleanly_with(text, "Idempotency-Key");
+    }
+
+    #[test]
+    fn comments_and_trailing_commas_are_read_with_exact_spans() {
+        let text = "{\n  // the replay guard's header\n  \"compilerOptions\": {\n    /* paths\n       for é */ \"paths\": {\"@idempotency/*\": [\"src/idempotency/*\",],},\n  },\n  \"header\": \"Idempotency-Key\", // trailing\n}\n";
+        let facts = reads_cleanly_with(text, "Idempotency-Key");
+        assert!(facts.strings.iter().any(|s| s.value == "src/idempotency/*"));
+    }
+
+    #[test]
+    fn invalid_json_is_named_in_json_terms_at_its_place() {
+        let text = "{\n  \"idempotency\": {\"header\": \"Idempotency-Key\" \"ttl\": 3}\n}\n";
+        let facts = parsed(text);
+        assert_eq!(facts.problems.len(), 1, "{:?}", facts.problems);
+        let p = &facts.problems[0];
+        assert!(p.reported);
+        assert!(
+            p.message
+                .starts_with("invalid JSON at line 2 col 47: expected `,` or `}`"),
+            "{}",
+            p.message
+        );
+        assert_eq!(&text[p.span.start..p.span.start + 5], "\"ttl\"");
+    }
+
+    #[test]
+    fn a_json_template_is_counted_not_reported() {
+        let text = "{\n  \"name\": \"idempotency-sdk\",\n  \"version\": \"{{ version }}\",\n{% for v in versions %}\n  \"{{ v }}\": 1,\n{% endfor %}\n}\n";
+        let facts = parsed(text);
+        assert_eq!(facts.problems.len(), 1);
+        assert!(!facts.problems[0].reported);
+        assert!(facts.problems[0].message.starts_with("a template of JSON"));
+    }
+
+    #[test]
+    fn a_lone_slash_outside_strings_leaves_the_text_as_it_is() {
+        let text = "{\"url\": \"http://x//idempotency\", \"n\": 1 / 2}";
+        let facts = parsed(text);
         assert!(facts.problems.is_empty(), "{:?}", facts.problems);
-        let s = facts
+        assert!(facts
             .strings
             .iter()
-            .find(|s| s.value == "Idempotency-Key")
-            .unwrap();
-        assert_eq!(&text[s.span.start..s.span.end], "Idempotency-Key");
+            .any(|s| s.value == "http://x//idempotency"));
     }
 }

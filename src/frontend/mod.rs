@@ -11,6 +11,7 @@ pub mod redis_conf;
 pub mod redis_yaml;
 pub mod rust;
 pub mod sql;
+pub mod template;
 pub mod text;
 pub mod toml;
 pub mod yaml;
@@ -135,6 +136,9 @@ pub struct FileFacts {
     /// Test code inside the file (`#[cfg(test)]` modules, `#[test]`
     /// functions), which the retention, header and flow rules do not judge.
     pub test_regions: Vec<Span>,
+    /// Go template actions read as placeholder values (a Helm template's
+    /// `name: {{ include … }}`): nothing is named or set by their text.
+    pub holes: Vec<Span>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -158,10 +162,7 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
             yaml::parse(text, &mut facts);
             redis_yaml::extract(text, &mut facts);
         }
-        FileKind::Json => {
-            json::parse(text, &mut facts);
-            redis_yaml::extract(text, &mut facts);
-        }
+        FileKind::Json => json::parse(text, &mut facts),
         FileKind::RedisConf => {
             redis_conf::parse(text, &mut facts);
             text::parse(text, &mut facts);

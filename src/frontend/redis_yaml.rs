@@ -53,6 +53,33 @@ pub fn extract(text: &str, facts: &mut FileFacts) {
         extract_doc(text, &entries, &mut facts.redis);
     }
     facts.conf = Some(doc);
+    set_aside_holes(&facts.holes, &mut facts.redis);
+}
+
+/// A Helm template's `name: {{ include "x.fullname" . }}` names nothing
+/// here (the instance is named by its chart's path instead), and
+/// `--maxmemory-policy {{ .Values.policy }}` sets a policy computed
+/// elsewhere, not the placeholder's text.
+fn set_aside_holes(holes: &[Span], redis: &mut RedisFacts) {
+    if holes.is_empty() {
+        return;
+    }
+    let in_hole = |s: Span| {
+        let i = holes.partition_point(|h| h.end <= s.start);
+        holes
+            .get(i)
+            .is_some_and(|h| h.start < s.end.max(s.start + 1))
+    };
+    for st in &mut redis.settings {
+        if in_hole(st.span) {
+            st.value = "computed".to_string();
+        }
+    }
+    for inst in &mut redis.instances {
+        if !inst.name.is_empty() && in_hole(inst.span) {
+            inst.name.clear();
+        }
+    }
 }
 
 fn key_is(seg: Option<&PathSeg>, k: &str) -> bool {

@@ -42,19 +42,250 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
 /// (`[..]: v`), which in a minified JSON file is the whole file.
 pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
 
-/// Build the flattened tree; problems go to `facts`.
+/// Why one read of a YAML stream stopped early.
+pub(super) enum Stop {
+    /// A syntax error at byte `at`, with the parser's words.
+    Syntax { at: usize, info: String },
+    /// A bound of this front end (depth, node count): reported as it is.
+    Limit(Problem),
+}
+
+/// Recovery rounds a file gets before the rest of it is left unread: each
+/// round skips one top-level entry that does not parse.
+const MAX_ROUNDS: usize = 16;
+
+/// Build the flattened tree; problems go to `facts`. A file that does not
+/// parse as it stands is read again, in order: as a Go template (actions
+/// neutralised, see [`super::template`]), with flow collections closed at
+/// their key's indentation as libyaml and yaml.v3 accept, and then without
+/// each top-level entry (or document) that still does not parse, so one
+/// error never hides the rest of the file. A skipped entry is reported
+/// when its text holds a word that can matter ([`crate::walk::prefilter`]);
+/// otherwise, and always for a template, it is only counted.
 pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
-    if text.len() > MAX_YAML_BYTES {
-        facts.problems.push(Problem::new(
+    if let Some(p) = too_big(text) {
+        facts.problems.push(p);
+        return ConfDoc::default();
+    }
+    let (mut doc, mut stop) = build_once(text);
+    if stop.is_none() {
+        return doc;
+    }
+    let template = super::template::is_template(text);
+    let mut work: std::borrow::Cow<'_, str> = std::borrow::Cow::Borrowed(text);
+    if template {
+        if let Some(n) = super::template::neutralise(text) {
+            facts.holes = n.holes;
+            work = std::borrow::Cow::Owned(n.text);
+            (doc, stop) = build_once(&work);
+        }
+    }
+    if let Some(Stop::Syntax { at, .. }) = stop {
+        if let Some(repaired) = close_flows_at_key_indent(&work) {
+            let (d, s) = build_once(&repaired);
+            let later = match &s {
+                Some(Stop::Syntax { at: a, .. }) => *a > at,
+                _ => true,
+            };
+            if later {
+                (doc, stop, work) = (d, s, std::borrow::Cow::Owned(repaired));
+            }
+        }
+    }
+    let mut skipped_to = 0;
+    for _ in 0..MAX_ROUNDS {
+        let (at, info) = match stop {
+            None => return doc,
+            Some(Stop::Limit(p)) => {
+                facts.problems.push(p);
+                return doc;
+            }
+            Some(Stop::Syntax { at, info }) => (at, info),
+        };
+        let (mut start, end) = entry_around(&work, at);
+        if start < skipped_to {
+            // No progress past the entry skipped last: skip from the one before.
+            start = entry_around(&work, start.saturating_sub(1)).0;
+        }
+        let unread = text.get(start..end).unwrap_or("");
+        facts.problems.push(Problem {
+            span: error_span(text, at),
+            message: if template {
+                format!(
+                    "Go template that does not read as YAML once its actions are set aside: {info}"
+                )
+            } else {
+                format!("invalid YAML: {info}")
+            },
+            reported: !template && crate::walk::prefilter(unread.as_bytes()),
+        });
+        if start >= end {
+            return doc;
+        }
+        work = std::borrow::Cow::Owned(blank(&work, start, end));
+        skipped_to = end;
+        (doc, stop) = build_once(&work);
+    }
+    doc
+}
+
+/// The problem for a file over [`MAX_YAML_BYTES`].
+pub(super) fn too_big(text: &str) -> Option<Problem> {
+    (text.len() > MAX_YAML_BYTES).then(|| {
+        Problem::new(
             Span::new(0, 0),
             format!(
                 "{:.1} MiB of YAML/JSON, over the {} MiB that are parsed; not parsed",
                 text.len() as f64 / 1048576.0,
                 MAX_YAML_BYTES / 1048576
             ),
-        ));
-        return ConfDoc::default();
+        )
+    })
+}
+
+/// Whether a line starts a top-level node (a key or an item at column 0) or
+/// a document (`---`, `...`); comment lines, blank lines and the closers of
+/// flow collections do not.
+fn starts_entry(line: &str) -> bool {
+    matches!(line.as_bytes().first(), Some(b) if !matches!(b, b' ' | b'\t' | b'#' | b'\r' | b'\n' | b']' | b'}' | b','))
+}
+
+/// The top-level entry around byte `at`: from the start of the line that
+/// starts it (or just after the `---` before it) to the start of the next
+/// top-level line after `at`'s line (or the end of the text).
+fn entry_around(text: &str, at: usize) -> (usize, usize) {
+    let at = crate::source::clamp_to_char_boundary(text, at.min(text.len()));
+    let mut line_of_at = text[..at].rfind('\n').map_or(0, |p| p + 1);
+    let at_marker = |ls: usize| text[ls..].starts_with("---") || text[ls..].starts_with("...");
+    if at_marker(line_of_at) && line_of_at > 0 {
+        // Stopped at the next document's marker: the fault is before it.
+        line_of_at = text[..line_of_at - 1].rfind('\n').map_or(0, |p| p + 1);
     }
+    let mut start = 0;
+    let mut ls = line_of_at;
+    loop {
+        let line = &text[ls..];
+        if at_marker(ls) {
+            start = if ls == line_of_at {
+                ls
+            } else {
+                text[ls..].find('\n').map_or(text.len(), |p| ls + p + 1)
+            };
+            break;
+        }
+        if starts_entry(line) {
+            start = ls;
+            break;
+        }
+        if ls == 0 {
+            break;
+        }
+        ls = text[..ls - 1].rfind('\n').map_or(0, |p| p + 1);
+    }
+    let mut end = text.len();
+    let mut ls = text[line_of_at..]
+        .find('\n')
+        .map_or(text.len(), |p| line_of_at + p + 1);
+    while ls < text.len() {
+        if starts_entry(&text[ls..]) {
+            end = ls;
+            break;
+        }
+        ls = text[ls..].find('\n').map_or(text.len(), |p| ls + p + 1);
+    }
+    (start, end)
+}
+
+/// `text` with every byte of `start..end` but line breaks turned to spaces.
+fn blank(text: &str, start: usize, end: usize) -> String {
+    let mut out = text.as_bytes().to_vec();
+    for b in &mut out[start..end] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
+    // Whole characters are blanked (entry bounds are line starts), so the
+    // bytes stay UTF-8; the fallback keeps the text as it was.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// NOTE: libyaml, Go's yaml.v3 and PyYAML accept a flow collection whose
+/// closing bracket sits at its key's indentation (`args: [` … `]` under the
+/// `a` of `args`); saphyr refuses it ("invalid indentation"). Each line that
+/// holds only closers is joined to the line before it: the closers move to
+/// just after that line's content (its trailing comment blanked), the rest
+/// becomes spaces, and every other byte stays where it was. `None` when no
+/// line changes.
+fn close_flows_at_key_indent(text: &str) -> Option<String> {
+    let mut out = text.as_bytes().to_vec();
+    let mut changed = false;
+    let mut prev_content_end: Option<usize> = None;
+    let mut ls = 0;
+    for raw in text.split_inclusive('\n') {
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        let indent = line.len() - trimmed.len();
+        let closers = trimmed.trim_end().trim_end_matches(',');
+        let only_closers =
+            !closers.is_empty() && closers.bytes().all(|b| matches!(b, b']' | b'}' | b' '));
+        match prev_content_end {
+            Some(pe) if only_closers => {
+                let closer_bytes = trimmed.trim_end().as_bytes().to_vec();
+                for (i, b) in out[pe..ls + line.len()].iter_mut().enumerate() {
+                    *b = match closer_bytes.get(i) {
+                        Some(&c) => c,
+                        None if *b == b'\n' || *b == b'\r' => *b,
+                        None => b' ',
+                    };
+                }
+                changed = true;
+                prev_content_end = Some(pe + closer_bytes.len());
+            }
+            _ => {
+                if let Some(end) = content_end(trimmed) {
+                    // A block scalar's header (`key: |-`) takes no closers.
+                    let opens_block = trimmed[..end]
+                        .trim_end_matches([
+                            '-', '+', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+                        ])
+                        .ends_with(['|', '>']);
+                    prev_content_end = (!opens_block).then_some(ls + indent + end);
+                }
+            }
+        }
+        ls += raw.len();
+    }
+    if !changed {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// End of a line's content (after leading blanks are trimmed): before a
+/// `#` comment outside quotes and before trailing blanks; `None` for a
+/// blank or comment-only line.
+fn content_end(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut quote = None;
+    let mut end = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'#') if i == 0 || bytes[i - 1] == b' ' || bytes[i - 1] == b'\t' => break,
+            _ => {}
+        }
+        if !matches!(b, b' ' | b'\t') || quote.is_some() {
+            end = i + 1;
+        }
+    }
+    (end > 0).then_some(end)
+}
+
+/// One read of a YAML stream: the tree as far as it goes, and why it
+/// stopped when it did not reach the end.
+pub(super) fn build_once(text: &str) -> (ConfDoc, Option<Stop>) {
     let chars = CharToByte::new(text);
     let mut doc = ConfDoc::default();
     let mut stack: Vec<Frame> = Vec::new();
@@ -65,25 +296,25 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
 
     for (n, item) in Parser::new_from_str(text).enumerate() {
         if n >= MAX_EVENTS {
-            facts.problems.push(Problem::new(
+            let p = Problem::new(
                 Span::new(0, 0),
                 format!("over {MAX_EVENTS} YAML/JSON nodes; the rest was not read"),
-            ));
-            break;
+            );
+            return (doc, Some(Stop::Limit(p)));
         }
         let (event, yspan) = match item {
             Ok(x) => x,
             Err(e) => {
                 let at = chars.byte(e.marker().index());
-                let message = if e.info().contains("recursion limit") {
-                    "nested too deep for the YAML parser; the rest was not read".to_string()
-                } else {
-                    format!("invalid YAML: {}", e.info())
-                };
-                facts
-                    .problems
-                    .push(Problem::new(error_span(text, at), message));
-                break;
+                if e.info().contains("recursion limit") {
+                    let p = Problem::new(
+                        error_span(text, at),
+                        "nested too deep for the YAML parser; the rest was not read",
+                    );
+                    return (doc, Some(Stop::Limit(p)));
+                }
+                let info = e.info().to_string();
+                return (doc, Some(Stop::Syntax { at, info }));
             }
         };
         let span = Span::new(
@@ -123,6 +354,15 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
             }
             Event::Scalar(value, style, _, tag) => {
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                // NOTE: saphyr ends a quoted scalar's span after the blanks
+                // that follow it (`"b"   ,`); the node ends at its quote.
+                let span = match style {
+                    YStyle::SingleQuoted | YStyle::DoubleQuoted => {
+                        let raw = text.get(span.start..span.end).unwrap_or("");
+                        Span::new(span.start, span.start + raw.trim_end().len())
+                    }
+                    _ => span,
+                };
                 if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
                     if pending.is_none() {
                         *pending = Some((value.to_string(), span));
@@ -159,13 +399,13 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
                     continue;
                 }
                 if stack.len() >= MAX_NESTING {
-                    facts.problems.push(Problem::new(
+                    let p = Problem::new(
                         span,
                         format!(
                             "nested deeper than {MAX_NESTING} levels of YAML; the rest was not read"
                         ),
-                    ));
-                    return doc;
+                    );
+                    return (doc, Some(Stop::Limit(p)));
                 }
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
                 let kind = if is_map {
@@ -195,12 +435,12 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
             _ => {}
         }
     }
-    doc
+    (doc, None)
 }
 
 /// Where to point for an error at byte `at`: an error at the end of the
 /// input (an unclosed `[`) points at the last character read, not past it.
-fn error_span(text: &str, at: usize) -> Span {
+pub(super) fn error_span(text: &str, at: usize) -> Span {
     let end = text.trim_end().len();
     if at <= end || end == 0 {
         return Span::new(at, at);
@@ -459,6 +699,81 @@ mod tests {
         assert_eq!(role("idempotency_key", 0), Some(StrRole::Write));
         assert_eq!(role("idempotency_key", 1), Some(StrRole::Mention));
         assert_eq!(role("key_field", 0), Some(StrRole::ConfKey));
+    }
+
+    #[test]
+    fn flow_sequence_closed_at_its_key_indent_is_accepted() {
+        // libyaml, yaml.v3 and PyYAML read this; the `]` sits under the `a`.
+        let text = "proxy:\n  allowed: [\n    \"10.0.0.0/8\", # private\n    \"192.168.0.0/16\",\n  ]\n  header: Idempotency-Key\n";
+        let (d, f) = doc(text);
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        let e = d
+            .entries
+            .iter()
+            .find(|e| e.dotted() == "proxy.allowed[1]")
+            .unwrap();
+        assert_eq!(
+            &text[e.value_span.start..e.value_span.end],
+            "\"192.168.0.0/16\""
+        );
+        let h = d
+            .entries
+            .iter()
+            .find(|e| e.dotted() == "proxy.header")
+            .unwrap();
+        assert_eq!(
+            &text[h.value_span.start..h.value_span.end],
+            "Idempotency-Key"
+        );
+    }
+
+    #[test]
+    fn an_error_in_one_top_level_entry_hides_nothing_after_it() {
+        let text = "before: 1\nidempotency:\n  header: [unclosed\n  ttl: 3\nafter:\n  maxmemory-policy: allkeys-lru\n";
+        let (d, f) = doc(text);
+        assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
+        assert!(f.problems[0].reported, "the skipped entry names a store");
+        assert!(f.problems[0].message.starts_with("invalid YAML: "));
+        let e = d
+            .entries
+            .iter()
+            .find(|e| e.dotted() == "after.maxmemory-policy")
+            .unwrap();
+        assert_eq!(&text[e.value_span.start..e.value_span.end], "allkeys-lru");
+        assert!(d.entries.iter().any(|e| e.dotted() == "before"));
+    }
+
+    #[test]
+    fn an_error_where_nothing_checked_can_be_is_counted_not_reported() {
+        let text = "a: 1\n---\nlabels: {tier: [web\n---\nkind: ConfigMap\nidempotency: {ttl: 3}\n";
+        let (d, f) = doc(text);
+        assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
+        assert!(!f.problems[0].reported);
+        assert!(d.entries.iter().any(|e| e.dotted() == "idempotency.ttl"));
+    }
+
+    #[test]
+    fn a_helm_template_reads_and_one_that_does_not_is_counted() {
+        let text = "{{- if .Values.on }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-idempotency\n  labels: {{- include \"x\" . | nindent 4 }}\n{{- end }}\n";
+        let (d, f) = doc(text);
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        assert_eq!(f.holes.len(), 2);
+        assert!(d.entries.iter().any(|e| e.dotted() == "metadata.name"));
+        let broken = "{{- if .Values.on }}\nidempotency:\n  - a\n  b: 1\n{{- end }}\n";
+        let (_, f) = doc(broken);
+        assert_eq!(f.problems.len(), 1);
+        assert!(
+            !f.problems[0].reported,
+            "a template is counted, not reported"
+        );
+    }
+
+    #[test]
+    fn every_prefix_of_a_broken_file_reads_without_panicking() {
+        let text = "a: [1,\n  2\n]\nb: {{ x }}\n  - é\nc: 'q\n---\nd: \"x\n";
+        for (i, _) in text.char_indices() {
+            let _ = doc(&text[..i]);
+        }
     }
 
     #[test]

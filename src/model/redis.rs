@@ -104,6 +104,15 @@ fn generic_stem(stem: &str) -> bool {
 /// (display name, names) derived from a path: `deploy/idem-redis/values.yaml`
 /// → `idem-redis`.
 fn names_from_path(path: &str) -> (String, Vec<String>) {
+    // A Helm chart's templates are named by the chart:
+    // `charts/idem-redis/templates/master/statefulset.yaml` → `idem-redis`.
+    let chart = format!("/{path}")
+        .rsplit_once("/templates/")
+        .and_then(|(c, _)| c.rsplit('/').next().map(str::to_string))
+        .filter(|c| !c.is_empty());
+    if let Some(c) = chart {
+        return (c.clone(), vec![c.to_ascii_lowercase()]);
+    }
     let mut parts = path.rsplit('/');
     let file = parts.next().unwrap_or(path);
     let dir = parts.next().unwrap_or("");

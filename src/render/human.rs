@@ -18,6 +18,7 @@ pub fn render(
         suppressed: &[],
         sources,
         summary,
+        unparsed: None,
     };
     let opts = Options {
         color,
@@ -62,10 +63,28 @@ pub fn render_with(
             }
         }
     }
+    if let Some(list) = report.unparsed {
+        let mut pos = super::json::Positions::new(sources);
+        for u in list {
+            let at = pos.line_col(u.file, u.span.start);
+            writeln!(
+                w,
+                "not read in full: {}:{}:{}: {}",
+                sources.path(u.file),
+                at.line,
+                at.column,
+                u.message
+            )?;
+        }
+    }
     if opts.quiet {
         return Ok(());
     }
-    writeln!(w, "{}", summary_line(report.summary))
+    let mut line = summary_line(report.summary);
+    if report.unparsed.is_none() && report.summary.files_unparsed > 0 {
+        line.push_str("; --verbose lists them");
+    }
+    writeln!(w, "{line}")
 }
 
 /// One line per rule with findings, most first (as `ruff --statistics`):
@@ -272,27 +291,30 @@ pub fn summary_line(s: &Summary) -> String {
     if s.baselined > 0 {
         line = format!("{line}; {} hidden by the baseline", s.baselined);
     }
-    if s.statements_unparsed == 0 {
-        return line;
+    if s.files_unparsed > 0 {
+        line.push_str(&format!(
+            "; {} not read in full, none where the unread part can hold what idemlint checks",
+            plural(s.files_unparsed, "file")
+        ));
     }
-    format!(
-        "{line}; {} not parsed, none of them touching an idempotency store",
-        if s.statements_unparsed == 1 {
-            "1 statement".to_string()
-        } else {
-            format!("{} statements", s.statements_unparsed)
-        }
-    )
+    if s.statements_unparsed > 0 {
+        line.push_str(&format!(
+            " ({} not parsed, none of them touching an idempotency store)",
+            plural(s.statements_unparsed, "statement")
+        ));
+    }
+    line
+}
+
+fn plural(n: usize, w: &str) -> String {
+    if n == 1 {
+        format!("{n} {w}")
+    } else {
+        format!("{n} {w}s")
+    }
 }
 
 fn counts_line(s: &Summary) -> String {
-    let plural = |n: usize, w: &str| {
-        if n == 1 {
-            format!("{n} {w}")
-        } else {
-            format!("{n} {w}s")
-        }
-    };
     if s.diagnostics == 0 {
         format!(
             "idemlint: no findings ({} scanned, {} parsed, {} suppressed) in {} ms",

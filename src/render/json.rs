@@ -1,6 +1,6 @@
 //! `--format json`, version 1 (DESIGN §3).
 
-use super::Summary;
+use super::{Summary, Unparsed};
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, LineCol, LineIndex, SourceMap, Span};
 use serde::Serialize;
@@ -12,6 +12,15 @@ struct Output<'a> {
     tool: Tool,
     diagnostics: Vec<JsonDiagnostic<'a>>,
     summary: &'a Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unparsed: Option<Vec<JsonUnparsed<'a>>>,
+}
+
+#[derive(Serialize)]
+struct JsonUnparsed<'a> {
+    path: &'a str,
+    span: JsonSpan,
+    message: &'a str,
 }
 
 #[derive(Serialize)]
@@ -75,6 +84,16 @@ impl<'a> Positions<'a> {
         }
     }
 
+    /// Line and column of byte `offset` of `file`.
+    pub fn line_col(&mut self, file: FileId, offset: usize) -> LineCol {
+        let source = self.sources.get(file);
+        let idx = self
+            .indexes
+            .entry(file)
+            .or_insert_with(|| LineIndex::new(&source.text));
+        source.line_col(idx, offset)
+    }
+
     pub fn span(&mut self, file: FileId, span: Span) -> JsonSpan {
         let (start, end) = self.line_cols(file, span);
         JsonSpan {
@@ -101,6 +120,17 @@ impl<'a> Positions<'a> {
 }
 
 pub fn render(diags: &[Diagnostic], sources: &SourceMap, summary: &Summary) -> String {
+    render_verbose(diags, sources, summary, None)
+}
+
+/// [`render`], with an `unparsed` list after the summary when given
+/// (`--verbose`).
+pub fn render_verbose(
+    diags: &[Diagnostic],
+    sources: &SourceMap,
+    summary: &Summary,
+    unparsed: Option<&[Unparsed]>,
+) -> String {
     let mut pos = Positions::new(sources);
     let diagnostics = diags
         .iter()
@@ -143,6 +173,15 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, summary: &Summary) -> S
         },
         diagnostics,
         summary,
+        unparsed: unparsed.map(|list| {
+            list.iter()
+                .map(|u| JsonUnparsed {
+                    path: sources.path(u.file),
+                    span: pos.span(u.file, u.span),
+                    message: &u.message,
+                })
+                .collect()
+        }),
     };
     serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }

@@ -28,7 +28,20 @@ pub struct Summary {
     /// Statements a front end could not parse and that touch no store
     /// (reported ones are `parse-error` diagnostics instead).
     pub statements_unparsed: usize,
+    /// Files read only in part, or not at all, where the unread part cannot
+    /// hold what idemlint checks (a Helm template that does not read as
+    /// YAML, valid JSON of a form the reader refuses, such statements):
+    /// counted, not reported. `--verbose` lists them.
+    pub files_unparsed: usize,
     pub elapsed_ms: u128,
+}
+
+/// A part of a file that was not read and not reported, for `--verbose`.
+#[derive(Debug, Clone)]
+pub struct Unparsed {
+    pub file: crate::source::FileId,
+    pub span: crate::source::Span,
+    pub message: String,
 }
 
 /// The format of `rules` and `horizons`.
@@ -72,6 +85,8 @@ pub struct Report<'a> {
     pub suppressed: &'a [Suppressed],
     pub sources: &'a SourceMap,
     pub summary: &'a Summary,
+    /// The parts not read in full, listed with `--verbose`.
+    pub unparsed: Option<&'a [Unparsed]>,
 }
 
 /// Write a report in one format.
@@ -86,7 +101,12 @@ pub fn write(
         OutputFormat::Json => writeln!(
             w,
             "{}",
-            json::render(report.diagnostics, report.sources, report.summary)
+            json::render_verbose(
+                report.diagnostics,
+                report.sources,
+                report.summary,
+                report.unparsed
+            )
         ),
         OutputFormat::Sarif => writeln!(w, "{}", sarif::render(report)),
         OutputFormat::Github => w.write_all(github::render(report).as_bytes()),

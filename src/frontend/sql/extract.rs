@@ -17,7 +17,9 @@ use sqlparser::ast::{
     self, AlterColumnOperation, AlterIndexOperation, AlterTableOperation, ColumnOption, Expr,
     IndexColumn, ObjectName, ObjectType, RenameTableNameKind, Statement, TableConstraint,
 };
-use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{
+    ClickHouseDialect, Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
+};
 use sqlparser::parser::Parser;
 
 /// Byte-search helper over one statement of a file.
@@ -145,13 +147,44 @@ pub fn statement(
         file,
         stmt: raw.span,
     };
-    let dialects: [&dyn Dialect; 3] = [&PostgreSqlDialect {}, &MySqlDialect {}, &SQLiteDialect {}];
+    if is_do_block(sql) {
+        do_block(file, raw, facts, problems);
+        return;
+    }
+    if harmless(sql) {
+        return;
+    }
+    // NOTE: ClickHouse tables (`ENGINE = MergeTree`, `LowCardinality(…)`,
+    // `CODEC(…)`) have no unique guard to check: idemlint reads nothing
+    // from them, and one sqlparser cannot read is counted, never reported.
+    let clickhouse = is_clickhouse(sql);
+    if clickhouse {
+        if Parser::parse_sql(&ClickHouseDialect {}, sql).is_err() {
+            facts.unparsed += 1;
+            problems.push(Problem {
+                span: raw.span,
+                message: format!(
+                    "ClickHouse statement `{}`, a dialect idemlint does not check",
+                    head(sql)
+                ),
+                reported: false,
+            });
+        }
+        return;
+    }
+    let dialects: [&dyn Dialect; 4] = [
+        &PostgreSqlDialect {},
+        &MySqlDialect {},
+        &SQLiteDialect {},
+        &ClickHouseDialect {},
+    ];
     let mut first_error = None;
-    // sqlparser rejects `(LIKE t INCLUDING ALL)`; blanked to the same length,
-    // the options go and every offset stays where it was.
-    let without_like_options = blank_like_options(sql);
+    // sqlparser rejects `(LIKE t INCLUDING ALL)` and pg_dump's
+    // `CREATE INDEX … ON ONLY parent`; blanked to the same length, those
+    // words go and every offset stays where it was.
+    let blanked = blank_like_options(sql).or_else(|| blank_on_only(sql));
     let attempts = dialects.into_iter().map(|d| (d, sql)).chain(
-        without_like_options
+        blanked
             .as_deref()
             .into_iter()
             .flat_map(|s| dialects.into_iter().map(move |d| (d, s))),
@@ -174,7 +207,7 @@ pub fn statement(
             }
         }
     }
-    if let Some(kind) = drop_index_by_hand(&t) {
+    if let Some(kind) = drop_index_by_hand(&t).or_else(|| rename_by_hand(&t)) {
         facts.events.push(SchemaEvent {
             span: raw.span,
             kind,
@@ -198,6 +231,165 @@ pub fn statement(
         message,
         reported,
     });
+}
+
+/// `DO [LANGUAGE plpgsql] $$ … $$`: an anonymous PL/pgSQL block.
+fn is_do_block(sql: &str) -> bool {
+    sql.get(..2).is_some_and(|w| w.eq_ignore_ascii_case("do"))
+        && sql[2..].starts_with(|c: char| c.is_ascii_whitespace() || c == '$')
+}
+
+/// The statements of DDL inside a `DO` block's body, each parsed like a
+/// top-level one: a migration that adds a guard only when it is missing
+/// (`IF NOT EXISTS (SELECT … FROM pg_constraint …) THEN ALTER TABLE … ADD
+/// CONSTRAINT … UNIQUE (…)`) adds it, for the replayed history. The
+/// PL/pgSQL around them (`BEGIN`, `IF … THEN`, `EXCEPTION WHEN … THEN`) is
+/// passed over; what cannot be parsed inside the block is counted, since the
+/// block may never run it.
+fn do_block(file: &str, raw: &RawStatement, facts: &mut SqlFacts, problems: &mut Vec<Problem>) {
+    const DDL: [&str; 7] = [
+        "alter table",
+        "create table",
+        "create unique index",
+        "create index",
+        "drop index",
+        "drop table",
+        "alter index",
+    ];
+    for body in &raw.bodies {
+        let text = &file[body.start..body.end];
+        for inner in super::split::split(text) {
+            let t = Text {
+                file,
+                stmt: Span::new(body.start + inner.span.start, body.start + inner.span.end),
+            };
+            let Some(start) = DDL
+                .iter()
+                .filter_map(|w| t.find(t.stmt.start, w))
+                .map(|s| s.start)
+                .min()
+            else {
+                continue;
+            };
+            let stmt = RawStatement {
+                span: Span::new(start, t.stmt.end),
+                bodies: Vec::new(),
+            };
+            let mut inner_problems = Vec::new();
+            statement(file, &stmt, facts, &mut inner_problems);
+            problems.extend(inner_problems.into_iter().map(|p| Problem {
+                reported: false,
+                ..p
+            }));
+        }
+    }
+}
+
+/// Statements that cannot change a guard and that sqlparser does not
+/// read: pg_dump's `ALTER SEQUENCE … OWNED BY …`, a `CREATE MATERIALIZED
+/// VIEW` (its unique index is a `CREATE INDEX` of its own).
+fn harmless(sql: &str) -> bool {
+    let words = first_words(sql);
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    matches!(
+        w.as_slice(),
+        ["alter", "sequence", ..]
+            | ["create", "materialized", "view", ..]
+            | ["create", "or", "replace", "materialized", ..]
+    )
+}
+
+/// ClickHouse's own forms: a table engine, a column codec, a
+/// `LowCardinality(…)` type.
+fn is_clickhouse(sql: &str) -> bool {
+    const ENGINES: [&str; 9] = [
+        "log",
+        "tinylog",
+        "stripelog",
+        "memory",
+        "kafka",
+        "distributed",
+        "buffer",
+        "null",
+        "dictionary",
+    ];
+    let lower = sql.to_ascii_lowercase();
+    // `ADD INDEX i expr TYPE bloom_filter GRANULARITY 4`: a data-skipping index.
+    if ["lowcardinality(", "codec(", "mergetree", " granularity "]
+        .iter()
+        .any(|m| lower.contains(m))
+    {
+        return true;
+    }
+    // `ENGINE = Memory` is ClickHouse; MySQL's `ENGINE=InnoDB` is not.
+    lower.match_indices("engine").any(|(i, _)| {
+        let rest = lower[i + 6..].trim_start();
+        rest.strip_prefix('=').is_some_and(|r| {
+            let name: String = r
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            ENGINES.contains(&name.as_str())
+        })
+    })
+}
+
+/// `CREATE [UNIQUE] INDEX … ON ONLY parent …` with `ONLY` blanked: pg_dump
+/// writes the parent's index this way and attaches each partition's.
+fn blank_on_only(sql: &str) -> Option<String> {
+    let words = first_words(sql);
+    if words.first().map(String::as_str) != Some("create") || !words.iter().any(|w| w == "index") {
+        return None;
+    }
+    let lower = sql.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(p) = lower[from..].find(" only ") {
+        let at = from + p + 1;
+        if lower[..at].trim_end().ends_with(" on") {
+            let mut out = sql.as_bytes().to_vec();
+            out[at..at + 4].fill(b' ');
+            return String::from_utf8(out).ok();
+        }
+        from = at;
+    }
+    None
+}
+
+/// MySQL's `ALTER TABLE a RENAME b` (no `TO`/`AS`), which sqlparser refuses.
+fn rename_by_hand(t: &Text<'_>) -> Option<EventKind> {
+    let sql = &t.file[t.stmt.start..t.stmt.end];
+    let words: Vec<(usize, &str)> = sql
+        .split_ascii_whitespace()
+        .map(|w| (w.as_ptr() as usize - sql.as_ptr() as usize, w))
+        .collect();
+    let [(_, w0), (_, w1), (a_off, a), (_, w3), (b_off, b)] = words.as_slice() else {
+        return None;
+    };
+    let name_ok = |w: &str| {
+        w.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '`' | '"'))
+    };
+    if !(w0.eq_ignore_ascii_case("alter")
+        && w1.eq_ignore_ascii_case("table")
+        && w3.eq_ignore_ascii_case("rename")
+        && name_ok(a)
+        && name_ok(b))
+    {
+        return None;
+    }
+    let name = |off: usize, w: &str| {
+        let start = t.stmt.start + off;
+        Name {
+            text: w.replace(['"', '`'], ""),
+            key: normalise_written(w),
+            span: Span::new(start, start + w.len()),
+        }
+    };
+    Some(EventKind::AlterTable {
+        table: name(*a_off, a),
+        ops: vec![AlterOp::RenameTable(name(*b_off, b))],
+    })
 }
 
 /// The first five words of a statement, lower-cased.
@@ -1063,5 +1255,58 @@ mod tests {
             .contains("CREATE TABLE idempotency_keys"));
         assert!(!problems[1].reported);
         assert!(matches!(&ev[0].kind, EventKind::CreateTable(ct) if ct.name.key == "next_one"));
+    }
+
+    #[test]
+    fn ddl_inside_a_do_block_is_read_with_exact_spans() {
+        let sql = "DO $$\nBEGIN\n  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'k_unique') THEN\n    ALTER TABLE idempotency_keys ADD CONSTRAINT k_unique UNIQUE (idempotency_key);\n  END IF;\nEXCEPTION WHEN duplicate_object THEN NULL;\nEND $$;";
+        let (ev, problems) = events(sql);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(ev.len(), 1);
+        let EventKind::AlterTable { table, ops } = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(table.key, "idempotency_keys");
+        assert!(
+            matches!(&ops[0], AlterOp::AddKey(k) if k.kind == KeyKind::Unique && k.name == "k_unique")
+        );
+        assert!(at(sql, ev[0].span).starts_with("ALTER TABLE idempotency_keys"));
+        assert!(at(sql, ev[0].span).ends_with("(idempotency_key)"));
+    }
+
+    #[test]
+    fn clickhouse_tables_are_counted_never_reported() {
+        let sql = "CREATE TABLE idempotency_keys (k String, env LowCardinality(String), t DateTime CODEC(ZSTD(1))) ENGINE = MergeTree ORDER BY k;\nCREATE TABLE dedup_log (k String) ENGINE = Memory;";
+        let (ev, problems) = events(sql);
+        assert!(ev.is_empty(), "{ev:?}");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(!problems[0].reported);
+        assert!(problems[0].message.starts_with("ClickHouse statement"));
+        assert!(is_clickhouse(
+            "ALTER TABLE t ADD INDEX idx_k k TYPE bloom_filter GRANULARITY 4"
+        ));
+        // MySQL's engine clause is not ClickHouse's.
+        assert!(!is_clickhouse("CREATE TABLE t (k int) ENGINE=InnoDB"));
+    }
+
+    #[test]
+    fn pg_dump_and_mysql_forms_are_read_or_skipped() {
+        let sql = "CREATE UNIQUE INDEX idem_key_idx ON ONLY public.idempotency_keys USING btree (idempotency_key);\n\
+                   ALTER SEQUENCE public.idempotency_keys_id_seq OWNED BY public.idempotency_keys.id;\n\
+                   CREATE MATERIALIZED VIEW idem_daily TO idem_daily_dest AS SELECT 1;\n\
+                   ALTER TABLE `idempotency_keys` RENAME `idempotency_keys_v1`;";
+        let (ev, problems) = events(sql);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(ev.len(), 2, "{ev:?}");
+        let EventKind::CreateIndex(ci) = &ev[0].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(ci.table.key, "idempotency_keys");
+        assert_eq!(at(sql, ci.table.span), "idempotency_keys");
+        let EventKind::AlterTable { table, ops } = &ev[1].kind else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(table.key, "idempotency_keys");
+        assert!(matches!(&ops[0], AlterOp::RenameTable(n) if n.key == "idempotency_keys_v1"));
     }
 }

@@ -1,0 +1,1 @@
+CREATE TABLE idempotency_keys (idempotency_key text PRIMARY KEY,, response jsonb); -- expect: parse-error

@@ -1,0 +1,3 @@
+{{- define "ledger.fullname" -}}
+{{- printf "%s-idempotency-ledger" .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- end }}
