@@ -462,6 +462,15 @@ fn symlinks_are_not_followed_in_a_walk() {
     assert_eq!(paths_reported(&root, &["alias.rs"]), ["alias.rs"]);
 }
 
+/// `check --format json .` in `dir`, which must pass with no diagnostic.
+fn clean_run_json(dir: &Path) -> Value {
+    let o = idemlint(dir, &["check", "--isolated", "--format", "json", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let j = json(&o);
+    assert_eq!(j["diagnostics"].as_array().unwrap().len(), 0);
+    j
+}
+
 #[test]
 fn an_unparseable_statement_away_from_stores_is_counted_not_reported() {
     let dir = tempfile::tempdir().unwrap();
@@ -471,13 +480,7 @@ fn an_unparseable_statement_away_from_stores_is_counted_not_reported() {
         "CREATE TABLE idempotency_keys (idempotency_key text PRIMARY KEY, request_hash bytea NOT NULL);\n\
          CREATE FROBNICATOR reports_refresher EVERY 5 MINUTES;\n",
     );
-    let o = idemlint(
-        dir.path(),
-        &["check", "--isolated", "--format", "json", "."],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    let j = json(&o);
-    assert_eq!(j["diagnostics"].as_array().unwrap().len(), 0);
+    let j = clean_run_json(dir.path());
     assert_eq!(j["summary"]["statements_unparsed"], 1);
     let o = idemlint(
         dir.path(),
@@ -566,13 +569,7 @@ fn a_template_that_does_not_read_is_counted_and_listed_with_verbose() {
         "tsconfig.json",
         "{\n  // idempotency client paths\n  \"include\": [\"src/idempotency\",],\n}\n",
     );
-    let o = idemlint(
-        dir.path(),
-        &["check", "--isolated", "--format", "json", "."],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    let j = json(&o);
-    assert_eq!(j["diagnostics"].as_array().unwrap().len(), 0);
+    let j = clean_run_json(dir.path());
     assert_eq!(j["summary"]["files_unparsed"], 1);
     assert!(j.get("unparsed").is_none(), "listed only with --verbose");
 
