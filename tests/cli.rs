@@ -463,6 +463,15 @@ fn symlinks_are_not_followed_in_a_walk() {
     assert_eq!(paths_reported(&root, &["alias.rs"]), ["alias.rs"]);
 }
 
+/// `check --format json .` in `dir`, which must pass with no diagnostic.
+fn clean_run_json(dir: &Path) -> Value {
+    let o = idemlint(dir, &["check", "--isolated", "--format", "json", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let j = json(&o);
+    assert_eq!(j["diagnostics"].as_array().unwrap().len(), 0);
+    j
+}
+
 #[test]
 fn an_unparseable_statement_away_from_stores_is_counted_not_reported() {
     let dir = tempfile::tempdir().unwrap();
@@ -472,13 +481,7 @@ fn an_unparseable_statement_away_from_stores_is_counted_not_reported() {
         "CREATE TABLE idempotency_keys (idempotency_key text PRIMARY KEY, request_hash bytea NOT NULL);\n\
          CREATE FROBNICATOR reports_refresher EVERY 5 MINUTES;\n",
     );
-    let o = idemlint(
-        dir.path(),
-        &["check", "--isolated", "--format", "json", "."],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    let j = json(&o);
-    assert_eq!(j["diagnostics"].as_array().unwrap().len(), 0);
+    let j = clean_run_json(dir.path());
     assert_eq!(j["summary"]["statements_unparsed"], 1);
     let o = idemlint(
         dir.path(),
@@ -592,4 +595,50 @@ fn test_code_is_judged_only_when_asked() {
         &["check", "--isolated", "--format", "json", "tests/expiry.rs"],
     );
     assert_eq!(count(&o), 0);
+}
+
+#[test]
+fn a_template_that_does_not_read_is_counted_and_listed_with_verbose() {
+    let dir = tempfile::tempdir().unwrap();
+    // Both branches of the `if` are kept, and together they are no YAML.
+    write(
+        dir.path(),
+        "charts/api/templates/configmap.yaml",
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n{{- if .Values.idempotency.list }}\n  - a\n{{- else }}\n  idempotency: on\n{{- end }}\n",
+    );
+    write(
+        dir.path(),
+        "tsconfig.json",
+        "{\n  // idempotency client paths\n  \"include\": [\"src/idempotency\",],\n}\n",
+    );
+    let j = clean_run_json(dir.path());
+    assert_eq!(j["summary"]["files_unparsed"], 1);
+    assert!(j.get("unparsed").is_none(), "listed only with --verbose");
+
+    let o = idemlint(
+        dir.path(),
+        &["check", "--isolated", "--format", "json", "--verbose", "."],
+    );
+    let j = json(&o);
+    let list = j["unparsed"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{list:#?}");
+    assert_eq!(list[0]["path"], "charts/api/templates/configmap.yaml");
+    assert!(list[0]["message"].as_str().unwrap().contains("Go template"));
+
+    let o = idemlint(
+        dir.path(),
+        &["check", "--isolated", "--color", "never", "."],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("1 file not read in full"), "{out}");
+    assert!(out.contains("--verbose lists them"), "{out}");
+    let o = idemlint(
+        dir.path(),
+        &["check", "--isolated", "--color", "never", "-v", "."],
+    );
+    assert!(
+        stdout(&o).contains("not read in full: charts/api/templates/configmap.yaml:"),
+        "{}",
+        stdout(&o)
+    );
 }

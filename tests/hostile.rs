@@ -176,6 +176,15 @@ fn build_tree(root: &Path) {
         "idempotency:\r\n  header: Idempotency-Key\r\n",
     );
     write(root, "empty.rs", "");
+    // A Helm template of 180,000 actions on as many lines, none of it YAML
+    // once they are set aside: counted, fast, no warning.
+    let mut tpl = String::from("idempotency:\n");
+    for i in 0..60_000 {
+        tpl.push_str(&format!(
+            "  {{{{- if .x{i} }}}}\n  - a: {{{{ .y }}}}\n  b{i}: {{{{ .z }}}}\n"
+        ));
+    }
+    write(root, "charts/big/templates/many.yaml", tpl);
     #[cfg(unix)]
     {
         use std::os::unix::fs::symlink;
@@ -363,6 +372,7 @@ fn hostile_tree_is_reported_not_crashed_on() {
     // Nothing else is a parse error: the alias bomb, BOM, CRLF, long
     // parseable lines and empty files read cleanly; links are not followed.
     let clean = [
+        "charts/big/templates/many.yaml",
         "config/bomb.yaml",
         "config/bom.json",
         "config/bom.toml",

@@ -72,9 +72,9 @@ pub fn neutralise(text: &str) -> Option<Neutralised> {
         // (a multi-line `dict` call) become blank, newlines kept.
         let first_nl = memchr::memchr(b'\n', &text.as_bytes()[a.span.start..a.span.end])
             .map_or(a.span.end, |p| a.span.start + p);
-        let on_blank_line = blanked_lines
-            .iter()
-            .any(|l| l.start <= a.span.start && a.span.start <= l.end)
+        // Lines are sorted: the last that starts at or before the action.
+        let i = blanked_lines.partition_point(|l| l.start <= a.span.start);
+        let on_blank_line = (i > 0 && a.span.start <= blanked_lines[i - 1].end)
             || opens_mapping(text, a.span, &blanked_lines);
         for (i, b) in out[a.span.start..a.span.end].iter_mut().enumerate() {
             let at = a.span.start + i;
@@ -113,7 +113,7 @@ fn opens_mapping(text: &str, action: Span, blanked: &[Span]) -> bool {
         let line = &text[at..end];
         let skip = line.trim().is_empty()
             || line.trim_start().starts_with('#')
-            || blanked.iter().any(|b| b.start == at);
+            || blanked.binary_search_by_key(&at, |b| b.start).is_ok();
         if !skip {
             return indent(line) > own;
         }
