@@ -513,6 +513,17 @@ fn path_of(e: &syn::Expr) -> Vec<String> {
     }
 }
 
+/// A method's receiver as a path (`self.repo` → self, repo), else the
+/// chain's root (`pool.get().await?` → pool).
+fn receiver_path(e: &syn::Expr) -> Vec<String> {
+    let p = path_of(e);
+    if p.is_empty() {
+        path_of(root_of(e))
+    } else {
+        p
+    }
+}
+
 /// The plain name an executor or argument starts from: `&mut *tx` → `tx`,
 /// `&self.pool` → `pool`, `conn.as_mut()` → `conn`.
 fn root_name(e: &syn::Expr) -> Option<String> {
@@ -627,20 +638,23 @@ impl FnWalker<'_> {
         }
     }
 
-    /// The type of a chain root, when a parameter or binding tells it.
+    /// The type of a receiver, when a parameter or binding tells it.
     fn recv_type(&self, root: &syn::Expr) -> Option<String> {
         let p = path_of(root);
-        match p.as_slice() {
+        self.type_of_path(&p)
+    }
+
+    fn type_of_path(&self, p: &[String]) -> Option<String> {
+        match p {
             [s] if s == "self" => self.owner.clone(),
             [v] => self.vars.get(v).cloned(),
             _ => None,
         }
     }
 
-    fn is_redis_receiver(&self, root: &syn::Expr) -> bool {
-        let p = path_of(root);
+    fn is_redis_receiver(&self, p: &[String]) -> bool {
         let ty = self
-            .recv_type(root)
+            .type_of_path(p)
             .unwrap_or_default()
             .to_ascii_lowercase();
         p.iter().any(|s| s.to_ascii_lowercase().contains("redis"))
@@ -775,16 +789,16 @@ impl FnWalker<'_> {
             ("expire", 2) | ("pexpire", 2) => RedisOp::Expire,
             _ => return false,
         };
-        let root = root_of(&m.receiver);
         let key = self.redis_key(args[0]);
         let store_prefix = key
             .prefix
             .as_deref()
             .is_some_and(|p| knowledge::stores().is_store_prefix(p));
-        if !(store_prefix || self.is_redis_receiver(root)) {
+        let recv = receiver_path(&m.receiver);
+        if !(store_prefix || self.is_redis_receiver(&recv)) {
             return false;
         }
-        let conn = root_name(root);
+        let conn = recv.into_iter().rfind(|s| s != "self");
         self.push(
             super::byte_span(m.method.span()),
             EventKind::Redis { op, key, conn },
@@ -1299,7 +1313,9 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let root_key = (root_span.start, root_span.end);
         // SQL handed to a method (`tx.execute("…", &[..])`)
         if let Some(sql) = sql_strings::of_method(self.text, m, self.consts) {
-            let conn = root_name(root);
+            let conn = receiver_path(&m.receiver)
+                .into_iter()
+                .rfind(|s| s != "self");
             let found = sql_strings::read(self.text, &sql, self.facts);
             for dml in found {
                 self.push(
@@ -1349,7 +1365,9 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
                 return;
             }
             ("commit", 0) | ("rollback", 0) => {
-                let var = root_name(root);
+                let var = receiver_path(&m.receiver)
+                    .into_iter()
+                    .rfind(|s| s != "self");
                 self.push(
                     at,
                     EventKind::TxEnd {
@@ -1377,15 +1395,11 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         }
         // The receiver is the chain's root only for the first method on it.
         let receiver = if methods.len() == 1 {
-            path_of(root)
+            receiver_path(&m.receiver)
         } else {
             Vec::new()
         };
-        let recv_type = if methods.len() == 1 {
-            self.recv_type(root)
-        } else {
-            None
-        };
+        let recv_type = self.type_of_path(&receiver);
         let site = CallSite {
             path: Vec::new(),
             method: Some(name.clone()),
