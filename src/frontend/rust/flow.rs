@@ -903,45 +903,23 @@ struct FreshFinder<'s> {
     found: Option<(Span, String)>,
 }
 
-/// A generator of fresh keys (`Uuid::new_v4()`, `nanoid!()`), by the catalogue.
+/// A generator of fresh keys (`Uuid::new_v4()`, `nanoid!()`), by the
+/// catalogue: its text, written with `call` (`()` or `!()`) after the path.
+fn generator(segs: &[String], call: &str) -> Option<String> {
+    CallShape::path(segs)
+        .any_of(&knowledge::effects().fresh_key)
+        .then(|| format!("{}{call}", segs.join("::")))
+}
+
 fn generator_call(c: &syn::ExprCall) -> Option<String> {
     let syn::Expr::Path(p) = &*c.func else {
         return None;
     };
-    let segs = super::path_idents(&p.path);
-    let shape = CallShape {
-        path: &segs,
-        method: None,
-        receiver_last: None,
-        chain: &[],
-        args: &[],
-    };
-    knowledge::effects()
-        .fresh_key
-        .iter()
-        .any(|k| k.matches(shape))
-        .then(|| format!("{}()", segs.join("::")))
+    generator(&super::path_idents(&p.path), "()")
 }
 
 fn generator_macro(m: &syn::Macro) -> Option<String> {
-    let segs: Vec<String> = m
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let shape = CallShape {
-        path: &segs,
-        method: None,
-        receiver_last: None,
-        chain: &[],
-        args: &[],
-    };
-    knowledge::effects()
-        .fresh_key
-        .iter()
-        .any(|k| k.matches(shape))
-        .then(|| format!("{}!()", segs.join("::")))
+    generator(&super::path_idents(&m.path), "!()")
 }
 
 impl<'ast> Visit<'ast> for FreshFinder<'_> {
@@ -1212,15 +1190,8 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             syn::Expr::Path(p) => super::path_idents(&p.path),
             _ => Vec::new(),
         };
-        let shape = CallShape {
-            path: &segs,
-            method: None,
-            receiver_last: None,
-            chain: &[],
-            args: &[],
-        };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        if !segs.is_empty() && knowledge::effects().retry.iter().any(|r| r.matches(shape)) {
+        if !segs.is_empty() && CallShape::path(&segs).any_of(&knowledge::effects().retry) {
             let at = sql_strings::span_of(&c.func);
             let what = format!("`{}`", segs.join("::"));
             for a in &args {
@@ -1276,19 +1247,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             return;
         }
         // backon: `(|| async { .. }).retry(policy)`
-        let shape_plain = CallShape {
-            path: &[],
-            method: Some(&name),
-            receiver_last: None,
-            chain: &[],
-            args: &[],
-        };
-        if is_closure(&m.receiver)
-            && knowledge::effects()
-                .retry
-                .iter()
-                .any(|r| r.matches(shape_plain))
-        {
+        if is_closure(&m.receiver) && CallShape::method(&name).any_of(&knowledge::effects().retry) {
             self.in_scope(at, &format!("`.{name}()`"), |w| w.visit_expr(&m.receiver));
             for a in &args {
                 self.visit_expr(a);
@@ -1584,6 +1543,26 @@ async fn payout(http: &reqwest::Client, job: &Job) {
         assert_eq!(flow.fresh_keys.len(), 1, "{:?}", flow.fresh_keys);
         assert_eq!(flow.fresh_keys[0].what, "Uuid::new_v4()");
         assert_eq!(flow.fresh_keys[0].scope_what, "`for` loop");
+    }
+
+    #[test]
+    fn pooled_connections_fred_and_pipelines_are_redis() {
+        let text = r#"
+async fn a(pool: &deadpool_redis::Pool, id: &str) {
+    let mut conn = pool.get().await?;
+    let seen: Option<String> = conn.get(id).await?;
+    let _: () = redis::pipe().atomic().cmd("SET").arg(id).arg(1).arg("NX").ignore().cmd("EXPIRE").arg(id).arg(60).query_async(&mut conn).await?;
+}
+async fn b(client: &fred::clients::Client, id: &str) {
+    let _: Option<String> = client.set(id, "1", Some(Expiration::EX(60)), Some(SetOptions::NX), false).await?;
+}
+"#;
+        let (flow, _) = flows(text);
+        assert_eq!(
+            summary(&flow.functions[0]),
+            vec!["redis Get id", "redis SetNx id", "redis Expire id"]
+        );
+        assert_eq!(summary(&flow.functions[1]), vec!["redis SetNx id"]);
     }
 
     #[test]
