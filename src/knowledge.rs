@@ -657,6 +657,35 @@ pub struct CallShape<'a> {
     pub args: &'a [String],
 }
 
+impl<'a> CallShape<'a> {
+    /// A plain call of `path` (`Uuid::new_v4()`, `backoff::retry(..)`).
+    pub fn path(path: &'a [String]) -> Self {
+        CallShape {
+            path,
+            method: None,
+            receiver_last: None,
+            chain: &[],
+            args: &[],
+        }
+    }
+
+    /// A method call of `name` on a receiver nothing is known of.
+    pub fn method(name: &'a str) -> Self {
+        CallShape {
+            path: &[],
+            method: Some(name),
+            receiver_last: None,
+            chain: &[],
+            args: &[],
+        }
+    }
+
+    /// Whether any pattern of `list` matches.
+    pub fn any_of(self, list: &[CallPattern]) -> bool {
+        list.iter().any(|p| p.matches(self))
+    }
+}
+
 impl CallPattern {
     pub fn matches(&self, c: CallShape<'_>) -> bool {
         let any = |want: &[String], have: &[String]| {

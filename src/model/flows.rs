@@ -866,6 +866,124 @@ fn flatten(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::{FileKind, SourceFile};
+
+    /// The flow model of a small project given as (path, text) pairs.
+    fn model(files: &[(&str, &str)], config: &Config) -> FlowModel {
+        let mut sources = SourceMap::default();
+        let mut facts = Vec::new();
+        for (id, (path, text)) in files.iter().enumerate() {
+            let kind = if path.ends_with(".sql") {
+                FileKind::Sql
+            } else {
+                FileKind::Rust
+            };
+            sources.files.push(SourceFile {
+                path: path.to_string(),
+                kind,
+                text: std::sync::Arc::from(*text),
+                bom: false,
+            });
+            facts.push(crate::frontend::parse(id, kind, text));
+        }
+        let schema = SchemaModel::build(&facts, &sources, config);
+        FlowModel::build(&facts, &sources, config, &schema)
+    }
+
+    fn summary_of(m: &FlowModel, name: &str) -> Summary {
+        let i = m.functions.iter().position(|f| f.name == name).unwrap();
+        m.summaries[i]
+    }
+
+    #[test]
+    fn a_claim_three_calls_deep_in_other_modules_is_the_handler_s_claim() {
+        let m = model(
+            &[
+                (
+                    "src/api.rs",
+                    "use crate::idem::begin;
+async fn handler(pool: &PgPool) { let mut tx = pool.begin().await?; begin(&mut tx, k).await?; tx.commit().await?; }",
+                ),
+                (
+                    "src/idem/mod.rs",
+                    "mod store;
+pub async fn begin(tx: &mut PgConnection, k: &str) { store::claim_row(tx, k).await }",
+                ),
+                (
+                    "src/idem/store.rs",
+                    "pub async fn claim_row(c: &mut PgConnection, k: &str) { super::super::db::insert_key(c, k).await }",
+                ),
+                (
+                    "src/db.rs",
+                    "pub async fn insert_key(c: &mut PgConnection, k: &str) { sqlx::query(\"INSERT INTO idempotency_keys (key) VALUES ($1) ON CONFLICT DO NOTHING\").bind(k).execute(c).await }",
+                ),
+            ],
+            &Config::default(),
+        );
+        let s = summary_of(&m, "handler");
+        assert!(s.claims && s.records && !s.effects, "{s:?}");
+        // only the handler is an entry point
+        assert_eq!(m.traces.len(), 1);
+        let steps = &m.traces[0].steps;
+        let conn = steps.iter().find_map(|s| match &s.kind {
+            StepKind::Write { conn, .. } => conn.clone(),
+            _ => None,
+        });
+        // the helper's parameter is the handler's transaction
+        assert_eq!(conn.as_deref(), Some("tx"));
+        assert!(steps
+            .iter()
+            .all(|s| s.via.is_some_and(|(f, _)| f == 0) || s.file == 0));
+    }
+
+    #[test]
+    fn recursion_and_cycles_terminate() {
+        let m = model(
+            &[(
+                "src/lib.rs",
+                "fn a(n: u32) { b(n); a(n - 1); }
+fn b(n: u32) { a(n); reqwest::Client::new().post(U).send(); }
+fn main() { a(3); }",
+            )],
+            &Config::default(),
+        );
+        assert!(summary_of(&m, "main").effects);
+        assert_eq!(m.traces.len(), 1);
+    }
+
+    #[test]
+    fn methods_resolve_by_receiver_type_and_trait_objects_make_a_function_opaque() {
+        let text = "
+struct Repo { pool: PgPool }
+impl Repo { async fn record(&self, k: &str) { sqlx::query(\"INSERT INTO idempotency_keys (key) VALUES ($1)\").execute(&self.pool).await; } }
+struct Svc { repo: Repo, store: Arc<dyn KeyStore> }
+impl Svc {
+    async fn typed(&self, k: &str) { self.repo.record(k).await; }
+    async fn dynamic(&self, k: &str) { self.store.record(k).await; }
+}
+";
+        let m = model(&[("src/svc.rs", text)], &Config::default());
+        assert!(summary_of(&m, "typed").records);
+        assert!(summary_of(&m, "dynamic").opaque);
+        assert!(!m
+            .traces
+            .iter()
+            .any(|t| m.functions[t.function].name == "dynamic"));
+    }
+
+    #[test]
+    fn a_config_effect_counts_and_an_unknown_call_does_not() {
+        let text = "async fn h(bank: &Bank, k: &str) { bank.post_entry(k).await; }";
+        let plain = model(&[("src/h.rs", text)], &Config::default());
+        assert!(!summary_of(&plain, "h").effects);
+        let config = Config::parse(
+            "[[effect]]\nmethod = \"post_entry\"\nreason = \"ledger\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        let with = model(&[("src/h.rs", text)], &config);
+        assert!(summary_of(&with, "h").effects);
+    }
 
     #[test]
     fn files_map_to_crates_and_modules() {

@@ -26,6 +26,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// non-atomic insert of the same store.
 fn races(steps: &[Step]) -> Vec<(&Step, &Step, &StoreKey)> {
     let mut out = Vec::new();
+    let checks: Vec<usize> = (0..steps.len())
+        .filter(|&i| matches!(steps[i].kind, StepKind::Check { .. }))
+        .collect();
     for (wi, w) in steps.iter().enumerate() {
         let StepKind::Write {
             store,
@@ -44,9 +47,13 @@ fn races(steps: &[Step]) -> Vec<(&Step, &Step, &StoreKey)> {
         if !unguarded {
             continue;
         }
-        let check = steps[..wi].iter().find(|c| {
-            matches!(&c.kind, StepKind::Check { store: s } if s == store) && !c.exclusive(w)
-        });
+        let check = checks
+            .iter()
+            .take_while(|&&ci| ci < wi)
+            .map(|&ci| &steps[ci])
+            .find(|c| {
+                matches!(&c.kind, StepKind::Check { store: s } if s == store) && !c.exclusive(w)
+            });
         if let Some(c) = check {
             out.push((c, w, store));
         }

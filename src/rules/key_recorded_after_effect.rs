@@ -45,7 +45,13 @@ fn is_write(s: &Step) -> bool {
 /// before that effect. A write in the effect's own open transaction commits
 /// with it (a duplicate rolls the effect back) and is no late write.
 fn late_write(steps: &[Step]) -> Option<Late<'_>> {
-    for (wi, w) in steps.iter().enumerate() {
+    // Indices of effects and of key writes: a trace is mostly other steps.
+    let effects: Vec<usize> = (0..steps.len())
+        .filter(|&i| matches!(steps[i].kind, StepKind::Effect { .. }))
+        .collect();
+    let writes: Vec<usize> = (0..steps.len()).filter(|&i| is_write(&steps[i])).collect();
+    for &wi in &writes {
+        let w = &steps[wi];
         let StepKind::Write {
             store,
             what: how,
@@ -55,21 +61,26 @@ fn late_write(steps: &[Step]) -> Option<Late<'_>> {
         else {
             continue;
         };
-        let found = steps[..wi]
-            .iter()
-            .enumerate()
-            .find_map(|(ei, e)| match &e.kind {
-                StepKind::Effect {
-                    what,
-                    reason,
-                    sql_conn,
-                } if !e.exclusive(w) => Some((ei, e, what, reason, sql_conn)),
-                _ => None,
-            });
+        let found =
+            effects
+                .iter()
+                .take_while(|&&ei| ei < wi)
+                .find_map(|&ei| match &steps[ei].kind {
+                    StepKind::Effect {
+                        what,
+                        reason,
+                        sql_conn,
+                    } if !steps[ei].exclusive(w) => Some((ei, &steps[ei], what, reason, sql_conn)),
+                    _ => None,
+                });
         let Some((ei, e, what, reason, sql_conn)) = found else {
             continue;
         };
-        if steps[..ei].iter().any(|c| is_write(c) && !c.exclusive(e)) {
+        if writes
+            .iter()
+            .take_while(|&&ci| ci < ei)
+            .any(|&ci| !steps[ci].exclusive(e))
+        {
             return None;
         }
         let effect_tx = sql_conn.as_ref().and_then(|c| c.as_deref()).filter(|c| {

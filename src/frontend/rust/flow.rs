@@ -513,6 +513,17 @@ fn path_of(e: &syn::Expr) -> Vec<String> {
     }
 }
 
+/// A method's receiver as a path (`self.repo` → self, repo), else the
+/// chain's root (`pool.get().await?` → pool).
+fn receiver_path(e: &syn::Expr) -> Vec<String> {
+    let p = path_of(e);
+    if p.is_empty() {
+        path_of(root_of(e))
+    } else {
+        p
+    }
+}
+
 /// The plain name an executor or argument starts from: `&mut *tx` → `tx`,
 /// `&self.pool` → `pool`, `conn.as_mut()` → `conn`.
 fn root_name(e: &syn::Expr) -> Option<String> {
@@ -627,20 +638,23 @@ impl FnWalker<'_> {
         }
     }
 
-    /// The type of a chain root, when a parameter or binding tells it.
+    /// The type of a receiver, when a parameter or binding tells it.
     fn recv_type(&self, root: &syn::Expr) -> Option<String> {
         let p = path_of(root);
-        match p.as_slice() {
+        self.type_of_path(&p)
+    }
+
+    fn type_of_path(&self, p: &[String]) -> Option<String> {
+        match p {
             [s] if s == "self" => self.owner.clone(),
             [v] => self.vars.get(v).cloned(),
             _ => None,
         }
     }
 
-    fn is_redis_receiver(&self, root: &syn::Expr) -> bool {
-        let p = path_of(root);
+    fn is_redis_receiver(&self, p: &[String]) -> bool {
         let ty = self
-            .recv_type(root)
+            .type_of_path(p)
             .unwrap_or_default()
             .to_ascii_lowercase();
         p.iter().any(|s| s.to_ascii_lowercase().contains("redis"))
@@ -775,16 +789,16 @@ impl FnWalker<'_> {
             ("expire", 2) | ("pexpire", 2) => RedisOp::Expire,
             _ => return false,
         };
-        let root = root_of(&m.receiver);
         let key = self.redis_key(args[0]);
         let store_prefix = key
             .prefix
             .as_deref()
             .is_some_and(|p| knowledge::stores().is_store_prefix(p));
-        if !(store_prefix || self.is_redis_receiver(root)) {
+        let recv = receiver_path(&m.receiver);
+        if !(store_prefix || self.is_redis_receiver(&recv)) {
             return false;
         }
-        let conn = root_name(root);
+        let conn = recv.into_iter().rfind(|s| s != "self");
         self.push(
             super::byte_span(m.method.span()),
             EventKind::Redis { op, key, conn },
@@ -889,45 +903,23 @@ struct FreshFinder<'s> {
     found: Option<(Span, String)>,
 }
 
-/// A generator of fresh keys (`Uuid::new_v4()`, `nanoid!()`), by the catalogue.
+/// A generator of fresh keys (`Uuid::new_v4()`, `nanoid!()`), by the
+/// catalogue: its text, written with `call` (`()` or `!()`) after the path.
+fn generator(segs: &[String], call: &str) -> Option<String> {
+    CallShape::path(segs)
+        .any_of(&knowledge::effects().fresh_key)
+        .then(|| format!("{}{call}", segs.join("::")))
+}
+
 fn generator_call(c: &syn::ExprCall) -> Option<String> {
     let syn::Expr::Path(p) = &*c.func else {
         return None;
     };
-    let segs = super::path_idents(&p.path);
-    let shape = CallShape {
-        path: &segs,
-        method: None,
-        receiver_last: None,
-        chain: &[],
-        args: &[],
-    };
-    knowledge::effects()
-        .fresh_key
-        .iter()
-        .any(|k| k.matches(shape))
-        .then(|| format!("{}()", segs.join("::")))
+    generator(&super::path_idents(&p.path), "()")
 }
 
 fn generator_macro(m: &syn::Macro) -> Option<String> {
-    let segs: Vec<String> = m
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let shape = CallShape {
-        path: &segs,
-        method: None,
-        receiver_last: None,
-        chain: &[],
-        args: &[],
-    };
-    knowledge::effects()
-        .fresh_key
-        .iter()
-        .any(|k| k.matches(shape))
-        .then(|| format!("{}!()", segs.join("::")))
+    generator(&super::path_idents(&m.path), "!()")
 }
 
 impl<'ast> Visit<'ast> for FreshFinder<'_> {
@@ -1198,15 +1190,8 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             syn::Expr::Path(p) => super::path_idents(&p.path),
             _ => Vec::new(),
         };
-        let shape = CallShape {
-            path: &segs,
-            method: None,
-            receiver_last: None,
-            chain: &[],
-            args: &[],
-        };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        if !segs.is_empty() && knowledge::effects().retry.iter().any(|r| r.matches(shape)) {
+        if !segs.is_empty() && CallShape::path(&segs).any_of(&knowledge::effects().retry) {
             let at = sql_strings::span_of(&c.func);
             let what = format!("`{}`", segs.join("::"));
             for a in &args {
@@ -1262,19 +1247,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             return;
         }
         // backon: `(|| async { .. }).retry(policy)`
-        let shape_plain = CallShape {
-            path: &[],
-            method: Some(&name),
-            receiver_last: None,
-            chain: &[],
-            args: &[],
-        };
-        if is_closure(&m.receiver)
-            && knowledge::effects()
-                .retry
-                .iter()
-                .any(|r| r.matches(shape_plain))
-        {
+        if is_closure(&m.receiver) && CallShape::method(&name).any_of(&knowledge::effects().retry) {
             self.in_scope(at, &format!("`.{name}()`"), |w| w.visit_expr(&m.receiver));
             for a in &args {
                 self.visit_expr(a);
@@ -1299,7 +1272,9 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let root_key = (root_span.start, root_span.end);
         // SQL handed to a method (`tx.execute("…", &[..])`)
         if let Some(sql) = sql_strings::of_method(self.text, m, self.consts) {
-            let conn = root_name(root);
+            let conn = receiver_path(&m.receiver)
+                .into_iter()
+                .rfind(|s| s != "self");
             let found = sql_strings::read(self.text, &sql, self.facts);
             for dml in found {
                 self.push(
@@ -1349,7 +1324,9 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
                 return;
             }
             ("commit", 0) | ("rollback", 0) => {
-                let var = root_name(root);
+                let var = receiver_path(&m.receiver)
+                    .into_iter()
+                    .rfind(|s| s != "self");
                 self.push(
                     at,
                     EventKind::TxEnd {
@@ -1377,15 +1354,11 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         }
         // The receiver is the chain's root only for the first method on it.
         let receiver = if methods.len() == 1 {
-            path_of(root)
+            receiver_path(&m.receiver)
         } else {
             Vec::new()
         };
-        let recv_type = if methods.len() == 1 {
-            self.recv_type(root)
-        } else {
-            None
-        };
+        let recv_type = self.type_of_path(&receiver);
         let site = CallSite {
             path: Vec::new(),
             method: Some(name.clone()),
@@ -1570,6 +1543,26 @@ async fn payout(http: &reqwest::Client, job: &Job) {
         assert_eq!(flow.fresh_keys.len(), 1, "{:?}", flow.fresh_keys);
         assert_eq!(flow.fresh_keys[0].what, "Uuid::new_v4()");
         assert_eq!(flow.fresh_keys[0].scope_what, "`for` loop");
+    }
+
+    #[test]
+    fn pooled_connections_fred_and_pipelines_are_redis() {
+        let text = r#"
+async fn a(pool: &deadpool_redis::Pool, id: &str) {
+    let mut conn = pool.get().await?;
+    let seen: Option<String> = conn.get(id).await?;
+    let _: () = redis::pipe().atomic().cmd("SET").arg(id).arg(1).arg("NX").ignore().cmd("EXPIRE").arg(id).arg(60).query_async(&mut conn).await?;
+}
+async fn b(client: &fred::clients::Client, id: &str) {
+    let _: Option<String> = client.set(id, "1", Some(Expiration::EX(60)), Some(SetOptions::NX), false).await?;
+}
+"#;
+        let (flow, _) = flows(text);
+        assert_eq!(
+            summary(&flow.functions[0]),
+            vec!["redis Get id", "redis SetNx id", "redis Expire id"]
+        );
+        assert_eq!(summary(&flow.functions[1]), vec!["redis SetNx id"]);
     }
 
     #[test]
