@@ -16,6 +16,16 @@ fn idemlint(args: &[&str], dir: &std::path::Path) -> (i32, String) {
     )
 }
 
+/// The JSON entry of one counterparty.
+fn counterparty<'a>(v: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    v["counterparties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap()
+}
+
 #[test]
 fn horizons_lists_stripe_3_day_and_30_day_windows_with_urls_and_dates() {
     let dir = tempfile::tempdir().unwrap();
@@ -77,21 +87,11 @@ fn horizons_json_includes_config_counterparties() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["margin_secs"], 7 * 86_400);
-    let acme = v["counterparties"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "acme-bank")
-        .unwrap();
+    let acme = counterparty(&v, "acme-bank");
     assert_eq!(acme["floor_secs"], 52 * 86_400);
     assert_eq!(acme["windows"][0]["source"], "Acme transfer API guide");
     assert!(acme["windows"][0]["url"].is_null());
-    let checkout = v["counterparties"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "checkout-webhooks")
-        .unwrap();
+    let checkout = counterparty(&v, "checkout-webhooks");
     let w = &checkout["windows"][0];
     assert_eq!(w["direction"], "inbound");
     assert_eq!(
