@@ -162,7 +162,13 @@ fn narrow_table(cat: &Catalogue) -> String {
             let indent = " ".repeat(TEXT_AT);
             let mut lines = wrap(&w.what, WIDTH, &indent);
             lines.extend(wrap(&w.source, WIDTH, &indent));
-            lines.extend(wrap(&format!("read {}", w.read), WIDTH, &indent));
+            // A config entry's `read` names the file it comes from, not a date.
+            let read = if w.read.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("read {}", w.read)
+            } else {
+                format!("from {}", w.read)
+            };
+            lines.extend(wrap(&read, WIDTH, &indent));
             let first = format!("  {:<10}{:<9}", w.direction.as_str(), w.duration);
             for (i, l) in lines.iter().enumerate() {
                 if i == 0 {
