@@ -368,7 +368,8 @@ impl Direction {
 #[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Window {
-    /// automatic-retries | test-retries | manual-resend | key-retention | message-retention
+    /// automatic-retries | test-retries | manual-resend | event-retention |
+    /// key-retention | message-retention
     pub covers: String,
     /// What the page says, in a few words.
     pub what: String,
