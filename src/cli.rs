@@ -36,6 +36,10 @@ pub enum Command {
         /// Print the built-in catalogue only, ignoring every config file.
         #[arg(long)]
         isolated: bool,
+        /// One unwrapped line per window, with the quote and note, instead
+        /// of the table wrapped to 100 columns.
+        #[arg(long)]
+        wide: bool,
     },
     /// Print a rule's documentation.
     Explain {

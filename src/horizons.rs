@@ -18,7 +18,7 @@ pub struct Catalogue {
 }
 
 /// Fallbacks when a catalogue value cannot be read (a build defect the
-/// knowledge tests catch): the values DESIGN §4 gives.
+/// knowledge tests catch): the values `rules/counterparties.toml` gives.
 const FALLBACK_MARGIN: Duration = Duration::from_secs(5 * crate::duration::DAY);
 const FALLBACK_HORIZON: Duration = Duration::from_secs(30 * crate::duration::DAY);
 
@@ -51,7 +51,9 @@ impl Catalogue {
                     duration: horizon.to_string(),
                     direction: Direction::Inbound,
                     source,
+                    quote: None,
                     read: "idemlint.toml".to_string(),
+                    note: None,
                 }],
             };
             match counterparties.iter_mut().find(|c| c.id == d.id) {
@@ -87,17 +89,116 @@ impl Catalogue {
     }
 }
 
-/// The catalogue as `idemlint horizons` prints it: one row per window,
-/// grouped by counterparty, with its inbound horizon and floor.
-pub fn render_table(cat: &Catalogue) -> String {
-    let mut rows: Vec<[String; 6]> = vec![[
-        "counterparty".into(),
-        "direction".into(),
-        "covers".into(),
-        "window".into(),
-        "source".into(),
-        "read".into(),
-    ]];
+/// The width the human table keeps to. A URL is never broken, so a line
+/// holding one URL alone may run past it.
+pub const WIDTH: usize = 100;
+
+/// Where the text column of the human table starts: two spaces, the
+/// direction (`direction` and a space) and the window (`75h 35m` and two).
+const TEXT_AT: usize = 2 + 10 + 9;
+
+/// The catalogue as `idemlint horizons` prints it: each counterparty with its
+/// replay horizon and floor, then one entry per window (direction, length,
+/// what it is, the page's URL and the date it was read), wrapped to
+/// [`WIDTH`] columns. `wide` prints one unwrapped line per window instead,
+/// with the quote and note.
+pub fn render_table(cat: &Catalogue, wide: bool) -> String {
+    let mut out = if wide {
+        wide_table(cat)
+    } else {
+        narrow_table(cat)
+    };
+    out.push('\n');
+    let floor = |d: Duration| Duration::from_secs(d.secs.saturating_add(cat.margin.secs));
+    for line in [
+        format!("margin {}: {}", cat.margin, cat.margin_source),
+        format!(
+            "unknown counterparty: default horizon {}, floor {}: {}",
+            cat.default_horizon,
+            floor(cat.default_horizon),
+            cat.default_horizon_source
+        ),
+    ] {
+        if wide {
+            out.push_str(&line);
+            out.push('\n');
+        } else {
+            for l in wrap(&line, WIDTH, "") {
+                out.push_str(&l);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// A counterparty's heading: its id and name, and its horizon and floor.
+fn heading(cat: &Catalogue, c: &Counterparty) -> String {
+    match c.inbound_horizon() {
+        Some((_, h)) => format!(
+            "{} ({}): replay horizon {}, floor {}",
+            c.id,
+            c.name,
+            h,
+            Duration::from_secs(h.secs.saturating_add(cat.margin.secs))
+        ),
+        None => format!(
+            "{} ({}): keys we send only, no replay horizon",
+            c.id, c.name
+        ),
+    }
+}
+
+fn narrow_table(cat: &Catalogue) -> String {
+    let mut out = format!(
+        "  {:<10}{:<9}{}\n",
+        "direction", "window", "what, source, date read"
+    );
+    for c in &cat.counterparties {
+        out.push('\n');
+        out.push_str(&heading(cat, c));
+        out.push('\n');
+        for w in &c.window {
+            let indent = " ".repeat(TEXT_AT);
+            let mut lines = wrap(&w.what, WIDTH, &indent);
+            lines.extend(wrap(&w.source, WIDTH, &indent));
+            // A config entry's `read` names the file it comes from, not a date.
+            let read = if w.read.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("read {}", w.read)
+            } else {
+                format!("from {}", w.read)
+            };
+            lines.extend(wrap(&read, WIDTH, &indent));
+            let first = format!("  {:<10}{:<9}", w.direction.as_str(), w.duration);
+            for (i, l) in lines.iter().enumerate() {
+                if i == 0 {
+                    out.push_str(&first);
+                    out.push_str(l.trim_start());
+                } else {
+                    out.push_str(l);
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn wide_table(cat: &Catalogue) -> String {
+    let mut rows: Vec<Vec<String>> = vec![[
+        "counterparty",
+        "direction",
+        "covers",
+        "window",
+        "what",
+        "source",
+        "read",
+        "quote",
+        "note",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()];
     for c in &cat.counterparties {
         for (i, w) in c.window.iter().enumerate() {
             let who = if i == 0 {
@@ -105,24 +206,31 @@ pub fn render_table(cat: &Catalogue) -> String {
             } else {
                 String::new()
             };
-            rows.push([
+            rows.push(vec![
                 who,
                 w.direction.as_str().to_string(),
                 w.covers.clone(),
                 w.duration.clone(),
+                w.what.clone(),
                 w.source.clone(),
                 w.read.clone(),
+                w.quote
+                    .as_deref()
+                    .map(|q| format!("\"{q}\""))
+                    .unwrap_or_default(),
+                w.note.clone().unwrap_or_default(),
             ]);
         }
     }
-    let widths: Vec<usize> = (0..5)
+    let last = rows[0].len() - 1;
+    let widths: Vec<usize> = (0..last)
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
     for r in &rows {
         let mut line = String::new();
         for (i, cell) in r.iter().enumerate() {
-            if i < 5 {
+            if i < last {
                 line.push_str(&format!("{cell:<w$}  ", w = widths[i]));
             } else {
                 line.push_str(cell);
@@ -133,25 +241,34 @@ pub fn render_table(cat: &Catalogue) -> String {
     }
     out.push('\n');
     for c in &cat.counterparties {
-        if let Some((w, h)) = c.inbound_horizon() {
-            out.push_str(&format!(
-                "{}: replay horizon {} ({}), floor {}\n",
-                c.id,
-                h,
-                w.what,
-                Duration::from_secs(h.secs.saturating_add(cat.margin.secs))
-            ));
-        }
+        out.push_str(&heading(cat, c));
+        out.push('\n');
     }
-    out.push_str(&format!(
-        "\nmargin {} ({}); unknown counterparty: default horizon {} ({}), floor {}\n",
-        cat.margin,
-        cat.margin_source,
-        cat.default_horizon,
-        cat.default_horizon_source,
-        Duration::from_secs(cat.default_horizon.secs.saturating_add(cat.margin.secs))
-    ));
     out
+}
+
+/// `text` broken at spaces into lines of at most `width` columns, each
+/// starting with `indent`. A word longer than the room (a URL) gets a line
+/// of its own and is never broken.
+fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
+    let room = width.saturating_sub(indent.chars().count()).max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > room {
+            lines.push(format!("{indent}{line}"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(format!("{indent}{line}"));
+    }
+    lines
 }
 
 /// The catalogue as JSON: the counterparties with their windows, plus each
@@ -175,7 +292,10 @@ pub fn render_json(cat: &Catalogue) -> String {
                     "duration_secs": w.length().map(|d| d.secs),
                     "direction": w.direction,
                     "source": w.source,
+                    "url": w.source.starts_with("https://").then_some(&w.source),
+                    "quote": w.quote,
                     "read": w.read,
+                    "note": w.note,
                 })).collect::<Vec<_>>(),
             })
         })
@@ -196,18 +316,65 @@ mod tests {
     use super::*;
 
     #[test]
-    fn table_lists_stripe_3_day_and_30_day_windows_with_sources() {
-        let t = render_table(&Catalogue::builtin());
+    fn table_lists_stripe_3_day_and_30_day_windows_with_urls_and_dates() {
+        let t = render_table(&Catalogue::builtin(), false);
         let stripe: Vec<&str> = t
             .lines()
-            .skip_while(|l| !l.starts_with("stripe-webhooks"))
-            .take(4)
+            .skip_while(|l| !l.starts_with("stripe-webhooks (Stripe)"))
+            .take_while(|l| !l.is_empty())
             .collect();
-        assert!(stripe[0].contains("3d") && stripe[0].contains("docs.stripe.com/webhooks"));
-        assert!(stripe.iter().any(|l| l.contains("30d")
-            && l.contains("docs.stripe.com/webhooks/process-undelivered-events")));
-        assert!(t.contains("stripe-webhooks: replay horizon 30d"));
-        assert!(t.contains("floor 35d"));
+        assert!(stripe[0].contains("replay horizon 30d, floor 35d"));
+        assert!(stripe[1].starts_with("  inbound   3d "));
+        assert!(stripe.contains(
+            &"                     https://docs.stripe.com/webhooks/process-undelivered-events"
+        ));
+        assert!(stripe.iter().any(|l| l.starts_with("  inbound   30d ")));
+        assert!(stripe.iter().any(|l| l.contains("read 2026-12-01")));
+    }
+
+    #[test]
+    fn table_fits_in_100_columns_except_a_lone_url() {
+        for line in render_table(&Catalogue::builtin(), false).lines() {
+            let lone_url = line.trim_start().starts_with("https://") && !line.trim().contains(' ');
+            assert!(
+                line.chars().count() <= WIDTH || lone_url,
+                "{} columns: {line}",
+                line.chars().count()
+            );
+        }
+    }
+
+    #[test]
+    fn paypal_key_retentions_say_which_api_each_is() {
+        let t = render_table(&Catalogue::builtin(), false);
+        for (api, d) in [
+            ("Orders v2", "6h"),
+            ("Payments v2", "45d"),
+            ("Catalog Products v1", "72h"),
+            ("Subscriptions v1", "72h"),
+            ("Payment Method Tokens v3", "3h"),
+            ("Payouts v1", "30d"),
+        ] {
+            assert!(
+                t.lines()
+                    .any(|l| l.starts_with(&format!("  outbound  {d:<9}"))
+                        && l.contains("`PayPal-Request-Id`")
+                        && l.contains(api)),
+                "{api}"
+            );
+        }
+    }
+
+    #[test]
+    fn wide_table_has_one_line_per_window_with_its_quote() {
+        let t = render_table(&Catalogue::builtin(), true);
+        let line = t
+            .lines()
+            .find(|l| l.starts_with("stripe-webhooks (Stripe)"))
+            .unwrap();
+        assert!(line.contains("inbound") && line.contains("3d"));
+        assert!(line.contains("https://docs.stripe.com/webhooks/process-undelivered-events"));
+        assert!(line.contains("\"automatically resends the undelivered events"));
     }
 
     #[test]
@@ -223,6 +390,18 @@ mod tests {
         assert_eq!(stripe["inbound_horizon_secs"], 30 * 86_400);
         assert_eq!(stripe["floor_secs"], 35 * 86_400);
         assert_eq!(stripe["windows"][0]["duration_secs"], 3 * 86_400);
+        assert_eq!(
+            stripe["windows"][0]["url"],
+            "https://docs.stripe.com/webhooks/process-undelivered-events"
+        );
+        assert!(stripe["windows"][0]["quote"]
+            .as_str()
+            .unwrap()
+            .contains("up to three days"));
+        assert!(stripe["windows"][0]["read"]
+            .as_str()
+            .unwrap()
+            .starts_with("2026-12-01"));
     }
 
     #[test]

@@ -12,7 +12,13 @@ pub struct HeaderName {
     pub who: String,
     #[serde(default)]
     pub direction: Option<String>,
+    /// The page's full URL, or idemlint's own choice said in words.
     pub source: String,
+    #[serde(default)]
+    pub quote: Option<String>,
+    /// When the source was read.
+    #[serde(default)]
+    pub read: Option<String>,
     /// `false` for a listed name that is not a header at all (a plural
     /// resource name): its other spellings are not misses of it either.
     #[serde(default = "yes")]
@@ -251,6 +257,9 @@ pub struct RetentionWords {
     pub ambiguous_store_words: Vec<String>,
     #[serde(default)]
     pub tolerance_scale_secs: u64,
+    /// Why `tolerance_scale_secs` is what it is.
+    #[serde(default)]
+    pub tolerance_scale_source: String,
 }
 
 impl RetentionWords {
@@ -359,16 +368,25 @@ impl Direction {
 #[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Window {
-    /// automatic-retries | test-retries | manual-resend | key-retention | message-retention
+    /// automatic-retries | test-retries | manual-resend | event-retention |
+    /// key-retention | message-retention
     pub covers: String,
     /// What the page says, in a few words.
     pub what: String,
     /// As written in the catalogue (`3d`, `27h 36m`).
     pub duration: String,
     pub direction: Direction,
+    /// The page's full URL (free text for a config entry).
     pub source: String,
-    /// When the source was read (or what is known of it).
+    /// A few words of the page that state the window, where it has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+    /// When the source was read, and the page's own date where it shows one.
     pub read: String,
+    /// What a reviewer needs to weigh the number: copies that disagree, a
+    /// total derived from a published schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Window {
@@ -488,7 +506,6 @@ mod tests {
         for id in [
             "stripe-webhooks",
             "stripe-api-v1",
-            "stripe-api-v2",
             "adyen-webhooks",
             "adyen-api",
             "paypal-webhooks",
@@ -511,6 +528,87 @@ mod tests {
         ] {
             assert!(ids.contains(&id), "{id} missing");
         }
+    }
+
+    #[test]
+    fn counterparties_added_from_the_reference_are_listed_with_their_windows() {
+        let c = counterparties();
+        for (id, direction, duration) in [
+            ("checkout-webhooks", Direction::Inbound, "90d"),
+            ("recurly-webhooks", Direction::Inbound, "72h 52m"),
+            ("dwolla-webhooks", Direction::Inbound, "72h"),
+            ("dwolla-api", Direction::Outbound, "24h"),
+            ("modern-treasury-api", Direction::Outbound, "24h"),
+            ("increase-webhooks", Direction::Inbound, "30d"),
+            ("klarna-api", Direction::Outbound, "24h"),
+            ("xendit-webhooks", Direction::Inbound, "24h"),
+            ("coinbase-commerce-webhooks", Direction::Inbound, "3d"),
+            ("airwallex-webhooks", Direction::Inbound, "3d"),
+            ("wise-webhooks", Direction::Inbound, "15d"),
+            ("chargebee-webhooks", Direction::Inbound, "3d"),
+            ("nmi-webhooks", Direction::Inbound, "3d"),
+            ("twilio-webhooks", Direction::Inbound, "15s"),
+            ("check-api", Direction::Outbound, "24h"),
+            ("truelayer-payments-v3", Direction::Outbound, "30d"),
+            ("zuora-api", Direction::Outbound, "24h"),
+            ("epay-api", Direction::Outbound, "24h"),
+            ("yuno-api", Direction::Outbound, "24h"),
+            ("pagarme-api", Direction::Outbound, "24h"),
+            ("qonto-api", Direction::Outbound, "30m"),
+            ("plaid-transfer", Direction::Outbound, "7d"),
+        ] {
+            let cp = c
+                .counterparty
+                .iter()
+                .find(|c| c.id == id)
+                .unwrap_or_else(|| panic!("{id} missing"));
+            assert!(
+                cp.window
+                    .iter()
+                    .any(|w| w.direction == direction && w.duration == duration),
+                "{id}: no {} window of {duration}",
+                direction.as_str()
+            );
+        }
+    }
+
+    #[test]
+    fn match_words_of_generic_names_do_not_claim_unrelated_stores() {
+        let c = counterparties();
+        for name in [
+            "check_results",
+            "health_check_dedup",
+            "increase_retry_count",
+            "otherwise_dedup",
+            "nmi_handler",
+            "epayment_keys",
+        ] {
+            let claimed: Vec<&str> = c
+                .counterparty
+                .iter()
+                .filter(|cp| cp.matches(name))
+                .map(|cp| cp.id.as_str())
+                .collect();
+            assert!(claimed.is_empty(), "{name} claimed by {claimed:?}");
+        }
+    }
+
+    #[test]
+    fn figures_no_published_page_states_are_not_listed() {
+        let c = counterparties();
+        let id = |id: &str| c.counterparty.iter().find(|c| c.id == id);
+        // Stripe API v2's 30 d, Stripe's Dashboard 15 d and test-mode
+        // retries, PayPal's "25 retries over 3 d", Adyen's 7 d.
+        assert!(id("stripe-api-v2").is_none());
+        let stripe = id("stripe-webhooks").unwrap();
+        assert!(stripe
+            .window
+            .iter()
+            .all(|w| w.duration != "15d" && w.covers != "test-retries"));
+        let paypal = id("paypal-webhooks").unwrap();
+        assert!(paypal.window.iter().all(|w| w.duration != "3d"));
+        let adyen = id("adyen-api").unwrap();
+        assert!(adyen.window.iter().all(|w| w.duration == "31d"));
     }
 
     #[test]
@@ -571,6 +669,9 @@ pub struct EvictionPolicy {
     /// What the policy evicts first, for messages.
     pub first: String,
     pub source: String,
+    #[serde(default)]
+    pub quote: Option<String>,
+    pub read: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -581,6 +682,9 @@ pub struct ManagedDefault {
     pub name: String,
     pub default_policy: String,
     pub source: String,
+    #[serde(default)]
+    pub quote: Option<String>,
+    pub read: String,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -32,6 +32,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             format,
             config,
             isolated,
+            wide,
         } => {
             let choice = if isolated {
                 ConfigChoice::Isolated
@@ -43,7 +44,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             let cfg = idemlint::load_config(&choice, &[]).map_err(|e| e.to_string())?;
             let cat = idemlint::horizons::Catalogue::with_config(&cfg);
             match format {
-                Format::Human => print!("{}", idemlint::horizons::render_table(&cat)),
+                Format::Human => print!("{}", idemlint::horizons::render_table(&cat, wide)),
                 Format::Json => println!("{}", idemlint::horizons::render_json(&cat)),
             }
             Ok(0)

@@ -16,23 +16,62 @@ fn idemlint(args: &[&str], dir: &std::path::Path) -> (i32, String) {
     )
 }
 
+/// The JSON entry of one counterparty.
+fn counterparty<'a>(v: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    v["counterparties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap()
+}
+
 #[test]
-fn horizons_lists_stripe_3_day_and_30_day_windows_with_sources() {
+fn horizons_lists_stripe_3_day_and_30_day_windows_with_urls_and_dates() {
     let dir = tempfile::tempdir().unwrap();
     let (code, out) = idemlint(&["horizons", "--isolated"], dir.path());
     assert_eq!(code, 0);
     let stripe: Vec<&str> = out
         .lines()
-        .skip_while(|l| !l.starts_with("stripe-webhooks"))
-        .take(4)
+        .skip_while(|l| !l.starts_with("stripe-webhooks (Stripe)"))
+        .take_while(|l| !l.is_empty())
         .collect();
-    assert!(stripe[0].contains(" 3d ") && stripe[0].contains("docs.stripe.com/webhooks"));
-    assert!(
-        stripe[3].contains(" 30d ")
-            && stripe[3].contains("docs.stripe.com/webhooks/process-undelivered-events")
+    assert!(stripe[0].ends_with("replay horizon 30d, floor 35d"));
+    assert!(stripe[1].starts_with("  inbound   3d ") && stripe[1].contains("webhook retries"));
+    assert_eq!(
+        stripe[2].trim(),
+        "https://docs.stripe.com/webhooks/process-undelivered-events"
     );
-    assert!(out.contains("stripe-api-v1 (Stripe API v1)"));
-    assert!(out.contains("stripe-webhooks: replay horizon 30d"));
+    assert!(stripe[3].trim().starts_with("read 2026-12-01"));
+    assert!(stripe.iter().any(|l| l.starts_with("  inbound   30d ")));
+    assert!(out.contains("stripe-api-v1 (Stripe API v1): keys we send only"));
+    assert!(out.contains("\n  outbound  24h "));
+}
+
+#[test]
+fn horizons_fits_in_100_columns_and_wide_gives_one_line_per_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, out) = idemlint(&["horizons", "--isolated"], dir.path());
+    for line in out.lines() {
+        // A URL is never broken: a line holding one URL alone may be longer.
+        let lone_url = line.trim_start().starts_with("https://") && !line.trim().contains(' ');
+        assert!(line.chars().count() <= 100 || lone_url, "{line}");
+    }
+    let (code, wide) = idemlint(&["horizons", "--isolated", "--wide"], dir.path());
+    assert_eq!(code, 0);
+    let row = wide
+        .lines()
+        .find(|l| l.starts_with("adyen-api (Adyen API)"))
+        .unwrap();
+    for part in [
+        "outbound",
+        "31d",
+        "https://docs.adyen.com/development-resources/api-idempotency/",
+        "2026-12-01",
+        "\"Idempotency keys are valid for a minimum period of 31 days",
+    ] {
+        assert!(row.contains(part), "{part}: {row}");
+    }
 }
 
 #[test]
@@ -48,12 +87,20 @@ fn horizons_json_includes_config_counterparties() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["margin_secs"], 7 * 86_400);
-    let acme = v["counterparties"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "acme-bank")
-        .unwrap();
+    let acme = counterparty(&v, "acme-bank");
     assert_eq!(acme["floor_secs"], 52 * 86_400);
     assert_eq!(acme["windows"][0]["source"], "Acme transfer API guide");
+    assert!(acme["windows"][0]["url"].is_null());
+    let checkout = counterparty(&v, "checkout-webhooks");
+    let w = &checkout["windows"][0];
+    assert_eq!(w["direction"], "inbound");
+    assert_eq!(
+        w["url"],
+        "https://www.checkout.com/docs/workflows/retrigger-events"
+    );
+    assert!(w["quote"]
+        .as_str()
+        .unwrap()
+        .contains("within the last 90 days"));
+    assert!(w["read"].as_str().unwrap().starts_with("2026-12-01"));
 }

@@ -261,3 +261,229 @@ fn readme_rules_table_equals_the_catalogue() {
         "README rules table is out of date; run `IDEMLINT_BLESS=1 cargo test --test meta`\n--- README\n{current}\n--- catalogue\n{wanted}"
     );
 }
+
+// --- Sources a reviewer can follow -------------------------------------
+//
+// User-facing text never cites a document the user does not have, and every
+// number of the catalogue cites a page the user can open.
+
+/// What in user-facing text points at a document outside the repository.
+fn internal_citations(text: &str) -> Vec<String> {
+    let re = regex::Regex::new(r"(?i)\bDESIGN\b|horizons\.md|\bseeds?\b").unwrap();
+    re.find_iter(text).map(|m| m.as_str().to_string()).collect()
+}
+
+/// Every string of a TOML value, with its path.
+fn strings(path: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        toml::Value::String(s) => out.push((path.to_string(), s.clone())),
+        toml::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                strings(&format!("{path}[{i}]"), x, out);
+            }
+        }
+        toml::Value::Table(t) => {
+            for (k, x) in t {
+                strings(&format!("{path}.{k}"), x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn all_rules_files() -> Vec<(String, toml::Value)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(manifest().join("rules")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            let text = std::fs::read_to_string(&p).unwrap();
+            let v: toml::Value = toml::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            out.push((name, v));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn bin(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .args(args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "idemlint {args:?} failed");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The text a user reads: every string of `rules/*.toml` (docs, summaries,
+/// references, sources, windows, words), the output of `horizons`, `rules`
+/// and `explain` for every rule, every `--help`, and the README.
+fn user_facing_texts() -> Vec<(String, String)> {
+    let mut texts = Vec::new();
+    for (name, v) in all_rules_files() {
+        strings(&format!("rules/{name}"), &v, &mut texts);
+    }
+    for args in [
+        &["horizons", "--isolated"][..],
+        &["horizons", "--isolated", "--wide"],
+        &["horizons", "--isolated", "--format", "json"],
+        &["rules"],
+        &["rules", "--format", "json"],
+        &["--help"],
+    ] {
+        texts.push((format!("idemlint {}", args.join(" ")), bin(args)));
+    }
+    use clap::CommandFactory;
+    for sub in idemlint::cli::Cli::command().get_subcommands() {
+        let name = sub.get_name().to_string();
+        texts.push((format!("idemlint {name} --help"), bin(&[&name, "--help"])));
+    }
+    for rule in catalogue::names() {
+        texts.push((format!("idemlint explain {rule}"), bin(&["explain", rule])));
+    }
+    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
+    texts.push(("README.md".to_string(), readme));
+    texts
+}
+
+#[test]
+fn no_user_facing_text_cites_an_internal_document() {
+    let texts = user_facing_texts();
+    assert!(texts.len() > 100, "too few texts checked: {}", texts.len());
+    let bad: Vec<String> = texts
+        .iter()
+        .filter_map(|(where_, text)| {
+            let found = internal_citations(text);
+            (!found.is_empty()).then(|| format!("{where_}: {found:?}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_internal_citation_check_catches_what_it_is_for() {
+    for t in [
+        "DESIGN §4",
+        "see horizons.md, Header names",
+        "source = seed",
+        "seeds/000 (the 24-hour article)",
+        "read 2026-10-29 (Seed)",
+    ] {
+        assert!(!internal_citations(t).is_empty(), "{t}");
+    }
+    for t in [
+        "designed for",
+        "seeded random",
+        "a redesign",
+        "https://docs.stripe.com",
+    ] {
+        assert!(internal_citations(t).is_empty(), "{t}");
+    }
+}
+
+/// A number no page states may stand only when its source says, in words,
+/// that it is idemlint's own choice.
+fn own_choice(source: &str) -> bool {
+    source.starts_with("idemlint's own choice")
+}
+
+fn dated(s: &str) -> bool {
+    regex::Regex::new(r"\b\d{4}-\d{2}-\d{2}\b")
+        .unwrap()
+        .is_match(s)
+}
+
+/// Keys that hold a catalogue number: a window, a margin, a horizon, a
+/// default policy, a scale in seconds.
+fn is_number_key(k: &str) -> bool {
+    matches!(
+        k,
+        "duration" | "margin" | "default_horizon" | "default_policy"
+    ) || k.ends_with("_secs")
+}
+
+/// Every catalogue number in `t` (and the tables under it) without a full
+/// citation: an `https://` URL in its `source` (or `<key>_source`) and a
+/// date read in `read` or the source, unless the source says it is
+/// idemlint's own choice.
+fn uncited(path: &str, t: &toml::Table, out: &mut Vec<String>) {
+    for (k, v) in t {
+        if is_number_key(k) && !matches!(v, toml::Value::Table(_) | toml::Value::Array(_)) {
+            let source = t
+                .get(&format!("{k}_source"))
+                .or_else(|| t.get(&format!("{}_source", k.trim_end_matches("_secs"))))
+                .or_else(|| t.get("source"))
+                .and_then(|s| s.as_str())
+                .unwrap_or("");
+            let read = t.get("read").and_then(|s| s.as_str()).unwrap_or("");
+            let cited = source.contains("https://") && (dated(read) || dated(source));
+            if !(cited || own_choice(source)) {
+                out.push(format!(
+                    "{path}.{k} = {v} (source {source:?}, read {read:?})"
+                ));
+            }
+        }
+        match v {
+            toml::Value::Table(inner) => uncited(&format!("{path}.{k}"), inner, out),
+            toml::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let toml::Value::Table(inner) = item {
+                        uncited(&format!("{path}.{k}[{i}]"), inner, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn every_catalogue_number_cites_a_url_and_a_date_or_is_idemlints_own_choice() {
+    let mut missing = Vec::new();
+    let mut numbers = 0;
+    for (name, v) in all_rules_files() {
+        let mut strs = Vec::new();
+        strings("", &v, &mut strs);
+        numbers += strs
+            .iter()
+            .filter(|(p, _)| p.ends_with(".duration"))
+            .count();
+        uncited(
+            &format!("rules/{name}"),
+            v.as_table().unwrap(),
+            &mut missing,
+        );
+    }
+    assert!(numbers > 50, "too few windows checked: {numbers}");
+    assert!(missing.is_empty(), "\n{}", missing.join("\n"));
+    // The built-in horizons as a user sees them: each window with a URL, a
+    // date read and a direction.
+    let v: serde_json::Value =
+        serde_json::from_str(&bin(&["horizons", "--isolated", "--format", "json"])).unwrap();
+    for c in v["counterparties"].as_array().unwrap() {
+        for w in c["windows"].as_array().unwrap() {
+            assert!(
+                w["url"].as_str().is_some_and(|u| u.starts_with("https://")),
+                "{c}"
+            );
+            assert!(dated(w["read"].as_str().unwrap()), "{c}");
+            assert!(
+                matches!(w["direction"].as_str(), Some("inbound" | "outbound")),
+                "{c}"
+            );
+        }
+    }
+    assert!(own_choice(v["margin_source"].as_str().unwrap()));
+    assert!(own_choice(v["default_horizon_source"].as_str().unwrap()));
+}
+
+#[test]
+fn every_header_name_cites_a_url() {
+    let h = idemlint::knowledge::headers();
+    for n in h.canonical.iter().chain(&h.legitimate) {
+        let cited = n.source.contains("https://") && n.read.as_deref().is_some_and(dated);
+        assert!(cited || own_choice(&n.source), "{}: {}", n.name, n.source);
+    }
+}
