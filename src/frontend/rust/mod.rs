@@ -173,6 +173,17 @@ pub fn byte_span(span: proc_macro2::Span) -> Span {
     Span::new(r.start, r.end)
 }
 
+/// The string literal an item's value is, if it is one.
+fn str_literal(expr: &syn::Expr) -> Option<&syn::LitStr> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s),
+        _ => None,
+    }
+}
+
 struct StringVisitor<'a> {
     facts: &'a mut FileFacts,
     rust: RustFacts,
@@ -185,6 +196,15 @@ struct StringVisitor<'a> {
 }
 
 impl StringVisitor<'_> {
+    /// A `const`/`static` whose value is a string literal.
+    fn str_const(&mut self, ident: &syn::Ident, s: &syn::LitStr, role: StrRole) {
+        let idx = self.push_lit(s, role);
+        self.rust.str_consts.push(StrConst {
+            name: ident.to_string(),
+            string: idx,
+        });
+    }
+
     fn push_lit(&mut self, lit: &syn::LitStr, role: StrRole) -> usize {
         let value = lit.value();
         let full = byte_span(lit.span());
@@ -355,42 +375,19 @@ impl<'ast> Visit<'ast> for StringVisitor<'_> {
 
     fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
         if let Some(s) = header_name_literal(&item.expr) {
-            let idx = self.push_lit(s, StrRole::HeaderName);
-            self.rust.str_consts.push(StrConst {
-                name: item.ident.to_string(),
-                string: idx,
-            });
-            return;
+            self.str_const(&item.ident, s, StrRole::HeaderName);
+        } else if let Some(s) = str_literal(&item.expr) {
+            self.str_const(&item.ident, s, StrRole::Mention);
+        } else {
+            visit::visit_item_const(self, item);
         }
-        if let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) = &*item.expr
-        {
-            let idx = self.push_lit(s, StrRole::Mention);
-            self.rust.str_consts.push(StrConst {
-                name: item.ident.to_string(),
-                string: idx,
-            });
-            return;
-        }
-        visit::visit_item_const(self, item);
     }
 
     fn visit_item_static(&mut self, item: &'ast syn::ItemStatic) {
-        if let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) = &*item.expr
-        {
-            let idx = self.push_lit(s, StrRole::Mention);
-            self.rust.str_consts.push(StrConst {
-                name: item.ident.to_string(),
-                string: idx,
-            });
-            return;
+        match str_literal(&item.expr) {
+            Some(s) => self.str_const(&item.ident, s, StrRole::Mention),
+            None => visit::visit_item_static(self, item),
         }
-        visit::visit_item_static(self, item);
     }
 
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {

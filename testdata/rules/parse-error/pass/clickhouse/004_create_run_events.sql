@@ -1,3 +1,4 @@
+-- postgres: skip (ClickHouse syntax)
 -- Analytics copy of task runs: ClickHouse, not the transactional store.
 CREATE TABLE IF NOT EXISTS analytics.run_events_v1
 (

@@ -1,3 +1,4 @@
+-- postgres: skip (mysql syntax)
 CREATE TABLE `webhook_dedup` (
   `event_id` varchar(64) NOT NULL,
   `received_at` datetime NOT NULL,
