@@ -366,29 +366,28 @@ fn split_z(text: &str) -> Vec<String> {
 /// files at stage 0 (an unmerged file has no single staged content;
 /// symlinks and submodules are not followed, as in a walk).
 fn index_entries(listing: &str) -> Vec<Entry> {
-    split_z(listing)
-        .into_iter()
-        .filter_map(|rec| {
-            let (meta, path) = rec.split_once('\t')?;
-            let mut f = meta.split(' ');
-            let (mode, oid, stage) = (f.next()?, f.next()?, f.next()?);
-            (stage == "0" && mode.starts_with("100")).then(|| Entry {
-                path: path.to_string(),
-                oid: oid.to_string(),
-            })
-        })
-        .collect()
+    entries(listing, |[mode, oid, stage]| {
+        (stage == "0" && mode.starts_with("100")).then_some(oid)
+    })
 }
 
 /// `git ls-tree -r -z`: `<mode> <type> <oid>\t<path>`.
 fn tree_entries(listing: &str) -> Vec<Entry> {
-    split_z(listing)
-        .into_iter()
+    entries(listing, |[mode, kind, oid]| {
+        (kind == "blob" && mode.starts_with("100")).then_some(oid)
+    })
+}
+
+/// NUL-separated `<three fields>\t<path>` records; `pick` returns the
+/// object id of a record to keep.
+fn entries<'a>(listing: &'a str, pick: impl Fn([&'a str; 3]) -> Option<&'a str>) -> Vec<Entry> {
+    listing
+        .split('\0')
         .filter_map(|rec| {
             let (meta, path) = rec.split_once('\t')?;
             let mut f = meta.split(' ');
-            let (mode, kind, oid) = (f.next()?, f.next()?, f.next()?);
-            (kind == "blob" && mode.starts_with("100")).then(|| Entry {
+            let oid = pick([f.next()?, f.next()?, f.next()?])?;
+            Some(Entry {
                 path: path.to_string(),
                 oid: oid.to_string(),
             })

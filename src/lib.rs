@@ -118,42 +118,66 @@ fn in_test_code(
     d: &Diagnostic,
     model: &model::ProjectModel,
     sources: &SourceMap,
-    roots: &[PathBuf],
-    cwd: &Path,
+    roots: &TestRoots,
 ) -> bool {
     let tests = test_code::test_code();
     if !tests.spares(d.rule) {
         return false;
     }
-    let in_region = model
+    // Facts are in file-id order; look further only if that ever changes.
+    let facts = model
         .files
-        .iter()
-        .find(|f| f.file == d.file)
-        .is_some_and(|f| {
-            f.test_regions
-                .iter()
-                .any(|r| r.start <= d.span.start && d.span.end <= r.end)
-        });
-    in_region || tests.is_test_path(&relative_to_root(sources.path(d.file), roots, cwd))
+        .get(d.file)
+        .filter(|f| f.file == d.file)
+        .or_else(|| model.files.iter().find(|f| f.file == d.file));
+    let in_region = facts.is_some_and(|f| {
+        f.test_regions
+            .iter()
+            .any(|r| r.start <= d.span.start && d.span.end <= r.end)
+    });
+    in_region || tests.is_test_path(&roots.relative(sources.path(d.file)))
 }
 
-/// A discovered file's path relative to the directory argument it was found
-/// under (the whole path for a file named on the command line).
-fn relative_to_root(display: &str, roots: &[PathBuf], cwd: &Path) -> String {
-    let clean = |p: &Path| -> PathBuf {
-        cwd.join(p)
+/// The directory arguments of a run, absolute and without `.` parts, so a
+/// file's path can be taken relative to the one it was found under.
+struct TestRoots {
+    cwd: PathBuf,
+    dirs: Vec<PathBuf>,
+}
+
+impl TestRoots {
+    fn new(paths: &[PathBuf], cwd: &Path) -> Self {
+        let mut roots = TestRoots {
+            cwd: cwd.to_path_buf(),
+            dirs: Vec::new(),
+        };
+        roots.dirs = paths
+            .iter()
+            .filter(|r| r.is_dir())
+            .map(|r| roots.clean(r))
+            .collect();
+        roots
+    }
+
+    fn clean(&self, p: &Path) -> PathBuf {
+        self.cwd
+            .join(p)
             .components()
             .filter(|c| !matches!(c, std::path::Component::CurDir))
             .collect()
-    };
-    let file = clean(Path::new(display));
-    roots
-        .iter()
-        .filter(|r| r.is_dir())
-        .filter_map(|r| file.strip_prefix(clean(r)).ok())
-        .map(|rest| rest.to_string_lossy().replace('\\', "/"))
-        .min_by_key(String::len)
-        .unwrap_or_else(|| display.replace('\\', "/"))
+    }
+
+    /// A discovered file's path relative to the directory argument it was
+    /// found under (the whole path for a file named on the command line).
+    fn relative(&self, display: &str) -> String {
+        let file = self.clean(Path::new(display));
+        self.dirs
+            .iter()
+            .filter_map(|r| file.strip_prefix(r).ok())
+            .map(|rest| rest.to_string_lossy().replace('\\', "/"))
+            .min_by_key(String::len)
+            .unwrap_or_else(|| display.replace('\\', "/"))
+    }
 }
 
 /// Run a check of the work tree.
@@ -328,7 +352,8 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     // Test code is left out after the suppressions have seen it, so a
     // suppression in a test is not reported as unused.
     if !(opts.include_tests || config.tests == Some(true)) {
-        diagnostics.retain(|d| !in_test_code(d, &model, &sources, &paths, &cwd));
+        let roots = TestRoots::new(&paths, &cwd);
+        diagnostics.retain(|d| !in_test_code(d, &model, &sources, &roots));
     }
 
     diagnostic::sort(&mut diagnostics, &sources);

@@ -319,10 +319,10 @@ impl RedisModel {
     fn link(&mut self, files: &[FileFacts], sources: &SourceMap, config: &Config) {
         let words = &knowledge::redis().link_words;
         let only_one = self.instances.len() == 1;
-        let endpoints = endpoints(files, sources, false);
         // Generic settings (`REDIS_URL`) that code named for idempotency
         // reads: `IdempotencyStore::new(env::var("REDIS_URL")?)`.
-        let used = used_by_store_code(&endpoints_generic(files, sources), files, sources);
+        let used = used_by_store_code(&endpoints(files, sources, true), files, sources);
+        let endpoints = endpoints(files, sources, false);
         for inst in &mut self.instances {
             let declared_none = config.store.iter().any(|s| {
                 !s.store
@@ -499,10 +499,6 @@ fn points_at(inst: &Instance, host: &str) -> bool {
                         .strip_prefix(n.as_str())
                         .is_some_and(|rest| rest.starts_with('-'))))
     })
-}
-
-fn endpoints_generic(files: &[FileFacts], sources: &SourceMap) -> Vec<Endpoint> {
-    endpoints(files, sources, true)
 }
 
 /// A generic connection setting read in code by a call named for
