@@ -167,7 +167,7 @@ pub fn collect(file_text: &str, file: &syn::File, facts: &mut FileFacts) -> Flow
     let mut consts = StrConsts::new();
     for item in &file.items {
         if let syn::Item::Const(c) = item {
-            if let Some(s) = super::retention::str_lit(&c.expr) {
+            if let Some(s) = sql_strings::const_text(file_text, &c.expr) {
                 consts.insert(c.ident.to_string(), s);
             }
         }
@@ -848,7 +848,7 @@ impl FnWalker<'_> {
             }
             syn::Expr::Path(p) => {
                 let name = p.path.segments.last()?.ident.to_string();
-                let value = self.consts.get(&name);
+                let value = self.consts.get(&name).map(|v| &v.text);
                 (value.is_some_and(|v| is_idempotency_header(v)) || names_idempotency(&name))
                     .then(|| value.cloned().unwrap_or(name))
             }
@@ -1586,5 +1586,38 @@ async fn reap(pool: &PgPool) {
         assert_eq!(facts.retention[0].duration.secs, 24 * 3600);
         let s = facts.retention[0].span;
         assert_eq!(&text[s.start..s.end], "24 hours");
+    }
+}
+
+#[cfg(test)]
+mod sdk_call_tests {
+    use super::*;
+
+    #[test]
+    fn an_sdk_request_handed_to_execute_is_a_call_with_its_request_type() {
+        let text = r#"
+async fn capture(paypal: &mut Client, id: &str) -> anyhow::Result<()> {
+    paypal.execute(&CaptureOrder::new(id)).await?;
+    Ok(())
+}
+"#;
+        let mut f = FileFacts::default();
+        super::super::parse(text, &mut f);
+        let flow = f.rust.as_ref().map(|r| r.flow.clone()).unwrap_or_default();
+        let calls: Vec<(Option<String>, Vec<String>)> = flow.functions[0]
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Call(c) => Some((c.method.clone(), c.args.clone())),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            calls
+                .iter()
+                .any(|(m, a)| m.as_deref() == Some("execute")
+                    && a.iter().any(|w| w == "CaptureOrder")),
+            "{calls:?}"
+        );
     }
 }

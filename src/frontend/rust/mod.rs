@@ -89,11 +89,12 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     };
     v.visit_file(&file);
     let mut rust = v.rust;
+    // Before the flow walk: schema text inside test code declares no store.
+    facts.test_regions = crate::test_code::rust_regions(&file);
     rust.retention = retention::extract(&file, facts);
     rust.flow = flow::collect(text, &file, facts);
     facts.rust = Some(rust);
     redis_config::collect(&file, facts);
-    facts.test_regions = crate::test_code::rust_regions(&file);
 }
 
 /// Longest operator chain [`max_chain_depth`] lets through to syn. syn

@@ -23,7 +23,20 @@ pub struct SqlText {
 }
 
 /// `const NAME: &str = "…"` items of a file, by name.
-pub type StrConsts = HashMap<String, String>;
+pub type StrConsts = HashMap<String, SqlText>;
+
+/// The text of a `const`'s value, with its place in the file when it is one
+/// literal without escapes.
+pub fn const_text(file: &str, e: &syn::Expr) -> Option<SqlText> {
+    if let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(s),
+        ..
+    }) = e
+    {
+        return Some(literal(file, s));
+    }
+    super::retention::str_lit(e).map(|text| SqlText { text, inner: None })
+}
 
 /// Free functions and associated functions that take SQL text first.
 fn sql_fn(segs: &[String]) -> Option<usize> {
@@ -109,10 +122,7 @@ pub fn string_arg(file: &str, e: &syn::Expr, consts: &StrConsts) -> Option<SqlTe
         syn::Expr::Macro(m) => concat(&m.mac),
         syn::Expr::Path(p) if p.path.segments.len() == 1 => {
             let name = p.path.segments.first()?.ident.to_string();
-            consts.get(&name).map(|t| SqlText {
-                text: t.clone(),
-                inner: None,
-            })
+            consts.get(&name).cloned()
         }
         _ => None,
     }
@@ -248,30 +258,102 @@ fn dsl_table(e: &syn::Expr) -> Option<String> {
 }
 
 /// Classify SQL text; a `DELETE` that expires a store's rows by age also
-/// becomes a retention of that store.
+/// becomes a retention of that store, and schema statements (`CREATE TABLE`,
+/// `CREATE UNIQUE INDEX`, `ALTER TABLE`, run at start-up or by an embedded
+/// migration) become the file's schema events, so the store recogniser and
+/// the unique-guard rules see tables that no `.sql` file declares.
 pub fn read(file: &str, sql: &SqlText, facts: &mut FileFacts) -> Vec<Dml> {
     let found = dml::classify(&sql.text);
-    if let Some(inner) = sql.inner {
-        if found.iter().any(|d| d.kind == DmlKind::Delete) {
-            let mut scratch = crate::frontend::sql::SqlFacts::default();
-            for mut stmt in crate::frontend::sql::split::split(&sql.text) {
-                stmt.span = stmt.span.shift(inner.start);
-                for b in &mut stmt.bodies {
-                    *b = b.shift(inner.start);
-                }
-                crate::frontend::sql::retention::statement(
-                    file,
-                    &stmt,
-                    &mut scratch,
-                    &mut facts.retention,
-                );
-            }
+    let Some(inner) = sql.inner else {
+        return found;
+    };
+    let delete = found.iter().any(|d| d.kind == DmlKind::Delete);
+    let ddl = is_schema_text(&sql.text)
+        && !facts
+            .test_regions
+            .iter()
+            .any(|r| r.start <= inner.start && inner.end <= r.end);
+    if !delete && !ddl {
+        return found;
+    }
+    let mut scratch = crate::frontend::sql::SqlFacts::default();
+    // Problems of SQL held in a Rust string are not the Rust file's parse
+    // errors: a statement no dialect reads is counted, never reported.
+    let mut problems = Vec::new();
+    for mut stmt in crate::frontend::sql::split::split(&sql.text) {
+        stmt.span = stmt.span.shift(inner.start);
+        for b in &mut stmt.bodies {
+            *b = b.shift(inner.start);
+        }
+        if ddl {
+            crate::frontend::sql::extract::statement(file, &stmt, &mut scratch, &mut problems);
+        }
+        if delete {
+            crate::frontend::sql::retention::statement(
+                file,
+                &stmt,
+                &mut scratch,
+                &mut facts.retention,
+            );
         }
     }
+    if ddl {
+        let into = facts.sql.get_or_insert_with(Default::default);
+        into.unparsed += scratch.unparsed;
+        into.events.extend(
+            scratch
+                .events
+                .into_iter()
+                .filter(|e| !matches!(e.kind, crate::frontend::sql::EventKind::Delete(_))),
+        );
+    }
     found
+}
+
+/// Text that declares or changes a table or an index.
+fn is_schema_text(sql: &str) -> bool {
+    let words: Vec<String> = sql
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
+        .filter(|w| !w.is_empty())
+        .take(3)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    matches!(
+        words.first().map(String::as_str),
+        Some("create" | "alter" | "drop")
+    ) && words
+        .iter()
+        .skip(1)
+        .any(|w| matches!(w.as_str(), "table" | "index" | "unique"))
 }
 
 /// The span of an expression.
 pub fn span_of(e: &impl Spanned) -> Span {
     super::byte_span(e.span())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_schema_text;
+
+    #[test]
+    fn schema_text_is_a_table_or_index_statement() {
+        for yes in [
+            "CREATE TABLE IF NOT EXISTS k (key text PRIMARY KEY)",
+            "  create unique index k_key on k (key)",
+            "ALTER TABLE k ADD UNIQUE (key)",
+            "DROP INDEX k_key",
+            "CREATE\n  TABLE k(key text)",
+        ] {
+            assert!(is_schema_text(yes), "{yes}");
+        }
+        for no in [
+            "INSERT INTO k (key) VALUES ($1)",
+            "SELECT 1 FROM k WHERE key = $1",
+            "CREATE EXTENSION pgcrypto",
+            "DELETE FROM k WHERE created_at < now() - interval '1 day'",
+        ] {
+            assert!(!is_schema_text(no), "{no}");
+        }
+    }
 }
