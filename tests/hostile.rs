@@ -10,7 +10,7 @@
 #![allow(clippy::unwrap_used)]
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const DEEP: usize = 50_000;
 
@@ -301,9 +301,9 @@ fn hostile_tree_is_reported_not_crashed_on() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    // A sanity bound only; the 60 s target is measured by bench/run.sh on a
-    // release build.
-    assert!(elapsed < Duration::from_secs(120), "{elapsed:?}");
+    // Time is reported, never asserted: the 60 s target is measured by the
+    // benchmark on a release build, not by a test on a shared machine.
+    eprintln!("hostile tree: {elapsed:?}");
     if let Some(kib) = peak_kib {
         assert!(kib < 2 * 1024 * 1024, "peak RSS {} MiB", kib / 1024);
     }
