@@ -63,6 +63,87 @@ pub enum Command {
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
+    /// List every idempotency store: definition, unique guard, retention,
+    /// counterparty with horizon, floor and coverage, Redis eviction,
+    /// writers, size at the floor, and the findings about it.
+    Inventory(InventoryArgs),
+    /// Estimate the PostgreSQL storage of a store table at a write rate,
+    /// from its columns and indexes as the migrations leave them.
+    Size(SizeArgs),
+}
+
+#[derive(Parser, Debug, Clone)]
+pub struct InventoryArgs {
+    /// Files or directories to read (default: the current directory).
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "terminal")]
+    pub format: InventoryFormat,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Read the repository as it was at commit REV (through git; the work
+    /// tree is not touched).
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
+    /// Show the findings suppression comments hide, with their reasons.
+    #[arg(long)]
+    pub no_suppressions: bool,
+    /// Write rate for the size at the floor (`20/s`, `1200/min`); without
+    /// it the size is given for each write a second.
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
+    /// Colour in the terminal format.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Use this config file instead of discovering one.
+    #[arg(long, conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Ignore every config file.
+    #[arg(long)]
+    pub isolated: bool,
+    /// Count test code (tests/, fixtures/, ...) too.
+    #[arg(long)]
+    pub include_tests: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InventoryFormat {
+    Terminal,
+    Markdown,
+    Json,
+    Html,
+}
+
+#[derive(Parser, Debug, Clone)]
+pub struct SizeArgs {
+    /// The table, as the migrations name it.
+    #[arg(long, value_name = "NAME")]
+    pub table: String,
+    /// Files or directories to read (default: the current directory).
+    pub paths: Vec<PathBuf>,
+    /// Write rate: `20/s`, `1200/min`, `5000/h`, `100000/d`.
+    #[arg(long, value_name = "RATE")]
+    pub rate: String,
+    /// Also the size after this many days of keys.
+    #[arg(long, value_name = "D")]
+    pub days: Option<String>,
+    /// The typical size of a variable-length column's values, in bytes
+    /// (repeatable): `--assume response_body=900`.
+    #[arg(long, value_name = "COLUMN=BYTES")]
+    pub assume: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// Read the repository as it was at commit REV.
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
+    /// Use this config file instead of discovering one.
+    #[arg(long, conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Ignore every config file.
+    #[arg(long)]
+    pub isolated: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -163,6 +244,11 @@ pub struct CheckArgs {
     /// repository as staged.
     #[arg(long, conflicts_with = "changed_since")]
     pub staged: bool,
+    /// Check the repository as it was at commit REV (read through git; the
+    /// work tree is not touched); the commit and its date are named on
+    /// standard error.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["staged", "changed_since", "fix", "diff"])]
+    pub rev: Option<String>,
     /// Report findings only in files changed since the merge base with REV
     /// (committed, uncommitted or untracked), judged against the whole
     /// repository.

@@ -50,6 +50,17 @@ impl Mode {
     }
 }
 
+/// The commit a `--rev` run reads, for the report to name.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Revision {
+    /// As given (`HEAD~1`).
+    pub rev: String,
+    pub commit: String,
+    /// The committer date, ISO 8601.
+    pub date: String,
+    pub subject: String,
+}
+
 /// What a candidate's bytes turned out to be.
 pub enum Read {
     Bytes(Vec<u8>),
@@ -94,6 +105,8 @@ pub struct Selection {
     oids: Mutex<Vec<(PathBuf, String)>>,
     /// Blob contents by candidate path, read at the first `read`.
     blobs: Mutex<Option<HashMap<PathBuf, Blob>>>,
+    /// The commit read, in a revision mode.
+    revision: Option<Revision>,
 }
 
 /// A blob as read: kept only when it can matter, so memory grows with the
@@ -139,6 +152,7 @@ impl Selection {
         let root = lexical(&start.join(cdup.trim_end_matches(['\n', '/'])));
         let err = |message: String| FilesError::Git { flag, message };
         let in_root = |args: &[&str]| git(&cwd.join(&root), args).map_err(err);
+        let mut revision = None;
         let (origin, changed) = match mode {
             Mode::WorkTree => unreachable!("handled above"),
             Mode::Staged => {
@@ -186,6 +200,14 @@ impl Selection {
                         message: format!("`{rev}` is not a commit of this repository"),
                     }
                 })?;
+                let shown = in_root(&["show", "-s", "--format=%H%x00%cI%x00%s", &commit])?;
+                let mut f = shown.trim_end_matches('\n').splitn(3, '\0');
+                revision = Some(Revision {
+                    rev: rev.clone(),
+                    commit: f.next().unwrap_or_default().to_string(),
+                    date: f.next().unwrap_or_default().to_string(),
+                    subject: f.next().unwrap_or_default().to_string(),
+                });
                 let listing = in_root(&["ls-tree", "-r", "-z", "--full-tree", rev])?;
                 (Origin::Git(tree_entries(&listing)), None)
             }
@@ -227,7 +249,13 @@ impl Selection {
             reported,
             oids: Mutex::new(Vec::new()),
             blobs: Mutex::new(None),
+            revision,
         })
+    }
+
+    /// The commit a revision mode reads.
+    pub fn revision(&self) -> Option<&Revision> {
+        self.revision.as_ref()
     }
 
     /// The paths to walk: the given ones, or the whole repository in a git mode.

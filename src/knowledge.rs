@@ -201,6 +201,9 @@ pub struct Stores {
     /// Names that make a store only together with a recognised key column.
     #[serde(default)]
     pub weak_table: Words,
+    /// Columns that mark a claimed key whose request still runs.
+    #[serde(default)]
+    pub in_flight_column: Words,
 }
 
 impl Stores {

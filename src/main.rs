@@ -81,6 +81,24 @@ fn run(cli: Cli) -> Result<u8, String> {
             prune(&file, &opts, write)
         }
         Command::Init { path, force } => init(&path, force),
+        Command::Inventory(args) => {
+            let color = match args.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => {
+                    args.output.is_none()
+                        && std::env::var_os("NO_COLOR").is_none()
+                        && std::io::stdout().is_terminal()
+                }
+            };
+            let text = idemlint::inventory::command::inventory(&args, color)?;
+            write_report(args.output.as_deref(), &text)?;
+            Ok(0)
+        }
+        Command::Size(args) => {
+            print_or_broken_pipe(&idemlint::inventory::command::size(&args)?)?;
+            Ok(0)
+        }
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "idemlint", &mut std::io::stdout());
@@ -121,9 +139,10 @@ fn check(args: &CheckArgs) -> Result<u8, String> {
 fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
     let reads_stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
     let stdin = if reads_stdin {
-        if args.staged || args.changed_since.is_some() {
+        if args.staged || args.changed_since.is_some() || args.rev.is_some() {
             return Err(
-                "`-` (standard input) cannot be read with --staged or --changed-since".into(),
+                "`-` (standard input) cannot be read with --staged, --changed-since or --rev"
+                    .into(),
             );
         }
         if args.fix {
@@ -148,7 +167,9 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         no_suppressions: args.no_suppressions,
         include_tests: args.include_tests,
     };
-    let mode = if args.staged {
+    let mode = if let Some(rev) = &args.rev {
+        files::Mode::Revision(rev.clone())
+    } else if args.staged {
         files::Mode::Staged
     } else if let Some(rev) = &args.changed_since {
         files::Mode::ChangedSince(rev.clone())
@@ -171,7 +192,14 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
             },
         })
     };
-    let mut outcome = idemlint::check_with(&opts, &gate()?).map_err(|e| e.to_string())?;
+    let gate_now = gate()?;
+    if let Some(r) = gate_now.files.revision() {
+        eprintln!(
+            "idemlint: checking commit {} ({}, {}): {}",
+            r.commit, r.rev, r.date, r.subject
+        );
+    }
+    let mut outcome = idemlint::check_with(&opts, &gate_now).map_err(|e| e.to_string())?;
 
     if let Some(path) = &args.write_baseline {
         let b = Baseline::of(&outcome.diagnostics, &outcome.sources);
@@ -257,6 +285,15 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         None => outcome.config.fail_on.unwrap_or(FailOn::Warning),
     };
     Ok(u8::from(outcome.fails(fail_on)))
+}
+
+/// A report to a file (written whole) or to standard output.
+fn write_report(path: Option<&Path>, text: &str) -> Result<(), String> {
+    match path {
+        Some(p) => fix::write_atomically(p, text.as_bytes())
+            .map_err(|e| format!("{}: cannot write: {e}", p.display())),
+        None => print_or_broken_pipe(text),
+    }
 }
 
 fn plural(n: usize, word: &str) -> String {

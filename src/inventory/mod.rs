@@ -1,0 +1,738 @@
+//! `idemlint inventory`: every idempotency store of a run, one entry each,
+//! with what the project model knows of it (definition, unique guard, scope,
+//! fingerprint, in-flight state, retention and its mechanism, counterparty
+//! with horizon, floor and coverage, Redis instance and eviction policy,
+//! writers, size at the floor) and the findings of the normal check that
+//! concern it. Built from an [`Outcome`]; it decides nothing the rules do
+//! not. Rendering is in `render` (terminal, markdown, JSON) and `html`.
+
+pub mod command;
+pub mod html;
+pub mod render;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::files::Revision;
+use crate::frontend::StoreRef;
+use crate::horizons::Catalogue;
+use crate::knowledge::{self, Direction};
+use crate::model::flows::{StepKind, StoreKey};
+use crate::model::retention::{attribute, Attribution, Retention};
+use crate::model::schema::{Guarding, Table};
+use crate::source::{FileId, LineIndex, Span};
+use crate::Outcome;
+use serde::Serialize;
+
+/// The JSON shape's version (`inventory --format json`).
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Inventory {
+    pub version: u32,
+    pub tool: Tool,
+    /// The commit read with `--rev`; `None` for the work tree.
+    pub revision: Option<Revision>,
+    /// The write rate given with `--rate`, in writes a second.
+    pub rate: Option<f64>,
+    pub stores: Vec<Store>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A SQL table.
+    SqlTable,
+    /// A Redis key prefix.
+    RedisPrefix,
+    /// A config key or constant that sets a store's retention, when no
+    /// table or prefix it belongs to is known.
+    Setting,
+}
+
+impl Kind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::SqlTable => "SQL table",
+            Kind::RedisPrefix => "Redis key prefix",
+            Kind::Setting => "retention setting",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Guard {
+    /// `present`, `missing`, `partial`, `split-by-partition`, `atomic-claim`
+    /// (Redis `SET NX`), `none` (a Redis write without NX), `unknown`.
+    pub state: &'static str,
+    /// What guards it, as written (`PRIMARY KEY (key)`, `SET NX`).
+    pub text: Option<String>,
+    pub at: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RetentionInfo {
+    pub seconds: u64,
+    /// `path:line` where the duration is written.
+    pub at: String,
+    /// `DELETE job`, `TTL`, `partition drop`, `column default`, `config setting`, `constant`.
+    pub mechanism: String,
+    /// How it was found.
+    pub via: String,
+    /// A bare number whose unit was read as seconds.
+    pub unit_assumed: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowInfo {
+    pub covers: String,
+    pub what: String,
+    pub seconds: u64,
+    pub source: String,
+    pub read: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CounterpartyInfo {
+    pub id: String,
+    pub name: String,
+    /// `declared` (idemlint.toml) or the name it was inferred from.
+    pub attributed_by: String,
+    pub horizon_seconds: u64,
+    pub margin_seconds: u64,
+    pub floor_seconds: u64,
+    /// Its published inbound windows, shortest first.
+    pub windows: Vec<WindowInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RedisInfo {
+    pub instance: String,
+    pub at: String,
+    /// The `maxmemory-policy` it runs with, as written or the provider's default.
+    pub policy: Option<String>,
+    /// `written` or `provider default` or `unknown`.
+    pub policy_from: &'static str,
+    /// `none`, `allkeys`, `volatile`, or `unknown`.
+    pub evicts: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Writer {
+    pub function: String,
+    pub at: String,
+    /// `insert`, `upsert`, `SET NX`, ...
+    pub what: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SizeInfo {
+    pub bytes_per_key: f64,
+    /// Bytes at the replay floor for each write a second.
+    pub bytes_at_floor_per_write_per_second: u64,
+    /// Bytes at the floor at `--rate`.
+    pub bytes_at_floor: Option<u64>,
+    pub floor_days: f64,
+    /// Columns whose size was assumed.
+    pub assumed: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub at: String,
+    pub suppressed: bool,
+    /// The suppression comment's reason.
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Store {
+    pub name: String,
+    pub kind: Kind,
+    pub defined_at: Option<String>,
+    /// `PostgreSQL table`, `partitioned by RANGE (created_at)`, `Redis`.
+    pub backing: String,
+    pub key_columns: Vec<String>,
+    pub unique_guard: Guard,
+    pub scope: Vec<String>,
+    pub fingerprint: Option<String>,
+    pub in_flight: Option<String>,
+    pub retention: Option<RetentionInfo>,
+    pub counterparty: Option<CounterpartyInfo>,
+    /// Retention ÷ horizon, at most 1.
+    pub coverage: Option<f64>,
+    /// The horizon assumed when no counterparty is known.
+    pub default_horizon_seconds: u64,
+    pub redis: Vec<RedisInfo>,
+    /// The functions that write it; `None` when no Rust code was read.
+    pub writers: Option<Vec<Writer>>,
+    pub size: Option<SizeInfo>,
+    pub findings: Vec<Finding>,
+}
+
+impl Store {
+    /// The horizon and floor the store is judged against: its
+    /// counterparty's, else the default horizon plus the margin.
+    pub fn floor_seconds(&self, margin: u64) -> u64 {
+        match &self.counterparty {
+            Some(c) => c.floor_seconds,
+            None => self.default_horizon_seconds + margin,
+        }
+    }
+}
+
+/// What to show besides the model.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Show the findings suppression comments hide, with their reasons.
+    pub suppressed: bool,
+    pub rate: Option<f64>,
+    pub revision: Option<Revision>,
+}
+
+struct Where<'a> {
+    outcome: &'a Outcome,
+    indexes: std::cell::RefCell<std::collections::HashMap<FileId, LineIndex>>,
+}
+
+impl Where<'_> {
+    fn at(&self, file: FileId, offset: usize) -> String {
+        let sources = &self.outcome.sources;
+        let text = sources.text(file);
+        let mut idx = self.indexes.borrow_mut();
+        let index = idx.entry(file).or_insert_with(|| LineIndex::new(text));
+        let lc = sources.get(file).line_col(index, offset);
+        format!("{}:{}", sources.path(file), lc.line)
+    }
+}
+
+fn bare(name: &str) -> String {
+    name.rsplit('.')
+        .next()
+        .unwrap_or(name)
+        .trim_matches('"')
+        .to_ascii_lowercase()
+}
+
+fn mechanism(r: &Retention) -> String {
+    let via = r.via.as_str();
+    match &r.target {
+        StoreRef::RedisPrefix(_) => "TTL".to_string(),
+        StoreRef::ConfigPath(_) => "config setting".to_string(),
+        StoreRef::Constant(_) => "constant".to_string(),
+        StoreRef::Table(_) if via.contains("DELETE") => "DELETE job".to_string(),
+        StoreRef::Table(_) if via.contains("partman") => "partition drop".to_string(),
+        StoreRef::Table(_) if via.starts_with("default of") => "expiry column default".to_string(),
+        StoreRef::Table(_) => via.to_string(),
+    }
+}
+
+/// The shortest of several retentions is the one that loses keys first.
+fn shortest<'a>(items: impl Iterator<Item = &'a Retention>) -> Option<&'a Retention> {
+    items.min_by_key(|r| r.duration)
+}
+
+/// Build the inventory of a finished run.
+pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
+    let w = Where {
+        outcome,
+        indexes: Default::default(),
+    };
+    let model = &outcome.model;
+    let catalogue = Catalogue::with_config(&outcome.config);
+    let margin = catalogue.margin.secs;
+    let mut stores = Vec::new();
+    let mut used = vec![false; model.retention.items.len()];
+    let retention_of = |pred: &dyn Fn(&StoreRef) -> bool, used: &mut Vec<bool>| {
+        let mine: Vec<usize> = model
+            .retention
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| pred(&r.target))
+            .map(|(i, _)| i)
+            .collect();
+        for i in &mine {
+            used[*i] = true;
+        }
+        shortest(mine.iter().map(|i| &model.retention.items[*i]))
+    };
+
+    // SQL tables
+    for (t, s) in model.schema.stores() {
+        let key = bare(&t.name);
+        let r = retention_of(
+            &|target| matches!(target, StoreRef::Table(n) if bare(n) == key),
+            &mut used,
+        );
+        let attribution = match r.map(|r| &r.attribution) {
+            Some(a) if *a != Attribution::Unknown => a.clone(),
+            _ => attribute(
+                &[
+                    t.name.clone(),
+                    outcome.sources.path(t.created.file).to_string(),
+                ],
+                &catalogue,
+            ),
+        };
+        let guard = match s.guarding(t) {
+            Guarding::Guarded(g) => Guard {
+                state: "present",
+                text: Some(guard_text(g)),
+                at: Some(w.at(g.at.file, g.at.span.start)),
+            },
+            Guarding::Partial(g) => Guard {
+                state: "partial",
+                text: Some(guard_text(g)),
+                at: Some(w.at(g.at.file, g.at.span.start)),
+            },
+            Guarding::SplitByPartition { guard: g, .. } => Guard {
+                state: "split-by-partition",
+                text: Some(guard_text(g)),
+                at: Some(w.at(g.at.file, g.at.span.start)),
+            },
+            Guarding::Missing => Guard {
+                state: "missing",
+                text: None,
+                at: None,
+            },
+        };
+        let backing = match &t.partition_by {
+            Some((p, _)) => format!(
+                "PostgreSQL table partitioned by {} ({})",
+                format!("{:?}", p.method).to_ascii_uppercase(),
+                p.columns.join(", ")
+            ),
+            None => "SQL table".to_string(),
+        };
+        let stores_k = knowledge::stores();
+        let fingerprint = if s.digest {
+            s.key.first().map(|k| format!("{k} (the key is a digest)"))
+        } else {
+            t.columns
+                .iter()
+                .find(|c| {
+                    !c.name.starts_with("response") && stores_k.fingerprint_column.matches(&c.name)
+                })
+                .map(|c| c.name.clone())
+        };
+        let in_flight = t
+            .columns
+            .iter()
+            .find(|c| {
+                !s.key.contains(&c.name)
+                    && !stores_k.response_column.matches(&c.name)
+                    && stores_k.in_flight_column.matches(&c.name)
+            })
+            .map(|c| c.name.clone());
+        let mut entry = Store {
+            name: t.name.clone(),
+            kind: Kind::SqlTable,
+            defined_at: Some(w.at(t.created.file, t.created.span.start)),
+            backing,
+            key_columns: s.key.clone(),
+            unique_guard: guard,
+            scope: s.scope.clone(),
+            fingerprint,
+            in_flight,
+            retention: r.map(|r| retention_info(&w, r)),
+            counterparty: None,
+            coverage: None,
+            default_horizon_seconds: catalogue.default_horizon.secs,
+            redis: Vec::new(),
+            writers: writers(
+                outcome,
+                &w,
+                &|k| matches!(k, StoreKey::Table(n) if bare(n) == key),
+            ),
+            size: None,
+            findings: Vec::new(),
+        };
+        set_counterparty(&mut entry, &attribution, &catalogue);
+        entry.size = size_info(t, &entry, margin, opts.rate);
+        entry.findings = findings(outcome, &w, opts, &entry.name, &origins_of_table(t, r));
+        stores.push(entry);
+    }
+
+    // Redis key prefixes: written by code, or given a retention.
+    let mut prefixes: Vec<(String, FileId, Span, bool)> = Vec::new();
+    for f in &model.files {
+        for wr in &f.redis_writes {
+            let Some(p) = &wr.key_prefix else { continue };
+            if !knowledge::stores().is_store_prefix(p) {
+                continue;
+            }
+            match prefixes.iter_mut().find(|(q, ..)| q == p) {
+                Some(e) => e.3 |= wr.nx,
+                None => prefixes.push((p.clone(), f.file, wr.span, wr.nx)),
+            }
+        }
+    }
+    for r in &model.retention.items {
+        if let StoreRef::RedisPrefix(p) = &r.target {
+            if !p.is_empty() && !prefixes.iter().any(|(q, ..)| q == p) {
+                let at = r.site.unwrap_or((r.file, r.span));
+                prefixes.push((p.clone(), at.0, at.1, false));
+            }
+        }
+    }
+    let instances: Vec<RedisInfo> = model
+        .redis
+        .instances
+        .iter()
+        .filter(|i| !i.links.is_empty())
+        .map(|i| redis_info(&w, i))
+        .collect();
+    for (p, file, span, nx) in prefixes {
+        let r = retention_of(
+            &|target| matches!(target, StoreRef::RedisPrefix(q) if *q == p),
+            &mut used,
+        );
+        let attribution = match r.map(|r| &r.attribution) {
+            Some(a) if *a != Attribution::Unknown => a.clone(),
+            _ => attribute(
+                &[p.clone(), outcome.sources.path(file).to_string()],
+                &catalogue,
+            ),
+        };
+        let mut entry = Store {
+            name: format!("{p}*"),
+            kind: Kind::RedisPrefix,
+            defined_at: Some(w.at(file, span.start)),
+            backing: "Redis".to_string(),
+            key_columns: Vec::new(),
+            unique_guard: if nx {
+                Guard {
+                    state: "atomic-claim",
+                    text: Some("SET NX".to_string()),
+                    at: None,
+                }
+            } else {
+                Guard {
+                    state: "none",
+                    text: Some("plain SET, no NX".to_string()),
+                    at: None,
+                }
+            },
+            scope: Vec::new(),
+            fingerprint: None,
+            in_flight: None,
+            retention: r.map(|r| retention_info(&w, r)),
+            counterparty: None,
+            coverage: None,
+            default_horizon_seconds: catalogue.default_horizon.secs,
+            redis: instances.clone(),
+            writers: writers(
+                outcome,
+                &w,
+                &|k| matches!(k, StoreKey::Redis(q) if q.starts_with(p.as_str())),
+            ),
+            size: None,
+            findings: Vec::new(),
+        };
+        set_counterparty(&mut entry, &attribution, &catalogue);
+        let mut origins = vec![(file, span)];
+        if let Some(r) = r {
+            origins.push((r.file, r.span));
+        }
+        entry.findings = findings(outcome, &w, opts, &p, &origins);
+        stores.push(entry);
+    }
+
+    // Retention settings tied to no table or prefix.
+    for (i, r) in model.retention.items.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        let name = match &r.target {
+            StoreRef::ConfigPath(n) | StoreRef::Constant(n) | StoreRef::Table(n) => n.clone(),
+            StoreRef::RedisPrefix(_) => "Redis keys".to_string(),
+        };
+        let mut entry = Store {
+            name: name.clone(),
+            kind: match r.target {
+                StoreRef::Table(_) => Kind::SqlTable,
+                StoreRef::RedisPrefix(_) => Kind::RedisPrefix,
+                _ => Kind::Setting,
+            },
+            defined_at: None,
+            backing: match r.target {
+                StoreRef::Table(_) => "SQL table (no migration defines it)".to_string(),
+                StoreRef::RedisPrefix(_) => "Redis".to_string(),
+                _ => "setting".to_string(),
+            },
+            key_columns: Vec::new(),
+            unique_guard: Guard {
+                state: "unknown",
+                text: None,
+                at: None,
+            },
+            scope: Vec::new(),
+            fingerprint: None,
+            in_flight: None,
+            retention: Some(retention_info(&w, r)),
+            counterparty: None,
+            coverage: None,
+            default_horizon_seconds: catalogue.default_horizon.secs,
+            redis: if matches!(r.target, StoreRef::RedisPrefix(_)) {
+                instances.clone()
+            } else {
+                Vec::new()
+            },
+            writers: None,
+            size: None,
+            findings: Vec::new(),
+        };
+        set_counterparty(&mut entry, &r.attribution, &catalogue);
+        let mut origins = vec![(r.file, r.span)];
+        if let Some(s) = r.site {
+            origins.push(s);
+        }
+        entry.findings = findings(outcome, &w, opts, &name, &origins);
+        stores.push(entry);
+    }
+    stores.sort_by(|a, b| (a.kind as u8, &a.name).cmp(&(b.kind as u8, &b.name)));
+    Inventory {
+        version: VERSION,
+        tool: Tool {
+            name: "idemlint",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        revision: opts.revision.clone(),
+        rate: opts.rate,
+        stores,
+    }
+}
+
+fn guard_text(g: &crate::model::schema::Guard) -> String {
+    use crate::frontend::sql::KeyKind;
+    let what = match g.key.kind {
+        KeyKind::PrimaryKey => "PRIMARY KEY".to_string(),
+        KeyKind::Unique => format!("UNIQUE `{}`", g.key.name),
+        KeyKind::Index => format!("index `{}`", g.key.name),
+    };
+    let mut s = format!("{what} ({})", g.key.parts_text());
+    if let Some(p) = &g.key.predicate {
+        s.push_str(&format!(" WHERE {p}"));
+    }
+    s
+}
+
+fn retention_info(w: &Where<'_>, r: &Retention) -> RetentionInfo {
+    RetentionInfo {
+        seconds: r.duration.secs,
+        at: w.at(r.file, r.span.start),
+        mechanism: mechanism(r),
+        via: r.via.clone(),
+        unit_assumed: r.unit_assumed,
+    }
+}
+
+fn set_counterparty(entry: &mut Store, a: &Attribution, catalogue: &Catalogue) {
+    let Some(cp) = a.id().and_then(|id| catalogue.get(id)) else {
+        return;
+    };
+    let Some((_, horizon)) = cp.inbound_horizon() else {
+        return;
+    };
+    let mut windows: Vec<WindowInfo> = cp
+        .window
+        .iter()
+        .filter(|w| w.direction == Direction::Inbound)
+        .filter_map(|w| {
+            w.length().map(|d| WindowInfo {
+                covers: w.covers.clone(),
+                what: w.what.clone(),
+                seconds: d.secs,
+                source: w.source.clone(),
+                read: w.read.clone(),
+            })
+        })
+        .collect();
+    windows.sort_by_key(|w| w.seconds);
+    entry.counterparty = Some(CounterpartyInfo {
+        id: cp.id.clone(),
+        name: cp.name.clone(),
+        attributed_by: match a {
+            Attribution::Declared(_) => "declared in idemlint.toml".to_string(),
+            Attribution::Named { name, .. } => format!("the name `{name}`"),
+            Attribution::Unknown => String::new(),
+        },
+        horizon_seconds: horizon.secs,
+        margin_seconds: catalogue.margin.secs,
+        floor_seconds: horizon.secs.saturating_add(catalogue.margin.secs),
+        windows,
+    });
+    entry.coverage = entry
+        .retention
+        .as_ref()
+        .map(|r| (r.seconds as f64 / horizon.secs.max(1) as f64).min(1.0));
+}
+
+fn redis_info(w: &Where<'_>, i: &crate::model::redis::Instance) -> RedisInfo {
+    let cat = knowledge::redis();
+    let (policy, from) = match i.effective() {
+        Some(s) => (Some(s.value.clone()), "written"),
+        None if i.is_managed() && !i.opaque_group => match cat.provider(i.provider.id()) {
+            Some(d) => (Some(d.default_policy.clone()), "provider default"),
+            None => (None, "unknown"),
+        },
+        // Self-run Redis and Valkey ship with `noeviction`.
+        None if !i.is_managed() => (Some("noeviction".to_string()), "Redis default"),
+        None => (None, "unknown"),
+    };
+    let evicts = policy
+        .as_deref()
+        .and_then(|p| cat.policy(p))
+        .map_or("unknown".to_string(), |p| p.class.clone());
+    RedisInfo {
+        instance: i.name.clone(),
+        at: w.at(i.file, i.span.start),
+        policy,
+        policy_from: from,
+        evicts,
+    }
+}
+
+fn writers(
+    outcome: &Outcome,
+    w: &Where<'_>,
+    mine: &dyn Fn(&StoreKey) -> bool,
+) -> Option<Vec<Writer>> {
+    let flows = &outcome.model.flows;
+    if flows.functions.is_empty() {
+        return None;
+    }
+    let mut out: Vec<Writer> = Vec::new();
+    for tr in &flows.traces {
+        for step in &tr.steps {
+            let StepKind::Write { store, what, .. } = &step.kind else {
+                continue;
+            };
+            if !mine(store) {
+                continue;
+            }
+            // The function the write is in: the innermost that holds it.
+            let f = flows
+                .functions
+                .iter()
+                .filter(|f| {
+                    f.file == step.file
+                        && f.span.start <= step.span.start
+                        && step.span.end <= f.span.end
+                })
+                .min_by_key(|f| f.span.end - f.span.start)
+                .or_else(|| flows.functions.get(tr.function));
+            let Some(f) = f else { continue };
+            let function = match &f.owner {
+                Some(o) => format!("{o}::{}", f.name),
+                None => f.name.clone(),
+            };
+            let at = w.at(step.file, step.span.start);
+            if !out.iter().any(|x| x.function == function && x.at == at) {
+                out.push(Writer { function, at, what });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.at.cmp(&b.at));
+    Some(out)
+}
+
+fn size_info(t: &Table, entry: &Store, margin: u64, rate: Option<f64>) -> Option<SizeInfo> {
+    let e = crate::size::estimate(t, &Default::default()).ok()?;
+    let floor_days = entry.floor_seconds(margin) as f64 / 86_400.0;
+    Some(SizeInfo {
+        bytes_per_key: e.bytes_per_key,
+        bytes_at_floor_per_write_per_second: e.bytes_for(1.0, floor_days),
+        bytes_at_floor: rate.map(|r| e.bytes_for(r, floor_days)),
+        floor_days,
+        assumed: e
+            .assumptions()
+            .into_iter()
+            .map(|(c, b, why)| format!("{c} {b} bytes ({why})"))
+            .collect(),
+    })
+}
+
+/// Where a table's facts are written: its definition, its guards, its
+/// retention.
+fn origins_of_table(t: &Table, r: Option<&Retention>) -> Vec<(FileId, Span)> {
+    let mut out = vec![(t.created.file, t.created.span)];
+    for g in &t.guards {
+        out.push((g.at.file, g.at.span));
+        out.push((g.statement.file, g.statement.span));
+    }
+    for rm in &t.removed {
+        out.push((rm.at.file, rm.at.span));
+    }
+    if let Some((p, f)) = &t.partition_by {
+        out.push((*f, p.span));
+    }
+    if let Some(r) = r {
+        out.push((r.file, r.span));
+    }
+    out
+}
+
+/// Whether a diagnostic is about the store named `name` (a table, or a
+/// prefix without its `*`) whose facts are written at `origins`.
+fn concerns(d: &Diagnostic, name: &str, origins: &[(FileId, Span)]) -> bool {
+    let overlaps = |file: FileId, span: Span| {
+        origins
+            .iter()
+            .any(|(f, s)| *f == file && s.start <= span.end && span.start <= s.end)
+    };
+    let named = [format!("`{name}`"), format!("`{name}*`")];
+    let b = bare(name);
+    let bare_named = format!("`{b}`");
+    overlaps(d.file, d.span)
+        || d.labels.iter().any(|l| overlaps(l.file, l.span))
+        || named.iter().any(|n| d.message.contains(n.as_str()))
+        || (!b.is_empty() && d.message.to_ascii_lowercase().contains(&bare_named))
+}
+
+fn findings(
+    outcome: &Outcome,
+    w: &Where<'_>,
+    opts: &Options,
+    name: &str,
+    origins: &[(FileId, Span)],
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule != "unused-suppression" && concerns(d, name, origins))
+        .map(|d| Finding {
+            rule: d.rule,
+            severity: d.severity,
+            message: d.message.clone(),
+            at: w.at(d.file, d.span.start),
+            suppressed: false,
+            reason: None,
+        })
+        .collect();
+    if opts.suppressed {
+        out.extend(
+            outcome
+                .suppressed
+                .iter()
+                .filter(|s| concerns(&s.diagnostic, name, origins))
+                .map(|s| Finding {
+                    rule: s.diagnostic.rule,
+                    severity: s.diagnostic.severity,
+                    message: s.diagnostic.message.clone(),
+                    at: w.at(s.diagnostic.file, s.diagnostic.span.start),
+                    suppressed: true,
+                    reason: s.reason.clone(),
+                }),
+        );
+    }
+    out
+}
