@@ -5,6 +5,7 @@
 pub mod flow;
 pub mod redis_config;
 pub mod retention;
+pub mod retry;
 pub mod sql_strings;
 
 use super::{FileFacts, Problem, StrLit, StrRole};
@@ -23,6 +24,8 @@ pub struct RustFacts {
     pub retention: retention::RetentionFacts,
     /// Events per function, uses and struct fields (`flow`).
     pub flow: flow::FlowFacts,
+    /// Retries, their policies and the keyed requests they resend.
+    pub retry: retry::RetryFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -91,6 +94,7 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     let mut rust = v.rust;
     rust.retention = retention::extract(&file, facts);
     rust.flow = flow::collect(text, &file, facts);
+    rust.retry = retry::collect(&file);
     facts.rust = Some(rust);
     redis_config::collect(&file, facts);
     facts.test_regions = crate::test_code::rust_regions(&file);
