@@ -82,6 +82,7 @@ const RULE_FILES: &[(&str, &str)] = rule_files![
     "evicting-key-store",
     "misspelled-idempotency-header",
     "fresh-key-per-retry",
+    "retry-outlives-key-retention",
     "unscoped-idempotency-key",
     "missing-request-fingerprint",
     "delete-based-expiry",

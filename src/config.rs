@@ -101,7 +101,15 @@ pub struct CounterpartyDecl {
     pub id: String,
     #[serde(default)]
     pub name: Option<String>,
-    pub horizon: String,
+    /// Inbound: how long it may send us the same event again.
+    #[serde(default)]
+    pub horizon: Option<String>,
+    /// Outbound: how long it keeps the idempotency keys we send it.
+    #[serde(default)]
+    pub outbound: Option<String>,
+    /// API hosts (or host suffixes) our requests to it go to.
+    #[serde(default)]
+    pub hosts: Vec<String>,
     #[serde(default)]
     pub r#match: Vec<String>,
     #[serde(default)]
@@ -201,11 +209,23 @@ impl Config {
                 }
             }
         }
-        let durations = self
-            .margin
-            .iter()
-            .chain(&self.default_horizon)
-            .chain(self.counterparty.iter().map(|c| &c.horizon));
+        let durations = self.margin.iter().chain(&self.default_horizon).chain(
+            self.counterparty
+                .iter()
+                .flat_map(|c| c.horizon.iter().chain(&c.outbound)),
+        );
+        for c in &self.counterparty {
+            if c.horizon.is_none() && c.outbound.is_none() {
+                return Err(ConfigError::Invalid {
+                    path: path.to_string(),
+                    line: line_of(&c.id),
+                    message: format!(
+                        "counterparty `{}` needs a `horizon` (how long it may send the same event again) or an `outbound` window (how long it keeps the keys we send), e.g. `outbound = \"24h\"`",
+                        c.id
+                    ),
+                });
+            }
+        }
         for d in durations {
             if crate::duration::parse(d, None).is_none() {
                 return Err(ConfigError::Invalid {

@@ -29,35 +29,67 @@ impl Catalogue {
 
     /// The built-in catalogue with the config's additions. A config
     /// `[[counterparty]]` with the id of a built-in entry replaces it; its
-    /// `horizon` becomes one inbound window.
+    /// `horizon` becomes one inbound window, its `outbound` one outbound
+    /// window (key retention).
     pub fn with_config(config: &Config) -> Catalogue {
         let k = knowledge::counterparties();
         let mut counterparties = k.counterparty.clone();
         for d in &config.counterparty {
-            let Some(horizon) = crate::duration::parse(&d.horizon, None) else {
-                continue;
-            };
             let source = d
                 .source
                 .clone()
                 .unwrap_or_else(|| "declared in idemlint.toml".to_string());
+            let declared = |text: &Option<String>, direction, covers: &str, what: &str| {
+                let length = crate::duration::parse(text.as_deref()?, None)?;
+                Some(Window {
+                    covers: covers.to_string(),
+                    what: what.to_string(),
+                    duration: length.to_string(),
+                    direction,
+                    source: source.clone(),
+                    quote: None,
+                    read: "idemlint.toml".to_string(),
+                    note: None,
+                    paths: Vec::new(),
+                })
+            };
+            let window: Vec<Window> = [
+                declared(
+                    &d.horizon,
+                    Direction::Inbound,
+                    "declared",
+                    "replay horizon declared in idemlint.toml",
+                ),
+                declared(
+                    &d.outbound,
+                    Direction::Outbound,
+                    "key-retention",
+                    "key retention declared in idemlint.toml",
+                ),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if window.is_empty() {
+                continue;
+            }
             let entry = Counterparty {
                 id: d.id.clone(),
                 name: d.name.clone().unwrap_or_else(|| d.id.clone()),
                 r#match: d.r#match.clone(),
-                window: vec![Window {
-                    covers: "declared".to_string(),
-                    what: "replay horizon declared in idemlint.toml".to_string(),
-                    duration: horizon.to_string(),
-                    direction: Direction::Inbound,
-                    source,
-                    quote: None,
-                    read: "idemlint.toml".to_string(),
-                    note: None,
-                }],
+                window,
+                hosts: d.hosts.clone(),
             };
             match counterparties.iter_mut().find(|c| c.id == d.id) {
-                Some(existing) => *existing = entry,
+                Some(existing) => {
+                    // A declared window replaces the built-in ones; the
+                    // built-in hosts still attribute requests unless replaced.
+                    let hosts = std::mem::take(&mut existing.hosts);
+                    *existing = entry;
+                    if existing.hosts.is_empty() {
+                        existing.hosts = hosts;
+                    }
+                }
                 None => counterparties.push(entry),
             }
         }

@@ -390,6 +390,11 @@ pub struct Window {
     /// total derived from a published schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// For an outbound window: the URL path prefixes it covers
+    /// (`/v2/checkout/orders`); empty covers any path of the counterparty's
+    /// hosts that no other window claims.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
 }
 
 impl Window {
@@ -408,6 +413,10 @@ pub struct Counterparty {
     pub r#match: Vec<String>,
     #[serde(default)]
     pub window: Vec<Window>,
+    /// API hosts (or host suffixes, `adyen.com`) that requests to it go to:
+    /// how an outbound request is attributed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 impl Counterparty {
@@ -419,6 +428,32 @@ impl Counterparty {
             .filter(|w| w.direction == Direction::Inbound)
             .filter_map(|w| w.length().map(|d| (w, d)))
             .max_by_key(|(_, d)| *d)
+    }
+
+    /// The outbound window that covers a request to `path` (`/v1/payouts`):
+    /// the window whose path prefix matches, else the one with no paths.
+    pub fn outbound_window(
+        &self,
+        path: Option<&str>,
+    ) -> Option<(&Window, crate::duration::Duration)> {
+        let outbound = || {
+            self.window
+                .iter()
+                .filter(|w| w.direction == Direction::Outbound)
+        };
+        let by_path = path
+            .and_then(|p| outbound().find(|w| w.paths.iter().any(|q| p.starts_with(q.as_str()))));
+        let w = by_path.or_else(|| outbound().find(|w| w.paths.is_empty()))?;
+        Some((w, w.length()?))
+    }
+
+    /// Whether a URL's host is one of its API hosts (`checkout-test.adyen.com`
+    /// is under `adyen.com`).
+    pub fn serves_host(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        self.hosts
+            .iter()
+            .any(|h| host == *h || host.ends_with(&format!(".{h}")))
     }
 
     /// Whether one of its match words appears in `name`: a word of five
@@ -466,6 +501,63 @@ mod tests {
         assert!(stores().scope_column.matches("merchantId", "TEXT"));
     }
     use crate::duration::DAY;
+
+    #[test]
+    fn retry_defaults_load_and_every_value_reads_as_a_duration_or_a_number() {
+        let r = retry();
+        assert!(r.default.len() >= 15, "{}", r.default.len());
+        for d in &r.default {
+            let dur = crate::duration::parse(&d.value, None)
+                .filter(|_| d.value.ends_with(|c: char| c.is_ascii_alphabetic()));
+            assert!(
+                dur.is_some() || d.value.parse::<f64>().is_ok(),
+                "{} {}: {}",
+                d.krate,
+                d.setting,
+                d.value
+            );
+            assert!(d.source.starts_with("https://docs.rs/"), "{}", d.source);
+        }
+        assert_eq!(
+            r.default_of("backoff", "max_elapsed_time")
+                .map(|d| d.value.as_str()),
+            Some("15m")
+        );
+        let v2 = r
+            .unpublished
+            .iter()
+            .find(|u| u.id == "stripe-api-v2")
+            .unwrap();
+        assert!(!v2.retries_repeat);
+        assert_eq!(r.sdk[0].counterparty, "stripe-api-v1");
+    }
+
+    #[test]
+    fn outbound_windows_are_found_by_host_and_path() {
+        let c = counterparties();
+        let paypal = c
+            .counterparty
+            .iter()
+            .find(|c| c.id == "paypal-api")
+            .unwrap();
+        assert!(paypal.serves_host("api-m.sandbox.paypal.com"));
+        let (w, d) = paypal
+            .outbound_window(Some("/v2/checkout/orders/ABC/capture"))
+            .unwrap();
+        assert_eq!(d.secs, 6 * 3600, "{}", w.what);
+        assert_eq!(
+            paypal
+                .outbound_window(Some("/v2/payments/authorizations/1"))
+                .unwrap()
+                .1
+                .secs,
+            45 * DAY
+        );
+        let adyen = c.counterparty.iter().find(|c| c.id == "adyen-api").unwrap();
+        assert!(adyen.serves_host("checkout-test.adyen.com"));
+        assert!(!adyen.serves_host("notadyen.com"));
+        assert_eq!(adyen.outbound_window(None).unwrap().1.secs, 31 * DAY);
+    }
 
     #[test]
     fn every_counterparty_has_a_window_and_every_window_a_source_and_duration() {
@@ -722,6 +814,75 @@ pub const REDIS_TOML: &str = include_str!("../rules/redis.toml");
 pub fn redis() -> &'static Redis {
     static R: OnceLock<Redis> = OnceLock::new();
     R.get_or_init(|| load("redis.toml", REDIS_TOML))
+}
+
+/// A retry or job-queue crate's setting when the code leaves it unset.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryDefault {
+    #[serde(rename = "crate")]
+    pub krate: String,
+    pub setting: String,
+    pub value: String,
+    pub source: String,
+    pub quote: String,
+    pub read: String,
+}
+
+/// A provider SDK's idempotency option (async-stripe's
+/// `RequestStrategy::Idempotent(key)`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SdkKey {
+    pub id: String,
+    pub path: Vec<String>,
+    pub counterparty: String,
+    pub header: String,
+    pub source: String,
+    pub quote: String,
+    pub read: String,
+}
+
+/// An outbound API that publishes no key retention the catalogue can cite.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnpublishedApi {
+    pub id: String,
+    pub name: String,
+    pub hosts: Vec<String>,
+    pub paths: Vec<String>,
+    /// `false` where the provider states a retry never repeats a successful
+    /// operation.
+    pub retries_repeat: bool,
+    pub source: String,
+    pub quote: String,
+    pub read: String,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryKnowledge {
+    pub default: Vec<RetryDefault>,
+    pub sdk: Vec<SdkKey>,
+    pub unpublished: Vec<UnpublishedApi>,
+}
+
+impl RetryKnowledge {
+    /// A crate's default for a setting, as written (`15m`, `3`, `2`).
+    pub fn default_of(&self, krate: &str, setting: &str) -> Option<&RetryDefault> {
+        self.default
+            .iter()
+            .find(|d| d.krate == krate && d.setting == setting)
+    }
+}
+
+pub const RETRY_TOML: &str = include_str!("../rules/retry.toml");
+
+pub fn retry() -> &'static RetryKnowledge {
+    static R: OnceLock<RetryKnowledge> = OnceLock::new();
+    R.get_or_init(|| load("retry.toml", RETRY_TOML))
 }
 
 /// A call pattern of `rules/effects.toml` (or `[[effect]]` in idemlint.toml):

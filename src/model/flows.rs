@@ -262,6 +262,10 @@ pub struct FlowModel {
     /// Entry points that are not test code and whose order is known.
     pub traces: Vec<Trace>,
     pub fresh_keys: Vec<(FileId, FreshKey)>,
+    /// By function index: each call resolved to a function of the crate
+    /// (the call's span and the callee), for rules that follow a body's
+    /// calls (retry-outlives-key-retention).
+    pub calls: Vec<Vec<(Span, usize)>>,
 }
 
 /// One function's own events, classified, with calls still unexpanded.
@@ -720,6 +724,17 @@ impl FlowModel {
                 }
             }
         }
+        let calls = locals
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .filter_map(|s| match s {
+                        Local::Call { target, span, .. } => Some((*span, *target)),
+                        Local::Step(_) => None,
+                    })
+                    .collect()
+            })
+            .collect();
         let mut summaries = Vec::with_capacity(entries.len());
         let mut traces = Vec::new();
         for i in 0..entries.len() {
@@ -764,6 +779,7 @@ impl FlowModel {
             summaries,
             traces,
             fresh_keys,
+            calls,
         }
     }
 }

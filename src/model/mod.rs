@@ -8,6 +8,7 @@ pub mod headers;
 pub mod migrations;
 pub mod redis;
 pub mod retention;
+pub mod retries;
 pub mod schema;
 
 use crate::config::Config;
@@ -25,6 +26,8 @@ pub struct ProjectModel {
     pub redis: redis::RedisModel,
     /// Rust functions joined across the crate: events, summaries, traces.
     pub flows: flows::FlowModel,
+    /// Retries, their worst-case spans, and the keyed requests they resend.
+    pub retries: retries::RetryModel,
 }
 
 impl ProjectModel {
@@ -35,6 +38,7 @@ impl ProjectModel {
         schema.mark_treated_as_stores(&files);
         let redis = redis::RedisModel::build(&files, sources, config);
         let flows = flows::FlowModel::build(&files, sources, config, &schema);
+        let retries = retries::RetryModel::build(&files, config, &flows);
         ProjectModel {
             files,
             headers,
@@ -42,6 +46,7 @@ impl ProjectModel {
             schema,
             redis,
             flows,
+            retries,
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod key_recorded_after_effect;
 pub mod missing_request_fingerprint;
 pub mod missing_unique_key_constraint;
 pub mod misspelled_idempotency_header;
+pub mod retry_outlives_key_retention;
 pub mod ttl_below_replay_horizon;
 pub mod unique_guard_split_by_partition;
 pub mod unscoped_idempotency_key;
@@ -43,6 +44,7 @@ pub const BUILT: &[(&str, Check)] = &[
     (key_recorded_after_effect::NAME, key_recorded_after_effect::check),
     (check_then_insert::NAME, check_then_insert::check),
     (fresh_key_per_retry::NAME, fresh_key_per_retry::check),
+    (retry_outlives_key_retention::NAME, retry_outlives_key_retention::check),
 ];
 
 /// Rules the pipeline emits itself.

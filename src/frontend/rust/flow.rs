@@ -163,7 +163,8 @@ pub struct FreshKey {
 /// Most events kept per function: beyond this the function is opaque.
 const MAX_EVENTS: usize = 5_000;
 
-pub fn collect(file_text: &str, file: &syn::File, facts: &mut FileFacts) -> FlowFacts {
+/// The file's top-level string constants, by name.
+pub(super) fn file_consts(file_text: &str, file: &syn::File) -> StrConsts {
     let mut consts = StrConsts::new();
     for item in &file.items {
         if let syn::Item::Const(c) = item {
@@ -172,6 +173,11 @@ pub fn collect(file_text: &str, file: &syn::File, facts: &mut FileFacts) -> Flow
             }
         }
     }
+    consts
+}
+
+pub fn collect(file_text: &str, file: &syn::File, facts: &mut FileFacts) -> FlowFacts {
+    let consts = file_consts(file_text, file);
     let mut w = FileWalker {
         text: file_text,
         consts: &consts,
@@ -380,7 +386,7 @@ fn use_tree(t: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], out: 
     }
 }
 
-fn pat_names(p: &syn::Pat) -> Vec<String> {
+pub(super) fn pat_names(p: &syn::Pat) -> Vec<String> {
     match p {
         syn::Pat::Ident(i) => vec![i.ident.to_string()],
         syn::Pat::Type(t) => pat_names(&t.pat),
@@ -454,7 +460,7 @@ const EXPR_MACROS: &[&str] = &[
 /// Macros that run their arguments concurrently: no order.
 const CONCURRENT_MACROS: &[&str] = &["join", "try_join", "select", "select_biased"];
 
-fn root_of(e: &syn::Expr) -> &syn::Expr {
+pub(super) fn root_of(e: &syn::Expr) -> &syn::Expr {
     match e {
         syn::Expr::MethodCall(m) => root_of(&m.receiver),
         syn::Expr::Await(a) => root_of(&a.base),
@@ -468,7 +474,7 @@ fn root_of(e: &syn::Expr) -> &syn::Expr {
 }
 
 /// The methods of a chain from its root outward, up to and including `m`.
-fn chain_methods(m: &syn::ExprMethodCall) -> Vec<&syn::ExprMethodCall> {
+pub(super) fn chain_methods(m: &syn::ExprMethodCall) -> Vec<&syn::ExprMethodCall> {
     let mut out = vec![m];
     let mut cur: &syn::Expr = &m.receiver;
     loop {
@@ -488,7 +494,7 @@ fn chain_methods(m: &syn::ExprMethodCall) -> Vec<&syn::ExprMethodCall> {
 }
 
 /// The receiver as a path: `self.inner` → [self, inner], `state.db` → [state, db].
-fn path_of(e: &syn::Expr) -> Vec<String> {
+pub(super) fn path_of(e: &syn::Expr) -> Vec<String> {
     match e {
         syn::Expr::Path(p) => super::path_idents(&p.path),
         syn::Expr::Field(f) => {
@@ -526,7 +532,7 @@ fn receiver_path(e: &syn::Expr) -> Vec<String> {
 
 /// The plain name an executor or argument starts from: `&mut *tx` → `tx`,
 /// `&self.pool` → `pool`, `conn.as_mut()` → `conn`.
-fn root_name(e: &syn::Expr) -> Option<String> {
+pub(super) fn root_name(e: &syn::Expr) -> Option<String> {
     path_of(e).into_iter().rfind(|s| s != "self")
 }
 
@@ -549,7 +555,7 @@ fn arg_words(e: &syn::Expr, out: &mut Vec<String>) {
     }
 }
 
-fn is_closure(e: &syn::Expr) -> bool {
+pub(super) fn is_closure(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Closure(_) => true,
         syn::Expr::Paren(p) => is_closure(&p.expr),
@@ -559,7 +565,7 @@ fn is_closure(e: &syn::Expr) -> bool {
 }
 
 /// Whether a header name, as written, is an idempotency request header.
-fn is_idempotency_header(name: &str) -> bool {
+pub(super) fn is_idempotency_header(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     if lower.contains("replayed") {
         return false;
@@ -842,23 +848,7 @@ impl FnWalker<'_> {
 
     /// Whether a header-name argument names an idempotency header.
     fn idempotency_header_arg(&self, e: &syn::Expr) -> Option<String> {
-        match e {
-            syn::Expr::Lit(_) | syn::Expr::Reference(_) => {
-                super::retention::str_lit(e).filter(|s| is_idempotency_header(s))
-            }
-            syn::Expr::Path(p) => {
-                let name = p.path.segments.last()?.ident.to_string();
-                let value = self.consts.get(&name).map(|v| &v.text);
-                (value.is_some_and(|v| is_idempotency_header(v)) || names_idempotency(&name))
-                    .then(|| value.cloned().unwrap_or(name))
-            }
-            syn::Expr::Call(c) => c
-                .args
-                .first()
-                .and_then(super::retention::str_lit)
-                .filter(|s| is_idempotency_header(s)),
-            _ => None,
-        }
+        idempotency_header_name(self.consts, e)
     }
 
     /// Arguments that send a fresh key: a header value, an argument of a
@@ -898,6 +888,28 @@ impl FnWalker<'_> {
     }
 }
 
+/// The idempotency header a header-name argument names: a literal, a
+/// constant holding one or named for one, or `HeaderName::from_static(..)`.
+pub(super) fn idempotency_header_name(consts: &StrConsts, e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Lit(_) | syn::Expr::Reference(_) => {
+            super::retention::str_lit(e).filter(|s| is_idempotency_header(s))
+        }
+        syn::Expr::Path(p) => {
+            let name = p.path.segments.last()?.ident.to_string();
+            let value = consts.get(&name).map(|v| &v.text);
+            (value.is_some_and(|v| is_idempotency_header(v)) || names_idempotency(&name))
+                .then(|| value.cloned().unwrap_or(name))
+        }
+        syn::Expr::Call(c) => c
+            .args
+            .first()
+            .and_then(super::retention::str_lit)
+            .filter(|s| is_idempotency_header(s)),
+        _ => None,
+    }
+}
+
 struct FreshFinder<'s> {
     scopes: &'s [RetryScope],
     found: Option<(Span, String)>,
@@ -911,14 +923,14 @@ fn generator(segs: &[String], call: &str) -> Option<String> {
         .then(|| format!("{}{call}", segs.join("::")))
 }
 
-fn generator_call(c: &syn::ExprCall) -> Option<String> {
+pub(super) fn generator_call(c: &syn::ExprCall) -> Option<String> {
     let syn::Expr::Path(p) = &*c.func else {
         return None;
     };
     generator(&super::path_idents(&p.path), "()")
 }
 
-fn generator_macro(m: &syn::Macro) -> Option<String> {
+pub(super) fn generator_macro(m: &syn::Macro) -> Option<String> {
     generator(&super::path_idents(&m.path), "!()")
 }
 

@@ -5,6 +5,7 @@
 pub mod flow;
 pub mod redis_config;
 pub mod retention;
+pub mod retry;
 pub mod sql_strings;
 
 use super::{FileFacts, Problem, StrLit, StrRole};
@@ -23,6 +24,8 @@ pub struct RustFacts {
     pub retention: retention::RetentionFacts,
     /// Events per function, uses and struct fields (`flow`).
     pub flow: flow::FlowFacts,
+    /// Retries, their policies and the keyed requests they resend.
+    pub retry: retry::RetryFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -93,6 +96,7 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     facts.test_regions = crate::test_code::rust_regions(&file);
     rust.retention = retention::extract(&file, facts);
     rust.flow = flow::collect(text, &file, facts);
+    rust.retry = retry::collect(text, &file);
     facts.rust = Some(rust);
     redis_config::collect(&file, facts);
 }

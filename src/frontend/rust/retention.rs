@@ -196,6 +196,22 @@ fn const_items(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// Read an integer or duration expression outside this module's own walk
+/// (the retry reader), with the function's `let` values and its parameters
+/// (which are never guessed).
+pub fn read_expr(
+    e: &syn::Expr,
+    lets: &HashMap<String, ConstExpr>,
+    params: &HashSet<String>,
+) -> ConstExpr {
+    let v = Visitor {
+        lets: lets.clone(),
+        params: params.clone(),
+        ..Visitor::default()
+    };
+    v.read(e, 0)
+}
+
 /// Fold an expression to a duration. `unit_ms` applies when it folds to a
 /// bare integer; `lookup` finds constants by name.
 pub fn fold_duration<'a>(

@@ -1,0 +1,1411 @@
+//! Retries in Rust, as written: where a request is retried (a retry
+//! wrapper's closure, a range loop that sleeps, a job a queue re-runs, a
+//! client with a retry middleware), the policy that bounds it (its settings
+//! as unfolded expressions, or the crate default it leaves in place), and
+//! the requests that carry an idempotency key with their URL and where the
+//! key is made. No arithmetic here: constants may live in other files, so
+//! spans are computed in `model::retries`. Which wrappers retry and which
+//! generators make a fresh key are `flow`'s recognisers, reused.
+
+use super::flow::{self, chain_methods, is_closure, pat_names, path_of, root_name};
+use super::retention::{read_expr, str_lit, ConstExpr};
+use super::sql_strings::{self, StrConsts};
+use crate::knowledge::{self, CallShape};
+use crate::source::Span;
+use std::collections::{HashMap, HashSet};
+use syn::visit::{self, Visit};
+
+#[derive(Debug, Default, Clone)]
+pub struct RetryFacts {
+    pub sites: Vec<RetrySite>,
+    pub requests: Vec<KeyedRequest>,
+    /// Clients built with a retry middleware (`reqwest-retry`).
+    pub clients: Vec<RetryClient>,
+}
+
+/// Where a request is retried.
+#[derive(Debug, Clone)]
+pub struct RetrySite {
+    /// The function it is written in (its name's span, as `FnFlow::span`).
+    pub function: Span,
+    /// The retrying call, the loop keyword, or the job's trait or attribute.
+    pub at: Span,
+    /// `backoff::future::retry`, `for` loop, fang job `Payout::run`.
+    pub what: String,
+    /// The retried code: requests and calls in this range run again.
+    pub body: Span,
+    /// A function passed as the operation (`send.retry(..)`): its path.
+    pub op_fn: Option<Vec<String>>,
+    pub policy: Policy,
+    /// A generator of fresh keys appears in the body: a helper it calls may
+    /// be sent a new key per attempt, so only direct requests are judged.
+    pub fresh_inside: bool,
+}
+
+/// A retry policy as written.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// The policy expression (or the job's attribute/impl).
+    pub span: Span,
+    /// The crate whose defaults apply (`backoff`, `backon`, `fang`, …; `loop`
+    /// for a hand-written loop).
+    pub krate: &'static str,
+    pub kind: PolicyKind,
+}
+
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // a few per file; boxing buys nothing
+pub enum PolicyKind {
+    /// Stops once this much time has passed since the first attempt.
+    Total(Setting),
+    /// Never gives up by itself: why, and where that is written.
+    Unbounded(String, Option<Span>),
+    /// `times` delays of a series: the first, then × `ratio` each time (1
+    /// for a constant delay), each at most `max`; `cap` bounds the total.
+    Series {
+        shape: Shape,
+        first: Setting,
+        ratio: Ratio,
+        max: Option<Setting>,
+        /// `None`: no limit on the number of attempts.
+        times: Option<Setting>,
+        cap: Option<Setting>,
+    },
+    /// A policy the reader cannot bound (a variable, a custom strategy).
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Geometric,
+    Fibonacci,
+}
+
+/// One setting: written in the code, or the crate's default (a setting
+/// name of `rules/retry.toml`).
+#[derive(Debug, Clone)]
+pub enum Setting {
+    Written {
+        expr: ConstExpr,
+        span: Span,
+        /// Milliseconds per unit when the value is a bare integer.
+        unit_ms: Option<u64>,
+    },
+    Default(&'static str),
+}
+
+#[derive(Debug, Clone)]
+pub enum Ratio {
+    Float(f64, Span),
+    Int(ConstExpr, Span),
+    Default(&'static str),
+}
+
+/// A request that carries an idempotency key.
+#[derive(Debug, Clone)]
+pub struct KeyedRequest {
+    pub function: Span,
+    /// The header call or the SDK option.
+    pub at: Span,
+    pub header: String,
+    /// The key's value as written.
+    pub key: Span,
+    /// A generator written in place (`Uuid::new_v4()`).
+    pub key_fresh_here: bool,
+    /// The `let` that binds the key's root name in this function, and
+    /// whether it makes it fresh.
+    pub key_made: Option<(Span, bool)>,
+    /// `POST`, when the builder names it.
+    pub method: Option<String>,
+    /// The URL's text with the file's constants filled in and other
+    /// placeholders as `{}`, where the request builder shows it.
+    pub url: Option<String>,
+    /// Names in and around the URL (constants, variables, the function):
+    /// counterparty hints when there is no host.
+    pub url_words: Vec<String>,
+    /// The counterparty an SDK option names.
+    pub sdk_counterparty: Option<String>,
+    /// The client the request is built on: the last name of its path
+    /// (`self.http.post(..)` → `http`).
+    pub client: Option<String>,
+}
+
+/// A client built with a retry middleware, and the name it is bound to
+/// (`let client = …`, or a struct literal's field `http: …`).
+#[derive(Debug, Clone)]
+pub struct RetryClient {
+    pub function: Span,
+    pub at: Span,
+    pub binding: Option<String>,
+    pub policy: Policy,
+}
+
+pub fn collect(text: &str, file: &syn::File) -> RetryFacts {
+    let consts = flow::file_consts(text, file);
+    let mut roots = HashSet::new();
+    for item in &file.items {
+        if let syn::Item::Use(u) = item {
+            use_roots(&u.tree, &mut roots);
+        }
+    }
+    let mut w = Walker {
+        consts: &consts,
+        roots,
+        out: RetryFacts::default(),
+        cur: None,
+    };
+    w.visit_file(file);
+    w.out
+}
+
+fn use_roots(t: &syn::UseTree, out: &mut HashSet<String>) {
+    match t {
+        syn::UseTree::Path(p) => {
+            out.insert(p.ident.to_string());
+        }
+        syn::UseTree::Name(n) => {
+            out.insert(n.ident.to_string());
+        }
+        syn::UseTree::Rename(r) => {
+            out.insert(r.ident.to_string());
+        }
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| use_roots(t, out)),
+        syn::UseTree::Glob(_) => {}
+    }
+}
+
+/// What the walker knows about the function it is in.
+#[derive(Default)]
+struct FnState {
+    name: Span,
+    params: HashSet<String>,
+    /// Integer and duration `let` values.
+    lets: HashMap<String, ConstExpr>,
+    /// `let` bindings: span and whether the value is made fresh.
+    bindings: HashMap<String, (Span, bool)>,
+    /// Policies bound to a name.
+    policies: HashMap<String, Policy>,
+    /// URLs bound to a name.
+    urls: HashMap<String, (String, Vec<String>)>,
+    name_text: String,
+}
+
+struct Walker<'a> {
+    consts: &'a StrConsts,
+    /// First segments of the file's `use` items (`backoff`, `backon`).
+    roots: HashSet<String>,
+    out: RetryFacts,
+    cur: Option<FnState>,
+}
+
+fn span_of(e: &impl quote::ToTokens) -> Span {
+    sql_strings::span_of(e)
+}
+
+fn path_segs(e: &syn::Expr) -> Vec<String> {
+    match e {
+        syn::Expr::Path(p) => super::path_idents(&p.path),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether an expression contains a fresh-key generator.
+fn has_generator(e: &syn::Expr) -> bool {
+    struct G(bool);
+    impl<'ast> Visit<'ast> for G {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            self.0 |= flow::generator_call(c).is_some();
+            visit::visit_expr_call(self, c);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            self.0 |= flow::generator_macro(m).is_some();
+            if let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                args.iter().for_each(|a| self.visit_expr(a));
+            }
+        }
+    }
+    let mut g = G(false);
+    g.visit_expr(e);
+    g.0
+}
+
+fn block_has_generator(b: &syn::Block) -> bool {
+    let e = syn::Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: b.clone(),
+    });
+    has_generator(&e)
+}
+
+/// A float or integer literal.
+fn float_lit(e: &syn::Expr) -> Option<f64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(f),
+            ..
+        }) => f.base10_parse().ok(),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().ok().map(|n| n as f64),
+        syn::Expr::Paren(p) => float_lit(&p.expr),
+        _ => None,
+    }
+}
+
+/// The argument of `Some(x)`; `None` for `None`.
+enum Opt<'e> {
+    Some(&'e syn::Expr),
+    None,
+    Other,
+}
+
+fn option_arg(e: &syn::Expr) -> Opt<'_> {
+    match e {
+        syn::Expr::Call(c) if path_segs(&c.func).last().is_some_and(|s| s == "Some") => {
+            c.args.first().map_or(Opt::Other, Opt::Some)
+        }
+        syn::Expr::Path(p) if p.path.is_ident("None") => Opt::None,
+        syn::Expr::Paren(p) => option_arg(&p.expr),
+        _ => Opt::Other,
+    }
+}
+
+impl Walker<'_> {
+    fn uses(&self, root: &str) -> bool {
+        self.roots.contains(root)
+    }
+
+    fn setting(&self, e: &syn::Expr, unit_ms: Option<u64>) -> Setting {
+        let (lets, params) = match &self.cur {
+            Some(f) => (f.lets.clone(), f.params.clone()),
+            None => (HashMap::new(), HashSet::new()),
+        };
+        Setting::Written {
+            expr: read_expr(e, &lets, &params),
+            span: span_of(e),
+            unit_ms,
+        }
+    }
+
+    /// A policy expression: a binding to one, or a builder chain.
+    fn policy(&self, e: &syn::Expr) -> Option<Policy> {
+        match e {
+            syn::Expr::Reference(r) => return self.policy(&r.expr),
+            syn::Expr::Paren(p) => return self.policy(&p.expr),
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let n = p.path.segments[0].ident.to_string();
+                return self.cur.as_ref()?.policies.get(&n).cloned();
+            }
+            syn::Expr::MethodCall(m) if m.method == "clone" => return self.policy(&m.receiver),
+            _ => {}
+        }
+        let span = span_of(e);
+        if let syn::Expr::Struct(s) = e {
+            return self.backoff_struct(s, span);
+        }
+        // The chain from its root call outward.
+        let (root, methods) = match e {
+            syn::Expr::MethodCall(m) => {
+                let ms = chain_methods(m);
+                (flow::root_of(e), ms)
+            }
+            other => (other, Vec::new()),
+        };
+        let syn::Expr::Call(c) = root else {
+            return None;
+        };
+        let segs = path_segs(&c.func);
+        let n = segs.len();
+        let (ty, ctor) = match n {
+            0 | 1 => return None,
+            _ => (segs[n - 2].as_str(), segs[n - 1].as_str()),
+        };
+        let calls: Vec<(String, Vec<&syn::Expr>)> = methods
+            .iter()
+            .map(|m| (method_str(m), m.args.iter().collect()))
+            .collect();
+        let kind = match (ty, ctor) {
+            ("ExponentialBackoff", "default")
+            | ("ExponentialBackoffBuilder", "new" | "default")
+                if self.uses("backoff") || segs.iter().any(|s| s == "backoff") =>
+            {
+                self.backoff_builder(&calls)
+            }
+            ("ExponentialBuilder" | "ConstantBuilder" | "FibonacciBuilder", "default" | "new")
+                if self.uses("backon") || segs.iter().any(|s| s == "backon") =>
+            {
+                return Some(Policy {
+                    span,
+                    krate: "backon",
+                    kind: self.backon(ty, &calls),
+                });
+            }
+            ("ExponentialBackoff", "builder") => {
+                return Some(Policy {
+                    span,
+                    krate: "reqwest-retry",
+                    kind: self.retry_policies(&calls)?,
+                })
+            }
+            (
+                "ExponentialBackoff" | "FixedInterval" | "FibonacciBackoff",
+                "from_millis" | "new",
+            ) if ["tokio_retry", "tokio_retry2"]
+                .iter()
+                .any(|r| self.uses(r) || segs.iter().any(|s| s == r)) =>
+            {
+                return Some(Policy {
+                    span,
+                    krate: "tokio-retry",
+                    kind: self.tokio_retry(ty, ctor, c, &calls),
+                });
+            }
+            _ => return None,
+        };
+        Some(Policy {
+            span,
+            krate: "backoff",
+            kind,
+        })
+    }
+
+    /// `ExponentialBackoff { max_elapsed_time: Some(..), ..Default::default() }`
+    fn backoff_struct(&self, s: &syn::ExprStruct, span: Span) -> Option<Policy> {
+        let segs = super::path_idents(&s.path);
+        if segs.last().map(String::as_str) != Some("ExponentialBackoff")
+            || !(self.uses("backoff") || segs.iter().any(|s| s == "backoff"))
+        {
+            return None;
+        }
+        let field = s.fields.iter().find(|f| match &f.member {
+            syn::Member::Named(n) => n == "max_elapsed_time",
+            syn::Member::Unnamed(_) => false,
+        });
+        let kind = match field.map(|f| option_arg(&f.expr)) {
+            None => PolicyKind::Total(Setting::Default("max_elapsed_time")),
+            Some(Opt::Some(d)) => PolicyKind::Total(self.setting(d, None)),
+            Some(Opt::None) => PolicyKind::Unbounded(
+                "`max_elapsed_time: None`".into(),
+                field.map(|f| span_of(&f.expr)),
+            ),
+            Some(Opt::Other) => PolicyKind::Unknown,
+        };
+        // A struct literal without `..` names every field: no default.
+        if field.is_none() && s.rest.is_none() {
+            return None;
+        }
+        Some(Policy {
+            span,
+            krate: "backoff",
+            kind,
+        })
+    }
+
+    fn backoff_builder(&self, calls: &[(String, Vec<&syn::Expr>)]) -> PolicyKind {
+        let mut kind = PolicyKind::Total(Setting::Default("max_elapsed_time"));
+        for (m, args) in calls {
+            if m == "with_max_elapsed_time" {
+                kind = match args.first().map(|a| option_arg(a)) {
+                    Some(Opt::Some(d)) => PolicyKind::Total(self.setting(d, None)),
+                    Some(Opt::None) => PolicyKind::Unbounded(
+                        "`with_max_elapsed_time(None)`".into(),
+                        args.first().map(|a| span_of(*a)),
+                    ),
+                    _ => PolicyKind::Unknown,
+                };
+            }
+        }
+        kind
+    }
+
+    fn backon(&self, ty: &str, calls: &[(String, Vec<&syn::Expr>)]) -> PolicyKind {
+        let (pre, shape) = match ty {
+            "ConstantBuilder" => ("constant", None),
+            "FibonacciBuilder" => ("fibonacci", Some(Shape::Fibonacci)),
+            _ => ("exponential", Some(Shape::Geometric)),
+        };
+        let d = |s: &'static str| Setting::Default(s);
+        let (mut first, mut max, mut times, mut ratio) = match pre {
+            "constant" => (
+                d("constant.delay"),
+                None,
+                Some(d("constant.max_times")),
+                None,
+            ),
+            "fibonacci" => (
+                d("fibonacci.min_delay"),
+                Some(d("fibonacci.max_delay")),
+                Some(d("fibonacci.max_times")),
+                None,
+            ),
+            _ => (
+                d("exponential.min_delay"),
+                Some(d("exponential.max_delay")),
+                Some(d("exponential.max_times")),
+                Some(Ratio::Default("exponential.factor")),
+            ),
+        };
+        let mut cap = None;
+        for (m, args) in calls {
+            let a = args.first().copied();
+            match (m.as_str(), a) {
+                ("with_delay" | "with_min_delay", Some(a)) => first = self.setting(a, None),
+                ("with_max_delay", Some(a)) => max = Some(self.setting(a, None)),
+                ("without_max_delay", _) => max = None,
+                ("with_max_times", Some(a)) => times = Some(self.setting(a, None)),
+                ("without_max_times", _) => times = None,
+                ("with_factor", Some(a)) => {
+                    ratio = Some(match float_lit(a) {
+                        Some(f) => Ratio::Float(f, span_of(a)),
+                        None => return PolicyKind::Unknown,
+                    })
+                }
+                ("with_total_delay", Some(a)) => match option_arg(a) {
+                    Opt::Some(t) => cap = Some(self.setting(t, None)),
+                    Opt::None => cap = None,
+                    Opt::Other => return PolicyKind::Unknown,
+                },
+                _ => {}
+            }
+        }
+        if times.is_none() && cap.is_none() {
+            return PolicyKind::Unbounded("`without_max_times()`".into(), None);
+        }
+        PolicyKind::Series {
+            shape: shape.unwrap_or(Shape::Geometric),
+            first,
+            ratio: ratio.unwrap_or(Ratio::Float(1.0, Span::new(0, 0))),
+            max,
+            times,
+            cap,
+        }
+    }
+
+    /// reqwest-retry (retry-policies): `ExponentialBackoff::builder()
+    /// .retry_bounds(min, max).base(b).build_with_max_retries(n)` or
+    /// `.build_with_total_retry_duration(d)`.
+    fn retry_policies(&self, calls: &[(String, Vec<&syn::Expr>)]) -> Option<PolicyKind> {
+        let mut first = Setting::Default("min_retry_interval");
+        let mut max = Setting::Default("max_retry_interval");
+        let mut ratio = Ratio::Default("base");
+        for (m, args) in calls {
+            match (m.as_str(), args.as_slice()) {
+                ("retry_bounds", [lo, hi]) => {
+                    first = self.setting(lo, None);
+                    max = self.setting(hi, None);
+                }
+                ("base", [b]) => ratio = Ratio::Int(self.expr(b), span_of(*b)),
+                ("build_with_max_retries", [n]) => {
+                    return Some(PolicyKind::Series {
+                        shape: Shape::Geometric,
+                        first,
+                        ratio,
+                        max: Some(max),
+                        times: Some(self.setting(n, None)),
+                        cap: None,
+                    })
+                }
+                (
+                    "build_with_total_retry_duration"
+                    | "build_with_total_retry_duration_and_max_retries",
+                    [d, ..],
+                ) => return Some(PolicyKind::Total(self.setting(d, None))),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn expr(&self, e: &syn::Expr) -> ConstExpr {
+        match self.setting(e, None) {
+            Setting::Written { expr, .. } => expr,
+            Setting::Default(_) => ConstExpr::Unknown,
+        }
+    }
+
+    /// tokio-retry: the n-th delay of `ExponentialBackoff::from_millis(b)` is
+    /// b^n × factor ms; `FixedInterval::from_millis(ms)`; `.take(n)` bounds it.
+    fn tokio_retry(
+        &self,
+        ty: &str,
+        ctor: &str,
+        c: &syn::ExprCall,
+        calls: &[(String, Vec<&syn::Expr>)],
+    ) -> PolicyKind {
+        let Some(arg) = c.args.first() else {
+            return PolicyKind::Unknown;
+        };
+        let unit = if ctor == "from_millis" { Some(1) } else { None };
+        let base = self.setting(arg, unit);
+        let mut factor: Option<(ConstExpr, Span)> = None;
+        let mut max = None;
+        let mut times = None;
+        for (m, args) in calls {
+            let a = args.first().copied();
+            match (m.as_str(), a) {
+                ("factor", Some(a)) => factor = Some((self.expr(a), span_of(a))),
+                ("max_delay", Some(a)) => max = Some(self.setting(a, None)),
+                ("max_delay_millis", Some(a)) => max = Some(self.setting(a, Some(1))),
+                ("take", Some(a)) => times = Some(self.setting(a, None)),
+                ("map", _) => {}
+                _ => return PolicyKind::Unknown,
+            }
+        }
+        if times.is_none() {
+            return PolicyKind::Unbounded("a strategy with no `.take(n)`".into(), None);
+        }
+        let (first, ratio, shape) = match ty {
+            "FixedInterval" => (base, Ratio::Float(1.0, Span::new(0, 0)), Shape::Geometric),
+            _ => {
+                let Setting::Written { expr, span, .. } = base else {
+                    return PolicyKind::Unknown;
+                };
+                // first delay = base × factor ms (factor defaults to 1)
+                let f = factor
+                    .map(|(e, _)| e)
+                    .unwrap_or_else(|| ConstExpr::Ref(default_ref("tokio-retry", "factor")));
+                let first = Setting::Written {
+                    expr: ConstExpr::Mul(Box::new(expr.clone()), Box::new(f)),
+                    span,
+                    unit_ms: Some(1),
+                };
+                let shape = if ty == "FibonacciBackoff" {
+                    Shape::Fibonacci
+                } else {
+                    Shape::Geometric
+                };
+                let ratio = if shape == Shape::Fibonacci {
+                    Ratio::Float(1.0, Span::new(0, 0))
+                } else {
+                    Ratio::Int(expr, span)
+                };
+                (first, ratio, shape)
+            }
+        };
+        PolicyKind::Series {
+            shape,
+            first,
+            ratio,
+            max,
+            times,
+            cap: None,
+        }
+    }
+
+    /// A URL expression's text and the names in it.
+    fn url(&self, e: &syn::Expr) -> Option<(String, Vec<String>)> {
+        match e {
+            syn::Expr::Reference(r) => self.url(&r.expr),
+            syn::Expr::Paren(p) => self.url(&p.expr),
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    method_str(m).as_str(),
+                    "as_str" | "clone" | "to_string" | "as_ref"
+                ) =>
+            {
+                self.url(&m.receiver)
+            }
+            syn::Expr::Lit(_) => str_lit(e).map(|s| (s, Vec::new())),
+            syn::Expr::Path(p) => {
+                let n = p.path.segments.last()?.ident.to_string();
+                if let Some(v) = self.consts.get(&n) {
+                    return Some((v.text.clone(), vec![n]));
+                }
+                if p.path.segments.len() == 1 {
+                    if let Some(u) = self.cur.as_ref().and_then(|f| f.urls.get(&n)) {
+                        return Some(u.clone());
+                    }
+                }
+                Some(("{}".into(), vec![n]))
+            }
+            syn::Expr::Macro(m) if m.mac.path.is_ident("format") => self.format_url(&m.mac),
+            _ => None,
+        }
+    }
+
+    /// `format!("{}/v1/payouts", BASE)`, `format!("{STRIPE_API}/v1/payouts")`.
+    fn format_url(&self, mac: &syn::Macro) -> Option<(String, Vec<String>)> {
+        let args = mac
+            .parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            )
+            .ok()?;
+        let mut it = args.iter();
+        let fmt = str_lit(it.next()?)?;
+        let rest: Vec<&syn::Expr> = it.collect();
+        let mut words = Vec::new();
+        let mut out = String::new();
+        let mut next = 0;
+        let mut chars = fmt.chars().peekable();
+        while let Some(ch) = chars.next() {
+            if ch == '{' {
+                if chars.peek() == Some(&'{') {
+                    chars.next();
+                    out.push('{');
+                    continue;
+                }
+                let mut name = String::new();
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                    name.push(c);
+                }
+                let name = name.split(':').next().unwrap_or("").trim().to_string();
+                let value = if name.is_empty() {
+                    let a = rest.get(next).copied();
+                    next += 1;
+                    a.and_then(|a| self.url(a))
+                } else if let Some(v) = self.consts.get(&name) {
+                    Some((v.text.clone(), vec![name.clone()]))
+                } else {
+                    Some(("{}".into(), vec![name.clone()]))
+                };
+                match value {
+                    Some((t, w)) => {
+                        out.push_str(&t);
+                        words.extend(w);
+                    }
+                    None => out.push_str("{}"),
+                }
+            } else if ch == '}' && chars.peek() == Some(&'}') {
+                chars.next();
+                out.push('}');
+            } else {
+                out.push(ch);
+            }
+        }
+        Some((out, words))
+    }
+
+    /// A header call with an idempotency header name: record the request,
+    /// with the builder chain's method and URL.
+    fn keyed_header(&mut self, m: &syn::ExprMethodCall) {
+        let name = method_str(m);
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        let (header, value) = match (name.as_str(), args.as_slice()) {
+            ("header", [n, v]) => match flow::idempotency_header_name(self.consts, n) {
+                Some(h) => (h, *v),
+                None => return,
+            },
+            _ => return,
+        };
+        let chain = chain_methods(m);
+        let mut method = None;
+        let mut url = None;
+        let mut client = None;
+        for c in &chain {
+            let cm = method_str(c);
+            let a: Vec<&syn::Expr> = c.args.iter().collect();
+            let verb = match cm.as_str() {
+                "post" | "put" | "patch" | "delete" | "get" => Some(cm.to_ascii_uppercase()),
+                "request" => a
+                    .first()
+                    .and_then(|e| path_segs(e).last().cloned())
+                    .map(|s| s.to_ascii_uppercase()),
+                _ => None,
+            };
+            if let Some(v) = verb {
+                let u = if cm == "request" { a.get(1) } else { a.first() };
+                url = u.and_then(|u| self.url(u));
+                method = Some(v);
+                client = path_of(&c.receiver).last().cloned();
+                break;
+            }
+        }
+        let at = Span::new(super::byte_span(m.method.span()).start, span_of(m).end);
+        self.push_request(at, header, value, method, url, None, client);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_request(
+        &mut self,
+        at: Span,
+        header: String,
+        value: &syn::Expr,
+        method: Option<String>,
+        url: Option<(String, Vec<String>)>,
+        sdk: Option<String>,
+        client: Option<String>,
+    ) {
+        let Some(f) = &self.cur else { return };
+        let key_made = root_name(value).and_then(|n| f.bindings.get(&n).copied());
+        let (url, mut url_words) = match url {
+            Some((u, w)) => (Some(u), w),
+            None => (None, Vec::new()),
+        };
+        url_words.push(f.name_text.clone());
+        let req = KeyedRequest {
+            function: f.name,
+            at,
+            header,
+            key: span_of(value),
+            key_fresh_here: has_generator(value),
+            key_made,
+            method,
+            url,
+            url_words,
+            sdk_counterparty: sdk,
+            client,
+        };
+        self.out.requests.push(req);
+    }
+
+    fn site(
+        &mut self,
+        at: Span,
+        what: String,
+        body: Span,
+        op_fn: Option<Vec<String>>,
+        policy: Policy,
+        fresh: bool,
+    ) {
+        let Some(f) = &self.cur else { return };
+        self.out.sites.push(RetrySite {
+            function: f.name,
+            at,
+            what,
+            body,
+            op_fn,
+            policy,
+            fresh_inside: fresh,
+        });
+    }
+
+    /// The operation a retry wrapper runs: a closure (its body) or a function.
+    fn op(&self, e: &syn::Expr) -> Option<(Span, Option<Vec<String>>, bool)> {
+        match e {
+            syn::Expr::Closure(c) => Some((span_of(&*c.body), None, has_generator(&c.body))),
+            syn::Expr::Paren(p) => self.op(&p.expr),
+            syn::Expr::Reference(r) => self.op(&r.expr),
+            syn::Expr::Path(p) => Some((span_of(p), Some(super::path_idents(&p.path)), false)),
+            _ => None,
+        }
+    }
+
+    /// A function with a body: walk it with its own state.
+    fn function(&mut self, name: &syn::Ident, sig: &syn::Signature, body: &syn::Block) {
+        let mut params = HashSet::new();
+        for a in &sig.inputs {
+            if let syn::FnArg::Typed(t) = a {
+                params.extend(pat_names(&t.pat));
+            }
+        }
+        let saved = self.cur.replace(FnState {
+            name: super::byte_span(name.span()),
+            params,
+            name_text: name.to_string(),
+            ..FnState::default()
+        });
+        self.visit_block(body);
+        self.cur = saved;
+    }
+
+    /// `for _ in 0..N { …; sleep(d) }`: a range loop that sleeps retries.
+    fn range_loop(&mut self, e: &syn::ExprForLoop) {
+        let syn::Expr::Range(r) = &*e.expr else {
+            return;
+        };
+        let (Some(lo), Some(hi)) = (&r.start, &r.end) else {
+            return;
+        };
+        let Some(sleep) = find_sleep(&e.body) else {
+            return;
+        };
+        let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+        let attempts = {
+            let hi_e = self.expr(hi);
+            let lo_e = self.expr(lo);
+            let n = ConstExpr::Sub(Box::new(hi_e), Box::new(lo_e));
+            if inclusive {
+                ConstExpr::Add(Box::new(n), Box::new(ConstExpr::Int(1)))
+            } else {
+                n
+            }
+        };
+        // Sleeps between the first attempt and the last: one fewer.
+        let times = Setting::Written {
+            expr: ConstExpr::Sub(Box::new(attempts), Box::new(ConstExpr::Int(1))),
+            span: span_of(hi),
+            unit_ms: None,
+        };
+        let policy = self.loop_policy(&sleep, &e.body, times, span_of(&*e.expr));
+        let body = span_of(&e.body);
+        let fresh = block_has_generator(&e.body);
+        self.site(
+            super::byte_span(e.for_token.span),
+            "`for` loop".into(),
+            body,
+            None,
+            policy,
+            fresh,
+        );
+    }
+
+    /// The delay of a loop's sleep: a constant, or a binding the body
+    /// multiplies each pass (`delay *= 2`).
+    fn loop_policy(
+        &self,
+        sleep: &syn::Expr,
+        body: &syn::Block,
+        times: Setting,
+        span: Span,
+    ) -> Policy {
+        let kind = match sleep {
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let n = p.path.segments[0].ident.to_string();
+                let init = self.cur.as_ref().and_then(|f| f.lets.get(&n).cloned());
+                match (init, doubling(body, &n)) {
+                    (Some(init), Some(k)) => PolicyKind::Series {
+                        shape: Shape::Geometric,
+                        first: Setting::Written {
+                            expr: init,
+                            span: span_of(sleep),
+                            unit_ms: None,
+                        },
+                        ratio: Ratio::Int(ConstExpr::Int(k), span_of(sleep)),
+                        max: None,
+                        times: Some(times),
+                        cap: None,
+                    },
+                    (Some(init), None) if !assigned(body, &n) => PolicyKind::Series {
+                        shape: Shape::Geometric,
+                        first: Setting::Written {
+                            expr: init,
+                            span: span_of(sleep),
+                            unit_ms: None,
+                        },
+                        ratio: Ratio::Float(1.0, Span::new(0, 0)),
+                        max: None,
+                        times: Some(times),
+                        cap: None,
+                    },
+                    _ => PolicyKind::Unknown,
+                }
+            }
+            other => PolicyKind::Series {
+                shape: Shape::Geometric,
+                first: self.setting(other, None),
+                ratio: Ratio::Float(1.0, Span::new(0, 0)),
+                max: None,
+                times: Some(times),
+                cap: None,
+            },
+        };
+        Policy {
+            span,
+            krate: "loop",
+            kind,
+        }
+    }
+
+    /// fang: `impl AsyncRunnable for Job { async fn run(..) { .. } }`, with
+    /// `max_retries` and `backoff` when overridden.
+    fn fang_impl(&mut self, i: &syn::ItemImpl) -> bool {
+        let Some((_, trait_path, _)) = &i.trait_ else {
+            return false;
+        };
+        let t = trait_path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if !(t == "AsyncRunnable" || (t == "Runnable" && self.uses("fang"))) {
+            return false;
+        }
+        let mut run = None;
+        let mut times = Setting::Default("max_retries");
+        let mut shape_known = true;
+        for item in &i.items {
+            let syn::ImplItem::Fn(f) = item else { continue };
+            match f.sig.ident.to_string().as_str() {
+                "run" => run = Some(f),
+                "max_retries" => match fn_tail(&f.block) {
+                    Some(e) => times = self.setting(e, None),
+                    None => shape_known = false,
+                },
+                // The default is `u32::pow(2, attempt)`; anything else is
+                // read as unknown unless it is that.
+                "backoff" => {
+                    shape_known &= fn_tail(&f.block).is_some_and(|e| {
+                        let t = quote::ToTokens::to_token_stream(e)
+                            .to_string()
+                            .replace(' ', "");
+                        t.starts_with("u32::pow(2,") || t.starts_with("2u32.pow(")
+                    })
+                }
+                _ => {}
+            }
+        }
+        let Some(run) = run else { return false };
+        let owner = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let at = span_of(trait_path);
+        let kind = if shape_known {
+            PolicyKind::Series {
+                shape: Shape::Geometric,
+                first: Setting::Default("backoff.first"),
+                ratio: Ratio::Default("backoff.factor"),
+                max: None,
+                times: Some(times),
+                cap: None,
+            }
+        } else {
+            PolicyKind::Unknown
+        };
+        self.visit_impl_run(run, owner, at, kind);
+        true
+    }
+
+    fn visit_impl_run(&mut self, run: &syn::ImplItemFn, owner: String, at: Span, kind: PolicyKind) {
+        let saved = self.cur.replace(FnState {
+            name: super::byte_span(run.sig.ident.span()),
+            name_text: owner.clone(),
+            ..FnState::default()
+        });
+        self.site(
+            at,
+            format!("fang job `{owner}::run`"),
+            span_of(&run.block),
+            None,
+            Policy {
+                span: at,
+                krate: "fang",
+                kind,
+            },
+            block_has_generator(&run.block),
+        );
+        self.cur = saved;
+        self.function(&run.sig.ident, &run.sig, &run.block);
+    }
+
+    /// sqlxmq: `#[job(retries = 3, backoff_secs = 2.0)] async fn send(..)`.
+    fn sqlxmq_job(&mut self, f: &syn::ItemFn) -> bool {
+        let Some(attr) = f.attrs.iter().find(|a| {
+            let segs = super::path_idents(a.path());
+            segs.last().is_some_and(|s| s == "job")
+                && (self.uses("sqlxmq") || segs.iter().any(|s| s == "sqlxmq"))
+        }) else {
+            return false;
+        };
+        let mut times = Setting::Default("retries");
+        let mut first = Setting::Default("retry_backoff");
+        if let syn::Meta::List(list) = &attr.meta {
+            let parsed = list.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+            );
+            for m in parsed.iter().flatten() {
+                let syn::Meta::NameValue(nv) = m else {
+                    continue;
+                };
+                let key = nv
+                    .path
+                    .get_ident()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
+                match key.as_str() {
+                    "retries" => times = self.setting(&nv.value, None),
+                    "backoff_secs" => {
+                        first = match float_lit(&nv.value) {
+                            Some(s) => Setting::Written {
+                                expr: ConstExpr::Int((s * 1000.0).round() as u64),
+                                span: span_of(&nv.value),
+                                unit_ms: Some(1),
+                            },
+                            None => self.setting(&nv.value, Some(1000)),
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let at = span_of(attr);
+        let saved = self.cur.replace(FnState {
+            name: super::byte_span(f.sig.ident.span()),
+            ..FnState::default()
+        });
+        self.site(
+            at,
+            format!("sqlxmq job `{}`", f.sig.ident),
+            span_of(&f.block),
+            None,
+            Policy {
+                span: at,
+                krate: "sqlxmq",
+                kind: PolicyKind::Series {
+                    shape: Shape::Geometric,
+                    first,
+                    ratio: Ratio::Default("retry_backoff.factor"),
+                    max: None,
+                    times: Some(times),
+                    cap: None,
+                },
+            },
+            block_has_generator(&f.block),
+        );
+        self.cur = saved;
+        self.function(&f.sig.ident, &f.sig, &f.block);
+        true
+    }
+
+    /// `RetryTransientMiddleware::new_with_policy(p)` anywhere in `e`: the
+    /// client it builds retries with `p`.
+    fn retry_middleware(&mut self, e: &syn::Expr, binding: Option<String>) {
+        struct Find<'e>(Option<&'e syn::ExprCall>);
+        impl<'e> Visit<'e> for Find<'e> {
+            fn visit_expr_call(&mut self, c: &'e syn::ExprCall) {
+                let segs = path_segs(&c.func);
+                if segs.ends_with(&["RetryTransientMiddleware".into(), "new_with_policy".into()]) {
+                    self.0 = Some(c);
+                }
+                visit::visit_expr_call(self, c);
+            }
+        }
+        let mut f = Find(None);
+        f.visit_expr(e);
+        let Some(c) = f.0 else { return };
+        let Some(arg) = c.args.first() else { return };
+        let Some(fs) = &self.cur else { return };
+        let function = fs.name;
+        let policy = self.policy(arg).unwrap_or(Policy {
+            span: span_of(arg),
+            krate: "reqwest-retry",
+            kind: PolicyKind::Unknown,
+        });
+        self.out.clients.push(RetryClient {
+            function,
+            at: span_of(c),
+            binding,
+            policy,
+        });
+    }
+}
+
+fn method_str(m: &syn::ExprMethodCall) -> String {
+    m.method.to_string()
+}
+
+/// A constant name that stands for a crate default inside an expression
+/// (tokio-retry's first delay is base × factor, the factor defaulted): the
+/// model resolves it from `rules/retry.toml`.
+pub fn default_ref(krate: &str, setting: &str) -> String {
+    format!("{DEFAULT_REF}{krate}/{setting}")
+}
+
+/// Prefix of [`default_ref`] names; no Rust identifier starts with it.
+pub const DEFAULT_REF: &str = "default:";
+
+/// The value a function body ends with.
+fn fn_tail(b: &syn::Block) -> Option<&syn::Expr> {
+    match b.stmts.as_slice() {
+        [syn::Stmt::Expr(e, None)] => Some(e),
+        _ => None,
+    }
+}
+
+/// The delay of the first sleep in a loop body.
+fn find_sleep(b: &syn::Block) -> Option<syn::Expr> {
+    struct S(Option<syn::Expr>);
+    impl<'ast> Visit<'ast> for S {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if self.0.is_none() && path_segs(&c.func).last().is_some_and(|s| s == "sleep") {
+                self.0 = c.args.first().cloned();
+            }
+            visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut s = S(None);
+    s.visit_block(b);
+    s.0
+}
+
+/// `delay *= k` or `delay = delay * k` in a body: the factor.
+fn doubling(b: &syn::Block, name: &str) -> Option<u64> {
+    struct D<'n>(&'n str, Option<u64>);
+    impl<'ast> Visit<'ast> for D<'_> {
+        fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+            if let (syn::BinOp::MulAssign(_), syn::Expr::Path(p)) = (&e.op, &*e.left) {
+                if p.path.is_ident(self.0) {
+                    self.1 = float_lit(&e.right).map(|f| f as u64);
+                }
+            }
+            visit::visit_expr_binary(self, e);
+        }
+        fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+            if let (syn::Expr::Path(p), syn::Expr::Binary(b)) = (&*e.left, &*e.right) {
+                if p.path.is_ident(self.0) && matches!(b.op, syn::BinOp::Mul(_)) {
+                    if let syn::Expr::Path(l) = &*b.left {
+                        if l.path.is_ident(self.0) {
+                            self.1 = float_lit(&b.right).map(|f| f as u64);
+                        }
+                    }
+                }
+            }
+            visit::visit_expr_assign(self, e);
+        }
+    }
+    let mut d = D(name, None);
+    d.visit_block(b);
+    d.1.filter(|k| *k >= 1)
+}
+
+/// Whether a body assigns to `name` at all.
+fn assigned(b: &syn::Block, name: &str) -> bool {
+    struct A<'n>(&'n str, bool);
+    impl<'ast> Visit<'ast> for A<'_> {
+        fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+            self.1 |= matches!(&*e.left, syn::Expr::Path(p) if p.path.is_ident(self.0));
+            visit::visit_expr_assign(self, e);
+        }
+        fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+            let compound = !matches!(
+                e.op,
+                syn::BinOp::Add(_)
+                    | syn::BinOp::Sub(_)
+                    | syn::BinOp::Mul(_)
+                    | syn::BinOp::Div(_)
+                    | syn::BinOp::Lt(_)
+                    | syn::BinOp::Le(_)
+                    | syn::BinOp::Gt(_)
+                    | syn::BinOp::Ge(_)
+                    | syn::BinOp::Eq(_)
+                    | syn::BinOp::Ne(_)
+                    | syn::BinOp::And(_)
+                    | syn::BinOp::Or(_)
+            );
+            self.1 |= compound && matches!(&*e.left, syn::Expr::Path(p) if p.path.is_ident(self.0));
+            visit::visit_expr_binary(self, e);
+        }
+    }
+    let mut a = A(name, false);
+    a.visit_block(b);
+    a.1
+}
+
+impl<'ast> Visit<'ast> for Walker<'_> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if self.sqlxmq_job(f) {
+            return;
+        }
+        self.function(&f.sig.ident, &f.sig, &f.block);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.function(&f.sig.ident, &f.sig, &f.block);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        if self.fang_impl(i) {
+            for item in &i.items {
+                if let syn::ImplItem::Fn(f) = item {
+                    if f.sig.ident != "run" {
+                        self.visit_impl_item_fn(f);
+                    }
+                }
+            }
+            return;
+        }
+        visit::visit_item_impl(self, i);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        visit::visit_local(self, local);
+        let (Some(name), Some(init)) = (pat_names(&local.pat).into_iter().next(), &local.init)
+        else {
+            return;
+        };
+        let e = &*init.expr;
+        self.retry_middleware(e, Some(name.clone()));
+        let policy = self.policy(e);
+        let url = match e {
+            syn::Expr::Macro(m) if m.mac.path.is_ident("format") => self.format_url(&m.mac),
+            syn::Expr::Lit(_) => str_lit(e).map(|s| (s, Vec::new())),
+            _ => None,
+        };
+        let value = self.expr(e);
+        let fresh = has_generator(e);
+        let span = span_of(&local.pat);
+        let Some(f) = &mut self.cur else { return };
+        f.bindings.insert(name.clone(), (span, fresh));
+        if !matches!(value, ConstExpr::Unknown) {
+            f.lets.insert(name.clone(), value);
+        } else {
+            f.lets.remove(&name);
+        }
+        match policy {
+            Some(p) => f.policies.insert(name.clone(), p),
+            None => f.policies.remove(&name),
+        };
+        if let Some(u) = url {
+            f.urls.insert(name, u);
+        }
+    }
+
+    fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {
+        visit::visit_field_value(self, fv);
+        if let syn::Member::Named(n) = &fv.member {
+            self.retry_middleware(&fv.expr, Some(n.to_string()));
+        }
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        visit::visit_expr_call(self, c);
+        let segs = path_segs(&c.func);
+        if segs.is_empty() {
+            return;
+        }
+        let args: Vec<&syn::Expr> = c.args.iter().collect();
+        // async-stripe: `RequestStrategy::Idempotent(key)`
+        if let Some(sdk) = knowledge::retry()
+            .sdk
+            .iter()
+            .find(|s| segs.ends_with(&s.path))
+        {
+            if let Some(key) = args.first() {
+                let (header, cp) = (sdk.header.clone(), sdk.counterparty.clone());
+                self.push_request(span_of(c), header, key, None, None, Some(cp), None);
+            }
+            return;
+        }
+        if !CallShape::path(&segs).any_of(&knowledge::effects().retry) {
+            return;
+        }
+        // backoff::retry(policy, op), tokio_retry::Retry::spawn(strategy, op)
+        let (Some(p), Some(op)) = (args.first(), args.get(1)) else {
+            return;
+        };
+        let Some(policy) = self.policy(p) else { return };
+        let Some((body, op_fn, fresh)) = self.op(op) else {
+            return;
+        };
+        self.site(
+            span_of(&c.func),
+            format!("`{}`", segs.join("::")),
+            body,
+            op_fn,
+            policy,
+            fresh,
+        );
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        visit::visit_expr_method_call(self, m);
+        let name = method_str(m);
+        if name == "header" {
+            self.keyed_header(m);
+            return;
+        }
+        // backon: `(|| async { .. }).retry(policy)`, `send.retry(policy)`
+        if name == "retry" && CallShape::method("retry").any_of(&knowledge::effects().retry) {
+            let Some(p) = m.args.first() else { return };
+            let Some(policy) = self.policy(p) else { return };
+            let op = match &*m.receiver {
+                e if is_closure(e) => self.op(e),
+                syn::Expr::Path(_) => self.op(&m.receiver),
+                _ => None,
+            };
+            let Some((body, op_fn, fresh)) = op else {
+                return;
+            };
+            self.site(
+                super::byte_span(m.method.span()),
+                "`.retry()`".into(),
+                body,
+                op_fn,
+                policy,
+                fresh,
+            );
+        }
+    }
+
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        visit::visit_expr_for_loop(self, e);
+        self.range_loop(e);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if m.attrs.iter().any(|a| a.path().is_ident("cfg"))
+            && super::redis_config::is_test(&m.attrs)
+        {
+            return;
+        }
+        visit::visit_item_mod(self, m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(src: &str) -> RetryFacts {
+        collect(src, &syn::parse_file(src).unwrap())
+    }
+
+    #[test]
+    fn backoff_struct_literal_with_a_written_cap_is_a_total() {
+        let f = read(
+            "use backoff::ExponentialBackoff;\nasync fn f(key: &str) { let p = ExponentialBackoff { max_elapsed_time: Some(Duration::from_secs(3 * 86400)), ..Default::default() }; backoff::future::retry(p, || async { http.post(\"https://api.stripe.com/v1/payouts\").header(\"Idempotency-Key\", key).send().await }).await; }",
+        );
+        assert_eq!(f.sites.len(), 1);
+        assert!(matches!(
+            f.sites[0].policy.kind,
+            PolicyKind::Total(Setting::Written { .. })
+        ));
+        assert_eq!(f.requests.len(), 1);
+        assert_eq!(
+            f.requests[0].url.as_deref(),
+            Some("https://api.stripe.com/v1/payouts")
+        );
+        assert_eq!(f.requests[0].method.as_deref(), Some("POST"));
+    }
+
+    #[test]
+    fn unset_cap_is_the_default_and_none_is_unbounded() {
+        let f = read(
+            "use backoff::ExponentialBackoffBuilder;\nfn f() { let a = ExponentialBackoffBuilder::new().build(); let b = ExponentialBackoffBuilder::new().with_max_elapsed_time(None).build(); backoff::retry(a, op); backoff::retry(b, op); }",
+        );
+        assert!(matches!(
+            f.sites[0].policy.kind,
+            PolicyKind::Total(Setting::Default("max_elapsed_time"))
+        ));
+        assert!(matches!(
+            f.sites[1].policy.kind,
+            PolicyKind::Unbounded(_, Some(_))
+        ));
+        assert_eq!(f.sites[0].op_fn.as_deref(), Some(&["op".to_string()][..]));
+    }
+
+    #[test]
+    fn format_urls_fill_in_the_files_constants() {
+        let f = read(
+            "const BASE: &str = \"https://api.stripe.com\";\nfn f(c: &Client, k: &str, id: &str) { c.post(format!(\"{BASE}/v1/payouts/{}\", id)).header(\"Idempotency-Key\", k); }",
+        );
+        assert_eq!(
+            f.requests[0].url.as_deref(),
+            Some("https://api.stripe.com/v1/payouts/{}")
+        );
+    }
+
+    #[test]
+    fn range_loops_that_sleep_are_retries_and_plain_loops_are_not() {
+        let f = read(
+            "fn f(k: &str) { let mut delay = Duration::from_secs(60); for _ in 0..10 { send(k); sleep(delay); delay *= 2; } for p in payouts { send(p); sleep(d); } for _ in 0..3 { send(k); } }",
+        );
+        assert_eq!(f.sites.len(), 1);
+        let PolicyKind::Series {
+            ratio: Ratio::Int(ConstExpr::Int(2), _),
+            ..
+        } = &f.sites[0].policy.kind
+        else {
+            panic!("{:?}", f.sites[0].policy.kind);
+        };
+    }
+}

@@ -1,0 +1,626 @@
+//! Retries joined across the crate: each retry site's worst-case span (the
+//! longest time from the first attempt to the last, folded from the policy
+//! with the crate's constants and the retry crates' defaults), the keyed
+//! requests it resends (in the retried body, in the function it names, or
+//! in the crate functions the body calls), where each key is made, and the
+//! counterparty that keeps the key with its outbound window. The rule
+//! `retry-outlives-key-retention` reads this; it does no arithmetic.
+//!
+//! Not here: keys made fresh on each attempt (`fresh-key-per-retry`), and
+//! policies the reader could not bound (a variable, a custom strategy),
+//! which produce nothing rather than a guess.
+
+use super::flows::{FlowModel, MAX_CALL_DEPTH};
+use crate::config::Config;
+use crate::duration::Duration;
+use crate::frontend::rust::retention::{eval, fold_duration, ConstExpr, DurDef, Value};
+use crate::frontend::rust::retry::{
+    KeyedRequest, Policy, PolicyKind, Ratio, RetrySite, Setting, Shape, DEFAULT_REF,
+};
+use crate::frontend::FileFacts;
+use crate::horizons::Catalogue;
+use crate::knowledge;
+use crate::source::{FileId, Span};
+use std::collections::HashMap;
+
+/// How long a retry keeps resending.
+#[derive(Debug, Clone)]
+pub enum RetrySpan {
+    Bounded {
+        length: Duration,
+        /// How it was found: `max_elapsed_time`, `the sum of 30 delays`.
+        how: String,
+    },
+    Unbounded(String),
+}
+
+/// Who keeps the key of a retried request.
+#[derive(Debug, Clone)]
+pub enum Keeper {
+    /// A published outbound window.
+    Window {
+        name: String,
+        what: String,
+        length: Duration,
+        source: String,
+    },
+    /// A known API with no published window; `retries_repeat: false` where
+    /// it states that a retry never repeats a successful operation.
+    Unpublished {
+        name: String,
+        retries_repeat: bool,
+        source: String,
+    },
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+pub struct RetryFinding {
+    pub file: FileId,
+    /// Where the retry is (the retrying call, loop, job or client).
+    pub at: Span,
+    pub what: String,
+    /// The value that sets the span (or the policy, when it is a default).
+    pub primary: Span,
+    pub span: RetrySpan,
+    pub request: (FileId, KeyedRequest),
+    /// Where the key is made, when a `let` in the request's function binds it.
+    pub key_made: Option<(FileId, Span)>,
+    pub keeper: Keeper,
+}
+
+#[derive(Debug, Default)]
+pub struct RetryModel {
+    pub findings: Vec<RetryFinding>,
+}
+
+/// Longest series summed term by term; beyond it a capped series adds its
+/// cap per term and an uncapped one has long since passed any window.
+const MAX_TERMS: u64 = 100_000;
+/// A span this long reads as "longer than any window" (about 3,000 years).
+const HUGE_SECS: f64 = 1e11;
+
+struct Consts<'a> {
+    defs: HashMap<&'a str, Vec<(FileId, &'a DurDef)>>,
+    /// Default values of `rules/retry.toml` as expressions.
+    defaults: HashMap<String, ConstExpr>,
+}
+
+impl<'a> Consts<'a> {
+    fn new(files: &'a [FileFacts]) -> Self {
+        let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
+        for f in files {
+            if let Some(r) = &f.rust {
+                for d in &r.retention.defs {
+                    defs.entry(d.name.as_str()).or_default().push((f.file, d));
+                }
+            }
+        }
+        let mut defaults = HashMap::new();
+        for d in &knowledge::retry().default {
+            if let Ok(n) = d.value.parse::<u64>() {
+                defaults.insert(
+                    format!("{DEFAULT_REF}{}/{}", d.krate, d.setting),
+                    ConstExpr::Int(n),
+                );
+            }
+        }
+        Consts { defs, defaults }
+    }
+
+    /// A name's definition: in the same file, else the one the crate has.
+    fn lookup(&self, file: FileId, name: &str) -> Option<&ConstExpr> {
+        if let Some(d) = self.defaults.get(name) {
+            return Some(d);
+        }
+        let all = self.defs.get(name)?;
+        if let Some((_, d)) = all.iter().find(|(f, _)| *f == file) {
+            return Some(&d.expr);
+        }
+        let first = all.first()?;
+        all.iter()
+            .all(|(_, d)| d.expr == first.1.expr)
+            .then_some(&first.1.expr)
+    }
+
+    fn duration(&self, file: FileId, krate: &str, s: &Setting) -> Option<Duration> {
+        match s {
+            Setting::Written { expr, unit_ms, .. } => {
+                fold_duration(expr, *unit_ms, &|n| self.lookup(file, n))
+            }
+            Setting::Default(name) => {
+                let d = knowledge::retry().default_of(krate, name)?;
+                crate::duration::parse(&d.value, None)
+            }
+        }
+    }
+
+    fn count(&self, file: FileId, krate: &str, s: &Setting) -> Option<u64> {
+        match s {
+            Setting::Written { expr, .. } => {
+                let mut steps = 0;
+                match eval(expr, &|n| self.lookup(file, n), &mut steps, 0)? {
+                    Value::Int(n) => u64::try_from(n).ok(),
+                    Value::Dur(_) => None,
+                }
+            }
+            Setting::Default(name) => knowledge::retry()
+                .default_of(krate, name)?
+                .value
+                .parse()
+                .ok(),
+        }
+    }
+
+    fn ratio(&self, file: FileId, krate: &str, r: &Ratio) -> Option<f64> {
+        match r {
+            Ratio::Float(f, _) => Some(*f),
+            Ratio::Int(e, span) => self
+                .count(
+                    file,
+                    krate,
+                    &Setting::Written {
+                        expr: e.clone(),
+                        span: *span,
+                        unit_ms: None,
+                    },
+                )
+                .map(|n| n as f64),
+            Ratio::Default(name) => knowledge::retry()
+                .default_of(krate, name)?
+                .value
+                .parse()
+                .ok(),
+        }
+    }
+
+    /// The span of a policy and the value that sets it.
+    fn span(&self, file: FileId, p: &Policy) -> Option<(RetrySpan, Span)> {
+        let written = |s: &Setting| match s {
+            Setting::Written { span, .. } => Some(*span),
+            Setting::Default(_) => None,
+        };
+        match &p.kind {
+            PolicyKind::Unknown => None,
+            PolicyKind::Unbounded(why, at) => {
+                Some((RetrySpan::Unbounded(why.clone()), at.unwrap_or(p.span)))
+            }
+            PolicyKind::Total(cap) => {
+                let length = self.duration(file, p.krate, cap)?;
+                let how = match cap {
+                    Setting::Written { .. } => "its total time limit".to_string(),
+                    Setting::Default(name) => format!("`{}`'s default `{name}`", p.krate),
+                };
+                Some((
+                    RetrySpan::Bounded { length, how },
+                    written(cap).unwrap_or(p.span),
+                ))
+            }
+            PolicyKind::Series {
+                shape,
+                first,
+                ratio,
+                max,
+                times,
+                cap,
+            } => {
+                let first_s = self.duration(file, p.krate, first)?.secs as f64;
+                let ratio = self.ratio(file, p.krate, ratio)?;
+                let max_s = match max {
+                    Some(m) => Some(self.duration(file, p.krate, m)?.secs as f64),
+                    None => None,
+                };
+                let cap_d = match cap {
+                    Some(c) => Some(self.duration(file, p.krate, c)?),
+                    None => None,
+                };
+                let n = match times {
+                    Some(t) => Some(self.count(file, p.krate, t)?),
+                    None => None,
+                };
+                let primary = times
+                    .as_ref()
+                    .and_then(written)
+                    .or_else(|| cap.as_ref().and_then(written))
+                    .or_else(|| max.as_ref().and_then(written))
+                    .or_else(|| written(first))
+                    .unwrap_or(p.span);
+                let Some(n) = n else {
+                    // No limit on attempts: only the total cap bounds it.
+                    let c = cap_d?;
+                    return Some((
+                        RetrySpan::Bounded {
+                            length: c,
+                            how: "its total delay limit".into(),
+                        },
+                        primary,
+                    ));
+                };
+                let sum = series_sum(*shape, first_s, ratio, max_s, n);
+                let mut length = Duration::from_secs(sum.min(HUGE_SECS) as u64);
+                let mut how = format!("the sum of its {n} delays");
+                if let Some(c) = cap_d {
+                    if c < length {
+                        length = c;
+                        how = "its total delay limit".into();
+                    }
+                }
+                Some((RetrySpan::Bounded { length, how }, primary))
+            }
+        }
+    }
+}
+
+/// The sum of `n` delays: the first, each next one × `ratio` (Fibonacci:
+/// the sum of the two before), none above `max`.
+pub fn series_sum(shape: Shape, first: f64, ratio: f64, max: Option<f64>, n: u64) -> f64 {
+    let clamp = |d: f64| max.map_or(d, |m| d.min(m));
+    let mut sum = 0.0;
+    let (mut cur, mut prev) = (first, 0.0);
+    let terms = n.min(MAX_TERMS);
+    for _ in 0..terms {
+        let d = clamp(cur);
+        sum += d;
+        if sum > HUGE_SECS {
+            return HUGE_SECS;
+        }
+        match shape {
+            Shape::Geometric => cur = clamp(cur * ratio),
+            Shape::Fibonacci => {
+                let next = if prev == 0.0 { cur } else { cur + prev };
+                prev = cur;
+                cur = clamp(next);
+            }
+        }
+    }
+    if n > terms {
+        sum += (n - terms) as f64 * clamp(cur);
+    }
+    sum.min(HUGE_SECS)
+}
+
+/// Host and path of a URL as written (`https://api.stripe.com/v1/x`), or
+/// the path alone after a placeholder (`{}/v1/x`).
+fn host_path(url: &str) -> (Option<String>, Option<String>) {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    match rest {
+        Some(r) if !r.starts_with('{') => {
+            let (host, path) = match r.find('/') {
+                Some(i) => (&r[..i], Some(r[i..].to_string())),
+                None => (r, None),
+            };
+            let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
+            (Some(host), path)
+        }
+        _ => {
+            // `{}/v1/payouts`, `/v1/payouts`
+            let path = url.find('/').map(|i| url[i..].to_string());
+            (None, path)
+        }
+    }
+}
+
+fn keeper_for_host(cat: &Catalogue, host: &str, path: Option<&str>) -> Keeper {
+    for u in &knowledge::retry().unpublished {
+        let host_ok = u
+            .hosts
+            .iter()
+            .any(|h| host == h || host.ends_with(&format!(".{h}")));
+        let path_ok = u.paths.is_empty()
+            || path.is_some_and(|p| u.paths.iter().any(|q| p.starts_with(q.as_str())));
+        if host_ok && path_ok {
+            // A window declared in idemlint.toml for that id wins.
+            if let Some((w, length)) = cat.get(&u.id).and_then(|c| c.outbound_window(path)) {
+                return Keeper::Window {
+                    name: cat.get(&u.id).map_or(u.name.clone(), |c| c.name.clone()),
+                    what: w.what.clone(),
+                    length,
+                    source: w.source.clone(),
+                };
+            }
+            return Keeper::Unpublished {
+                name: u.name.clone(),
+                retries_repeat: u.retries_repeat,
+                source: u.source.clone(),
+            };
+        }
+    }
+    for c in &cat.counterparties {
+        if !c.serves_host(host) {
+            continue;
+        }
+        return match c.outbound_window(path) {
+            Some((w, length)) => Keeper::Window {
+                name: c.name.clone(),
+                what: w.what.clone(),
+                length,
+                source: w.source.clone(),
+            },
+            None => Keeper::Unpublished {
+                name: c.name.clone(),
+                retries_repeat: true,
+                source: String::new(),
+            },
+        };
+    }
+    Keeper::Unknown
+}
+
+/// Who keeps a request's key: the SDK's counterparty, the URL's host, or a
+/// counterparty named around the request with the URL's path.
+fn keeper(cat: &Catalogue, r: &KeyedRequest) -> Keeper {
+    if let Some(id) = &r.sdk_counterparty {
+        if let Some(c) = cat.get(id) {
+            if let Some((w, length)) = c.outbound_window(None) {
+                return Keeper::Window {
+                    name: c.name.clone(),
+                    what: w.what.clone(),
+                    length,
+                    source: w.source.clone(),
+                };
+            }
+        }
+    }
+    let (host, path) = r.url.as_deref().map_or((None, None), host_path);
+    if let Some(h) = host {
+        return keeper_for_host(cat, &h, path.as_deref());
+    }
+    // No host: a counterparty with API hosts named by the URL's constants,
+    // variables or the function.
+    let named = cat
+        .counterparties
+        .iter()
+        .find(|c| !c.hosts.is_empty() && r.url_words.iter().any(|w| c.matches(w)));
+    match named.and_then(|c| c.hosts.first()) {
+        Some(h) => keeper_for_host(cat, h, path.as_deref()),
+        None => Keeper::Unknown,
+    }
+}
+
+fn inside(outer: Span, inner: Span) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+impl RetryModel {
+    pub fn build(files: &[FileFacts], config: &Config, flows: &FlowModel) -> Self {
+        let cat = Catalogue::with_config(config);
+        let consts = Consts::new(files);
+        // Requests by (file, function name span).
+        let mut by_fn: HashMap<(FileId, Span), Vec<&KeyedRequest>> = HashMap::new();
+        for f in files {
+            if let Some(r) = &f.rust {
+                for q in &r.retry.requests {
+                    by_fn.entry((f.file, q.function)).or_default().push(q);
+                }
+            }
+        }
+        let fn_index: HashMap<(FileId, Span), usize> = flows
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((e.file, e.span), i))
+            .collect();
+        let mut findings = Vec::new();
+        for f in files {
+            let Some(rust) = &f.rust else { continue };
+            for site in &rust.retry.sites {
+                let caller = fn_index.get(&(f.file, site.function)).copied();
+                if caller.is_some_and(|i| flows.functions[i].test) {
+                    continue;
+                }
+                let Some((span, primary)) = consts.span(f.file, &site.policy) else {
+                    continue;
+                };
+                let reqs = site_requests(f.file, site, caller, flows, &by_fn);
+                if let Some(found) = judge(&cat, f.file, site.at, &site.what, primary, &span, reqs)
+                {
+                    findings.push(found);
+                }
+            }
+            for client in &rust.retry.clients {
+                let Some(binding) = &client.binding else {
+                    continue;
+                };
+                let caller = fn_index.get(&(f.file, client.function)).copied();
+                if caller.is_some_and(|i| flows.functions[i].test) {
+                    continue;
+                }
+                let Some((span, primary)) = consts.span(f.file, &client.policy) else {
+                    continue;
+                };
+                let reqs: Vec<(FileId, &KeyedRequest)> = rust
+                    .retry
+                    .requests
+                    .iter()
+                    .filter(|q| q.client.as_deref() == Some(binding.as_str()))
+                    .filter(|q| !q.key_fresh_here)
+                    .map(|q| (f.file, q))
+                    .collect();
+                if let Some(found) = judge(
+                    &cat,
+                    f.file,
+                    client.at,
+                    "`RetryTransientMiddleware`",
+                    primary,
+                    &span,
+                    reqs,
+                ) {
+                    findings.push(found);
+                }
+            }
+        }
+        RetryModel { findings }
+    }
+}
+
+/// The keyed requests a site resends: in its body (unless the key is made
+/// fresh there), in the function it names, and in the crate functions the
+/// body calls, followed [`MAX_CALL_DEPTH`] deep.
+fn site_requests<'a>(
+    file: FileId,
+    site: &RetrySite,
+    caller: Option<usize>,
+    flows: &FlowModel,
+    by_fn: &HashMap<(FileId, Span), Vec<&'a KeyedRequest>>,
+) -> Vec<(FileId, &'a KeyedRequest)> {
+    let mut out: Vec<(FileId, &KeyedRequest)> = by_fn
+        .get(&(file, site.function))
+        .into_iter()
+        .flatten()
+        .filter(|q| inside(site.body, q.at))
+        .filter(|q| !q.key_fresh_here)
+        .filter(|q| {
+            !q.key_made
+                .is_some_and(|(s, fresh)| fresh && inside(site.body, s))
+        })
+        .map(|q| (file, *q))
+        .collect();
+    if site.fresh_inside {
+        return out;
+    }
+    let mut frontier: Vec<usize> = Vec::new();
+    if let Some(c) = caller {
+        frontier.extend(
+            flows.calls[c]
+                .iter()
+                .filter(|(s, _)| inside(site.body, *s))
+                .map(|(_, t)| *t),
+        );
+        if let Some(name) = site.op_fn.as_ref().and_then(|p| p.last()) {
+            let krate = &flows.functions[c].crate_key;
+            let named: Vec<usize> = flows
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| &e.name == name && &e.crate_key == krate && e.owner.is_none())
+                .map(|(i, _)| i)
+                .collect();
+            if named.len() == 1 {
+                frontier.push(named[0]);
+            }
+        }
+    }
+    let mut seen: Vec<usize> = caller.into_iter().collect();
+    for _ in 0..MAX_CALL_DEPTH {
+        let mut next = Vec::new();
+        for g in frontier {
+            if seen.contains(&g) {
+                continue;
+            }
+            seen.push(g);
+            let e = &flows.functions[g];
+            if let Some(qs) = by_fn.get(&(e.file, e.span)) {
+                out.extend(
+                    qs.iter()
+                        .filter(|q| !q.key_fresh_here && !q.key_made.is_some_and(|(_, f)| f))
+                        .map(|q| (e.file, *q)),
+                );
+            }
+            next.extend(flows.calls[g].iter().map(|(_, t)| *t));
+        }
+        frontier = next;
+    }
+    out
+}
+
+/// The finding for a site: the request whose keeper forgets soonest, when
+/// the span outlives it (or the span is unbounded, or the keeper is unknown
+/// and the span passes a day). The rule chooses the severity.
+fn judge(
+    cat: &Catalogue,
+    file: FileId,
+    at: Span,
+    what: &str,
+    primary: Span,
+    span: &RetrySpan,
+    reqs: Vec<(FileId, &KeyedRequest)>,
+) -> Option<RetryFinding> {
+    let rank = |k: &Keeper| match k {
+        Keeper::Window { length, .. } => length.secs,
+        Keeper::Unknown
+        | Keeper::Unpublished {
+            retries_repeat: true,
+            ..
+        } => u64::MAX - 1,
+        Keeper::Unpublished { .. } => u64::MAX,
+    };
+    let (rf, req, keeper) = reqs
+        .into_iter()
+        .map(|(rf, q)| (rf, q, keeper(cat, q)))
+        .min_by_key(|(_, _, k)| rank(k))?;
+    let outlives = match (span, &keeper) {
+        (RetrySpan::Unbounded(_), _) => true,
+        (RetrySpan::Bounded { length, .. }, Keeper::Window { length: w, .. }) => length > w,
+        (
+            RetrySpan::Bounded { .. },
+            Keeper::Unpublished {
+                retries_repeat: false,
+                ..
+            },
+        ) => false,
+        (RetrySpan::Bounded { length, .. }, _) => length.secs > crate::duration::DAY,
+    };
+    if !outlives {
+        return None;
+    }
+    let key_made = req
+        .key_made
+        .filter(|(_, fresh)| !fresh)
+        .map(|(s, _)| (rf, s));
+    Some(RetryFinding {
+        file,
+        at,
+        what: what.to_string(),
+        primary,
+        span: span.clone(),
+        request: (rf, req.clone()),
+        key_made,
+        keeper,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backon_thirty_tries_capped_at_an_hour_sum_to_about_nineteen_hours() {
+        // 1 + 2 + … + 2048 s, then 18 × 3600 s.
+        let s = series_sum(Shape::Geometric, 1.0, 2.0, Some(3600.0), 30);
+        assert_eq!(s as u64, 4095 + 18 * 3600);
+    }
+
+    #[test]
+    fn fang_defaults_sum_to_twelve_days() {
+        let s = series_sum(Shape::Geometric, 1.0, 2.0, None, 20);
+        assert_eq!(s as u64, (1 << 20) - 1);
+    }
+
+    #[test]
+    fn fibonacci_and_constant_series() {
+        assert_eq!(
+            series_sum(Shape::Fibonacci, 1.0, 1.0, Some(60.0), 5) as u64,
+            1 + 1 + 2 + 3 + 5
+        );
+        assert_eq!(series_sum(Shape::Geometric, 5.0, 1.0, None, 4) as u64, 20);
+        // A huge uncapped series saturates instead of overflowing.
+        assert_eq!(
+            series_sum(Shape::Geometric, 1.0, 10.0, None, 1_000_000),
+            HUGE_SECS
+        );
+    }
+
+    #[test]
+    fn urls_split_into_host_and_path() {
+        assert_eq!(
+            host_path("https://api.stripe.com/v1/payouts"),
+            (Some("api.stripe.com".into()), Some("/v1/payouts".into()))
+        );
+        assert_eq!(
+            host_path("{}/v2/core/accounts"),
+            (None, Some("/v2/core/accounts".into()))
+        );
+    }
+}
