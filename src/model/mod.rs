@@ -9,6 +9,7 @@ pub mod migrations;
 pub mod redis;
 pub mod retention;
 pub mod schema;
+pub mod writers;
 
 use crate::config::Config;
 use crate::frontend::FileFacts;
