@@ -150,6 +150,11 @@ pub struct Config {
     /// Calls the project counts as effects, beside `rules/effects.toml`.
     #[serde(default)]
     pub effect: Vec<crate::knowledge::CallPattern>,
+    /// Owner words of the project's own, beside those of `rules/stores.toml`
+    /// (`[scope_column] parts`): a column named for one (`household_id`) is a
+    /// caller scope for `unscoped-idempotency-key`.
+    #[serde(default)]
+    pub scope_words: Vec<String>,
     /// Whether a suppression must give a reason after `--` (default true).
     #[serde(default)]
     pub suppression_reason_required: Option<bool>,

@@ -121,6 +121,14 @@ pub fn starter(outcome: &Outcome, base: &str) -> (String, usize) {
                 out.push_str(&format!(": counterparty inferred from `{name}`\n"));
                 Some(id)
             }
+            (Attribution::Writer(w), _) => {
+                out.push_str(&format!(
+                    ": counterparty inferred from the code that {} it, which {}\n",
+                    if w.writes { "writes" } else { "reads" },
+                    w.why
+                ));
+                Some(&w.counterparty)
+            }
             (Attribution::Unknown, _) => {
                 out.push_str(": no counterparty found; name the one whose requests it guards\n");
                 None

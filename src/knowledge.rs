@@ -146,6 +146,11 @@ impl ScopeColumns {
     /// Whether a column named `name` (any case style) with SQL type `ty`
     /// identifies a tenant-like owner.
     pub fn matches(&self, name: &str, ty: &str) -> bool {
+        self.matches_with(name, ty, &[])
+    }
+
+    /// [`ScopeColumns::matches`] with more owner words (from idemlint.toml).
+    pub fn matches_with(&self, name: &str, ty: &str, extra: &[String]) -> bool {
         let ty = ty.to_ascii_uppercase();
         let not_an_id = [
             "BOOL", "TIME", "DATE", "INTERVAL", "JSON", "FLOAT", "DOUBLE", "REAL", "NUMERIC",
@@ -155,7 +160,7 @@ impl ScopeColumns {
             return false;
         }
         let words = name_words(name);
-        let owner = |w: &String| self.parts.iter().any(|p| p == w);
+        let owner = |w: &String| self.parts.iter().chain(extra).any(|p| p == w);
         match words.as_slice() {
             [one] => owner(one),
             [.., before, last] => self.id_suffix.iter().any(|s| s == last) && owner(before),
@@ -480,6 +485,40 @@ pub struct Counterparties {
     pub default_horizon: String,
     pub default_horizon_source: String,
     pub counterparty: Vec<Counterparty>,
+    /// Signals in the code that writes a store (signature headers, event
+    /// types) that name its counterparty.
+    #[serde(default)]
+    pub signal: Vec<Signal>,
+    #[serde(default)]
+    pub handler_paths: HandlerPaths,
+}
+
+/// A signal of `rules/counterparties.toml`: text in a store's writer that
+/// names its counterparty.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Signal {
+    pub counterparty: String,
+    /// `signature` (a whole token, any case) or `event_prefix` (a string
+    /// literal that starts with it).
+    pub kind: String,
+    pub text: String,
+    /// What the writer does, for a label: "verifies `Stripe-Signature`".
+    pub says: String,
+    pub source: String,
+    #[serde(default)]
+    pub quote: Option<String>,
+    pub read: String,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// Path words that make a path naming a counterparty its handler.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandlerPaths {
+    pub words: Vec<String>,
+    pub source: String,
 }
 
 pub const COUNTERPARTIES_TOML: &str = include_str!("../rules/counterparties.toml");
@@ -499,6 +538,13 @@ mod tests {
         assert_eq!(snake("userId"), "user_id");
         assert_eq!(snake("idempotency_key"), "idempotency_key");
         assert!(stores().scope_column.matches("merchantId", "TEXT"));
+        assert!(stores().scope_column.matches("wallet_id", "UUID"));
+        assert!(stores().scope_column.matches("ledgerId", "BIGINT"));
+        let extra = vec!["household".to_string()];
+        assert!(!stores().scope_column.matches("household_id", "BIGINT"));
+        assert!(stores()
+            .scope_column
+            .matches_with("household_id", "BIGINT", &extra));
     }
     use crate::duration::DAY;
 

@@ -319,6 +319,11 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     diagnostics = rules::apply_levels(diagnostics, &sources, &config);
 
     // model, rules
+    let roots = TestRoots::new(&paths, &cwd);
+    let mut facts = facts;
+    for f in &mut facts {
+        f.test_path = test_code::test_code().is_test_path(&roots.relative(sources.path(f.file)));
+    }
     let model = model::ProjectModel::build(facts, &sources, &config);
     let ctx = rules::Context {
         model: &model,
@@ -354,7 +359,6 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     // Test code is left out after the suppressions have seen it, so a
     // suppression in a test is not reported as unused.
     if !(opts.include_tests || config.tests == Some(true)) {
-        let roots = TestRoots::new(&paths, &cwd);
         diagnostics.retain(|d| !in_test_code(d, &model, &sources, &roots));
     }
 

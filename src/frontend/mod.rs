@@ -112,6 +112,17 @@ pub struct RedisKeyWrite {
     pub nx: bool,
 }
 
+/// A table named by SQL inside code (a string literal of Rust or another
+/// language): which code writes or reads a store.
+#[derive(Debug, Clone)]
+pub struct TableUse {
+    /// The table's bare name, lower-cased, without quotes or schema.
+    pub table: String,
+    /// The statement's verb and table (`INSERT INTO processed_deliveries`).
+    pub span: Span,
+    pub writes: bool,
+}
+
 /// Everything one front end found in one file.
 #[derive(Debug, Default)]
 pub struct FileFacts {
@@ -129,6 +140,8 @@ pub struct FileFacts {
     pub retention: Vec<RetentionFact>,
     /// Redis key writes from code.
     pub redis_writes: Vec<RedisKeyWrite>,
+    /// Tables that SQL in the file's string literals writes or reads.
+    pub table_uses: Vec<TableUse>,
     /// SQL-only facts: the file's schema events in statement order.
     pub sql: Option<sql::SqlFacts>,
     /// Redis instances and `maxmemory-policy` settings declared in the file.
@@ -136,6 +149,9 @@ pub struct FileFacts {
     /// Test code inside the file (`#[cfg(test)]` modules, `#[test]`
     /// functions), which the retention, header and flow rules do not judge.
     pub test_regions: Vec<Span>,
+    /// The whole file is test code by its path (relative to the directory it
+    /// was found under): set by the pipeline, not by a front end.
+    pub test_path: bool,
     /// Go template actions read as placeholder values (a Helm template's
     /// `name: {{ include … }}`): nothing is named or set by their text.
     pub holes: Vec<Span>,
@@ -157,7 +173,10 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         ..FileFacts::default()
     };
     match kind {
-        FileKind::Rust => rust::parse(text, &mut facts),
+        FileKind::Rust => {
+            rust::parse(text, &mut facts);
+            facts.table_uses = text::table_uses(text);
+        }
         FileKind::Yaml => {
             yaml::parse(text, &mut facts);
             redis_yaml::extract(text, &mut facts);
@@ -174,7 +193,10 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Toml => toml::parse(text, &mut facts),
         FileKind::Env => env::parse(text, &mut facts),
         FileKind::Sql => sql::parse(text, &mut facts),
-        FileKind::Text => text::parse(text, &mut facts),
+        FileKind::Text => {
+            text::parse(text, &mut facts);
+            facts.table_uses = text::table_uses(text);
+        }
     }
     facts
 }

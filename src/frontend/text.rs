@@ -2,8 +2,10 @@
 //! nginx/envoy configs: quoted string literals, and the header-name argument
 //! of nginx header directives. No parsing beyond a line-aware quote scan.
 
-use super::{FileFacts, StrLit, StrRole};
+use super::{FileFacts, StrLit, StrRole, TableUse};
 use crate::source::Span;
+use regex::Regex;
+use std::sync::OnceLock;
 
 /// nginx directives whose first argument is a request or response header name.
 const NGINX_HEADER_DIRECTIVES: &[&str] = &[
@@ -100,6 +102,69 @@ fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
             i += 1;
         }
     }
+}
+
+/// SQL verbs followed by the table they touch, in code of any language:
+/// `INSERT INTO t`, `UPDATE t SET`, `DELETE FROM t`, `… FROM t`, `JOIN t`.
+fn table_use_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(
+            r#"(?i)\b(?:(insert)\s+(?:or\s+\w+\s+|ignore\s+)?into|(delete)\s+from|(update)|(replace)\s+into|(merge)\s+into|from|join)\s+(?:only\s+)?((?:["`]?[A-Za-z_][\w$]*["`]?\.)?["`]?[A-Za-z_][\w$]*["`]?)"#,
+        )
+        .ok()
+    })
+    .as_ref()
+}
+
+/// How far back a `FROM` looks for the `SELECT` or `DELETE` it belongs to.
+const FROM_WINDOW: usize = 400;
+
+/// Tables that SQL in the text's string literals writes or reads. A cheap
+/// scan of the whole text (a multi-line Python or template string holds SQL
+/// as often as a one-line literal); a `FROM` counts only after a `SELECT` or
+/// `DELETE` close before it, and an `UPDATE` only before `SET`, so
+/// `from x import y` or prose is not a read.
+pub fn table_uses(text: &str) -> Vec<TableUse> {
+    let Some(re) = table_use_re() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for c in re.captures_iter(text) {
+        let (Some(whole), Some(name)) = (c.get(0), c.get(6)) else {
+            continue;
+        };
+        let writes = (1..=5).any(|i| c.get(i).is_some());
+        if c.get(3).is_some() {
+            let after = text[name.end()..].trim_start();
+            let set = after.len() >= 3 && after.as_bytes()[..3].eq_ignore_ascii_case(b"set");
+            if !set {
+                continue;
+            }
+        }
+        if !writes {
+            let mut from = whole.start().saturating_sub(FROM_WINDOW);
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+            let before = text[from..whole.start()].to_ascii_lowercase();
+            let after = text[name.end()..].trim_start();
+            let import = after.len() >= 6 && after.as_bytes()[..6].eq_ignore_ascii_case(b"import");
+            if !before.contains("select") || import {
+                continue;
+            }
+        }
+        let bare = name.as_str().rsplit('.').next().unwrap_or(name.as_str());
+        let table = bare
+            .trim_matches(|c| c == '"' || c == '`')
+            .to_ascii_lowercase();
+        out.push(TableUse {
+            table,
+            span: Span::new(whole.start(), name.end()),
+            writes,
+        });
+    }
+    out
 }
 
 /// Annotations and calls whose string argument names a column, a table or a
@@ -372,6 +437,35 @@ mod tests {
         let text = "@Column(name = \"Idempotency_Key\", nullable = false)\n[JsonPropertyName(\"Idempotency_Key\")]\nk = Column(\"Idempotency_Key\", String)\nf = models.CharField(db_column=\"Idempotency_Key\")\nr.Header.Get(\"Idempotency_Key\")\n";
         let r = roles(text);
         assert_eq!(r, vec![("Idempotency_Key".to_string(), StrRole::Read)]);
+    }
+
+    #[test]
+    fn sql_in_string_literals_names_the_tables_it_writes_and_reads() {
+        let text = "cur.execute(\"\"\"\n    INSERT INTO processed_deliveries (psp_reference)\n    VALUES (%s) ON CONFLICT DO NOTHING\n\"\"\", (ref,))\n\
+                    db.query('SELECT 1 FROM public.\"webhook_events\" WHERE id = $1')\n\
+                    await sql`UPDATE idem_keys SET done = true`;\n\
+                    from webhook_events import handler\n\
+                    update the table later\n";
+        let uses: Vec<(String, bool, &str)> = table_uses(text)
+            .into_iter()
+            .map(|u| (u.table, u.writes, &text[u.span.start..u.span.end]))
+            .collect();
+        assert_eq!(
+            uses,
+            vec![
+                (
+                    "processed_deliveries".to_string(),
+                    true,
+                    "INSERT INTO processed_deliveries"
+                ),
+                (
+                    "webhook_events".to_string(),
+                    false,
+                    "FROM public.\"webhook_events\""
+                ),
+                ("idem_keys".to_string(), true, "UPDATE idem_keys"),
+            ]
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod redis;
 pub mod retention;
 pub mod retries;
 pub mod schema;
+pub mod writers;
 
 use crate::config::Config;
 use crate::frontend::FileFacts;

@@ -13,7 +13,10 @@
 //!    except for a table whose name says it holds request keys;
 //!    then `stripe` when the module talks to Stripe): the first name that
 //!    matches decides; when it matches several, the longest horizon wins;
-//! 3. unknown: the default horizon applies.
+//! 3. the code that writes or reads the store (`model::writers`): a file
+//!    that verifies a provider's signature, handles its event types, or whose
+//!    path names the provider's handler;
+//! 4. unknown: the default horizon applies.
 //!
 //! Every store is taken as inbound (it guards against a counterparty sending
 //! the same event again), unless its names say outbound (`outbound`,
@@ -40,6 +43,8 @@ pub enum Attribution {
         id: String,
         name: String,
     },
+    /// The code that writes (or reads) the store names the counterparty.
+    Writer(crate::model::writers::Writer),
     Unknown,
 }
 
@@ -47,6 +52,7 @@ impl Attribution {
     pub fn id(&self) -> Option<&str> {
         match self {
             Attribution::Declared(id) | Attribution::Named { id, .. } => Some(id),
+            Attribution::Writer(w) => Some(&w.counterparty),
             Attribution::Unknown => None,
         }
     }
@@ -160,6 +166,16 @@ impl RetentionModel {
                     item.attribution = Attribution::Declared(id);
                 }
                 _ => item.attribution = attribute(&item.context, &catalogue),
+            }
+            if item.attribution == Attribution::Unknown {
+                if let Some(w) = crate::model::writers::counterparty_writer(
+                    &item.target,
+                    files,
+                    sources,
+                    &catalogue,
+                ) {
+                    item.attribution = Attribution::Writer(w);
+                }
             }
             kept.push(item);
         }

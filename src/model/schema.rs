@@ -147,6 +147,8 @@ pub struct SchemaModel {
     /// claims a key with `INSERT … ON CONFLICT DO NOTHING`, or reads a table
     /// and then inserts into it in one function (a check-then-insert).
     treated: std::collections::HashSet<String>,
+    /// Owner words the config adds to the scope vocabulary.
+    scope_words: Vec<String>,
 }
 
 fn bare(key: &str) -> &str {
@@ -169,6 +171,11 @@ impl SchemaModel {
             histories: migrations::histories(&sql_files),
             ..SchemaModel::default()
         };
+        model.scope_words = config
+            .scope_words
+            .iter()
+            .map(|w| w.to_ascii_lowercase())
+            .collect();
         for d in &config.store {
             if let Some(t) = &d.table {
                 model.declared.insert(norm_decl(t), d.store);
@@ -295,7 +302,10 @@ impl SchemaModel {
             .columns
             .iter()
             .filter(|c| {
-                Some(&c.name) != key.as_ref() && stores.scope_column.matches(&c.name, &c.ty)
+                Some(&c.name) != key.as_ref()
+                    && stores
+                        .scope_column
+                        .matches_with(&c.name, &c.ty, &self.scope_words)
             })
             .map(|c| c.name.clone())
             .collect();

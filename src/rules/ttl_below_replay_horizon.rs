@@ -111,6 +111,9 @@ pub fn diagnose(
             r.duration
         ));
     }
+    if let crate::model::retention::Attribution::Writer(w) = &r.attribution {
+        d = d.with_label(w.file, w.span, w.label());
+    }
     if let Some((file, span)) = r.site.filter(|(f, _)| *f != r.file) {
         d = d.with_label(file, span, site_label(&r.target));
     } else if let Some((file, span)) = defs.definition(&r.target).filter(|(f, _)| *f != r.file) {

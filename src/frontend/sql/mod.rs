@@ -6,6 +6,7 @@
 
 pub mod dml;
 pub mod extract;
+pub mod interval;
 pub mod retention;
 pub mod split;
 

@@ -1,10 +1,15 @@
-//! Rows that expire: `DELETE FROM <table> WHERE <time column> < now() -
-//! <interval>` (at top level, inside `cron.schedule(…, $$…$$)` and inside
-//! function bodies), `expires_at … DEFAULT now() + interval '…'` columns,
-//! and pg_partman's `retention`. Read from the statement text, so a body
-//! sqlparser cannot parse (PL/pgSQL) is still read. A value that cannot be
-//! resolved here (a bound parameter `$1`) yields nothing.
+//! Rows that expire: `DELETE FROM <table> WHERE <time column> < <cut-off>`
+//! (at top level, in a CTE, inside `cron.schedule(…, $$…$$)`, function
+//! bodies and MySQL `CREATE EVENT … DO`), `expires_at … DEFAULT now() +
+//! interval '…'` columns, pg_partman's `retention` and TimescaleDB's
+//! `add_retention_policy`. A cut-off is `now() - <constant interval
+//! arithmetic>`, its `date_trunc`, MySQL's `DATE_SUB`, an epoch minus
+//! seconds, or SQLite's `datetime('now', '-3 days')`. Read from the statement
+//! text, so a body sqlparser cannot parse (PL/pgSQL) is still read. A value
+//! that cannot be resolved here (a bound parameter `$1`, psql's `:var`, a
+//! function argument) yields nothing.
 
+use super::interval;
 use super::split::{split, RawStatement};
 use super::{Delete, EventKind, Expiry, Name, SchemaEvent, SqlFacts};
 use crate::duration::{self, Duration};
@@ -33,6 +38,42 @@ fn delete_re() -> Option<&'static Regex> {
     )
 }
 
+/// A `DELETE` inside a common table expression, whose count or rows the
+/// statement returns: `WITH d AS (DELETE FROM t WHERE … RETURNING 1)
+/// SELECT count(*) FROM d`.
+fn cte_delete_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        &format!(
+            r#"(?is)^\s*with\s+(?:recursive\s+)?(?:"[^"]+"|\w+)(?:\s*\([^)]*\))?\s+as\s+(?:(?:not\s+)?materialized\s+)?\(\s*delete\s+from\s+(?:only\s+)?({NAME})"#
+        ),
+    )
+}
+
+/// MySQL's scheduled events: `CREATE EVENT purge ON SCHEDULE EVERY 1 DAY
+/// DO [BEGIN] DELETE …`. The match ends where the event's statement starts.
+fn event_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        &format!(
+            r"(?is)^\s*create\s+(?:definer\s*=\s*\S+\s+)?event\s+(?:if\s+not\s+exists\s+)?({NAME})\s.*?\bdo\s+(?:begin\s+)?"
+        ),
+    )
+}
+
+/// TimescaleDB: `SELECT add_retention_policy('t', INTERVAL '3 days')`, also
+/// with `drop_after =>`; group 1 is the hypertable, the match ends where the
+/// interval starts.
+fn timescale_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r"(?is)\badd_retention_policy\s*\(\s*'([^']+)'(?:\s*::\s*regclass)?\s*,\s*(?:drop_after\s*=>\s*)?",
+    )
+}
+
 fn where_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(&R, r"(?is)\bwhere\b")
@@ -41,27 +82,119 @@ fn where_re() -> Option<&'static Regex> {
 /// The current time in PostgreSQL and MySQL spellings.
 const NOW: &str = r"(?:now\s*\(\s*\)|current_timestamp(?:\s*\(\s*\))?|localtimestamp|clock_timestamp\s*\(\s*\)|statement_timestamp\s*\(\s*\)|transaction_timestamp\s*\(\s*\)|utc_timestamp\s*\(\s*\))";
 
-/// MySQL's unquoted `INTERVAL 30 DAY`: the number and the unit.
-const MYSQL_INTERVAL: &str = r"\d+\s+(?:second|minute|hour|day|week|month)\b";
-
-/// `<col> < now() - <interval>` and its variants, and MySQL's
-/// `< NOW() - INTERVAL 30 DAY` and `< DATE_SUB(NOW(), INTERVAL 30 DAY)`.
+/// `<col> <` or `<col> <=`: the left side of an age cut-off. What follows
+/// is read by [`cutoff_value`].
 fn cutoff_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(&R, r#"(?is)[`"]?([A-Za-z_][\w$]*)[`"]?\s*<=?\s*"#)
+}
+
+/// The cut-off's right side, each form anchored at its start: `now() - E`,
+/// `date_trunc('day', now()) - E`, `date_trunc('day', now() - E)`,
+/// `DATE_SUB(NOW(), E)`, an epoch minus seconds, SQLite's
+/// `datetime('now', '-3 days')`. `E` is folded by [`interval::fold`].
+fn now_minus_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
         &format!(
-            r#"(?is)[`"]?([A-Za-z_][\w$]*)[`"]?\s*<=?\s*\(?\s*(?:{NOW}\s*-\s*(?:interval\s*'([^']*)'|'([^']*)'\s*::\s*interval|make_interval\s*\(([^)]*)\)|interval\s+({MYSQL_INTERVAL}))|(?:date_sub|subdate)\s*\(\s*{NOW}\s*,\s*interval\s+({MYSQL_INTERVAL})\s*\))"#
+            r"(?is)^\(?\s*(?:date_trunc\s*\(\s*'[^']*'\s*,\s*(?P<trunc>{NOW}\s*\)|{NOW})|{NOW})\s*-\s*"
         ),
     )
 }
 
-/// `now() + <interval>` in a column default.
-fn default_re() -> Option<&'static Regex> {
+fn date_sub_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     re(
         &R,
-        r#"(?is)(?:now\s*\(\s*\)|current_timestamp|clock_timestamp\s*\(\s*\)|transaction_timestamp\s*\(\s*\))\s*\+\s*(?:interval\s*'([^']*)'|'([^']*)'\s*::\s*interval|make_interval\s*\(([^)]*)\))"#,
+        &format!(r"(?is)^\(?\s*(?:date_sub|subdate)\s*\(\s*{NOW}\s*,\s*"),
+    )
+}
+
+/// The current time as seconds since the epoch, minus a number:
+/// `to_timestamp(extract(epoch from now()) - 259200)`,
+/// `FROM_UNIXTIME(UNIX_TIMESTAMP() - 259200)`, or the bare epoch compared
+/// with an epoch column.
+fn epoch_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        &format!(
+            r"(?is)^\(?\s*(?:(?:to_timestamp|from_unixtime)\s*\(\s*)?(?:extract\s*\(\s*epoch\s+from\s+{NOW}\s*\)|date_part\s*\(\s*'epoch'\s*,\s*{NOW}\s*\)|unix_timestamp\s*\(\s*\)|(?:cast\s*\(\s*)?strftime\s*\(\s*'%s'\s*,\s*'now'\s*\)(?:\s+as\s+\w+\s*\))?)(?:\s*::\s*\w+)?\s*-\s*"
+        ),
+    )
+}
+
+/// SQLite: `datetime('now', '-3 days')`, `date('now', '-72 hours', 'localtime')`.
+fn sqlite_now_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r"(?is)^\(?\s*(?:datetime|date|julianday|unixepoch)\s*\(\s*'now'\s*((?:,\s*'[^']*'\s*)+)\)",
+    )
+}
+
+/// The age a cut-off's right side names, and the span of its text
+/// (offsets into `after`).
+fn cutoff_value(after: &str) -> Option<(Duration, Span)> {
+    if let Some(m) = now_minus_re().and_then(|r| r.captures(after)) {
+        let at = m.get(0)?.end();
+        let f = interval::fold(&after[at..])?;
+        // `date_trunc('day', now() - E)`: the subtraction sits inside.
+        let inside =
+            m.name("trunc").is_none() && after[..at].to_ascii_lowercase().contains("date_trunc");
+        if inside && !after[at + f.end..].trim_start().starts_with(')') {
+            return None;
+        }
+        return Some((f.duration()?, f.span.shift(at)));
+    }
+    if let Some(m) = date_sub_re().and_then(|r| r.find(after)) {
+        let f = interval::fold(&after[m.end()..])?;
+        return Some((f.duration()?, f.span.shift(m.end())));
+    }
+    if let Some(m) = epoch_re().and_then(|r| r.find(after)) {
+        let f = interval::fold(&after[m.end()..])?;
+        return Some((f.seconds()?, f.span.shift(m.end())));
+    }
+    if let Some(c) = sqlite_now_re().and_then(|r| r.captures(after)) {
+        return sqlite_modifiers(c.get(1)?);
+    }
+    None
+}
+
+/// SQLite's time modifiers after `'now'`: the negative amounts add up
+/// (`'-3 days'`); `'start of day'`, `'localtime'`, `'utc'` change nothing
+/// that matters; a positive amount is no cut-off in the past.
+fn sqlite_modifiers(mods: regex::Match<'_>) -> Option<(Duration, Span)> {
+    let mut total = 0u64;
+    let mut span: Option<Span> = None;
+    let text = mods.as_str();
+    let mut at = 0;
+    while let Some(open) = text[at..].find('\'') {
+        let s = at + open + 1;
+        let close = s + text[s..].find('\'')?;
+        let m = text[s..close].trim();
+        at = close + 1;
+        if let Some(amount) = m.strip_prefix('-') {
+            total += duration::parse(amount.trim(), None)?.secs;
+            let here = Span::new(mods.start() + s, mods.start() + close);
+            span = Some(match span {
+                Some(sp) => Span::new(sp.start, here.end),
+                None => here,
+            });
+        } else if m.starts_with('+') || m.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+    }
+    Some((Duration::from_secs(total), span?)).filter(|(d, _)| d.secs > 0)
+}
+
+/// `now() +` in a column default; the interval after it is folded.
+fn default_now_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        r"(?is)(?:now\s*\(\s*\)|current_timestamp|clock_timestamp\s*\(\s*\)|transaction_timestamp\s*\(\s*\))\s*\+\s*",
     )
 }
 
@@ -124,55 +257,6 @@ fn partman_re() -> Option<&'static Regex> {
     )
 }
 
-/// `make_interval(days => 30)`, `make_interval(0, 0, 0, 30)`.
-fn make_interval(args: &str) -> Option<Duration> {
-    const POSITIONAL: [&str; 7] = ["years", "months", "weeks", "days", "hours", "mins", "secs"];
-    let mut total = 0f64;
-    for (i, arg) in args.split(',').enumerate() {
-        let arg = arg.trim();
-        if arg.is_empty() {
-            continue;
-        }
-        let (unit, value) = match arg.split_once("=>").or_else(|| arg.split_once(":=")) {
-            Some((u, v)) => (u.trim().to_ascii_lowercase(), v.trim()),
-            None => (POSITIONAL.get(i)?.to_string(), arg),
-        };
-        let n: f64 = value.parse().ok()?;
-        total += n * duration::unit_secs(&unit)?;
-    }
-    Duration::from_unit(total, 1).filter(|d| d.secs > 0)
-}
-
-/// Whether the interval just read is scaled by what follows it
-/// (`interval '1 day' * 30`, `'1 hour'::interval * $1`): its literal is not
-/// the duration, so nothing is read rather than a guess.
-fn scaled(after: &str) -> bool {
-    after.trim_start().starts_with(['*', '/'])
-}
-
-/// The duration of an interval matched by one of the regexes above (groups
-/// `first..first+2`: quoted literal, `'…'::interval`, `make_interval` args;
-/// then, for a cutoff, MySQL's `INTERVAL 30 DAY` in `NOW() - …` and in
-/// `DATE_SUB(…)`)
-/// and the span of its text in `base`'s coordinates.
-fn interval(c: &regex::Captures<'_>, first: usize, base: usize) -> Option<(Duration, Span)> {
-    let literal = c
-        .get(first)
-        .or_else(|| c.get(first + 1))
-        .or_else(|| c.get(first + 3))
-        .or_else(|| c.get(first + 4));
-    if let Some(m) = literal {
-        let d = duration::parse(m.as_str(), None)?;
-        return Some((d, Span::new(base + m.start(), base + m.end())));
-    }
-    let m = c.get(first + 2)?;
-    let d = make_interval(m.as_str())?;
-    let trimmed = m.as_str().trim();
-    let lead = m.as_str().len() - m.as_str().trim_start().len();
-    let start = base + m.start() + lead;
-    Some((d, Span::new(start, start + trimmed.len())))
-}
-
 /// Read one top-level statement: `DELETE`s (pushed as events, with their
 /// expiry), and retention facts for stores.
 pub fn statement(
@@ -201,6 +285,36 @@ pub fn statement(
         None => walk(file, raw, &mut Vec::new(), 0, facts, out),
     }
     partman(file, raw.span, out);
+    timescale(file, raw.span, out);
+}
+
+/// `SELECT add_retention_policy('public.t', INTERVAL '3 days')`: chunks of
+/// the hypertable older than the interval are dropped. An integer-time
+/// hypertable's `drop_after` is a number in the table's own unit, which is
+/// not known here: nothing is read.
+fn timescale(file: &str, span: Span, out: &mut Vec<RetentionFact>) {
+    let text = &file[span.start..span.end];
+    let Some(c) = timescale_re().and_then(|r| r.captures(text)) else {
+        return;
+    };
+    let (Some(whole), Some(table)) = (c.get(0), c.get(1)) else {
+        return;
+    };
+    let Some(f) = interval::fold(&text[whole.end()..]) else {
+        return;
+    };
+    let Some(d) = f.duration() else { return };
+    let table = table.as_str().to_string();
+    if !knowledge::stores().is_store_table(&table) {
+        return;
+    }
+    out.push(RetentionFact {
+        span: f.span.shift(span.start + whole.end()),
+        duration: d,
+        target: StoreRef::Table(table.clone()),
+        via: format!("TimescaleDB retention policy of `{table}`"),
+        context: vec![table],
+    });
 }
 
 fn walk(
@@ -213,7 +327,24 @@ fn walk(
 ) {
     let text = &file[raw.span.start..raw.span.end];
     if raw.bodies.is_empty() {
-        if let Some(d) = delete(file, raw.span, context) {
+        // A MySQL event's statement is read as a statement of its own, in
+        // the event's name.
+        let event = event_re().and_then(|r| r.captures(text));
+        let (leaf, named) = match &event {
+            Some(c) => (
+                Span::new(
+                    raw.span.start + c.get(0).map_or(0, |m| m.end()),
+                    raw.span.end,
+                ),
+                Some(c[1].replace('`', "")),
+            ),
+            None => (raw.span, None),
+        };
+        let before = context.len();
+        context.extend(named);
+        let found = delete(file, leaf, context);
+        context.truncate(before);
+        if let Some(d) = found {
             if let Some(e) = &d.expiry {
                 if knowledge::stores().is_store_table(&d.table.key) {
                     let mut ctx = vec![d.table.text.clone()];
@@ -282,7 +413,9 @@ fn strip_block_words(file: &str, span: Span) -> Span {
 /// compares a column to now minus a constant interval.
 fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
     let text = &file[span.start..span.end];
-    let c = delete_re()?.captures(text)?;
+    let c = delete_re()
+        .and_then(|r| r.captures(text))
+        .or_else(|| cte_delete_re().and_then(|r| r.captures(text)))?;
     let m = c.get(1)?;
     let raw_name = m.as_str();
     let last = raw_name.rsplit('.').next().unwrap_or(raw_name);
@@ -297,16 +430,17 @@ fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
         .find(&text[rest_at..])
         .map(|w| rest_at + w.end());
     let predicate = predicate_at.map(|p| text[p..].trim().to_string());
+    // The first comparison of a column with a constant age decides.
     let expiry = predicate_at.and_then(|p| {
-        let c = cutoff_re()?.captures(&text[p..])?;
-        if scaled(&text[p + c.get(0)?.end()..]) {
-            return None;
-        }
-        let (duration, dspan) = interval(&c, 2, span.start + p)?;
-        Some(Expiry {
-            column: c[1].to_ascii_lowercase(),
-            duration,
-            span: dspan,
+        let pred = &text[p..];
+        cutoff_re()?.captures_iter(pred).find_map(|c| {
+            let head = c.get(0)?;
+            let (duration, dspan) = cutoff_value(&pred[head.end()..])?;
+            Some(Expiry {
+                column: c[1].to_ascii_lowercase(),
+                duration,
+                span: dspan.shift(span.start + p + head.end()),
+            })
         })
     });
     Some(Delete {
@@ -373,16 +507,17 @@ pub fn column_defaults(file: &str, facts: &SqlFacts, out: &mut Vec<RetentionFact
             // column (a top-level comma) or the statement's end.
             let from = col.span.end;
             let region = &file[from..ev.span.end];
-            let Some(c) = default_re().and_then(|r| r.captures(region)) else {
+            let Some(at) = default_now_re().and_then(|r| r.find(region)) else {
                 continue;
             };
-            let Some(whole) = c.get(0) else { continue };
-            if region[..whole.start()].contains(',') || scaled(&region[whole.end()..]) {
+            if region[..at.start()].contains(',') {
                 continue;
             }
-            let Some((d, span)) = interval(&c, 1, from) else {
+            let Some(f) = interval::fold(&region[at.end()..]) else {
                 continue;
             };
+            let Some(d) = f.duration() else { continue };
+            let span = f.span.shift(from + at.end());
             out.push(RetentionFact {
                 span,
                 duration: d,
@@ -500,12 +635,78 @@ mod tests {
     }
 
     #[test]
-    fn scaled_interval_produces_nothing() {
+    fn constant_interval_arithmetic_is_folded() {
         let sql =
             "DELETE FROM processed_events WHERE processed_at < now() - interval '1 day' * 10;\n\
                    CREATE TABLE idempotency_keys (idempotency_key text PRIMARY KEY, \
                    expires_at timestamptz DEFAULT now() + '1 hour'::interval * 48);\n";
-        assert!(spans(sql, &facts(sql)).is_empty());
+        assert_eq!(
+            spans(sql, &facts(sql)),
+            vec![
+                ("interval '1 day' * 10", 10, "processed_events".to_string()),
+                ("'1 hour'::interval * 48", 2, "idempotency_keys".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn forms_real_migrations_use_are_read() {
+        for (sql, want) in [
+            (
+                "WITH gone AS (DELETE FROM processed_deliveries WHERE received_at < now() - interval '3 days' RETURNING 1) SELECT count(*) FROM gone;",
+                "3 days",
+            ),
+            (
+                "DELETE FROM processed_deliveries WHERE ctid IN (SELECT ctid FROM processed_deliveries WHERE received_at < now() - interval '3 days' LIMIT 5000);",
+                "3 days",
+            ),
+            (
+                "DELETE FROM processed_deliveries WHERE received_at < to_timestamp(extract(epoch from now()) - 259200);",
+                "259200",
+            ),
+            (
+                "DELETE FROM processed_deliveries WHERE received_at < date_trunc('day', now()) - interval '3 days';",
+                "3 days",
+            ),
+            (
+                "DELETE FROM processed_deliveries WHERE received_at < date_trunc('day', now() - interval '3 days');",
+                "3 days",
+            ),
+            (
+                "CREATE EVENT purge_deliveries ON SCHEDULE EVERY 1 DAY DO DELETE FROM processed_deliveries WHERE received_at < DATE_SUB(NOW(), INTERVAL 3 DAY);",
+                "3 DAY",
+            ),
+            (
+                "DELETE FROM processed_deliveries WHERE received_at < datetime('now', '-3 days');",
+                "-3 days",
+            ),
+            (
+                "SELECT add_retention_policy('processed_deliveries', INTERVAL '3 days');",
+                "3 days",
+            ),
+            (
+                "SELECT add_retention_policy('processed_deliveries', drop_after => INTERVAL '72 hours');",
+                "72 hours",
+            ),
+        ] {
+            let f = facts(sql);
+            assert_eq!(spans(sql, &f), vec![(want, 3, "processed_deliveries".to_string())], "{sql}");
+        }
+    }
+
+    #[test]
+    fn retentions_from_variables_stay_unknown() {
+        for sql in [
+            "DELETE FROM idempotency_keys WHERE created_at < now() - :'retention'::interval;",
+            "DELETE FROM idempotency_keys WHERE created_at < now() - :retention;",
+            "CREATE FUNCTION purge(keep interval) RETURNS void LANGUAGE sql AS $$ DELETE FROM idempotency_keys WHERE created_at < now() - keep $$;",
+            "CREATE FUNCTION purge(days int) RETURNS void LANGUAGE sql AS $$ DELETE FROM idempotency_keys WHERE created_at < now() - interval '1 day' * days $$;",
+            "DELETE FROM idempotency_keys WHERE created_at < now() - interval '1 hour' * $1;",
+            "SELECT add_retention_policy('idempotency_keys', p_keep);",
+            "DELETE FROM idempotency_keys WHERE created_at < datetime('now', ?);",
+        ] {
+            assert!(facts(sql).retention.is_empty(), "{sql}");
+        }
     }
 
     #[test]

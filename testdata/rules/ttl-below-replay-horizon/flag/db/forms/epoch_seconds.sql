@@ -1,0 +1,3 @@
+-- The cut-off computed from the epoch: 259200 s is three days.
+DELETE FROM processed_square_events -- expect: delete-based-expiry
+ WHERE received_at < to_timestamp(extract(epoch from now()) - 259200); -- expect: ttl-below-replay-horizon
