@@ -37,6 +37,35 @@ impl RuleMeta {
         crate::rules::is_built(&self.name)
     }
 
+    /// `built` or `planned`.
+    pub fn status(&self) -> &'static str {
+        if self.is_built() {
+            "built"
+        } else {
+            "planned"
+        }
+    }
+
+    /// `explain --format json`: the fields of `rules --format json` plus the
+    /// docs under their headings' names.
+    pub fn to_json(&self) -> serde_json::Value {
+        let d = &self.docs;
+        serde_json::json!({
+            "name": self.name,
+            "default_severity": self.default_severity,
+            "severity_note": self.severity_note,
+            "status": self.status(),
+            "summary": self.summary,
+            "docs": {
+                "what_it_does": d.what.trim(),
+                "why_is_this_bad": d.why.trim(),
+                "example": d.example.trim(),
+                "use_instead": d.use_instead.trim(),
+                "references": d.references,
+            },
+        })
+    }
+
     /// The docs as `explain` prints them, with fixed headings.
     pub fn render_docs(&self) -> String {
         let d = &self.docs;
@@ -119,6 +148,63 @@ pub fn get(name: &str) -> Option<&'static RuleMeta> {
 
 pub fn names() -> Vec<&'static str> {
     all().iter().map(|m| m.name.as_str()).collect()
+}
+
+/// Optimal string alignment distance (Damerau-Levenshtein without repeated
+/// edits of one substring), on bytes: rule and header names are ASCII.
+pub fn osa_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// The rule name nearest to a misspelt one (`ttl-below-replay-horzon`), for
+/// "did you mean": within a third of its length in edits, or one that
+/// starts or ends with it (`fingerprint` → `missing-request-fingerprint`).
+pub fn closest(name: &str) -> Option<&'static str> {
+    let name = name.trim().to_ascii_lowercase();
+    if name.is_empty() {
+        return None;
+    }
+    let names = names();
+    let by_edit = names
+        .iter()
+        .map(|n| (osa_distance(&name, n), *n))
+        .filter(|(d, n)| *d > 0 && *d <= (n.len() / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n);
+    by_edit.or_else(|| {
+        let mut parts = names
+            .iter()
+            .filter(|n| name.len() >= 4 && (n.ends_with(&name) || n.starts_with(&name)));
+        match (parts.next(), parts.next()) {
+            (Some(only), None) => Some(*only),
+            _ => None,
+        }
+    })
+}
+
+/// " (did you mean `x`?)" for an unknown rule name, or nothing.
+pub fn did_you_mean(name: &str) -> String {
+    closest(name).map_or_else(String::new, |n| format!("; did you mean `{n}`?"))
 }
 
 /// The default severity of a rule (warning if the catalogue lacks it).

@@ -45,6 +45,8 @@ pub enum Command {
     Explain {
         /// The rule's name, e.g. misspelled-idempotency-header.
         rule: String,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
     },
     /// Maintain a baseline file written by `check --write-baseline`.
     Baseline {

@@ -199,7 +199,10 @@ impl Config {
                 return Err(ConfigError::Invalid {
                     path: path.to_string(),
                     line: line_of(name),
-                    message: format!("unknown rule `{name}`; known rules: {}", known.join(", ")),
+                    message: match crate::catalogue::closest(name) {
+                        Some(n) => format!("unknown rule `{name}`; did you mean `{n}`?"),
+                        None => format!("unknown rule `{name}`; known rules: {}", known.join(", ")),
+                    },
                 });
             }
         }

@@ -67,6 +67,9 @@ pub struct Diagnostic {
     /// already the report's title); `None` underlines the span without text.
     pub primary_label: Option<String>,
     pub labels: Vec<Label>,
+    /// The reasoning behind the headline (coverage, the floor, where a
+    /// number comes from): `= note:` lines in human output, `notes` in JSON.
+    pub notes: Vec<String>,
     pub help: Option<String>,
     pub fix: Option<Fix>,
     /// Filled by [`assign_fingerprints`] once all diagnostics are known.
@@ -89,6 +92,7 @@ impl Diagnostic {
             span,
             primary_label: None,
             labels: Vec::new(),
+            notes: Vec::new(),
             help: None,
             fix: None,
             fingerprint: String::new(),
@@ -108,6 +112,12 @@ impl Diagnostic {
             span,
             message: message.into(),
         });
+        self
+    }
+
+    /// One line of reasoning, shown as `= note:` under the source.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
         self
     }
 

@@ -129,6 +129,12 @@ pub fn starter(outcome: &Outcome, base: &str) -> (String, usize) {
                 ));
                 Some(&w.counterparty)
             }
+            (Attribution::Outbound { id, name }, _) => {
+                out.push_str(&format!(
+                    ": keys sent to a counterparty, inferred from `{name}`\n"
+                ));
+                Some(id)
+            }
             (Attribution::Unknown, _) => {
                 out.push_str(": no counterparty found; name the one whose requests it guards\n");
                 None

@@ -259,6 +259,10 @@ pub struct RetentionWords {
     pub retention: Vec<String>,
     pub not_retention: Vec<String>,
     pub outbound: Vec<String>,
+    /// Words that, right after a counterparty's match word, name its API
+    /// (`stripe_api`, `StripeClient`): a store so named holds keys we send.
+    #[serde(default)]
+    pub outbound_after_counterparty: Vec<String>,
     /// Store words that, alone in a short duration's name, more often name
     /// a signature's timestamp tolerance (`replay`).
     #[serde(default)]
@@ -459,6 +463,16 @@ impl Counterparty {
         self.hosts
             .iter()
             .any(|h| host == *h || host.ends_with(&format!(".{h}")))
+    }
+
+    /// How long it keeps the keys this service sends it, the longest
+    /// outbound key retention it publishes.
+    pub fn outbound_key_retention(&self) -> Option<(&Window, crate::duration::Duration)> {
+        self.window
+            .iter()
+            .filter(|w| w.direction == Direction::Outbound && w.covers == "key-retention")
+            .filter_map(|w| w.length().map(|d| (w, d)))
+            .max_by_key(|(_, d)| *d)
     }
 
     /// Whether one of its match words appears in `name`: a word of five

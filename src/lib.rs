@@ -306,13 +306,18 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .iter()
         .flat_map(|f| {
             f.problems.iter().filter(|p| p.reported).map(|p| {
-                Diagnostic::new(
+                let d = Diagnostic::new(
                     "parse-error",
                     Severity::Warning,
                     f.file,
                     p.span,
-                    format!("{}; what it holds is unchecked", p.message),
+                    p.message.clone(),
                 )
+                .with_note("what it holds is unchecked; the rest of the file was read");
+                match &p.detail {
+                    Some(detail) => d.with_primary_label(detail.clone()),
+                    None => d,
+                }
             })
         })
         .collect();

@@ -49,15 +49,24 @@ fn run(cli: Cli) -> Result<u8, String> {
             }
             Ok(0)
         }
-        Command::Explain { rule } => match catalogue::get(&rule) {
+        Command::Explain { rule, format } => match catalogue::get(&rule) {
             Some(meta) => {
-                print!("{}", meta.render_docs());
+                match format {
+                    Format::Human => print!("{}", meta.render_docs()),
+                    Format::Json => println!(
+                        "{}",
+                        serde_json::to_string_pretty(&meta.to_json()).unwrap_or_default()
+                    ),
+                }
                 Ok(0)
             }
-            None => Err(format!(
-                "unknown rule `{rule}`; known rules:\n  {}",
-                catalogue::names().join("\n  ")
-            )),
+            None => Err(match catalogue::closest(&rule) {
+                Some(n) => format!("unknown rule `{rule}`; did you mean `{n}`?"),
+                None => format!(
+                    "unknown rule `{rule}`; known rules:\n  {}",
+                    catalogue::names().join("\n  ")
+                ),
+            }),
         },
         Command::Check(args) => check(&args),
         Command::Baseline {
@@ -463,7 +472,7 @@ fn print_rules(format: Format) {
                     serde_json::json!({
                         "name": m.name,
                         "default_severity": m.default_severity,
-                        "status": if m.is_built() { "built" } else { "planned" },
+                        "status": m.status(),
                         "summary": m.summary,
                     })
                 })

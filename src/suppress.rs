@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 pub const RULE: &str = "unused-suppression";
 
+const NOTHING: &str = "a comment that does not read as a suppression suppresses nothing";
+
 #[derive(Debug, Clone)]
 pub struct Suppression {
     pub file: FileId,
@@ -22,6 +24,51 @@ pub struct Suppression {
     pub lines: Vec<usize>,
     pub reason: Option<String>,
     pub used: Vec<bool>,
+    /// A comment meant as a suppression that does not read as one; it
+    /// suppresses nothing and is reported.
+    pub malformed: Option<Malformed>,
+}
+
+/// How a suppression comment fails to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Malformed {
+    /// `idemlint: allow -- reason`, `allow()`: no rule in parentheses.
+    NoRule(String),
+    /// `idemlint: alow(rule)`: the directive is misspelt.
+    Directive(String),
+}
+
+/// A comment that starts like a suppression (`// idemlint: word`), to tell
+/// a malformed one from prose that mentions idemlint.
+fn loose_pattern() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?://+|/\*+|--|#+)\s*idemlint:\s*([A-Za-z][A-Za-z_-]*)\s*(\(\s*\))?")
+            .unwrap_or_else(|_| unreachable!("the loose suppression pattern is a valid regex"))
+    })
+}
+
+/// A comment line that tries to be a suppression but does not parse.
+fn malformed(line: &str) -> Option<(std::ops::Range<usize>, Malformed)> {
+    let c = loose_pattern().captures(line)?;
+    let m = c.get(0)?;
+    let word = &c[1];
+    let lower = word.to_ascii_lowercase();
+    let end = line.trim_end().len().max(m.end());
+    let kind = if lower == "allow" || lower == "allow-file" {
+        Malformed::NoRule(word.to_string())
+    } else if ["allow", "allow-file"]
+        .iter()
+        .any(|d| crate::catalogue::osa_distance(&lower, d) <= 2)
+        || lower.starts_with("allow")
+        || lower.starts_with("ignore")
+        || lower.starts_with("disable")
+    {
+        Malformed::Directive(word.to_string())
+    } else {
+        return None;
+    };
+    Some((m.start()..end, kind))
 }
 
 fn pattern() -> &'static Regex {
@@ -81,6 +128,19 @@ pub fn scan(file: FileId, text: &str, statements: bool) -> Vec<Suppression> {
     for (n, line) in lines.iter().enumerate() {
         let line = line.trim_end_matches('\r');
         let Some(c) = pattern().captures(line) else {
+            if let Some((range, kind)) = malformed(line) {
+                let at = index.line_start(n);
+                out.push(Suppression {
+                    file,
+                    span: Span::new(at + range.start, at + range.end),
+                    rules: Vec::new(),
+                    whole_file: false,
+                    lines: Vec::new(),
+                    reason: None,
+                    used: Vec::new(),
+                    malformed: Some(kind),
+                });
+            }
             continue;
         };
         let Some(m) = c.get(0) else { continue };
@@ -113,6 +173,7 @@ pub fn scan(file: FileId, text: &str, statements: bool) -> Vec<Suppression> {
             lines: if whole_file { Vec::new() } else { covered },
             reason,
             used,
+            malformed: None,
         });
     }
     out
@@ -169,21 +230,52 @@ pub fn apply(
     }
     let mut out = Vec::new();
     for s in sups.iter() {
+        let report = |message: String, label: &str, help: String| {
+            Diagnostic::new(RULE, Severity::Warning, s.file, s.span, message)
+                .with_primary_label(label)
+                .with_help(help)
+        };
+        match &s.malformed {
+            Some(Malformed::NoRule(word)) => out.push(report(
+                "suppression names no rule".to_string(),
+                "no rule in parentheses",
+                format!("name the rule: `idemlint: {word}(rule-name) -- reason` (`idemlint rules` lists them)"),
+            ).with_note(NOTHING)),
+            Some(Malformed::Directive(word)) => out.push(report(
+                format!("`{word}` is not a suppression directive"),
+                "not `allow` or `allow-file`",
+                "write `idemlint: allow(rule-name) -- reason`, or `allow-file(...)` for the whole file".to_string(),
+            ).with_note(NOTHING)),
+            None => {}
+        }
         for (i, r) in s.rules.iter().enumerate() {
-            let message = if !known.contains(&r.as_str()) {
-                format!("suppression names an unknown rule `{r}`")
+            let d = if !known.contains(&r.as_str()) {
+                report(
+                    format!("suppression names an unknown rule `{r}`"),
+                    "unknown rule",
+                    match crate::catalogue::closest(r) {
+                        Some(n) => format!("did you mean `{n}`?"),
+                        None => "use a name that `idemlint rules` lists".to_string(),
+                    },
+                )
+                .with_note("a suppression of an unknown rule suppresses nothing")
             } else if reason_required && s.reason.is_none() {
-                format!("suppression of `{r}` gives no reason after `--`, so it suppresses nothing")
+                report(
+                    format!("suppression of `{r}` gives no reason"),
+                    "no reason after `--`",
+                    format!("say why after `--`: `idemlint: allow({r}) -- why it is safe here`"),
+                )
+                .with_note("a reason is required, so the comment suppresses nothing")
             } else if !s.used[i] {
-                format!("suppression of `{r}` suppresses nothing")
+                report(
+                    format!("suppression of `{r}` suppresses nothing"),
+                    "nothing to suppress here",
+                    format!("remove the comment: no `{r}` finding is on this line or the statement after it"),
+                )
             } else {
                 continue;
             };
-            out.push(
-                Diagnostic::new(RULE, Severity::Warning, s.file, s.span, message).with_help(
-                    "remove the comment, or fix the rule name; a reason goes after `--`",
-                ),
-            );
+            out.push(d);
         }
     }
     (suppressed, out)

@@ -78,7 +78,7 @@ fn declared(dir: &Path) -> BTreeSet<Finding> {
     set
 }
 
-fn reported(dir: &Path) -> BTreeSet<Finding> {
+fn run(dir: &Path) -> idemlint::Outcome {
     let config = if dir.join("idemlint.toml").exists() {
         ConfigChoice::File(dir.join("idemlint.toml"))
     } else {
@@ -91,7 +91,11 @@ fn reported(dir: &Path) -> BTreeSet<Finding> {
         no_suppressions: false,
         include_tests: false,
     };
-    let outcome = check(&opts).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    check(&opts).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+fn reported(dir: &Path) -> BTreeSet<Finding> {
+    let outcome = run(dir);
     let cwd = std::env::current_dir().unwrap();
     let prefix = dir
         .strip_prefix(&cwd)
@@ -215,4 +219,35 @@ fn project_fixtures_report_exactly_what_they_declare() {
     }
     assert!(checked > 0, "no project declares its findings");
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// A headline is read in a terminal, a PR annotation, a SARIF viewer: it
+/// stays under 100 characters; the reasoning goes to notes.
+#[test]
+fn every_headline_of_every_fixture_is_under_100_characters() {
+    let projects = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/projects");
+    let mut dirs: Vec<PathBuf> = fixture_dirs()
+        .into_iter()
+        .flat_map(|(_, flag, pass)| [flag, pass])
+        .collect();
+    dirs.extend(
+        std::fs::read_dir(&projects)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path()),
+    );
+    let mut long = Vec::new();
+    let mut seen = 0;
+    for dir in dirs {
+        let outcome = run(&dir);
+        for d in &outcome.diagnostics {
+            seen += 1;
+            let n = d.message.chars().count();
+            if n >= 100 {
+                long.push(format!("{n}: [{}] {}", d.rule, d.message));
+            }
+        }
+    }
+    assert!(seen > 50, "only {seen} findings over the fixtures");
+    assert!(long.is_empty(), "\n{}", long.join("\n"));
 }

@@ -327,7 +327,11 @@ fn hostile_tree_is_reported_not_crashed_on() {
     let parse_error = |path: &str, needle: &str| {
         let found = of(path, "parse-error");
         assert_eq!(found.len(), 1, "{path}: {found:#?}");
-        let msg = found[0]["message"].as_str().unwrap();
+        let msg = format!(
+            "{} {}",
+            found[0]["message"].as_str().unwrap(),
+            found[0]["label"].as_str().unwrap_or_default()
+        );
         assert!(msg.contains(needle), "{path}: {msg}");
         assert_eq!(found[0]["severity"], "warning");
     };

@@ -70,3 +70,36 @@ fn redis_expiry_from_constants_in_another_module_renders_with_label_and_source()
 fn key_recorded_after_effect_renders_with_the_effect_and_the_commit() {
     insta::assert_snapshot!(human("testdata/rules/key-recorded-after-effect/flag/src"));
 }
+
+/// The demo project, as the README shows it: rustc's shape, every line but
+/// the source lines within 120 columns, every headline under 100.
+#[test]
+fn demo_project_renders_like_rustc() {
+    let out = human("testdata/projects/demo");
+    let mut above = 0;
+    for line in out.lines() {
+        let width = line.chars().count();
+        let source_line = line.split_once(" |").is_some_and(|(gutter, _)| {
+            let g = gutter.trim();
+            !g.is_empty() && g.chars().all(|c| c.is_ascii_digit())
+        });
+        if source_line {
+            above = width;
+            continue;
+        }
+        // the underline of a source line is as wide as the line it marks
+        let underline = line.trim_end().ends_with(['^', '-']) && width <= above;
+        assert!(width <= 120 || underline, "wider than 120 columns:\n{line}");
+        above = 0;
+        for level in ["error[", "warning[", "note["] {
+            if let Some(rest) = line.strip_prefix(level) {
+                let headline = rest.split_once("]: ").map_or(rest, |(_, h)| h);
+                assert!(
+                    headline.chars().count() < 100,
+                    "headline of 100+: {headline}"
+                );
+            }
+        }
+    }
+    insta::assert_snapshot!(out);
+}

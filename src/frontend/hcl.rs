@@ -109,10 +109,9 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         Ok(b) => b,
         Err(e) => {
             let at = e.location().offset().min(text.len());
-            facts.problems.push(Problem::new(
-                Span::new(at, at),
-                format!("invalid HCL: {}", e.message()),
-            ));
+            facts
+                .problems
+                .push(Problem::invalid(Span::new(at, at), "HCL", e.message()));
             return;
         }
     };

@@ -60,8 +60,9 @@ fn judge(text: &str, prepared: &str, at: usize, info: &str, open: &str) -> Probl
             };
             Problem {
                 span: yaml::error_span(text, at),
-                message: format!("{what} at line {} col {}: {words}", e.line(), e.column()),
+                message: what.to_string(),
                 reported,
+                detail: Some(format!("{words} (line {} column {})", e.line(), e.column())),
             }
         }
         // Valid JSON (or an error serde_json cannot place) that the tree
@@ -70,6 +71,7 @@ fn judge(text: &str, prepared: &str, at: usize, info: &str, open: &str) -> Probl
             span: yaml::error_span(text, at),
             message: format!("JSON the reader could not follow: {info}"),
             reported: false,
+            detail: None,
         },
     }
 }
@@ -181,11 +183,11 @@ mod tests {
         assert_eq!(facts.problems.len(), 1, "{:?}", facts.problems);
         let p = &facts.problems[0];
         assert!(p.reported);
+        assert_eq!(p.message, "invalid JSON");
+        let detail = p.detail.as_deref().unwrap_or_default();
         assert!(
-            p.message
-                .starts_with("invalid JSON at line 2 col 47: expected `,` or `}`"),
-            "{}",
-            p.message
+            detail.starts_with("expected `,` or `}`") && detail.ends_with("(line 2 column 47)"),
+            "{detail}"
         );
         assert_eq!(&text[p.span.start..p.span.start + 5], "\"ttl\"");
     }

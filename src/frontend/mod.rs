@@ -30,14 +30,27 @@ pub struct Problem {
     pub span: Span,
     pub message: String,
     pub reported: bool,
+    /// The parser's own words, whole, for the label under the span
+    /// (`Expected: column name or constraint definition, found: ,`).
+    pub detail: Option<String>,
 }
 
 impl Problem {
+    /// A file or statement invalid in its own language: the headline names
+    /// the language, the label carries the parser's words whole.
+    pub fn invalid(span: Span, language: &str, detail: impl Into<String>) -> Self {
+        Problem {
+            detail: Some(detail.into()),
+            ..Problem::new(span, format!("invalid {language}"))
+        }
+    }
+
     pub fn new(span: Span, message: impl Into<String>) -> Self {
         Problem {
             span,
             message: message.into(),
             reported: true,
+            detail: None,
         }
     }
 }
@@ -164,6 +177,11 @@ pub struct FileHints {
     pub talks_to_stripe: bool,
     /// nginx `underscores_in_headers on;` in this file: the span of `on`.
     pub nginx_passes_underscores: Option<Span>,
+    /// Header names an nginx directive sets on the request it forwards
+    /// upstream (`proxy_set_header Idempotency_Key ...`): the names' spans.
+    /// `underscores_in_headers` does not apply to them (it concerns headers
+    /// from clients); what the upstream reads decides.
+    pub forwarded_headers: Vec<Span>,
 }
 
 /// Parse one file with the front end for its kind.

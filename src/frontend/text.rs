@@ -21,6 +21,14 @@ const NGINX_HEADER_DIRECTIVES: &[&str] = &[
 // variable, not a header: underscores are its normal spelling, so
 // `fastcgi_param` is not in this list.
 
+/// Of those, the directives that set a header on the request nginx forwards
+/// upstream (not on its response to the client).
+const NGINX_UPSTREAM_DIRECTIVES: &[&str] = &[
+    "proxy_set_header",
+    "grpc_set_header",
+    "more_set_input_headers",
+];
+
 /// Literals longer than this are not header names and are not kept.
 const MAX_LITERAL: usize = 128;
 
@@ -63,6 +71,12 @@ fn scan_line(line: &str, offset: usize, facts: &mut FileFacts) {
                     name.trim_matches(|c| c == '"' || c == '\'' || c == ';' || c == ':');
                 if let Some(pos) = trimmed.find(name_trim) {
                     let start = offset + indent + pos;
+                    if NGINX_UPSTREAM_DIRECTIVES.contains(&first) {
+                        facts
+                            .hints
+                            .forwarded_headers
+                            .push(Span::new(start, start + name_trim.len()));
+                    }
                     facts.strings.push(StrLit {
                         value: name_trim.to_string(),
                         span: Span::new(start, start + name_trim.len()),

@@ -45,12 +45,11 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
                 .map(|r| Span::new(r.start, r.end))
                 .unwrap_or_default();
             let msg = e.message().trim().to_string();
-            let message = if msg.contains("recursion") {
-                "nested too deep for the TOML parser; not read".to_string()
+            facts.problems.push(if msg.contains("recursion") {
+                Problem::new(span, "nested too deep for the TOML parser; not read")
             } else {
-                format!("invalid TOML: {msg}")
-            };
-            facts.problems.push(Problem::new(span, message));
+                Problem::invalid(span, "TOML", msg)
+            });
         }
     }
 }

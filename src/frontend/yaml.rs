@@ -111,13 +111,12 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
         facts.problems.push(Problem {
             span: error_span(text, at),
             message: if template {
-                format!(
-                    "Go template that does not read as YAML once its actions are set aside: {info}"
-                )
+                "Go template that does not read as YAML once its actions are set aside".to_string()
             } else {
-                format!("invalid YAML: {info}")
+                "invalid YAML".to_string()
             },
             reported: !template && crate::walk::prefilter(unread.as_bytes()),
+            detail: Some(info.to_string()),
         });
         if start >= end {
             return doc;
@@ -733,7 +732,8 @@ mod tests {
         let (d, f) = doc(text);
         assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
         assert!(f.problems[0].reported, "the skipped entry names a store");
-        assert!(f.problems[0].message.starts_with("invalid YAML: "));
+        assert_eq!(f.problems[0].message, "invalid YAML");
+        assert!(f.problems[0].detail.is_some());
         let e = d
             .entries
             .iter()

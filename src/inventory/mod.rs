@@ -539,13 +539,25 @@ fn set_counterparty(entry: &mut Store, a: &Attribution, catalogue: &Catalogue) {
     let Some(cp) = a.id().and_then(|id| catalogue.get(id)) else {
         return;
     };
-    let Some((_, horizon)) = cp.inbound_horizon() else {
-        return;
+    // Keys this service sends are judged against how long the counterparty
+    // keeps them, with no margin of ours on top; keys it receives against
+    // the counterparty's replay horizon plus the margin.
+    let outbound = matches!(a, Attribution::Outbound { .. });
+    let (horizon, margin, direction) = if outbound {
+        let Some((_, keeps)) = cp.outbound_key_retention() else {
+            return;
+        };
+        (keeps, 0, Direction::Outbound)
+    } else {
+        let Some((_, horizon)) = cp.inbound_horizon() else {
+            return;
+        };
+        (horizon, catalogue.margin.secs, Direction::Inbound)
     };
     let mut windows: Vec<WindowInfo> = cp
         .window
         .iter()
-        .filter(|w| w.direction == Direction::Inbound)
+        .filter(|w| w.direction == direction)
         .filter_map(|w| {
             w.length().map(|d| WindowInfo {
                 covers: w.covers.clone(),
@@ -563,11 +575,20 @@ fn set_counterparty(entry: &mut Store, a: &Attribution, catalogue: &Catalogue) {
         attributed_by: match a {
             Attribution::Declared(_) => "declared in idemlint.toml".to_string(),
             Attribution::Named { name, .. } => format!("the name `{name}`"),
+            Attribution::Writer(w) => format!(
+                "the code that {} it: `{}`, which {}",
+                if w.writes { "writes" } else { "reads" },
+                w.path,
+                w.why
+            ),
+            Attribution::Outbound { name, .. } => {
+                format!("keys sent to it, by the name `{name}`")
+            }
             Attribution::Unknown => String::new(),
         },
         horizon_seconds: horizon.secs,
-        margin_seconds: catalogue.margin.secs,
-        floor_seconds: horizon.secs.saturating_add(catalogue.margin.secs),
+        margin_seconds: margin,
+        floor_seconds: horizon.secs.saturating_add(margin),
         windows,
     });
     entry.coverage = entry

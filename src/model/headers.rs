@@ -17,6 +17,9 @@ pub struct HeaderUse {
     /// Found in a config file (YAML/TOML/JSON/.env), where a string is a
     /// header name only by its position or its spelling.
     pub in_config: bool,
+    /// Set by an nginx directive on the request it forwards upstream
+    /// (`proxy_set_header`).
+    pub forwarded_upstream: bool,
 }
 
 #[derive(Debug, Default)]
@@ -69,6 +72,7 @@ impl HeaderModel {
                         role,
                         stripe_context: f.hints.talks_to_stripe,
                         in_config: f.conf.is_some(),
+                        forwarded_upstream: f.hints.forwarded_headers.contains(&s.span),
                     });
                 }
             }

@@ -45,14 +45,22 @@ pub enum Attribution {
     },
     /// The code that writes (or reads) the store names the counterparty.
     Writer(crate::model::writers::Writer),
+    /// A store of keys this service sends (its names say so): `id` is the
+    /// counterparty whose outbound key retention bounds it.
+    Outbound {
+        id: String,
+        name: String,
+    },
     Unknown,
 }
 
 impl Attribution {
     pub fn id(&self) -> Option<&str> {
         match self {
-            Attribution::Declared(id) | Attribution::Named { id, .. } => Some(id),
             Attribution::Writer(w) => Some(&w.counterparty),
+            Attribution::Declared(id)
+            | Attribution::Named { id, .. }
+            | Attribution::Outbound { id, .. } => Some(id),
             Attribution::Unknown => None,
         }
     }
@@ -126,12 +134,7 @@ impl RetentionModel {
             }
             // The store's own name first, the file that writes it before
             // the file that holds the number.
-            let own = match &item.target {
-                StoreRef::Table(n)
-                | StoreRef::RedisPrefix(n)
-                | StoreRef::ConfigPath(n)
-                | StoreRef::Constant(n) => n.clone(),
-            };
+            let own = own_name(&item.target);
             // A table whose name says it holds request keys
             // (`idempotency_keys`) is not named by the file that purges it:
             // a migration's file name says what the migration does
@@ -157,7 +160,16 @@ impl RetentionModel {
                 item.context.push("stripe".to_string());
             }
             let words = knowledge::retention_words();
-            if item.context.iter().any(|c| words.is_outbound(c)) {
+            let outbound = item.context.iter().any(|c| words.is_outbound(c))
+                || names_counterparty_api(&own_name(&item.target), &catalogue);
+            if outbound {
+                // Keys this service sends: the counterparty's outbound key
+                // retention bounds them, never its replay horizon; with no
+                // such window known there is nothing to compare.
+                if let Some(a) = attribute_outbound(&item.context, &catalogue) {
+                    item.attribution = a;
+                    kept.push(item);
+                }
                 continue;
             }
             match declared(&item.target, config) {
@@ -220,6 +232,47 @@ fn declared(target: &StoreRef, config: &Config) -> Option<Declared> {
 /// decides, so `dedup:paypal:` keys written from `webhooks/stripe.rs` are
 /// PayPal's. When one name matches several, the longest horizon wins: a
 /// store that sees both must outlive both.
+/// The store's own name: table, key prefix, config path or constant.
+fn own_name(target: &StoreRef) -> String {
+    match target {
+        StoreRef::Table(n)
+        | StoreRef::RedisPrefix(n)
+        | StoreRef::ConfigPath(n)
+        | StoreRef::Constant(n) => n.clone(),
+    }
+}
+
+/// Whether a store's own name puts a counterparty's match word right before
+/// a word for its API (`stripe.api.idempotency_key_reuse_window`,
+/// `StripeClient`): the keys are the ones sent to that API.
+pub fn names_counterparty_api(name: &str, catalogue: &Catalogue) -> bool {
+    let api = &knowledge::retention_words().outbound_after_counterparty;
+    let words = knowledge::name_words(name);
+    words.windows(2).any(|pair| {
+        api.iter().any(|a| *a == pair[1])
+            && catalogue
+                .counterparties
+                .iter()
+                .any(|c| c.r#match.iter().any(|m| m.eq_ignore_ascii_case(&pair[0])))
+    })
+}
+
+/// The counterparty of an outbound store: the first name that matches one
+/// with an outbound key retention.
+pub fn attribute_outbound(context: &[String], catalogue: &Catalogue) -> Option<Attribution> {
+    context.iter().find_map(|name| {
+        catalogue
+            .counterparties
+            .iter()
+            .filter(|c| c.matches(name))
+            .find(|c| c.outbound_key_retention().is_some())
+            .map(|c| Attribution::Outbound {
+                id: c.id.clone(),
+                name: name.clone(),
+            })
+    })
+}
+
 pub fn attribute(context: &[String], catalogue: &Catalogue) -> Attribution {
     for name in context {
         let best = catalogue

@@ -1,9 +1,13 @@
-//! Human output: ariadne reports with source snippets, then a one-line summary.
+//! Human output in rustc's shape (annotate-snippets, the renderer rustc
+//! itself uses): `error[rule]: headline`, ` --> path:line:col`, the source
+//! with short labels, `= note:` and `= help:` lines; then a one-line summary.
 
 use super::Summary;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::source::{LineIndex, SourceMap};
-use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
+use crate::source::{FileId, LineIndex, SourceMap, Span};
+use annotate_snippets::{
+    Annotation, AnnotationKind, Group, Level, Message, Origin, Renderer, Snippet,
+};
 use std::io::Write;
 
 pub fn render(
@@ -138,99 +142,174 @@ fn render_one(
     color: bool,
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
-    // Only the files this report shows: a cache of every file per report
-    // would copy the whole tree once per diagnostic.
-    let mut ids: Vec<usize> = std::iter::once(d.file)
-        .chain(d.labels.iter().map(|l| l.file))
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let cache: Vec<(String, String)> = ids
-        .into_iter()
-        .map(|id| (sources.path(id).to_string(), sources.text(id).to_string()))
-        .collect();
-    let path = sources.path(d.file).to_string();
-    let (kind, colour) = match d.severity {
-        Severity::Error => (ReportKind::Error, Color::Red),
-        Severity::Warning => (ReportKind::Warning, Color::Yellow),
-        Severity::Note => (ReportKind::Custom("note", Color::Cyan), Color::Cyan),
+    let level = level(d.severity);
+    let title = level.primary_title(d.message.as_str()).id(d.rule);
+    let mut moved: Vec<String> = Vec::new();
+    let mut group = if snippet_fits(d, sources) {
+        let (snippets, labels) = snippets(d, sources);
+        moved = labels;
+        Group::with_title(title).elements(snippets)
+    } else {
+        let text = sources.text(d.file);
+        let pos = sources
+            .get(d.file)
+            .line_col(&LineIndex::new(text), d.span.start);
+        Group::with_title(title)
+            .element(
+                Origin::path(sources.path(d.file))
+                    .line(pos.line)
+                    .char_column(pos.column.saturating_sub(1)),
+            )
+            .element(Level::NOTE.message("the line is too long to show"))
     };
-    let text = sources.text(d.file);
-    let pos = sources
-        .get(d.file)
-        .line_col(&LineIndex::new(text), d.span.start);
-    if !snippet_fits(d, sources) {
-        return render_plain(d, &path, pos, w);
+    group = group.elements(moved.iter().map(|l| Level::NOTE.message(wrap(l))));
+    group = group.elements(footer(d));
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
     }
-    let range = clamp(text, d.span.start..d.span.end);
-    let mut report = Report::build(kind, (path.clone(), range.clone()))
-        .with_config(
-            Config::default()
-                .with_color(color)
-                .with_index_type(IndexType::Byte),
-        )
-        .with_code(d.rule)
-        .with_message(format!(
-            "{} [{}:{}:{}]",
-            d.message, path, pos.line, pos.column
-        ))
-        .with_label({
-            // ariadne draws no underline for a label without text: without a
-            // short label of its own, a finding shows the first clause of
-            // its message under the span.
-            let text = d.primary_label.clone().unwrap_or_else(|| {
-                d.message
-                    .split(": ")
-                    .next()
-                    .unwrap_or(&d.message)
-                    .to_string()
-            });
-            Label::new((path.clone(), range))
-                .with_color(colour)
-                .with_message(text)
-        });
-    for l in &d.labels {
-        let lt = sources.text(l.file);
-        report = report.with_label(
-            Label::new((
-                sources.path(l.file).to_string(),
-                clamp(lt, l.span.start..l.span.end),
-            ))
-            .with_message(&l.message)
-            .with_color(Color::Blue),
-        );
-    }
-    if let Some(h) = &d.help {
-        report = report.with_help(h);
-    }
-    if let Some(f) = &d.fix {
-        report = report.with_note(format!("fix: {}", f.message));
-    }
-    let cache = ariadne::sources(cache);
-    if color {
-        return report.finish().write(cache, &mut *w);
-    }
-    // NOTE: ariadne colours a custom report kind (our `note`) even with
-    // colour off, so plain output is rendered to a buffer and stripped.
-    let mut buf = Vec::new();
-    report.finish().write(cache, &mut buf)?;
-    w.write_all(strip_ansi(&String::from_utf8_lossy(&buf)).as_bytes())
+    .term_width(WIDTH);
+    writeln!(w, "{}\n", renderer.render(&[group]))
 }
 
-/// `text` without ANSI SGR sequences (`ESC [ ... m`).
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' && chars.peek() == Some(&'[') {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
+fn level(s: Severity) -> Level<'static> {
+    match s {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Note => Level::NOTE,
+    }
+}
+
+/// One snippet per file, the primary span's file first: every label sits
+/// under the header of its own file, and the line numbers are the file's.
+fn snippets<'a>(
+    d: &'a Diagnostic,
+    sources: &'a SourceMap,
+) -> (Vec<Snippet<'a, Annotation<'a>>>, Vec<String>) {
+    let mut files: Vec<FileId> = vec![d.file];
+    for l in &d.labels {
+        if !files.contains(&l.file) {
+            files.push(l.file);
         }
+    }
+    files
+        .into_iter()
+        .map(|file| {
+            let mut spans: Vec<(Span, Option<&str>, bool)> = Vec::new();
+            if file == d.file {
+                spans.push((d.span, d.primary_label.as_deref(), true));
+            }
+            spans.extend(
+                d.labels
+                    .iter()
+                    .filter(|l| l.file == file)
+                    .map(|l| (l.span, Some(l.message.as_str()), false)),
+            );
+            excerpt(sources, file, &spans)
+        })
+        .fold((Vec::new(), Vec::new()), |(mut ss, mut ms), (s, m)| {
+            ss.push(s);
+            ms.extend(m);
+            (ss, ms)
+        })
+}
+
+/// The lines of `file` that `spans` touch (and those between, which the
+/// renderer folds), with the spans made relative to them.
+fn excerpt<'a>(
+    sources: &'a SourceMap,
+    file: FileId,
+    spans: &[(Span, Option<&'a str>, bool)],
+) -> (Snippet<'a, Annotation<'a>>, Vec<String>) {
+    let text = sources.text(file);
+    let ranges: Vec<std::ops::Range<usize>> = spans
+        .iter()
+        .map(|(s, _, _)| clamp(text, s.start..s.end))
+        .collect();
+    let first = ranges.iter().map(|r| r.start).min().unwrap_or(0);
+    let last = ranges.iter().map(|r| r.end).max().unwrap_or(0);
+    let start = text[..first].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[last..].find('\n').map_or(text.len(), |i| last + i);
+    let line = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..start]).count();
+    let mut snippet = Snippet::source(&text[start..end])
+        .path(sources.path(file))
+        .line_start(line)
+        .fold(true);
+    let gutter = (line + text[start..end].matches('\n').count())
+        .to_string()
+        .len()
+        + 3;
+    let mut moved = Vec::new();
+    for ((_, label, primary), r) in spans.iter().zip(ranges) {
+        let kind = if *primary {
+            AnnotationKind::Primary
+        } else {
+            AnnotationKind::Context
+        };
+        let mut a = kind.span(r.start - start..r.end - start);
+        if let Some(label) = label {
+            // A label drawn after its span would pass the width: it goes
+            // under the report, with the line it belongs to.
+            let line_start = text[..r.end].rfind('\n').map_or(0, |i| i + 1);
+            let column = gutter + text[line_start..r.end].chars().count() + 1;
+            if column + label.chars().count() > WIDTH {
+                let n = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..r.start]).count();
+                moved.push(format!("line {n}: {label}"));
+            } else {
+                a = a.label(*label);
+            }
+        }
+        snippet = snippet.annotation(a);
+    }
+    (snippet, moved)
+}
+
+/// `= note:` lines for the reasoning, `= help:` for the fix, whether
+/// `--fix` applies it, and where the full explanation is.
+fn footer(d: &Diagnostic) -> Vec<Message<'_>> {
+    let mut out: Vec<Message<'_>> = d
+        .notes
+        .iter()
+        .map(|n| Level::NOTE.message(wrap(n)))
+        .collect();
+    if let Some(h) = &d.help {
+        out.push(Level::HELP.message(wrap(h)));
+    }
+    if let Some(f) = &d.fix {
+        out.push(Level::HELP.message(wrap(&format!("fixable with `--fix`: {}", f.message))));
+    }
+    out.push(Level::HELP.message(format!(
+        "for the full explanation, run `idemlint explain {}`",
+        d.rule
+    )));
+    out
+}
+
+/// The width a report is laid out for: longer source lines are cut around
+/// their spans, as rustc does.
+const WIDTH: usize = 120;
+
+/// The room a `= note:` or `= help:` line has for its text: the width less
+/// the gutter and the `= help: ` lead.
+const TEXT_WIDTH: usize = WIDTH - 16;
+
+/// `text` broken at spaces into lines of at most [`TEXT_WIDTH`] characters;
+/// the renderer indents the lines after the first under the first.
+fn wrap(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut line = 0;
+    for word in text.split(' ') {
+        let n = word.chars().count();
+        if line > 0 && line + 1 + n > TEXT_WIDTH {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += n;
     }
     out
 }
@@ -251,33 +330,6 @@ fn snippet_fits(d: &Diagnostic, sources: &SourceMap) -> bool {
             line_end - line_start <= MAX_SNIPPET_LINE * 4
                 && text[line_start..line_end].chars().count() <= MAX_SNIPPET_LINE
         })
-}
-
-/// The report without source lines, for spans on very long lines.
-fn render_plain(
-    d: &Diagnostic,
-    path: &str,
-    pos: crate::source::LineCol,
-    w: &mut dyn Write,
-) -> std::io::Result<()> {
-    let kind = match d.severity {
-        Severity::Error => "Error",
-        Severity::Warning => "Warning",
-        Severity::Note => "note",
-    };
-    writeln!(
-        w,
-        "[{}] {kind}: {} [{}:{}:{}]",
-        d.rule, d.message, path, pos.line, pos.column
-    )?;
-    writeln!(w, "   (line too long to show)")?;
-    if let Some(h) = &d.help {
-        writeln!(w, "   Help: {h}")?;
-    }
-    if let Some(f) = &d.fix {
-        writeln!(w, "   Note: fix: {}", f.message)?;
-    }
-    Ok(())
 }
 
 fn clamp(text: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {

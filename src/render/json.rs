@@ -64,7 +64,12 @@ struct JsonDiagnostic<'a> {
     message: &'a str,
     path: &'a str,
     span: JsonSpan,
+    /// What the primary span is, a few words (the parser's own words for a
+    /// `parse-error`); `null` when the span speaks for itself.
+    label: Option<&'a str>,
     labels: Vec<JsonLabel<'a>>,
+    /// The reasoning behind `message`, one sentence each (may be empty).
+    notes: &'a [String],
     help: Option<&'a str>,
     fix: Option<JsonFix<'a>>,
     fingerprint: &'a str,
@@ -140,6 +145,7 @@ pub fn render_verbose(
             message: &d.message,
             path: sources.path(d.file),
             span: pos.span(d.file, d.span),
+            label: d.primary_label.as_deref(),
             labels: d
                 .labels
                 .iter()
@@ -149,6 +155,7 @@ pub fn render_verbose(
                     message: &l.message,
                 })
                 .collect(),
+            notes: &d.notes,
             help: d.help.as_deref(),
             fix: d.fix.as_ref().map(|f| JsonFix {
                 message: &f.message,

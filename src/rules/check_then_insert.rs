@@ -64,17 +64,21 @@ fn races(steps: &[Step]) -> Vec<(&Step, &Step, &StoreKey)> {
 fn diagnostic(c: &Step, w: &Step, store: &StoreKey) -> Diagnostic {
     let (message, fix) = match store {
         StoreKey::Redis(k) => (
-            format!("the Redis key `{k}` is read and then written with `SET` without `NX`: two concurrent replays both read nothing and both proceed"),
+            format!("the Redis key `{k}` is checked, then set without `NX`"),
             "claim with one atomic command instead of a read and a write: `SET key value NX EX ttl`, and treat a nil reply as a replay".to_string(),
         ),
         StoreKey::Table(t) => (
-            format!("`{t}` is checked for the key and then inserted without `ON CONFLICT`, and no unique guard covers its key: two concurrent replays both read nothing and both insert"),
+            format!("`{t}` is checked for the key, then inserted without `ON CONFLICT`"),
             format!("give the key a unique guard (`PRIMARY KEY` or `UNIQUE`) and claim with `INSERT INTO {t} … ON CONFLICT DO NOTHING RETURNING …` instead of the read: no row back is a replay"),
         ),
     };
     let mut d = Diagnostic::new(NAME, Severity::Error, w.file, w.span, message)
-        .with_primary_label("the insert, decided by a read that a concurrent replay also passes")
-        .with_label(c.file, c.span, "the check: it reads whether the key exists");
+        .with_primary_label("the insert")
+        .with_label(c.file, c.span, "the check: it reads whether the key exists")
+        .with_note(match store {
+            StoreKey::Redis(_) => "two concurrent replays both read nothing and both proceed",
+            StoreKey::Table(_) => "no unique guard covers the key: two concurrent replays both read nothing and both insert",
+        });
     for s in [c, w] {
         if let Some((f, sp)) = s.via {
             if (f, sp) != (s.file, s.span) {
@@ -82,5 +86,5 @@ fn diagnostic(c: &Step, w: &Step, store: &StoreKey) -> Diagnostic {
             }
         }
     }
-    d.with_help(format!("{fix}. See `idemlint explain {NAME}`"))
+    d.with_help(fix)
 }

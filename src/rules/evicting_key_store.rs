@@ -107,13 +107,15 @@ fn evicting_diagnostic(
         severity,
         s.file,
         s.span,
-        format!(
-            "{} lets Redis evict the idempotency keys in {} when memory is full: it takes {}; {REPLAY}",
-            written(s),
-            subject(inst),
-            p.first
-        ),
+        format!("{} lets Redis evict idempotency keys", written(s)),
     )
+    .with_primary_label("eviction policy set here")
+    .with_note(format!(
+        "when memory is full, {} loses keys: Redis takes {}",
+        subject(inst),
+        p.first
+    ))
+    .with_note(REPLAY)
     .with_help(format!(
         "set {} so Redis refuses writes instead of forgetting keys; {}",
         noeviction_in(s),
@@ -135,18 +137,18 @@ fn default_diagnostic(inst: &Instance, m: &ManagedDefault, p: &EvictionPolicy) -
         Severity::Warning,
         inst.file,
         inst.span,
-        format!(
-            "no `maxmemory-policy` is set for {}, which holds idempotency keys, so it runs with the {} default `{}`: when memory is full it takes {}; {REPLAY}",
-            subject(inst),
-            m.name,
-            m.default_policy,
-            p.first
-        ),
+        format!("no `maxmemory-policy` set: {} evicts with `{}`", m.name, m.default_policy),
     )
+    .with_primary_label(format!("{}, which holds idempotency keys", subject(inst)))
+    .with_note(format!(
+        "it runs with the {} default `{}`: when memory is full Redis takes {}",
+        m.name, m.default_policy, p.first
+    ))
+    .with_note(REPLAY)
+    .with_note(format!("the default is documented at {}, read {}", m.source, m.read))
     .with_help(format!(
-        "write the policy down as `noeviction` (a parameter group or the resource's configuration); {}. The default is documented in: {}",
-        fail_closed(),
-        m.source
+        "write the policy down as `noeviction` (a parameter group or the resource's configuration); {}",
+        fail_closed()
     ))
 }
 
@@ -200,7 +202,7 @@ mod tests {
         assert_eq!(d[0].severity, Severity::Error);
         assert_eq!(d[0].span.start, compose.find("allkeys-lru").unwrap_or(0));
         assert_eq!(s.snippet(d[0].file, d[0].span), "allkeys-lru");
-        assert!(d[0].message.contains("compose service `idempotency-redis`"));
+        assert!(d[0].notes[0].contains("compose service `idempotency-redis`"));
         assert_eq!(
             s.snippet(d[0].file, d[0].labels[0].span),
             "idempotency-redis"
@@ -238,11 +240,12 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].severity, Severity::Warning);
         assert_eq!(s.snippet(d[0].file, d[0].span), "idempotency");
-        assert!(d[0].message.contains("Memorystore default `volatile-lru`"));
         assert!(d[0]
-            .help
-            .as_deref()
-            .unwrap_or("")
+            .message
+            .contains("Memorystore evicts with `volatile-lru`"));
+        assert!(d[0]
+            .notes
+            .join(" ")
             .contains("cloud.google.com/memorystore"));
     }
 

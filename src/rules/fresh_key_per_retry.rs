@@ -15,17 +15,18 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 Severity::Error,
                 *file,
                 k.generator,
-                format!(
-                    "`{}` makes a new idempotency key on every pass of this {} and the key is sent {}: each retry is a new request to the server, which applies it again",
-                    k.what, k.scope_what, k.how
-                ),
+                format!("`{}` makes a new idempotency key on every retry", k.what),
             )
             .with_primary_label("a fresh key per attempt")
+            .with_note(format!(
+                "the key is made on every pass of this {} and sent {}: each retry is a new request to the server, which applies it again",
+                k.scope_what, k.how
+            ))
             .with_label(*file, k.scope, "retried here")
             .with_label(*file, k.sent, "sent here")
-            .with_help(format!(
-                "make the key once, before the retry (`let key = Uuid::new_v4();` above the loop or the retry call), or derive it from a stable id (`format!(\"payout-{{}}\", job.id)`), so every attempt carries the same key. See `idemlint explain {NAME}`"
-            )),
+            .with_help(
+                "make the key once, before the retry (`let key = Uuid::new_v4();` above the loop or the retry call), or derive it from a stable id (`format!(\"payout-{}\", job.id)`), so every attempt carries the same key",
+            ),
         );
     }
 }

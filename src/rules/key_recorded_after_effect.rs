@@ -118,14 +118,18 @@ fn diagnostic(l: &Late<'_>) -> Diagnostic {
     let store = l.store.describe();
     let what = l.what;
     let redis_over_sql = l.store.is_redis() && l.sql_effect;
-    let message = if let Some((_, tx)) = l.commit {
-        format!(
-            "the key is written to {store} on `{}` after the effect's transaction `{tx}` has committed, and nothing claims it before: a crash or a replay between the two commits applies the effect again",
-            l.conn.unwrap_or("another connection")
+    let (message, note) = if let Some((_, tx)) = l.commit {
+        (
+            format!("the key is written after the effect's transaction `{tx}` commits"),
+            format!(
+                "the key goes to {store} on `{}` and nothing claims it before: a crash or a replay between the two commits applies the effect again",
+                l.conn.unwrap_or("another connection")
+            ),
         )
     } else if redis_over_sql {
-        format!(
-            "the key is written to {store} only after {what} commits in SQL, and nothing claims it before: the key and the effect live in two stores with no transaction across them"
+        (
+            format!("the key is written to Redis only after {what} commits in SQL"),
+            format!("the key ({store}) and the effect live in two stores with no transaction across them, and nothing claims the key before"),
         )
     } else {
         let path = if l.write.success_only {
@@ -133,14 +137,18 @@ fn diagnostic(l: &Late<'_>) -> Diagnostic {
         } else {
             "only after"
         };
-        format!(
-            "the key is written to {store} {path} {what}, and nothing claims it before: a replay that arrives in between, or a crash there, applies the effect again"
+        (
+            format!("the key is recorded {path} {what}"),
+            format!(
+                "the key goes to {store} and nothing claims it before: a replay that arrives in between, or a crash there, applies the effect again"
+            ),
         )
     };
     let mut d = Diagnostic::new(NAME, Severity::Error, l.write.file, l.write.span, message)
-        .with_primary_label(format!("{} of the key, after the effect", l.how));
+        .with_primary_label(format!("{} of the key, after the effect", l.how))
+        .with_note(note);
     let effect_label = if redis_over_sql {
-        format!("the effect, {what}, commits in SQL while the key is in Redis: a distributed transaction, with nothing making the two atomic")
+        format!("the effect, {what}, commits in SQL")
     } else {
         format!("the effect: {what} ({})", l.reason)
     };
@@ -152,13 +160,21 @@ fn diagnostic(l: &Late<'_>) -> Diagnostic {
             format!("`{tx}` commits here, first: the effect is durable before the key exists"),
         );
     }
-    for (s, text) in [
-        (l.effect, "the effect happens inside this call"),
-        (l.write, "the key is written inside this call"),
-    ] {
-        if let Some((f, sp)) = s.via {
-            if (f, sp) != (s.file, s.span) {
-                d = d.with_label(f, sp, text);
+    let via = |s: &Step| s.via.filter(|&(f, sp)| (f, sp) != (s.file, s.span));
+    match (via(l.effect), via(l.write)) {
+        (Some(e), Some(w)) if e == w => {
+            d = d.with_label(
+                e.0,
+                e.1,
+                "the effect and the key write happen inside this call",
+            );
+        }
+        (e, w) => {
+            if let Some((f, sp)) = e {
+                d = d.with_label(f, sp, "the effect happens inside this call");
+            }
+            if let Some((f, sp)) = w {
+                d = d.with_label(f, sp, "the key is written inside this call");
             }
         }
     }
@@ -167,6 +183,6 @@ fn diagnostic(l: &Late<'_>) -> Diagnostic {
         StoreKey::Table(t) => format!("`INSERT INTO {t} (key, …) VALUES (…) ON CONFLICT DO NOTHING RETURNING key` in the transaction that performs the effect (no row back is a replay: answer it from the stored response)"),
     };
     d.with_help(format!(
-        "claim the key first, then do the work, then store the response: {claim}; perform the effect; update the claimed row with the response; commit once. See `idemlint explain {NAME}`"
+        "claim the key first, then do the work, then store the response: {claim}; perform the effect; update the claimed row with the response; commit once"
     ))
 }

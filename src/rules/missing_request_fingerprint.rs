@@ -43,11 +43,12 @@ fn missing(t: &Table, s: &Store) -> Diagnostic {
         Severity::Note,
         t.created.file,
         t.created.span,
-        format!(
-            "`{}` keeps no fingerprint of the request: a reused `{key}` with a different body gets the first body's stored response instead of a 422",
-            t.name
-        ),
+        format!("`{}` keeps no fingerprint of the request", t.name),
     )
+    .with_primary_label("table defined here")
+    .with_note(format!(
+        "a reused `{key}` with a different body gets the first body's stored response instead of a 422"
+    ))
     .with_help(format!(
         "store a hash of the request with the key (`ALTER TABLE {} ADD COLUMN request_hash bytea`), compare it on every replay, and answer 422 when it differs",
         t.name

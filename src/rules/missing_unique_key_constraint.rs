@@ -65,39 +65,48 @@ fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard
             s.severity(Severity::Error),
             r.at.file,
             r.at.span,
-            format!(
-                "dropping `{}` leaves `{}` with no unique guard on `{key}`: two concurrent replays both insert",
-                r.guard.key.name, t.name
-            ),
+            format!("`{}` is left with no unique guard on `{key}`", t.name),
         )
-        .with_label(t.created.file, t.created.span, format!("`{}` is created here", t.name))
-        .with_label(r.guard.at.file, r.guard.at.span, "the guard that is dropped"),
+        .with_primary_label(format!("`{}` dropped here", r.guard.key.name))
+        .with_label(
+            t.created.file,
+            t.created.span,
+            format!("`{}` created here", t.name),
+        )
+        .with_label(
+            r.guard.at.file,
+            r.guard.at.span,
+            "the guard, before the drop",
+        )
+        .with_note("two concurrent replays both read nothing and both insert a row"),
         None => Diagnostic::new(
             NAME,
             s.severity(Severity::Error),
             t.created.file,
             t.created.span,
-            format!(
-                "`{}` has no unique guard on `{key}`: two concurrent replays both insert",
-                t.name
-            ),
-        ),
+            format!("`{}` has no unique guard on `{key}`", t.name),
+        )
+        .with_primary_label("table defined here")
+        .with_note("two concurrent replays both read nothing and both insert a row"),
     };
     if let Some(ix) = index {
         d = d.with_label(
             ix.at.file,
             ix.at.span,
             format!(
-                "`{}` is a plain index: it speeds the lookup but does not refuse a second row",
+                "`{}` is a plain index: it refuses no second row",
                 ix.key.name
             ),
         );
     }
     let help = if let Some((p, _)) = &t.partition_by {
-        format!(
-            "`{}` is partitioned by `{}`, and PostgreSQL only allows a unique index that includes the partition column; keep the keys in a table that is not partitioned by time, or partition it by `HASH ({key})` so `UNIQUE ({key})` is allowed",
+        d = d.with_note(format!(
+            "`{}` is partitioned by `{}`, and PostgreSQL only allows a unique index that includes the partition column",
             t.name,
             cols(&p.columns)
+        ));
+        format!(
+            "keep the keys in a table that is not partitioned by time, or partition it by `HASH ({key})` so `UNIQUE ({key})` is allowed"
         )
     } else {
         format!(
@@ -116,11 +125,13 @@ fn partial(t: &Table, s: &Store, g: &Guard) -> Diagnostic {
         g.at.file,
         g.at.span,
         format!(
-            "the only unique guard on `{}.{}` is partial (`WHERE {predicate}`): rows outside the predicate are not guarded",
+            "the only unique guard on `{}.{}` is partial",
             t.name,
             cols(&s.key)
         ),
     )
+    .with_primary_label(format!("only rows where `{predicate}`"))
+    .with_note("rows outside the predicate are not guarded: two replays of such a row both insert")
     .with_help(format!(
         "guard every row: `{}`, or show that no key is ever written outside `{predicate}`",
         suggestion(t, s)

@@ -2,6 +2,7 @@
 //! published idempotency headers (`rules/headers.toml`).
 
 use super::Context;
+use crate::catalogue::osa_distance;
 use crate::diagnostic::{Diagnostic, Edit, Severity};
 use crate::frontend::StrRole;
 use crate::knowledge;
@@ -80,32 +81,6 @@ fn squash(s: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric())
         .map(|c| c.to_ascii_lowercase())
         .collect()
-}
-
-/// Optimal string alignment distance (Damerau-Levenshtein without repeated
-/// edits of one substring), on bytes: header names are ASCII.
-fn osa_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 /// Whether the name is spelt like an HTTP header (`Idempotency-Key`,
@@ -194,6 +169,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         } else {
             match (miss, ctx.model.headers.underscores_passed) {
+                (Miss::Underscore, _) if u.forwarded_upstream => {
+                    forwarded_underscore_diagnostic(u, canonical)
+                }
                 (Miss::Underscore, Some((file, span))) => {
                     passed_underscore_diagnostic(u, canonical, file, span)
                 }
@@ -273,13 +251,23 @@ fn both_spellings_diagnostic(u: &HeaderUse, o: &HeaderUse) -> Diagnostic {
         u,
         Severity::Error,
         format!(
-            "the replay header is {} `{}` here but {} `{}` elsewhere in the repository: the side that looks for one never sees the other",
-            verb(u.role), u.value, verb(o.role), o.value
+            "replay header {} `{}` here, {} `{}` elsewhere",
+            verb(u.role),
+            u.value,
+            verb(o.role),
+            o.value
         ),
     )
+    .with_note("the side that looks for one spelling never sees the other")
     .with_primary_label(format!("{} `{}`", verb(u.role), u.value))
-    .with_label(o.file, o.span, format!("{} `{}` here", verb(o.role), o.value))
-    .with_help(format!("Stripe sends `{REPLAYED}`; use that spelling on both sides"))
+    .with_label(
+        o.file,
+        o.span,
+        format!("{} `{}` here", verb(o.role), o.value),
+    )
+    .with_help(format!(
+        "Stripe sends `{REPLAYED}`; use that spelling on both sides"
+    ))
 }
 
 /// A finding of this rule at a header use; each message has its builder below.
@@ -291,11 +279,11 @@ fn stripe_read_diagnostic(u: &HeaderUse) -> Diagnostic {
     at(
         u,
         Severity::Error,
-        format!(
-            "`{}` is not Stripe's replay header: Stripe sends `{REPLAYED}`, so this lookup never sees a replay",
-            u.value
-        ),
+        format!("`{}` is not Stripe's replay header", u.value),
     )
+    .with_note(format!(
+        "Stripe sends `{REPLAYED}`, so this lookup never sees a replay"
+    ))
     .with_primary_label(format!("Stripe sends `{REPLAYED}`"))
     .with_help(format!(
         "read `{REPLAYED}`; otherwise a replayed request looks like a new one and is booked twice"
@@ -307,7 +295,7 @@ fn stripe_mention_diagnostic(u: &HeaderUse) -> Diagnostic {
         u,
         Severity::Warning,
         format!(
-            "`{}` in code that talks to Stripe: Stripe's replay header is `{REPLAYED}`",
+            "`{}` in code that talks to Stripe, whose replay header differs",
             u.value
         ),
     )
@@ -321,10 +309,7 @@ fn unknown_sender_read_diagnostic(u: &HeaderUse) -> Diagnostic {
     at(
         u,
         Severity::Warning,
-        format!(
-            "`{}` is read as a replay header, but Stripe and the servers that follow it send `{REPLAYED}`",
-            u.value
-        ),
+        format!("`{}` is read as a replay header; servers send `{REPLAYED}`", u.value),
     )
     .with_primary_label(format!("servers send `{REPLAYED}`"))
     .with_help(format!(
@@ -336,11 +321,11 @@ fn own_replay_header_diagnostic(u: &HeaderUse) -> Diagnostic {
     at(
         u,
         Severity::Note,
-        format!(
-            "this server emits its own replay header `{}`; clients written for Stripe's `{REPLAYED}` will not see it",
-            u.value
-        ),
+        format!("this server emits its own replay header `{}`", u.value),
     )
+    .with_note(format!(
+        "clients written for Stripe's `{REPLAYED}` will not see it"
+    ))
     .with_primary_label(format!("clients expect `{REPLAYED}`"))
     .with_help(format!(
         "consider emitting `{REPLAYED}`, the name clients already know"
@@ -358,11 +343,9 @@ fn passed_underscore_diagnostic(
     at(
         u,
         Severity::Note,
-        format!(
-            "`{}` has an underscore: this repository's nginx passes it, but other proxies and load balancers drop such names, and clients and servers that use `{canonical}` do not match it",
-            u.value
-        ),
+        format!("`{}` has an underscore where `{canonical}` is published", u.value),
     )
+    .with_note(format!("this repository's nginx passes it, but other proxies and load balancers drop such names, and clients and servers that use `{canonical}` do not match it"))
     .with_primary_label(format!("the published name is `{canonical}`"))
     .with_label(file, span, "this nginx passes `_` names")
     .with_help(format!(
@@ -370,28 +353,42 @@ fn passed_underscore_diagnostic(
     ))
 }
 
+/// `proxy_set_header Idempotency_Key ...`: nginx sends the name upstream as
+/// written (`underscores_in_headers` concerns headers from clients), and the
+/// upstream looks up `Idempotency-Key`, so the names do not match.
+fn forwarded_underscore_diagnostic(u: &HeaderUse, canonical: &str) -> Diagnostic {
+    at(
+        u,
+        Severity::Warning,
+        format!("`{}` has an underscore; the upstream reads `{canonical}`", u.value),
+    )
+    .with_primary_label(format!("sent upstream as `{}`", u.value))
+    .with_note(format!(
+        "nginx forwards the name as written, but an upstream that looks up `{canonical}` does not match `{}`: it sees no key and processes every replay",
+        u.value
+    ))
+    .with_note("`underscores_in_headers` does not change this: it concerns headers from clients")
+    .with_help(format!("set `proxy_set_header {canonical} ...`"))
+}
+
 fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
     match miss {
         Miss::Underscore => at(
             u,
             Severity::Warning,
-            format!(
-                "`{}` has an underscore: nginx drops request headers with `_` in their name by default, so it never reaches the application",
-                u.value
-            ),
+            format!("`{}` has an underscore, which nginx drops by default", u.value),
         )
         .with_primary_label("nginx drops names with `_`")
+        .with_note("nginx ignores client request headers with `_` in their name unless `underscores_in_headers on` is set, so the key never reaches the application")
         .with_help(format!(
             "use `{canonical}`; nginx passes `_` names only with `underscores_in_headers on`"
         )),
         Miss::Separator | Miss::Typo => at(
             u,
             Severity::Warning,
-            format!(
-                "`{}` is a near-miss of the idempotency header `{canonical}`: a server that expects `{canonical}` ignores it",
-                u.value
-            ),
+            format!("`{}` is a near-miss of the idempotency header `{canonical}`", u.value),
         )
+        .with_note(format!("a server that expects `{canonical}` ignores it"))
         .with_primary_label(format!("servers expect `{canonical}`"))
         .with_help(format!(
             "use `{canonical}`, or list the name in `rules/headers.toml` if a provider publishes it"

@@ -66,10 +66,13 @@ fn diagnostic(f: &RetryFinding) -> Diagnostic {
         (&short, &header[..]),
         (&short, "key"),
     ];
+    // The headline's line (`warning[retry-outlives-key-retention]: …`)
+    // stays within 120 columns too.
+    let budget = (120 - "warning[]: ".len() - NAME.len()).min(99);
     let mut last = None;
     for (req, key) in tries {
         let d = build(f, req, key);
-        if d.message.chars().count() < 100 {
+        if d.message.chars().count() <= budget {
             return d;
         }
         last = Some(d);

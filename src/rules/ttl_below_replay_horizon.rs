@@ -9,7 +9,7 @@ use crate::duration::Duration;
 use crate::frontend::StoreRef;
 use crate::horizons::Catalogue;
 use crate::knowledge::{self, Counterparty, Window};
-use crate::model::retention::Retention;
+use crate::model::retention::{Attribution, Retention};
 use crate::model::ProjectModel;
 use crate::source::{FileId, Span};
 
@@ -43,7 +43,14 @@ impl StoreDefinitions for ProjectModel {
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let catalogue = ctx.model.retention.catalogue();
     for r in &ctx.model.retention.items {
-        if let Some(d) = diagnose(r, &catalogue, ctx.model) {
+        if let Some(mut d) = diagnose(r, &catalogue, ctx.model) {
+            if let Some(floor) = floor(r, &catalogue) {
+                let written = ctx.sources.snippet(r.file, r.span);
+                if let Some(text) = rewrite(written, r.duration, floor) {
+                    let help = d.help.take().unwrap_or_default();
+                    d = d.with_help(format!("{help}: write `{text}`"));
+                }
+            }
             out.push(d);
         }
     }
@@ -72,6 +79,21 @@ fn verdict(d: Duration, horizon: Duration, margin: Duration, known: bool) -> Opt
     }
 }
 
+/// The retention a finding asks for: horizon + margin for an inbound
+/// store, the counterparty's key retention for an outbound one.
+fn floor(r: &Retention, catalogue: &Catalogue) -> Option<Duration> {
+    let cp = r.attribution.id().and_then(|id| catalogue.get(id));
+    if matches!(r.attribution, Attribution::Outbound { .. }) {
+        return cp
+            .and_then(Counterparty::outbound_key_retention)
+            .map(|(_, d)| d);
+    }
+    let h = cp
+        .and_then(Counterparty::inbound_horizon)
+        .map_or(catalogue.default_horizon, |(_, h)| h);
+    Some(plus(h, catalogue.margin))
+}
+
 /// The diagnostic for one retention, if it falls short.
 pub fn diagnose(
     r: &Retention,
@@ -79,35 +101,37 @@ pub fn diagnose(
     defs: &dyn StoreDefinitions,
 ) -> Option<Diagnostic> {
     let cp = r.attribution.id().and_then(|id| catalogue.get(id));
-    let horizon = cp.and_then(Counterparty::inbound_horizon);
-    let (h, known) = match horizon {
-        Some((_, h)) => (h, true),
-        None => (catalogue.default_horizon, false),
-    };
-    let v = verdict(r.duration, h, catalogue.margin, known)?;
-    let mut d = match (v, cp, horizon) {
-        (Verdict::BelowHorizon, Some(cp), Some((w, h))) => {
-            below_horizon(r, cp, w, h, catalogue.margin)
+    let mut d = if matches!(r.attribution, Attribution::Outbound { .. }) {
+        outbound(r, cp?)?
+    } else {
+        let horizon = cp.and_then(Counterparty::inbound_horizon);
+        let (h, known) = match horizon {
+            Some((_, h)) => (h, true),
+            None => (catalogue.default_horizon, false),
+        };
+        let v = verdict(r.duration, h, catalogue.margin, known)?;
+        match (v, cp, horizon) {
+            (Verdict::BelowHorizon, Some(cp), Some((w, h))) => {
+                below_horizon(r, cp, w, h, catalogue.margin)
+            }
+            (Verdict::WithinMargin, Some(cp), Some((w, h))) => {
+                within_margin(r, cp, w, h, catalogue.margin)
+            }
+            _ => unknown_counterparty(r, catalogue),
         }
-        (Verdict::WithinMargin, Some(cp), Some((w, h))) => {
-            within_margin(r, cp, w, h, catalogue.margin)
-        }
-        _ => unknown_counterparty(r, catalogue),
     };
     if r.unit_assumed && d.severity > Severity::Warning {
         d.severity = Severity::Warning;
     }
     if r.unit_assumed {
-        let help = d.help.take().unwrap_or_default();
-        d = d.with_help(format!(
-            "{help}; the value is a bare number, read as seconds: write it with a unit (`24h`) or a unit suffix on the key (`_seconds`)"
-        ));
+        d = d.with_note(
+            "the value is a bare number, read as seconds: write it with a unit (`24h`) or name its unit in the key (`_seconds`)",
+        );
     }
     if looks_like_tolerance(r) && d.severity > Severity::Note {
         d.severity = Severity::Note;
-        let help = d.help.take().unwrap_or_default();
-        d = d.with_help(format!(
-            "{help}; a `replay` window of {} is more often a signed webhook's timestamp tolerance than a store's retention: if it is one, it needs no change (name it `*_tolerance` to say so)",
+        d = d.with_note(format!(
+            "a `replay` window of {} is more often a signed webhook's timestamp tolerance than a store's retention: if it is one, it needs no change (name it `*_tolerance` to say so)",
             r.duration
         ));
     }
@@ -122,13 +146,13 @@ pub fn diagnose(
     Some(d)
 }
 
-/// The subject of the message: "`processed_stripe_events` keeps keys 24h",
+/// The subject of the headline: "`processed_stripe_events` keeps keys 24h",
 /// "redis keys `idem:stripe:*` expire after 24h".
 fn kept(r: &Retention) -> String {
     let target = &r.target;
     // A bare number is shown as written, not as the seconds it was read as.
     let d = if r.unit_assumed {
-        format!("{} (unit not stated: read as seconds)", r.duration.secs)
+        format!("{}s", r.duration.secs)
     } else {
         r.duration.to_string()
     };
@@ -141,14 +165,23 @@ fn kept(r: &Retention) -> String {
     }
 }
 
+/// What the primary span is.
+fn primary_label(r: &Retention) -> &'static str {
+    match r.target {
+        StoreRef::RedisPrefix(_) => "expiry set here",
+        _ => "retention set here",
+    }
+}
+
 fn plus(a: Duration, b: Duration) -> Duration {
     Duration::from_secs(a.secs.saturating_add(b.secs))
 }
 
-fn window_help(cp: &Counterparty, w: &Window) -> String {
+/// Where a window's number comes from.
+fn source_note(cp: &Counterparty, w: &Window) -> String {
     format!(
-        "{}'s longest inbound window is {} ({}): {}, read {}",
-        cp.name, w.duration, w.what, w.source, w.read
+        "{}'s window: {} ({}), read {}",
+        cp.name, w.what, w.source, w.read
     )
 }
 
@@ -175,15 +208,19 @@ fn below_horizon(
         Severity::Error,
         r.file,
         r.span,
-        format!(
-            "{} but {} may resend an event for {h}: {} covers {pct} of that window; keep at least {} ({h} + {margin} margin)",
-            kept(r),
-            cp.name,
-            r.duration,
-            plus(h, margin)
-        ),
+        format!("{}; {} may resend for {h}", kept(r), cp.name),
     )
-    .with_help(window_help(cp, w))
+    .with_primary_label(primary_label(r))
+    .with_note(format!(
+        "{} covers {pct} of that window; a replay after it is processed a second time",
+        r.duration
+    ))
+    .with_note(format!(
+        "the replay floor is {} ({h} + {margin} margin for an outage or a restore)",
+        plus(h, margin)
+    ))
+    .with_note(source_note(cp, w))
+    .with_help(format!("keep keys at least {}", plus(h, margin)))
 }
 
 fn within_margin(
@@ -198,14 +235,18 @@ fn within_margin(
         Severity::Warning,
         r.file,
         r.span,
-        format!(
-            "{}, past {}'s {h} replay window but inside the {margin} margin for an outage or a restore; keep at least {} ({h} + {margin} margin)",
-            kept(r),
-            cp.name,
-            plus(h, margin)
-        ),
+        format!("{}; {}'s {h} window leaves no margin", kept(r), cp.name),
     )
-    .with_help(window_help(cp, w))
+    .with_primary_label(primary_label(r))
+    .with_note(format!(
+        "it outlasts {}'s {h} replay window but not the {margin} margin for an outage or a restore",
+        cp.name
+    ))
+    .with_note(source_note(cp, w))
+    .with_help(format!(
+        "keep keys at least {} ({h} + {margin} margin)",
+        plus(h, margin)
+    ))
 }
 
 fn unknown_counterparty(r: &Retention, catalogue: &Catalogue) -> Diagnostic {
@@ -215,16 +256,84 @@ fn unknown_counterparty(r: &Retention, catalogue: &Catalogue) -> Diagnostic {
         Severity::Note,
         r.file,
         r.span,
-        format!(
-            "{} and no counterparty is known for it: declare one with `[[store]] counterparty = ...` in `idemlint.toml`, or keep at least {} ({h} default horizon + {m} margin)",
-            kept(r),
-            plus(h, m)
-        ),
+        format!("{}; no counterparty is known for this store", kept(r)),
     )
-    .with_help(format!(
-        "the store's names match no counterparty of `idemlint horizons`; a store for your own API clients needs its clients' retry window, which only you know (found as {})",
+    .with_primary_label(primary_label(r))
+    .with_note(format!(
+        "its names match no counterparty of `idemlint horizons`; a store for your own API's clients needs their retry window, which only you know (found as {})",
         r.via
     ))
+    .with_help(format!(
+        "declare the counterparty with `[[store]] counterparty = ...` in `idemlint.toml`, or keep keys at least {} ({h} default horizon + {m} margin)",
+        plus(h, m)
+    ))
+}
+
+/// A store of keys this service sends: shorter than the counterparty keeps
+/// them, a retry after it makes a new key for a request the counterparty
+/// would still have recognised. A note: how long the service retries is
+/// what decides, and only the code that retries says that.
+fn outbound(r: &Retention, cp: &Counterparty) -> Option<Diagnostic> {
+    let (w, keeps) = cp.outbound_key_retention()?;
+    if r.duration >= keeps {
+        return None;
+    }
+    Some(
+        Diagnostic::new(
+            NAME,
+            Severity::Note,
+            r.file,
+            r.span,
+            format!("{}; {} keeps sent keys {keeps}", kept(r), cp.name),
+        )
+        .with_primary_label(primary_label(r))
+        .with_note(format!(
+            "these are keys sent to {}: a retry after {} gets a new key, and {} treats it as a new request",
+            cp.name, r.duration, cp.name
+        ))
+        .with_note(source_note(cp, w))
+        .with_help(format!(
+            "keep sent keys as long as the retries of one request may run, up to {keeps}"
+        )),
+    )
+}
+
+/// The written retention rewritten in its own form for `want`: an SQL
+/// interval (`'24 hours'` → `'35 days'`), a duration string (`24h` →
+/// `35d`), or a number in the same unit (`86400` → `3024000`). `None` when
+/// the form is not recognised.
+fn rewrite(written: &str, was: Duration, want: Duration) -> Option<String> {
+    let t = written.trim();
+    let inner = t.trim_matches(['\'', '"']);
+    let quote = &t[..t.len() - t.trim_start_matches(['\'', '"']).len()];
+    let digits: String = inner.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() || was.secs == 0 {
+        return None;
+    }
+    let rest = inner[digits.len()..].trim();
+    let unit_word = rest.trim_end_matches('s').to_ascii_lowercase();
+    if !quote.is_empty()
+        && ["second", "minute", "hour", "day", "week"].contains(&unit_word.as_str())
+    {
+        let days = want.secs / 86_400;
+        let text = if want.secs % 86_400 == 0 {
+            format!("{days} day{}", if days == 1 { "" } else { "s" })
+        } else {
+            format!("{} hours", want.secs.div_ceil(3_600))
+        };
+        return Some(format!("{quote}{text}{quote}"));
+    }
+    if rest.is_empty() && quote.is_empty() {
+        // a number in some unit: scale it by the same ratio
+        let n: u64 = digits.parse().ok()?;
+        let scaled = (want.secs as u128 * n as u128) / was.secs as u128;
+        let exact = (want.secs as u128 * n as u128) % was.secs as u128 == 0;
+        return exact.then(|| scaled.to_string());
+    }
+    if rest.chars().all(|c| c.is_ascii_alphabetic()) && rest.len() <= 2 {
+        return Some(format!("{quote}{want}{quote}"));
+    }
+    None
 }
 
 /// A short duration found by its name alone, whose name is a store's only
@@ -327,8 +436,10 @@ mod tests {
         assert_eq!(d.severity, Severity::Error);
         assert_eq!(
             d.message,
-            "`processed_stripe_events` keeps keys 24h but Stripe may resend an event for 30d: 24h covers 3.3% of that window; keep at least 35d (30d + 5d margin)"
+            "`processed_stripe_events` keeps keys 24h; Stripe may resend for 30d"
         );
+        assert!(d.notes[0].starts_with("24h covers 3.3% of that window"));
+        assert!(d.notes[1].contains("35d (30d + 5d margin"));
         assert_eq!((d.file, d.span), (1, Span::new(70, 80)));
         assert_eq!(d.labels.len(), 1);
         assert_eq!((d.labels[0].file, d.labels[0].span), (0, Span::new(13, 36)));
@@ -336,7 +447,8 @@ mod tests {
             d.labels[0].message,
             "`processed_stripe_events` is defined here"
         );
-        assert!(d.help.unwrap().contains("process-undelivered-events"));
+        assert!(d.notes[2].contains("process-undelivered-events"));
+        assert_eq!(d.help.as_deref(), Some("keep keys at least 35d"));
     }
 
     #[test]
@@ -349,10 +461,9 @@ mod tests {
     fn sql_retention_of_32_days_on_stripe_events_is_a_warning() {
         let d = diagnose_sql(32 * DAY, &Tables(vec![])).unwrap();
         assert_eq!(d.severity, Severity::Warning);
-        assert!(
-            d.message.contains("keep at least 35d (30d + 5d margin)"),
-            "{}",
-            d.message
+        assert_eq!(
+            d.help.as_deref(),
+            Some("keep keys at least 35d (30d + 5d margin)")
         );
         assert!(d.labels.is_empty());
     }
@@ -374,10 +485,13 @@ mod tests {
         assert_eq!(attribute(&r.context, &cat), Attribution::Unknown);
         let d = diagnose(&r, &cat, &Tables(vec![])).unwrap();
         assert_eq!(d.severity, Severity::Note);
-        assert!(d.message.starts_with("`api.idempotency.ttl` keeps keys 24h and no counterparty is known for it: declare one with `[[store]] counterparty = ...`"), "{}", d.message);
-        assert!(d
-            .message
-            .ends_with("keep at least 35d (30d default horizon + 5d margin)"));
+        assert_eq!(
+            d.message,
+            "`api.idempotency.ttl` keeps keys 24h; no counterparty is known for this store"
+        );
+        let help = d.help.unwrap_or_default();
+        assert!(help.starts_with("declare the counterparty with `[[store]] counterparty = ...`"));
+        assert!(help.ends_with("keep keys at least 35d (30d default horizon + 5d margin)"));
     }
 
     fn stripe_constant(name: &str, secs: u64) -> Retention {
@@ -405,7 +519,7 @@ mod tests {
         };
         let d = diagnose_const("REPLAY_WINDOW_SECS", 300);
         assert_eq!(d.severity, Severity::Note);
-        assert!(d.help.unwrap().contains("timestamp tolerance"));
+        assert!(d.notes.join(" ").contains("timestamp tolerance"));
         // a day-long replay window, or a dedup window of five minutes, is a retention
         assert_eq!(
             diagnose_const("REPLAY_WINDOW_SECS", DAY).severity,
@@ -435,7 +549,7 @@ mod tests {
         };
         let d = diagnose(&r, &Catalogue::builtin(), &Tables(vec![])).unwrap();
         assert_eq!(d.severity, Severity::Warning);
-        assert!(d.help.unwrap().contains("read as seconds"));
+        assert!(d.notes.join(" ").contains("read as seconds"));
     }
 
     #[test]
@@ -445,6 +559,48 @@ mod tests {
         let cat = Catalogue::builtin();
         let a = attribute(&["stripe_api".to_string()], &cat);
         assert_eq!(a.id(), Some("stripe-webhooks"));
+    }
+
+    #[test]
+    fn a_24h_cache_of_keys_sent_to_stripe_is_within_its_key_retention() {
+        let cat = Catalogue::builtin();
+        let context = vec!["stripe.api.idempotency_key_ttl".to_string()];
+        assert!(crate::model::retention::names_counterparty_api(
+            &context[0],
+            &cat
+        ));
+        let attribution = crate::model::retention::attribute_outbound(&context, &cat).unwrap();
+        assert_eq!(attribution.id(), Some("stripe-api-v1"));
+        let r = |secs| Retention {
+            file: 0,
+            span: Span::new(0, 5),
+            duration: Duration::from_secs(secs),
+            target: StoreRef::ConfigPath(context[0].clone()),
+            via: "config key".into(),
+            context: context.clone(),
+            unit_assumed: false,
+            site: None,
+            attribution: attribution.clone(),
+        };
+        assert!(diagnose(&r(DAY), &cat, &Tables(vec![])).is_none());
+        assert!(diagnose(&r(2 * DAY), &cat, &Tables(vec![])).is_none());
+        let short = diagnose(&r(HOUR), &cat, &Tables(vec![])).unwrap();
+        assert_eq!(short.severity, Severity::Note);
+        assert!(short.message.contains("Stripe API v1 keeps sent keys 24h"));
+    }
+
+    #[test]
+    fn a_written_retention_is_rewritten_in_its_own_form() {
+        let (day, floor) = (Duration::from_secs(DAY), Duration::from_secs(35 * DAY));
+        assert_eq!(
+            rewrite("'24 hours'", day, floor).as_deref(),
+            Some("'35 days'")
+        );
+        assert_eq!(rewrite("\"24h\"", day, floor).as_deref(), Some("\"35d\""));
+        assert_eq!(rewrite("86400", day, floor).as_deref(), Some("3024000"));
+        assert_eq!(rewrite("24", day, floor).as_deref(), Some("840"));
+        assert_eq!(rewrite("24 * 60 * 60", day, floor), None);
+        assert_eq!(rewrite("Duration::from_secs(86400)", day, floor), None);
     }
 
     #[test]

@@ -23,12 +23,13 @@ fn split(t: &Table, s: &Store, g: &Guard, partition_cols: &[String]) -> Diagnost
         s.severity(Severity::Error),
         g.at.file,
         g.at.span,
-        format!(
-            "unique guard `({})` on partitioned `{}` holds only within one `{pcols}` partition: a replay that lands in another partition inserts a second row",
-            g.key.parts_text(),
-            t.name
-        ),
-    );
+        format!("unique guard on `{}` holds per partition only", t.name),
+    )
+    .with_primary_label(format!("`({})` includes the partition column", g.key.parts_text()))
+    .with_note("a replay that lands in another partition inserts a second row")
+    .with_note(format!(
+        "PostgreSQL checks a unique index inside each partition only (which is why every unique index must include the partition column); a replay carries a new `{pcols}`, lands in a partition where the key is absent, and is inserted"
+    ));
     if let Some((p, file)) = &t.partition_by {
         d = d.with_label(
             *file,
@@ -41,7 +42,6 @@ fn split(t: &Table, s: &Store, g: &Guard, partition_cols: &[String]) -> Diagnost
         );
     }
     d.with_help(format!(
-        "a partitioned table is stored as one table per partition, and PostgreSQL checks a unique index inside each partition only (which is why it insists that every unique index include the partition column); so `({})` does not stop the same `{key}` twice: a replay carries a new `{pcols}`, lands in another partition where that key is absent, and is inserted. Guard the key in a table not partitioned by `{pcols}` (`PRIMARY KEY ({key})`), or partition by `HASH ({key})`, which allows `UNIQUE ({key})`",
-        g.key.parts_text()
+        "guard the key in a table not partitioned by `{pcols}` (`PRIMARY KEY ({key})`), or partition by `HASH ({key})`, which allows `UNIQUE ({key})`"
     ))
 }

@@ -42,11 +42,12 @@ fn unscoped(t: &Table, s: &Store, g: &Guard) -> Diagnostic {
         g.at.file,
         g.at.span,
         format!(
-            "unique guard on `{}` is `({})` alone while the table has caller scope `{scope}`: one caller's key can collide with, or replay, another caller's stored response",
-            t.name,
-            g.key.parts_text()
+            "unique guard on `{}` leaves out its caller scope `{scope}`",
+            t.name
         ),
     )
+    .with_primary_label(format!("guards `({})` alone", g.key.parts_text()))
+    .with_note("one caller's key can collide with, or replay, another caller's stored response")
     .with_help(format!(
         "make the key unique per caller: `UNIQUE ({})`, and look keys up with the caller's `{}`",
         columns.join(", "),

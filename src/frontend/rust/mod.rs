@@ -80,7 +80,7 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
             let span = byte_span(e.span());
             facts
                 .problems
-                .push(Problem::new(span, format!("invalid Rust: {e}")));
+                .push(Problem::invalid(span, "Rust", e.to_string()));
             return;
         }
     };

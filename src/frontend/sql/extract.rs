@@ -168,6 +168,7 @@ pub fn statement(
                     head(sql)
                 ),
                 reported: false,
+                detail: None,
             });
         }
         return;
@@ -219,18 +220,53 @@ pub fn statement(
     }
     facts.unparsed += 1;
     let reported = changes_tables(sql) && touches_store(file, raw);
-    let mut message = format!("cannot parse SQL statement `{}`", head(sql));
+    let message = format!("cannot parse SQL statement `{}`", head(sql));
+    let mut span = raw.span;
+    let mut detail = None;
     if let Some(e) = first_error {
-        // sqlparser's position is relative to the statement; the span says where.
+        // sqlparser's position is relative to the statement: the span
+        // points at the token it stopped on, the label says what it wanted.
         let e = e.to_string();
-        let e = e.split(" at Line:").next().unwrap_or(&e);
-        message.push_str(&format!(" ({e})"));
+        let (words, at) = e.split_once(" at Line:").unwrap_or((&e, ""));
+        if let Some(offset) = error_offset(sql, at) {
+            let end = sql[offset..]
+                .find(char::is_whitespace)
+                .map_or(sql.len(), |i| offset + i)
+                .max((offset + 1).min(sql.len()));
+            span = Span::new(raw.span.start + offset, raw.span.start + end);
+        }
+        detail = Some(words.trim_start_matches("sql parser error: ").to_string());
     }
     problems.push(Problem {
-        span: raw.span,
+        span,
         message,
         reported,
+        detail,
     });
+}
+
+/// The byte offset in `sql` of sqlparser's ` Line: 3, Column: 5` (1-based,
+/// columns in characters), when it is inside the statement.
+fn error_offset(sql: &str, at: &str) -> Option<usize> {
+    let (line, column) = at.trim().split_once(", Column:")?;
+    let line: usize = line.trim().parse().ok()?;
+    let column: usize = column
+        .trim()
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .ok()?;
+    let start = sql
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)?)
+        .map(str::len)
+        .sum::<usize>();
+    let text = sql.get(start..)?.split('\n').next()?;
+    let within = text
+        .char_indices()
+        .nth(column.checked_sub(1)?)
+        .map(|(i, _)| i)?;
+    let offset = start + within;
+    (offset < sql.len()).then_some(offset)
 }
 
 /// `DO [LANGUAGE plpgsql] $$ … $$`: an anonymous PL/pgSQL block.
