@@ -422,6 +422,20 @@ fn increasing(t: &Table, col: &str) -> Option<String> {
     if base.contains("serial") || default.contains("nextval") || default.contains("identity") {
         return Some(format!("`{col}` comes from a sequence"));
     }
+    // NOTE: pg_dump writes `id bigint NOT NULL` and attaches its sequence in
+    // a later `ALTER ... SET DEFAULT nextval(...)`; a whole-number primary
+    // key named `id` is a surrogate from a sequence.
+    let whole = matches!(
+        base.as_str(),
+        "bigint" | "int8" | "integer" | "int" | "int4" | "smallint" | "int2"
+    );
+    let sole_pk = t
+        .guards
+        .iter()
+        .any(|g| g.key.kind == KeyKind::PrimaryKey && g.key.parts.len() == 1);
+    if whole && col.eq_ignore_ascii_case("id") && sole_pk {
+        return Some(format!("`{col}` is a surrogate key from a sequence"));
+    }
     if default.contains("uuidv7") || default.contains("uuid_generate_v7") {
         return Some(format!("`{col}` is a time-ordered UUID"));
     }

@@ -401,3 +401,35 @@ fn inventory_at_head_1_shows_the_retention_before_the_last_commit_changed_it() {
         stderr(&o)
     );
 }
+
+#[test]
+fn writers_and_redis_stores_come_from_the_flow_model_of_the_demo_project() {
+    let o = idemlint(
+        &manifest(),
+        &[
+            "inventory",
+            "testdata/projects/demo",
+            "--isolated",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let keys = store(&v, "idempotency_keys");
+    let writers: Vec<&str> = keys["writers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["function"].as_str().unwrap())
+        .collect();
+    // the function that runs the INSERT (`create_transfer` calls it)
+    assert_eq!(writers, ["transfer"]);
+    assert_eq!(keys["scope"][0], "merchant_id");
+    let split = store(&v, "refund_idempotency_keys");
+    assert_eq!(split["unique_guard"]["state"], "split-by-partition");
+    let redis = store(&v, "dedup:stripe:*");
+    assert_eq!(redis["kind"], "redis-prefix");
+    assert_eq!(redis["unique_guard"]["state"], "none");
+    assert_eq!(redis["counterparty"]["id"], "stripe-webhooks");
+}

@@ -174,8 +174,8 @@ fn short_source(s: &str) -> String {
     let s = s
         .trim_start_matches("https://")
         .trim_start_matches("http://");
-    if s.chars().count() > 44 {
-        let head: String = s.chars().take(43).collect();
+    if s.chars().count() > 40 {
+        let head: String = s.chars().take(39).collect();
         format!("{head}…")
     } else {
         s.to_string()

@@ -496,7 +496,23 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
             origins.push(s);
         }
         entry.findings = findings(outcome, &w, opts, &name, &origins);
-        stores.push(entry);
+        // NOTE: a setting no rule judged, although it is shorter than its
+        // floor, is one the check set aside (test code, a timing table
+        // keyed by test file names): not a store to list.
+        let judged = !findings(
+            outcome,
+            &w,
+            &Options {
+                suppressed: true,
+                ..opts.clone()
+            },
+            &name,
+            &origins,
+        )
+        .is_empty();
+        if judged || r.duration.secs >= entry.floor_seconds(margin) {
+            stores.push(entry);
+        }
     }
     stores.sort_by(|a, b| (a.kind as u8, &a.name).cmp(&(b.kind as u8, &b.name)));
     Inventory {
@@ -640,16 +656,13 @@ fn writers(
             if !mine(store) {
                 continue;
             }
-            // The function the write is in: the innermost that holds it.
+            // The function the write is in: the nearest one that starts
+            // before it in its file (a function's span may be its name only).
             let f = flows
                 .functions
                 .iter()
-                .filter(|f| {
-                    f.file == step.file
-                        && f.span.start <= step.span.start
-                        && step.span.end <= f.span.end
-                })
-                .min_by_key(|f| f.span.end - f.span.start)
+                .filter(|f| f.file == step.file && f.span.start <= step.span.start)
+                .max_by_key(|f| f.span.start)
                 .or_else(|| flows.functions.get(tr.function));
             let Some(f) = f else { continue };
             let function = match &f.owner {

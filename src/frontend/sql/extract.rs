@@ -663,6 +663,11 @@ fn column(t: &Text<'_>, from: usize, c: &ast::ColumnDef) -> (Column, Vec<Key>) {
                 generation_expr: Some(e),
                 ..
             } => col.generated = Some(expr_columns(&e.to_string())),
+            // `GENERATED ... AS IDENTITY`: the values come from a sequence.
+            ColumnOption::Generated {
+                generation_expr: None,
+                ..
+            } if col.default.is_none() => col.default = Some("GENERATED AS IDENTITY".to_string()),
             ColumnOption::PrimaryKey(pk) => {
                 col.not_null = true;
                 keys.push(Key {

@@ -1,0 +1,516 @@
+//! The storage estimate (`idemlint size`) against a real PostgreSQL: every
+//! store table of the SQL fixtures is created by applying its migration
+//! history, filled with tens of thousands of realistic rows (random UUID v4
+//! keys, 32-byte digests, increasing timestamps, text of the sizes idemlint
+//! assumes), and `pg_relation_size` of the table and of each index is
+//! compared per row with the estimate.
+//!
+//! What is asserted, per table: the heap within 10% (as the estimate lays
+//! it on pages: whole rows to a page), and heap plus unique indexes within
+//! 10%; each unique index within 15% (random inserts leave a
+//! B-tree's leaves between about 62% and 72% full depending on where the
+//! split wave stands, around the 70% the estimate uses); a non-unique or
+//! partial index at most the estimate (deduplication and the predicate only
+//! make it smaller). The sizes of variable-length values are measured
+//! (`pg_column_size`) and given to the estimate, so what is checked is the
+//! layout arithmetic, not the guess of a column's typical size.
+//!
+//! The server comes from `IDEMLINT_TEST_DATABASE_URL` (`.ci/run` starts one);
+//! unset, the test says SKIPPED and passes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use idemlint::model::schema::Table;
+use idemlint::{ConfigChoice, Options};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Rows inserted in each table.
+const ROWS: u64 = 20_000;
+const SKIP_MARKER: &str = "-- postgres: skip";
+const CRON_STUB: &str = "CREATE SCHEMA IF NOT EXISTS cron; \
+     CREATE OR REPLACE FUNCTION cron.schedule(job_name text, schedule text, command text) \
+     RETURNS bigint LANGUAGE sql AS 'SELECT 1::bigint';";
+
+fn database_url() -> Option<String> {
+    match std::env::var("IDEMLINT_TEST_DATABASE_URL") {
+        Ok(u) if !u.trim().is_empty() => Some(u),
+        _ => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED tests/pg_size.rs: IDEMLINT_TEST_DATABASE_URL is not set \
+                 (.ci/run starts PostgreSQL and sets it)"
+            );
+            None
+        }
+    }
+}
+
+/// The URL with its database replaced by `db`.
+fn on_database(url: &str, db: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url, String::new()),
+    };
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let host = match base[scheme_end..].find('/') {
+        Some(i) => &base[..scheme_end + i],
+        None => base,
+    };
+    format!("{host}/{db}{query}")
+}
+
+fn psql(url: &str, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("psql")
+        .arg(url)
+        .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-t", "-A", "-F", "\t"])
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run psql: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+fn sql(url: &str, text: &str) -> Result<String, String> {
+    psql(url, &["-c", text])
+}
+
+/// Directories run as one project by the fixture harness.
+fn projects(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for group in ["rules", "projects"] {
+        let Ok(rd) = std::fs::read_dir(root.join(group)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if group == "rules" {
+                out.push(p.join("flag"));
+                out.push(p.join("pass"));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.retain(|p| p.is_dir());
+    out.sort();
+    out
+}
+
+fn skipped(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| {
+        t.lines()
+            .next()
+            .is_some_and(|l| l.trim_start().starts_with(SKIP_MARKER))
+    })
+}
+
+fn ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// `public.t` → `"public"."t"`.
+fn qualified(name: &str) -> String {
+    name.split('.')
+        .map(|p| ident(p.trim_matches('"')))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// A random hex text of `n` characters.
+fn hex(n: u64) -> String {
+    let md5s = n.div_ceil(32).max(1);
+    let parts: Vec<&str> = (0..md5s).map(|_| "md5(random()::text)").collect();
+    format!("substr({}, 1, {n})", parts.join(" || "))
+}
+
+/// A value expression for a column of PostgreSQL type `ty` (`format_type`),
+/// `typtype`, holding `bytes` bytes when variable-length; row number `g`.
+fn value(name: &str, ty: &str, typtype: &str, typname: &str, bytes: u64) -> Option<String> {
+    let t = ty.to_ascii_lowercase();
+    // A surrogate `id` counts up, as its sequence would.
+    if name.eq_ignore_ascii_case("id") && matches!(t.as_str(), "bigint" | "integer" | "smallint") {
+        return Some(format!("g::{t}"));
+    }
+    if typtype == "e" {
+        return Some(format!("(enum_range(NULL::{ty}))[1]"));
+    }
+    if t.ends_with("[]") {
+        return Some(format!(
+            "ARRAY[{}]::{ty}",
+            hex(bytes.saturating_sub(24).max(1))
+        ));
+    }
+    // `timestamp(6) without time zone` → `timestamp without time zone`
+    let mut bare = String::new();
+    let mut depth = 0;
+    for ch in t.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            c if depth == 0 => bare.push(c),
+            _ => {}
+        }
+    }
+    let bare = bare.split_whitespace().collect::<Vec<_>>().join(" ");
+    let base = bare.as_str();
+    Some(match base {
+        "uuid" => "gen_random_uuid()".to_string(),
+        "smallint" => "(random() * 30000)::smallint".to_string(),
+        "integer" => "(random() * 2000000000)::integer".to_string(),
+        "bigint" => "(random() * 9e15)::bigint".to_string(),
+        "boolean" => "random() < 0.5".to_string(),
+        "real" | "double precision" => "random()".to_string(),
+        "numeric" => "round((random() * 1e9)::numeric, 2)".to_string(),
+        "timestamp with time zone" | "timestamp without time zone" => {
+            "now() - interval '30 days' + g * interval '1 second'".to_string()
+        }
+        "date" => "current_date - 30 + (g / 3000)::int".to_string(),
+        "interval" => "random() * interval '1 day'".to_string(),
+        "bytea" if bytes == 32 => "sha256(random()::text::bytea)".to_string(),
+        "bytea" => format!("decode({}, 'hex')", hex(2 * bytes)),
+        "text" | "character varying" | "citext" | "name" => format!("{}::{ty}", hex(bytes)),
+        "character" => format!("{}::{ty}", hex(bytes)),
+        "jsonb" | "json" => format!(
+            "jsonb_build_object('id', {}, 'status', 'succeeded')::{ty}",
+            hex(bytes.saturating_sub(32).max(1))
+        ),
+        "inet" | "cidr" => "('10.0.0.0'::inet + (g % 65000))".to_string(),
+        _ if typname == "citext" => format!("{}::{ty}", hex(bytes)),
+        _ => return None,
+    })
+}
+
+struct Column {
+    name: String,
+    ty: String,
+    typtype: String,
+    typname: String,
+    /// Left to its default: generated, identity or a sequence.
+    defaulted: bool,
+}
+
+fn columns(url: &str, table: &str) -> Vec<Column> {
+    let out = sql(
+        url,
+        &format!(
+            "SELECT a.attname, format_type(a.atttypid, a.atttypmod), t.typtype, t.typname, \
+             (a.attgenerated <> '' OR a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%') \
+             FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid \
+             LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
+             WHERE a.attrelid = '{}'::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+            qualified(table).replace('\'', "''")
+        ),
+    )
+    .expect("columns");
+    out.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Column {
+                name: f[0].to_string(),
+                ty: f[1].to_string(),
+                typtype: f[2].to_string(),
+                typname: f[3].to_string(),
+                defaulted: f[4] == "t",
+            }
+        })
+        .collect()
+}
+
+/// Bytes of a relation and of its partitions (a partitioned table or index
+/// has no storage of its own).
+fn relation_bytes(url: &str, oid: &str) -> u64 {
+    sql(
+        url,
+        &format!(
+            "SELECT CASE WHEN c.relkind IN ('p', 'I') \
+             THEN (SELECT coalesce(sum(pg_relation_size(relid)), 0) FROM pg_partition_tree(c.oid)) \
+             ELSE pg_relation_size(c.oid) END FROM pg_class c WHERE c.oid = {oid}::regclass"
+        ),
+    )
+    .expect("size")
+    .parse()
+    .unwrap_or(0)
+}
+
+struct Checked {
+    table: String,
+    rows: u64,
+    lines: Vec<String>,
+    failures: Vec<String>,
+}
+
+fn within(estimate: f64, measured: f64, tolerance: f64) -> bool {
+    measured > 0.0 && ((estimate - measured) / measured).abs() <= tolerance
+}
+
+/// Fill one table and compare; `Err` says why the table could not be filled.
+fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
+    let name = qualified(&t.name);
+    let oid = format!("'{}'", name.replace('\'', "''"));
+    if t.partition_by.is_some() {
+        // Somewhere for every row to land.
+        let kind = sql(
+            url,
+            &format!(
+                "SELECT partstrat FROM pg_partitioned_table WHERE partrelid = {oid}::regclass"
+            ),
+        )?;
+        let bounds = if kind == "h" {
+            "FOR VALUES WITH (MODULUS 1, REMAINDER 0)"
+        } else {
+            "DEFAULT"
+        };
+        let _ = sql(
+            url,
+            &format!("CREATE TABLE idemlint_rows PARTITION OF {name} {bounds}"),
+        );
+    }
+    // Checks and foreign keys constrain values, not layout.
+    sql(
+        url,
+        &format!(
+            "DO $$ DECLARE c record; BEGIN FOR c IN SELECT conname, conrelid::regclass AS r FROM pg_constraint \
+             WHERE contype IN ('c', 'f') AND conrelid IN (SELECT relid FROM pg_partition_tree({oid}::regclass)) \
+             LOOP EXECUTE format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I', c.r, c.conname); END LOOP; END $$"
+        ),
+    )?;
+    let first = idemlint::size::estimate(t, &BTreeMap::new()).map_err(|e| e.to_string())?;
+    let assumed: BTreeMap<String, u64> = first
+        .heap
+        .columns
+        .iter()
+        .map(|p| (p.column.name.clone(), p.column.bytes - p.column.header))
+        .collect();
+    let cols = columns(url, &t.name);
+    let mut names = Vec::new();
+    let mut values = Vec::new();
+    for c in cols.iter().filter(|c| !c.defaulted) {
+        let bytes = assumed
+            .get(&c.name.to_ascii_lowercase())
+            .copied()
+            .unwrap_or(16);
+        let v = value(&c.name, &c.ty, &c.typtype, &c.typname, bytes)
+            .ok_or_else(|| format!("no value generator for type `{}` of `{}`", c.ty, c.name))?;
+        names.push(ident(&c.name));
+        values.push(v);
+    }
+    sql(
+        url,
+        &format!(
+            "SET session_replication_role = replica; INSERT INTO {name} ({}) SELECT {} FROM generate_series(1, {ROWS}) g ON CONFLICT DO NOTHING",
+            names.join(", "),
+            values.join(", ")
+        ),
+    )?;
+    let rows: u64 = sql(url, &format!("SELECT count(*) FROM {name}"))?
+        .parse()
+        .unwrap_or(0);
+    if rows < ROWS / 2 {
+        return Err(format!("only {rows} of {ROWS} rows inserted"));
+    }
+    // The sizes variable-length values really took.
+    let mut measured_sizes = BTreeMap::new();
+    for p in first.heap.columns.iter().filter(|p| p.column.header > 0) {
+        let Some(c) = cols
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(&p.column.name))
+        else {
+            continue;
+        };
+        let avg: f64 = sql(
+            url,
+            &format!("SELECT avg(pg_column_size({})) FROM {name}", ident(&c.name)),
+        )?
+        .parse()
+        .unwrap_or(0.0);
+        let whole = avg.round() as u64;
+        let payload = if whole <= 127 {
+            whole.saturating_sub(1)
+        } else {
+            whole.saturating_sub(4)
+        };
+        measured_sizes.insert(p.column.name.clone(), payload);
+    }
+    let e = idemlint::size::estimate(t, &measured_sizes).map_err(|e| e.to_string())?;
+    let mut lines = Vec::new();
+    let mut failures = Vec::new();
+    // The heap as the estimate puts it on pages: whole rows to a page (a
+    // page that holds 6 rows of 1,220 bytes takes 1,365 a row).
+    let heap = relation_bytes(url, &oid) as f64 / rows as f64;
+    lines.push(format!(
+        "heap {:.1} measured, {} estimated a row ({:+.1}%), {} on pages ({:+.1}%)",
+        heap,
+        e.heap.bytes,
+        100.0 * (e.heap.bytes as f64 - heap) / heap,
+        idemlint::size::figure(e.heap.packed_bytes),
+        100.0 * (e.heap.packed_bytes - heap) / heap
+    ));
+    if !within(e.heap.packed_bytes, heap, 0.10) {
+        failures.push(format!(
+            "heap: estimated {:.1} on pages, measured {heap:.1}",
+            e.heap.packed_bytes
+        ));
+    }
+    let indexes = sql(
+        url,
+        &format!(
+            "SELECT c.relname, c.oid, i.indisunique, i.indpred IS NOT NULL FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+             WHERE i.indrelid = {oid}::regclass ORDER BY c.relname"
+        ),
+    )?;
+    let mut estimated_total = e.heap.packed_bytes;
+    let mut measured_total = heap;
+    let mut seen = BTreeSet::new();
+    for l in indexes.lines().filter(|l| !l.is_empty()) {
+        let f: Vec<&str> = l.split('\t').collect();
+        let (ix_name, ix_oid, unique, partial) = (f[0], f[1], f[2] == "t", f[3] == "t");
+        let measured = relation_bytes(url, ix_oid) as f64 / rows as f64;
+        let Some(est) = e.indexes.iter().find(|i| i.name == ix_name) else {
+            failures.push(format!(
+                "index `{ix_name}` exists in PostgreSQL but not in the estimate"
+            ));
+            continue;
+        };
+        seen.insert(ix_name.to_string());
+        lines.push(format!(
+            "index {ix_name}: {:.1} measured, {} estimated ({:+.1}%){}",
+            measured,
+            idemlint::size::figure(est.bytes_per_row),
+            100.0 * (est.bytes_per_row - measured) / measured.max(0.001),
+            if unique && !partial {
+                ""
+            } else {
+                " (an upper bound)"
+            }
+        ));
+        if unique && !partial {
+            estimated_total += est.bytes_per_row;
+            measured_total += measured;
+            if !within(est.bytes_per_row, measured, 0.15) {
+                failures.push(format!(
+                    "index `{ix_name}`: estimated {:.1}, measured {measured:.1}",
+                    est.bytes_per_row
+                ));
+            }
+        } else if measured > est.bytes_per_row * 1.10 {
+            failures.push(format!(
+                "index `{ix_name}` (non-unique or partial): measured {measured:.1} over the estimate {:.1}",
+                est.bytes_per_row
+            ));
+        }
+    }
+    for ix in &e.indexes {
+        if !seen.contains(&ix.name) {
+            failures.push(format!(
+                "index `{}` is in the estimate but not in PostgreSQL",
+                ix.name
+            ));
+        }
+    }
+    lines.push(format!(
+        "per row (heap + unique indexes): {measured_total:.1} measured, {} estimated ({:+.1}%)",
+        idemlint::size::figure(estimated_total),
+        100.0 * (estimated_total - measured_total) / measured_total
+    ));
+    if !within(estimated_total, measured_total, 0.10) {
+        failures.push(format!(
+            "per row: estimated {estimated_total:.1}, measured {measured_total:.1}"
+        ));
+    }
+    Ok(Checked {
+        table: t.name.clone(),
+        rows,
+        lines,
+        failures,
+    })
+}
+
+#[test]
+fn the_storage_estimate_of_every_fixture_store_table_is_within_10_percent_of_postgresql() {
+    let Some(url) = database_url() else { return };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    let mut not_filled = Vec::new();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    let mut n = 0;
+    for project in projects(&root) {
+        let outcome = idemlint::check(&Options {
+            paths: vec![project.clone()],
+            stdin: None,
+            config: ConfigChoice::Isolated,
+            no_suppressions: true,
+            include_tests: true,
+        })
+        .expect("check");
+        let schema = &outcome.model.schema;
+        for (t, _) in schema.stores() {
+            let files: Vec<PathBuf> = schema.histories[t.history]
+                .files
+                .iter()
+                .map(|f| PathBuf::from(outcome.sources.path(*f)))
+                .collect();
+            if skipped(&PathBuf::from(outcome.sources.path(t.created.file))) {
+                continue; // not PostgreSQL
+            }
+            // The same table in several fixtures is measured once.
+            let shape = format!(
+                "{:?}",
+                (
+                    t.columns
+                        .iter()
+                        .map(|c| (&c.name, &c.ty, c.not_null))
+                        .collect::<Vec<_>>(),
+                    t.guards
+                        .iter()
+                        .map(|g| (g.key.kind, g.key.parts_text(), &g.key.predicate))
+                        .collect::<Vec<_>>(),
+                    t.partition_by.as_ref().map(|(p, _)| p.columns.clone())
+                )
+            );
+            if !done.insert(shape) {
+                continue;
+            }
+            n += 1;
+            let db = format!("idemlint_size_{}_{n}", std::process::id());
+            let _ = sql(&url, &format!("DROP DATABASE IF EXISTS {db}"));
+            sql(&url, &format!("CREATE DATABASE {db}")).expect("create database");
+            let db_url = on_database(&url, &db);
+            sql(&db_url, CRON_STUB).expect("cron stub");
+            let mut applied = true;
+            for f in files.iter().filter(|f| !skipped(f)) {
+                if let Err(e) = psql(&db_url, &["-f", &f.to_string_lossy()]) {
+                    not_filled.push(format!("{}: {e}", f.display()));
+                    applied = false;
+                }
+            }
+            let where_ = format!("{} in {}", t.name, project.display());
+            if applied {
+                match check_table(&db_url, t) {
+                    Ok(c) => {
+                        report.push(format!("{where_}: {} rows", c.rows));
+                        report.extend(c.lines.iter().map(|l| format!("  {l}")));
+                        failures.extend(c.failures.iter().map(|f| format!("{}: {f}", c.table)));
+                    }
+                    Err(e) => not_filled.push(format!("{where_}: {e}")),
+                }
+            }
+            let _ = sql(&url, &format!("DROP DATABASE IF EXISTS {db}"));
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(n >= 10, "only {n} store tables measured");
+    assert!(
+        not_filled.is_empty(),
+        "tables that could not be created or filled:\n{}",
+        not_filled.join("\n")
+    );
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
