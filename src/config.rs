@@ -20,6 +20,8 @@ pub enum ConfigError {
         line: usize,
         message: String,
     },
+    #[error("{first} and {second} are both config files of one directory; keep one, or name it with --config")]
+    Ambiguous { first: String, second: String },
 }
 
 /// A rule's level as the config sets it.
@@ -297,24 +299,43 @@ impl Config {
     /// Find the config for a scan starting at `start`: the nearest
     /// `idemlint.toml` or `.idemlint.toml`, looking upward no further than the
     /// repository root (the first directory holding `.git`).
-    pub fn discover(start: &Path) -> Option<PathBuf> {
-        let start = std::fs::canonicalize(start).ok()?;
+    /// Both names in one directory is an error: which one rules would be
+    /// a guess.
+    pub fn discover(start: &Path) -> Result<Option<PathBuf>, ConfigError> {
+        let Ok(start) = std::fs::canonicalize(start) else {
+            return Ok(None);
+        };
         let mut dir = if start.is_dir() {
             start
         } else {
-            start.parent()?.to_path_buf()
+            match start.parent() {
+                Some(p) => p.to_path_buf(),
+                None => return Ok(None),
+            }
         };
         loop {
-            for name in CONFIG_NAMES {
-                let candidate = dir.join(name);
-                if candidate.is_file() {
-                    return Some(candidate);
+            let found: Vec<PathBuf> = CONFIG_NAMES
+                .iter()
+                .map(|name| dir.join(name))
+                .filter(|c| c.is_file())
+                .collect();
+            match found.as_slice() {
+                [one] => return Ok(Some(one.clone())),
+                [first, second, ..] => {
+                    return Err(ConfigError::Ambiguous {
+                        first: first.display().to_string(),
+                        second: second.display().to_string(),
+                    })
                 }
+                [] => {}
             }
             if dir.join(".git").exists() {
-                return None;
+                return Ok(None);
             }
-            dir = dir.parent()?.to_path_buf();
+            match dir.parent() {
+                Some(p) => dir = p.to_path_buf(),
+                None => return Ok(None),
+            }
         }
     }
 

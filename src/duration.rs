@@ -38,7 +38,7 @@ impl fmt::Display for Duration {
         if s == 0 {
             return f.write_str("0s");
         }
-        if s < 2 * DAY && s % HOUR == 0 {
+        if s < 2 * DAY && s.is_multiple_of(HOUR) {
             return write!(f, "{}h", s / HOUR);
         }
         let (d, h, m, sec) = (s / DAY, (s % DAY) / HOUR, (s % HOUR) / MINUTE, s % MINUTE);

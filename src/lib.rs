@@ -330,6 +330,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         f.test_path = test_code::test_code().is_test_path(&roots.relative(sources.path(f.file)));
     }
     let model = model::ProjectModel::build(facts, &sources, &config);
+    let stores = model.store_count();
     let ctx = rules::Context {
         model: &model,
         sources: &sources,
@@ -396,6 +397,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         warnings: count(Severity::Warning),
         notes: count(Severity::Note),
         suppressed: suppressed.len(),
+        stores,
         baselined,
         statements_unparsed,
         files_unparsed: unparsed_files.len(),
@@ -424,7 +426,7 @@ pub fn load_config(choice: &ConfigChoice, paths: &[PathBuf]) -> Result<Config, R
                 .find(|p| p.as_os_str() != "-")
                 .cloned()
                 .unwrap_or_else(|| PathBuf::from("."));
-            match Config::discover(&start) {
+            match Config::discover(&start)? {
                 Some(p) => Config::load(&p)?,
                 None => Config::default(),
             }

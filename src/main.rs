@@ -147,6 +147,11 @@ fn check(args: &CheckArgs) -> Result<u8, String> {
 
 fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
     let reads_stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
+    if !reads_stdin && args.stdin_filename.is_some() {
+        return Err(
+            "--stdin-filename names standard input, which is read only when `-` is a path: `idemlint check - --stdin-filename NAME`".into(),
+        );
+    }
     let stdin = if reads_stdin {
         if args.staged || args.changed_since.is_some() || args.rev.is_some() {
             return Err(
@@ -209,6 +214,22 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         );
     }
     let mut outcome = idemlint::check_with(&opts, &gate_now).map_err(|e| e.to_string())?;
+    if outcome.summary.files_scanned == 0 && !reads_stdin {
+        // Nothing read is no clean bill of health. With --staged or
+        // --changed-since an empty selection is what was asked for.
+        let what = match &mode {
+            files::Mode::Staged => Some("no staged file"),
+            files::Mode::ChangedSince(_) => Some("no changed file"),
+            files::Mode::WorkTree | files::Mode::Revision(_) => None,
+        };
+        if let Some(what) = what {
+            eprintln!("idemlint: nothing to check: {what} is of a kind idemlint reads");
+        } else {
+            return Err(
+                "nothing to check: no file under the given paths is of a kind idemlint reads (Rust, SQL, YAML, JSON, TOML, Terraform, .env, Redis and nginx configs, other source text), or every one is excluded (`exclude` in the config, .gitignore)".into(),
+            );
+        }
+    }
 
     if let Some(path) = &args.write_baseline {
         let b = Baseline::of(&outcome.diagnostics, &outcome.sources);

@@ -78,7 +78,11 @@ fn a_path_that_does_not_exist_exits_2_with_a_message() {
 fn a_clean_tree_exits_0() {
     let o = idemlint(&manifest(), &["check", "--isolated", PASS]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).contains("idemlint: no findings"));
+    assert!(
+        stdout(&o).contains(" stores, no findings"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -251,6 +255,7 @@ fn json_output_has_exactly_the_version_1_shape() {
             "files_unparsed",
             "notes",
             "statements_unparsed",
+            "stores",
             "suppressed",
             "warnings"
         ]
@@ -398,6 +403,7 @@ fn explain_of_an_unknown_rule_exits_2_listing_the_names() {
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(err.contains("unknown rule `bogus`"));
+    assert!(!err.contains("did you mean"), "{err}");
     for name in idemlint::catalogue::names() {
         assert!(err.contains(name), "{name}");
     }
@@ -640,6 +646,173 @@ fn a_template_that_does_not_read_is_counted_and_listed_with_verbose() {
     );
     assert!(
         stdout(&o).contains("not read in full: charts/api/templates/configmap.yaml:"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn malformed_and_unknown_suppressions_are_reported_each_with_its_own_message() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "migrations/0001.sql",
+        "-- idemlint: allow -- no rule\nCREATE TABLE a (id int);\n\
+         -- idemlint: alow(missing-request-fingerprint) -- typo\nCREATE TABLE b (id int);\n\
+         -- idemlint: allow(ttl-below-replay-horzon) -- misspelt rule\nCREATE TABLE c (id int);\n\
+         -- idemlint: allow(missing-request-fingerprint) -- nothing here\nCREATE TABLE d (id int);\n\
+         -- idemlint: the tool we use for idempotency checks\n",
+    );
+    let o = idemlint(dir.path(), &["check", "--isolated", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let j = json(&o);
+    let found: Vec<(u64, String, String)> = j["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_eq!(d["rule"], "unused-suppression");
+            (
+                d["span"]["start"]["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+                d["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let lines: Vec<u64> = found.iter().map(|f| f.0).collect();
+    assert_eq!(
+        lines,
+        [1, 3, 5, 7],
+        "prose that mentions idemlint is no suppression"
+    );
+    assert_eq!(found[0].1, "suppression names no rule");
+    assert_eq!(found[1].1, "`alow` is not a suppression directive");
+    assert_eq!(
+        found[2].1,
+        "suppression names an unknown rule `ttl-below-replay-horzon`"
+    );
+    assert_eq!(found[2].2, "did you mean `ttl-below-replay-horizon`?");
+    assert_eq!(
+        found[3].1,
+        "suppression of `missing-request-fingerprint` suppresses nothing"
+    );
+    let helps: std::collections::BTreeSet<&str> = found.iter().map(|f| f.2.as_str()).collect();
+    assert_eq!(helps.len(), 4, "each kind has its own help: {helps:?}");
+}
+
+#[test]
+fn an_unknown_rule_name_suggests_the_closest_in_explain_and_in_the_config() {
+    let o = idemlint(&manifest(), &["explain", "misspeled-idempotency-header"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean `misspelled-idempotency-header`?"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "idemlint.toml",
+        "[rules]\ndelete-based-expiri = \"off\"\n",
+    );
+    write(dir.path(), "src/lib.rs", WARNING_ONLY);
+    let o = idemlint(dir.path(), &["check"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("idemlint.toml:2"), "{err}");
+    assert!(err.contains("did you mean `delete-based-expiry`?"), "{err}");
+}
+
+#[test]
+fn explain_prints_json_with_the_docs_under_their_headings() {
+    let o = idemlint(
+        &manifest(),
+        &["explain", "ttl-below-replay-horizon", "--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let j = json(&o);
+    assert_eq!(j["name"], "ttl-below-replay-horizon");
+    assert_eq!(j["status"], "built");
+    for key in ["what_it_does", "why_is_this_bad", "example", "use_instead"] {
+        assert!(!j["docs"][key].as_str().unwrap().is_empty(), "{key}");
+    }
+    assert!(!j["docs"]["references"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn stdin_filename_without_a_dash_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/lib.rs", WARNING_ONLY);
+    let o = with_stdin(
+        dir.path(),
+        &["check", "--isolated", "--stdin-filename", "src/lib.rs"],
+        WARNING_ONLY,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`-`"), "{}", stderr(&o));
+}
+
+#[test]
+fn two_config_files_in_one_directory_are_an_error_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "idemlint.toml", "fail_on = \"error\"\n");
+    write(dir.path(), ".idemlint.toml", "fail_on = \"note\"\n");
+    write(dir.path(), "src/lib.rs", WARNING_ONLY);
+    let o = idemlint(dir.path(), &["check"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("/idemlint.toml and ") && err.contains("/.idemlint.toml are both"),
+        "{err}"
+    );
+}
+
+#[test]
+fn nothing_to_read_is_said_plainly_and_never_a_clean_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "vendor/lib.rs", WARNING_ONLY);
+    write(dir.path(), "idemlint.toml", "exclude = [\"vendor/**\"]\n");
+    let o = idemlint(dir.path(), &["check", "vendor"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing to check"), "{}", stderr(&o));
+    let empty = tempfile::tempdir().unwrap();
+    let o = idemlint(empty.path(), &["check", "--isolated"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("nothing to check"));
+}
+
+#[test]
+fn the_summary_says_how_many_stores_were_found() {
+    let o = idemlint(
+        &manifest(),
+        &["check", "--isolated", "testdata/projects/demo"],
+    );
+    let last = stdout(&o).lines().last().unwrap_or_default().to_string();
+    assert!(
+        last.starts_with("idemlint: 5 stores, 12 findings"),
+        "{last}"
+    );
+    let o = idemlint(
+        &manifest(),
+        &[
+            "check",
+            "--isolated",
+            "--format",
+            "json",
+            "testdata/projects/demo",
+        ],
+    );
+    assert_eq!(json(&o)["summary"]["stores"], 5);
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "src/lib.rs",
+        "pub fn add(a: u8, b: u8) -> u8 { a + b }\n",
+    );
+    let o = idemlint(dir.path(), &["check", "--isolated"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stdout(&o).contains("idemlint: 0 stores, no findings"),
         "{}",
         stdout(&o)
     );

@@ -401,7 +401,7 @@ fn in_github_actions_annotations_go_to_stdout_and_the_report_to_stderr() {
         out.starts_with("::error file=src/stripe.rs,line=4,"),
         "{out}"
     );
-    assert!(stderr(&o).contains("idemlint: 1 finding"), "{}", stderr(&o));
+    assert!(stderr(&o).contains(" 1 finding ("), "{}", stderr(&o));
     // a comma in a real path, end to end
     write(dir.path(), "src/a,b.rs", STRIPE_CLIENT);
     let o = idemlint(dir.path(), &["check", "--isolated", "--format", "github"]);

@@ -32,6 +32,29 @@ pub struct ProjectModel {
 }
 
 impl ProjectModel {
+    /// How many distinct idempotency stores the model holds: tables that are
+    /// stores, and every other store a retention or a Redis instance names.
+    pub fn store_count(&self) -> usize {
+        use crate::frontend::StoreRef;
+        let mut names: std::collections::BTreeSet<(u8, String)> = self
+            .schema
+            .stores()
+            .map(|(t, _)| (0, t.key.clone()))
+            .collect();
+        for r in &self.retention.items {
+            names.insert(match &r.target {
+                StoreRef::Table(t) => (0, t.rsplit('.').next().unwrap_or(t).to_ascii_lowercase()),
+                StoreRef::RedisPrefix(p) => (1, p.clone()),
+                StoreRef::ConfigPath(p) => (2, p.clone()),
+                StoreRef::Constant(c) => (3, c.clone()),
+            });
+        }
+        for i in self.redis.instances.iter().filter(|i| !i.links.is_empty()) {
+            names.insert((4, i.name.clone()));
+        }
+        names.len()
+    }
+
     pub fn build(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
         let headers = headers::HeaderModel::build(&files);
         let retention = retention::RetentionModel::build(&files, sources, config);

@@ -369,7 +369,8 @@ fn plural(n: usize, w: &str) -> String {
 fn counts_line(s: &Summary) -> String {
     if s.diagnostics == 0 {
         format!(
-            "idemlint: no findings ({} scanned, {} parsed, {} suppressed) in {} ms",
+            "idemlint: {}, no findings ({} scanned, {} parsed, {} suppressed) in {} ms",
+            plural(s.stores, "store"),
             plural(s.files_scanned, "file"),
             s.files_parsed,
             s.suppressed,
@@ -377,7 +378,8 @@ fn counts_line(s: &Summary) -> String {
         )
     } else {
         format!(
-            "idemlint: {} ({}, {}, {}) in {} scanned, {} parsed, {} suppressed, {} ms",
+            "idemlint: {}, {} ({}, {}, {}) in {} scanned, {} parsed, {} suppressed, {} ms",
+            plural(s.stores, "store"),
             plural(s.diagnostics, "finding"),
             plural(s.errors, "error"),
             plural(s.warnings, "warning"),

@@ -22,6 +22,10 @@ pub struct Summary {
     pub warnings: usize,
     pub notes: usize,
     pub suppressed: usize,
+    /// Idempotency stores idemlint recognised: tables, Redis key prefixes
+    /// and instances, config keys and constants that set a retention. Zero
+    /// means silence is no clean bill of health: nothing was recognised.
+    pub stores: usize,
     /// Findings hidden because the baseline records them (not in JSON v1).
     #[serde(skip)]
     pub baselined: usize,

@@ -92,7 +92,12 @@ impl Ctx<'_> {
         let mut r = json!({
             "ruleId": d.rule,
             "level": level(d.severity),
-            "message": {"text": d.message},
+            // The headline, then its reasoning: a code-scanning alert shows
+            // no `= note:` lines of its own.
+            "message": {"text": std::iter::once(d.message.as_str())
+                .chain(d.notes.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join("\n\n")},
             "locations": [self.location(d.file, d.span)],
             "partialFingerprints": {FINGERPRINT_KEY: d.fingerprint},
         });

@@ -312,11 +312,9 @@ fn rewrite(written: &str, was: Duration, want: Duration) -> Option<String> {
     }
     let rest = inner[digits.len()..].trim();
     let unit_word = rest.trim_end_matches('s').to_ascii_lowercase();
-    if !quote.is_empty()
-        && ["second", "minute", "hour", "day", "week"].contains(&unit_word.as_str())
-    {
+    if ["second", "minute", "hour", "day", "week"].contains(&unit_word.as_str()) {
         let days = want.secs / 86_400;
-        let text = if want.secs % 86_400 == 0 {
+        let text = if want.secs.is_multiple_of(86_400) {
             format!("{days} day{}", if days == 1 { "" } else { "s" })
         } else {
             format!("{} hours", want.secs.div_ceil(3_600))
@@ -327,7 +325,7 @@ fn rewrite(written: &str, was: Duration, want: Duration) -> Option<String> {
         // a number in some unit: scale it by the same ratio
         let n: u64 = digits.parse().ok()?;
         let scaled = (want.secs as u128 * n as u128) / was.secs as u128;
-        let exact = (want.secs as u128 * n as u128) % was.secs as u128 == 0;
+        let exact = (want.secs as u128 * n as u128).is_multiple_of(was.secs as u128);
         return exact.then(|| scaled.to_string());
     }
     if rest.chars().all(|c| c.is_ascii_alphabetic()) && rest.len() <= 2 {
