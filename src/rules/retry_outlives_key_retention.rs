@@ -182,9 +182,9 @@ fn coarse(d: Duration) -> Duration {
 
 /// `hour 24`, `day 31`: when a retry starts to be unsafe.
 fn after(w: Duration) -> String {
-    if w.secs < 2 * DAY && w.secs % 3600 == 0 {
+    if w.secs < 2 * DAY && w.secs.is_multiple_of(3600) {
         format!("hour {}", w.secs / 3600)
-    } else if w.secs % DAY == 0 {
+    } else if w.secs.is_multiple_of(DAY) {
         format!("day {}", w.secs / DAY)
     } else {
         format!("{w}")
