@@ -70,3 +70,10 @@ fn redis_expiry_from_constants_in_another_module_renders_with_label_and_source()
 fn key_recorded_after_effect_renders_with_the_effect_and_the_commit() {
     insta::assert_snapshot!(human("testdata/rules/key-recorded-after-effect/flag/src"));
 }
+
+#[test]
+fn retries_past_the_key_retention_render_with_the_span_the_request_and_the_key() {
+    insta::assert_snapshot!(human(
+        "testdata/rules/retry-outlives-key-retention/flag/src"
+    ));
+}

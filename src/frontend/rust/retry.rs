@@ -79,6 +79,8 @@ pub enum PolicyKind {
 pub enum Shape {
     Geometric,
     Fibonacci,
+    /// The i-th delay is `first × i` (a job table's `interval '…' * attempts`).
+    Linear,
 }
 
 /// One setting: written in the code, or the crate's default (a setting
@@ -148,8 +150,24 @@ pub fn collect(file: &syn::File) -> RetryFacts {
             use_roots(&u.tree, &mut roots);
         }
     }
+    let sql_strings = {
+        struct L(Vec<String>);
+        impl<'ast> Visit<'ast> for L {
+            fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+                let v = l.value();
+                let lower = v.to_ascii_lowercase();
+                if lower.contains("attempt") || lower.contains("retr") {
+                    self.0.push(v);
+                }
+            }
+        }
+        let mut l = L(Vec::new());
+        l.visit_file(file);
+        l.0
+    };
     let mut w = Walker {
         consts: &consts,
+        sql_strings,
         roots,
         out: RetryFacts::default(),
         cur: None,
@@ -188,10 +206,15 @@ struct FnState {
     /// URLs bound to a name.
     urls: HashMap<String, (String, Vec<String>)>,
     name_text: String,
+    /// String literals that may be SQL: text and span.
+    strings: Vec<(String, Span)>,
 }
 
 struct Walker<'a> {
     consts: &'a StrConsts,
+    /// The file's string literals that mention attempts or retries: where a
+    /// job table's bound (`attempts < 5`) may be written.
+    sql_strings: Vec<String>,
     /// First segments of the file's `use` items (`backoff`, `backon`).
     roots: HashSet<String>,
     out: RetryFacts,
@@ -802,7 +825,86 @@ impl Walker<'_> {
             ..FnState::default()
         });
         self.visit_block(body);
+        self.sql_job_table(body);
         self.cur = saved;
+    }
+
+    /// A job table retried in SQL: `SET attempts = attempts + 1, run_at =
+    /// now() + interval '10 minutes'` (or `… * attempts`) in this function,
+    /// bounded by `attempts < N` in a statement of the file. The function
+    /// re-runs the job with the same arguments on each attempt.
+    fn sql_job_table(&mut self, body: &syn::Block) {
+        let Some(f) = &self.cur else { return };
+        let re = job_table_res();
+        for (text, span) in &f.strings {
+            let Some(col) = re.bump.captures_iter(text).find_map(|c| {
+                let (a, b) = (c.get(1)?.as_str(), c.get(2)?.as_str());
+                let l = a.to_ascii_lowercase();
+                (a.eq_ignore_ascii_case(b) && (l.contains("attempt") || l.contains("retr")))
+                    .then_some(l)
+            }) else {
+                continue;
+            };
+            let Some(delay) = re.delay.captures(text) else {
+                continue;
+            };
+            let Some(d) = delay
+                .get(1)
+                .and_then(|m| crate::duration::parse(m.as_str(), None))
+            else {
+                continue;
+            };
+            let linear = delay
+                .get(2)
+                .is_some_and(|m| m.as_str().eq_ignore_ascii_case(&col));
+            let bound = self.sql_strings.iter().find_map(|t| {
+                re.bound.captures_iter(t).find_map(|c| {
+                    if !c.get(1)?.as_str().eq_ignore_ascii_case(&col) {
+                        return None;
+                    }
+                    let n: u64 = c.get(3)?.as_str().parse().ok()?;
+                    Some(if c.get(2)?.as_str() == "<=" { n + 1 } else { n })
+                })
+            });
+            // No bound written: how often it retries is not known.
+            let Some(attempts) = bound else { continue };
+            let times = attempts.saturating_sub(1);
+            let at = *span;
+            let policy = Policy {
+                span: at,
+                krate: "sql",
+                kind: PolicyKind::Series {
+                    shape: if linear {
+                        Shape::Linear
+                    } else {
+                        Shape::Geometric
+                    },
+                    first: Setting::Written {
+                        expr: ConstExpr::Int(d.secs.saturating_mul(1000)),
+                        span: at,
+                        unit_ms: Some(1),
+                    },
+                    ratio: Ratio::Float(1.0, at),
+                    max: None,
+                    times: Some(Setting::Written {
+                        expr: ConstExpr::Int(times),
+                        span: at,
+                        unit_ms: None,
+                    }),
+                    cap: None,
+                },
+            };
+            let fresh = block_has_generator(body);
+            self.site(
+                at,
+                format!("the job table's `{col} = {col} + 1`"),
+                span_of(body),
+                None,
+                policy,
+                fresh,
+            );
+            return;
+        }
     }
 
     /// `for _ in 0..N { …; sleep(d) }`: a range loop that sleeps retries.
@@ -1127,6 +1229,26 @@ fn find_sleep(b: &syn::Block) -> Option<syn::Expr> {
     s.0
 }
 
+struct JobTableRes {
+    bump: regex::Regex,
+    delay: regex::Regex,
+    bound: regex::Regex,
+}
+
+fn job_table_res() -> &'static JobTableRes {
+    static R: std::sync::OnceLock<JobTableRes> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        let re = |p: &str| {
+            regex::Regex::new(p).unwrap_or_else(|_| unreachable!("the job-table patterns are valid"))
+        };
+        JobTableRes {
+            bump: re(r"(?i)\b(\w+)\s*=\s*(\w+)\s*\+\s*1\b"),
+            delay: re(r"(?i)(?:now\(\)|current_timestamp|clock_timestamp\(\))\s*\+\s*(?:interval\s*)?'([^']+)'(?:\s*::\s*interval)?(?:\s*\*\s*(\w+))?"),
+            bound: re(r"(?i)\b(\w+)\s*(<=|<)\s*(\d+)"),
+        }
+    })
+}
+
 /// `delay *= k` or `delay = delay * k` in a body: the factor.
 fn doubling(b: &syn::Block, name: &str) -> Option<u64> {
     struct D<'n>(&'n str, Option<u64>);
@@ -1329,6 +1451,25 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
         visit::visit_expr_for_loop(self, e);
         self.range_loop(e);
+    }
+
+    fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        if let Some(f) = &mut self.cur {
+            let v = l.value();
+            if v.to_ascii_lowercase().contains("attempt") || v.to_ascii_lowercase().contains("retr")
+            {
+                f.strings.push((v, super::byte_span(l.span())));
+            }
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        // `sqlx::query!("…")`, `format!(..)`: their string arguments count.
+        if let Ok(args) = m.parse_body_with(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+        ) {
+            args.iter().for_each(|a| self.visit_expr(a));
+        }
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
