@@ -439,6 +439,13 @@ impl RetryModel {
                     .requests
                     .iter()
                     .filter(|q| q.client.as_deref() == Some(binding.as_str()))
+                    .filter(|q| {
+                        if client.field {
+                            q.client_on_self
+                        } else {
+                            q.function == client.function
+                        }
+                    })
                     .filter(|q| !q.key_fresh_here)
                     .map(|q| (f.file, q))
                     .collect();

@@ -130,6 +130,8 @@ pub struct KeyedRequest {
     /// The client the request is built on: the last name of its path
     /// (`self.http.post(..)` → `http`).
     pub client: Option<String>,
+    /// The client is reached through `self` (`self.http`).
+    pub client_on_self: bool,
 }
 
 /// A client built with a retry middleware, and the name it is bound to
@@ -139,6 +141,9 @@ pub struct RetryClient {
     pub function: Span,
     pub at: Span,
     pub binding: Option<String>,
+    /// Bound to a struct field (any method of the file may use it), not a
+    /// `let` (only its own function can).
+    pub field: bool,
     pub policy: Policy,
 }
 
@@ -721,6 +726,7 @@ impl Walker<'_> {
         let mut method = None;
         let mut url = None;
         let mut client = None;
+        let mut on_self = false;
         for c in &chain {
             let cm = method_str(c);
             let a: Vec<&syn::Expr> = c.args.iter().collect();
@@ -736,12 +742,17 @@ impl Walker<'_> {
                 let u = if cm == "request" { a.get(1) } else { a.first() };
                 url = u.and_then(|u| self.url(u));
                 method = Some(v);
-                client = path_of(&c.receiver).last().cloned();
+                let p = path_of(&c.receiver);
+                on_self = p.first().is_some_and(|s| s == "self") && p.len() > 1;
+                client = p.last().cloned();
                 break;
             }
         }
         let at = Span::new(super::byte_span(m.method.span()).start, span_of(m).end);
         self.push_request(at, header, value, method, url, None, client);
+        if let Some(r) = self.out.requests.last_mut() {
+            r.client_on_self = on_self;
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -774,6 +785,7 @@ impl Walker<'_> {
             url_words,
             sdk_counterparty: sdk,
             client,
+            client_on_self: false,
         };
         self.out.requests.push(req);
     }
@@ -1159,7 +1171,7 @@ impl Walker<'_> {
 
     /// `RetryTransientMiddleware::new_with_policy(p)` anywhere in `e`: the
     /// client it builds retries with `p`.
-    fn retry_middleware(&mut self, e: &syn::Expr, binding: Option<String>) {
+    fn retry_middleware(&mut self, e: &syn::Expr, binding: Option<String>, field: bool) {
         struct Find<'e>(Option<&'e syn::ExprCall>);
         impl<'e> Visit<'e> for Find<'e> {
             fn visit_expr_call(&mut self, c: &'e syn::ExprCall) {
@@ -1185,6 +1197,7 @@ impl Walker<'_> {
             function,
             at: span_of(c),
             binding,
+            field,
             policy,
         });
     }
@@ -1345,7 +1358,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             return;
         };
         let e = &*init.expr;
-        self.retry_middleware(e, Some(name.clone()));
+        self.retry_middleware(e, Some(name.clone()), false);
         let policy = self.policy(e);
         let url = match e {
             syn::Expr::Macro(m) if m.mac.path.is_ident("format") => self.format_url(&m.mac),
@@ -1374,7 +1387,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {
         visit::visit_field_value(self, fv);
         if let syn::Member::Named(n) = &fv.member {
-            self.retry_middleware(&fv.expr, Some(n.to_string()));
+            self.retry_middleware(&fv.expr, Some(n.to_string()), true);
         }
     }
 
