@@ -104,3 +104,89 @@ fn horizons_json_includes_config_counterparties() {
         .contains("within the last 90 days"));
     assert!(w["read"].as_str().unwrap().starts_with("2026-12-01"));
 }
+
+#[test]
+fn a_config_outbound_window_is_listed_as_outbound_next_to_the_inbound_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join("idemlint.toml"),
+        "[[counterparty]]\nid = \"acme-bank\"\nname = \"Acme Bank\"\nhorizon = \"45d\"\noutbound = \"72h\"\nhosts = [\"api.acmebank.example\"]\n",
+    )
+    .unwrap();
+    let (code, out) = idemlint(&["horizons"], dir.path());
+    assert_eq!(code, 0);
+    let acme: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("acme-bank (Acme Bank)"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(
+        acme.iter().any(|l| l.starts_with("  inbound   45d ")),
+        "{acme:?}"
+    );
+    assert!(
+        acme.iter().any(|l| l.starts_with("  outbound  3d ")),
+        "{acme:?}"
+    );
+    // A counterparty with only an outbound window is valid; one with
+    // neither window is a config error (exit 2).
+    std::fs::write(
+        dir.path().join("idemlint.toml"),
+        "[[counterparty]]\nid = \"acme-bank\"\noutbound = \"72h\"\n",
+    )
+    .unwrap();
+    assert_eq!(idemlint(&["horizons"], dir.path()).0, 0);
+    std::fs::write(
+        dir.path().join("idemlint.toml"),
+        "[[counterparty]]\nid = \"acme-bank\"\n",
+    )
+    .unwrap();
+    assert_eq!(idemlint(&["horizons"], dir.path()).0, 2);
+}
+
+#[test]
+fn a_declared_outbound_window_decides_whether_a_long_retry_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/bank.rs"),
+        "use backoff::ExponentialBackoff;\nuse std::time::Duration;\npub async fn pay(http: &reqwest::Client, key: &str) {\n    let policy = ExponentialBackoff { max_elapsed_time: Some(Duration::from_secs(48 * 3600)), ..Default::default() };\n    let _ = backoff::future::retry(policy, || async { http.post(\"https://api.acmebank.example/v1/transfers\").header(\"Idempotency-Key\", key).send().await.map_err(backoff::Error::transient) }).await;\n}\n",
+    )
+    .unwrap();
+    let rules = |toml: &str| {
+        std::fs::write(dir.path().join("idemlint.toml"), toml).unwrap();
+        let (_, out) = idemlint(&["check", "--format", "json", "."], dir.path());
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["severity"].as_str().unwrap().to_string(),
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // Unknown counterparty, 48 h > 24 h: a warning.
+    let unknown = rules("");
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    assert_eq!(unknown[0].0, "warning");
+    // Acme keeps keys 24 h: an error naming both numbers.
+    let short = rules("[[counterparty]]\nid = \"acme-bank\"\nname = \"Acme Bank\"\noutbound = \"24h\"\nhosts = [\"acmebank.example\"]\n");
+    assert_eq!(short.len(), 1, "{short:?}");
+    assert_eq!(short[0].0, "error");
+    assert!(
+        short[0].1.contains("2d") && short[0].1.contains("Acme Bank keeps keys 24h"),
+        "{}",
+        short[0].1
+    );
+    // Acme keeps keys 7 days: nothing.
+    let long = rules(
+        "[[counterparty]]\nid = \"acme-bank\"\noutbound = \"7d\"\nhosts = [\"acmebank.example\"]\n",
+    );
+    assert!(long.is_empty(), "{long:?}");
+}

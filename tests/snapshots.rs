@@ -103,3 +103,10 @@ fn demo_project_renders_like_rustc() {
     }
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn retries_past_the_key_retention_render_with_the_span_the_request_and_the_key() {
+    insta::assert_snapshot!(human(
+        "testdata/rules/retry-outlives-key-retention/flag/src"
+    ));
+}

@@ -266,6 +266,10 @@ pub fn series_sum(shape: Shape, first: f64, ratio: f64, max: Option<f64>, n: u64
         }
         match shape {
             Shape::Geometric => cur = clamp(cur * ratio),
+            Shape::Linear => {
+                prev += first;
+                cur = clamp(prev + first);
+            }
             Shape::Fibonacci => {
                 let next = if prev == 0.0 { cur } else { cur + prev };
                 prev = cur;
@@ -435,6 +439,13 @@ impl RetryModel {
                     .requests
                     .iter()
                     .filter(|q| q.client.as_deref() == Some(binding.as_str()))
+                    .filter(|q| {
+                        if client.field {
+                            q.client_on_self
+                        } else {
+                            q.function == client.function
+                        }
+                    })
                     .filter(|q| !q.key_fresh_here)
                     .map(|q| (f.file, q))
                     .collect();

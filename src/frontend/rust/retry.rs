@@ -79,6 +79,8 @@ pub enum PolicyKind {
 pub enum Shape {
     Geometric,
     Fibonacci,
+    /// The i-th delay is `first × i` (a job table's `interval '…' * attempts`).
+    Linear,
 }
 
 /// One setting: written in the code, or the crate's default (a setting
@@ -128,6 +130,8 @@ pub struct KeyedRequest {
     /// The client the request is built on: the last name of its path
     /// (`self.http.post(..)` → `http`).
     pub client: Option<String>,
+    /// The client is reached through `self` (`self.http`).
+    pub client_on_self: bool,
 }
 
 /// A client built with a retry middleware, and the name it is bound to
@@ -137,6 +141,9 @@ pub struct RetryClient {
     pub function: Span,
     pub at: Span,
     pub binding: Option<String>,
+    /// Bound to a struct field (any method of the file may use it), not a
+    /// `let` (only its own function can).
+    pub field: bool,
     pub policy: Policy,
 }
 
@@ -148,8 +155,24 @@ pub fn collect(text: &str, file: &syn::File) -> RetryFacts {
             use_roots(&u.tree, &mut roots);
         }
     }
+    let sql_strings = {
+        struct L(Vec<String>);
+        impl<'ast> Visit<'ast> for L {
+            fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+                let v = l.value();
+                let lower = v.to_ascii_lowercase();
+                if lower.contains("attempt") || lower.contains("retr") {
+                    self.0.push(v);
+                }
+            }
+        }
+        let mut l = L(Vec::new());
+        l.visit_file(file);
+        l.0
+    };
     let mut w = Walker {
         consts: &consts,
+        sql_strings,
         roots,
         out: RetryFacts::default(),
         cur: None,
@@ -188,10 +211,15 @@ struct FnState {
     /// URLs bound to a name.
     urls: HashMap<String, (String, Vec<String>)>,
     name_text: String,
+    /// String literals that may be SQL: text and span.
+    strings: Vec<(String, Span)>,
 }
 
 struct Walker<'a> {
     consts: &'a StrConsts,
+    /// The file's string literals that mention attempts or retries: where a
+    /// job table's bound (`attempts < 5`) may be written.
+    sql_strings: Vec<String>,
     /// First segments of the file's `use` items (`backoff`, `backon`).
     roots: HashSet<String>,
     out: RetryFacts,
@@ -698,6 +726,7 @@ impl Walker<'_> {
         let mut method = None;
         let mut url = None;
         let mut client = None;
+        let mut on_self = false;
         for c in &chain {
             let cm = method_str(c);
             let a: Vec<&syn::Expr> = c.args.iter().collect();
@@ -713,12 +742,17 @@ impl Walker<'_> {
                 let u = if cm == "request" { a.get(1) } else { a.first() };
                 url = u.and_then(|u| self.url(u));
                 method = Some(v);
-                client = path_of(&c.receiver).last().cloned();
+                let p = path_of(&c.receiver);
+                on_self = p.first().is_some_and(|s| s == "self") && p.len() > 1;
+                client = p.last().cloned();
                 break;
             }
         }
         let at = Span::new(super::byte_span(m.method.span()).start, span_of(m).end);
         self.push_request(at, header, value, method, url, None, client);
+        if let Some(r) = self.out.requests.last_mut() {
+            r.client_on_self = on_self;
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -751,6 +785,7 @@ impl Walker<'_> {
             url_words,
             sdk_counterparty: sdk,
             client,
+            client_on_self: false,
         };
         self.out.requests.push(req);
     }
@@ -802,7 +837,86 @@ impl Walker<'_> {
             ..FnState::default()
         });
         self.visit_block(body);
+        self.sql_job_table(body);
         self.cur = saved;
+    }
+
+    /// A job table retried in SQL: `SET attempts = attempts + 1, run_at =
+    /// now() + interval '10 minutes'` (or `… * attempts`) in this function,
+    /// bounded by `attempts < N` in a statement of the file. The function
+    /// re-runs the job with the same arguments on each attempt.
+    fn sql_job_table(&mut self, body: &syn::Block) {
+        let Some(f) = &self.cur else { return };
+        let re = job_table_res();
+        for (text, span) in &f.strings {
+            let Some(col) = re.bump.captures_iter(text).find_map(|c| {
+                let (a, b) = (c.get(1)?.as_str(), c.get(2)?.as_str());
+                let l = a.to_ascii_lowercase();
+                (a.eq_ignore_ascii_case(b) && (l.contains("attempt") || l.contains("retr")))
+                    .then_some(l)
+            }) else {
+                continue;
+            };
+            let Some(delay) = re.delay.captures(text) else {
+                continue;
+            };
+            let Some(d) = delay
+                .get(1)
+                .and_then(|m| crate::duration::parse(m.as_str(), None))
+            else {
+                continue;
+            };
+            let linear = delay
+                .get(2)
+                .is_some_and(|m| m.as_str().eq_ignore_ascii_case(&col));
+            let bound = self.sql_strings.iter().find_map(|t| {
+                re.bound.captures_iter(t).find_map(|c| {
+                    if !c.get(1)?.as_str().eq_ignore_ascii_case(&col) {
+                        return None;
+                    }
+                    let n: u64 = c.get(3)?.as_str().parse().ok()?;
+                    Some(if c.get(2)?.as_str() == "<=" { n + 1 } else { n })
+                })
+            });
+            // No bound written: how often it retries is not known.
+            let Some(attempts) = bound else { continue };
+            let times = attempts.saturating_sub(1);
+            let at = *span;
+            let policy = Policy {
+                span: at,
+                krate: "sql",
+                kind: PolicyKind::Series {
+                    shape: if linear {
+                        Shape::Linear
+                    } else {
+                        Shape::Geometric
+                    },
+                    first: Setting::Written {
+                        expr: ConstExpr::Int(d.secs.saturating_mul(1000)),
+                        span: at,
+                        unit_ms: Some(1),
+                    },
+                    ratio: Ratio::Float(1.0, at),
+                    max: None,
+                    times: Some(Setting::Written {
+                        expr: ConstExpr::Int(times),
+                        span: at,
+                        unit_ms: None,
+                    }),
+                    cap: None,
+                },
+            };
+            let fresh = block_has_generator(body);
+            self.site(
+                at,
+                format!("the job table's `{col} = {col} + 1`"),
+                span_of(body),
+                None,
+                policy,
+                fresh,
+            );
+            return;
+        }
     }
 
     /// `for _ in 0..N { …; sleep(d) }`: a range loop that sleeps retries.
@@ -1057,7 +1171,7 @@ impl Walker<'_> {
 
     /// `RetryTransientMiddleware::new_with_policy(p)` anywhere in `e`: the
     /// client it builds retries with `p`.
-    fn retry_middleware(&mut self, e: &syn::Expr, binding: Option<String>) {
+    fn retry_middleware(&mut self, e: &syn::Expr, binding: Option<String>, field: bool) {
         struct Find<'e>(Option<&'e syn::ExprCall>);
         impl<'e> Visit<'e> for Find<'e> {
             fn visit_expr_call(&mut self, c: &'e syn::ExprCall) {
@@ -1083,6 +1197,7 @@ impl Walker<'_> {
             function,
             at: span_of(c),
             binding,
+            field,
             policy,
         });
     }
@@ -1125,6 +1240,26 @@ fn find_sleep(b: &syn::Block) -> Option<syn::Expr> {
     let mut s = S(None);
     s.visit_block(b);
     s.0
+}
+
+struct JobTableRes {
+    bump: regex::Regex,
+    delay: regex::Regex,
+    bound: regex::Regex,
+}
+
+fn job_table_res() -> &'static JobTableRes {
+    static R: std::sync::OnceLock<JobTableRes> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        let re = |p: &str| {
+            regex::Regex::new(p).unwrap_or_else(|_| unreachable!("the job-table patterns are valid"))
+        };
+        JobTableRes {
+            bump: re(r"(?i)\b(\w+)\s*=\s*(\w+)\s*\+\s*1\b"),
+            delay: re(r"(?i)(?:now\(\)|current_timestamp|clock_timestamp\(\))\s*\+\s*(?:interval\s*)?'([^']+)'(?:\s*::\s*interval)?(?:\s*\*\s*(\w+))?"),
+            bound: re(r"(?i)\b(\w+)\s*(<=|<)\s*(\d+)"),
+        }
+    })
 }
 
 /// `delay *= k` or `delay = delay * k` in a body: the factor.
@@ -1223,7 +1358,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             return;
         };
         let e = &*init.expr;
-        self.retry_middleware(e, Some(name.clone()));
+        self.retry_middleware(e, Some(name.clone()), false);
         let policy = self.policy(e);
         let url = match e {
             syn::Expr::Macro(m) if m.mac.path.is_ident("format") => self.format_url(&m.mac),
@@ -1252,7 +1387,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {
         visit::visit_field_value(self, fv);
         if let syn::Member::Named(n) = &fv.member {
-            self.retry_middleware(&fv.expr, Some(n.to_string()));
+            self.retry_middleware(&fv.expr, Some(n.to_string()), true);
         }
     }
 
@@ -1329,6 +1464,25 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
         visit::visit_expr_for_loop(self, e);
         self.range_loop(e);
+    }
+
+    fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        if let Some(f) = &mut self.cur {
+            let v = l.value();
+            if v.to_ascii_lowercase().contains("attempt") || v.to_ascii_lowercase().contains("retr")
+            {
+                f.strings.push((v, super::byte_span(l.span())));
+            }
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        // `sqlx::query!("…")`, `format!(..)`: their string arguments count.
+        if let Ok(args) = m.parse_body_with(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+        ) {
+            args.iter().for_each(|a| self.visit_expr(a));
+        }
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
