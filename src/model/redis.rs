@@ -427,7 +427,7 @@ impl RedisModel {
         // workload whose code writes store keys.
         // NOTE: a service that talks to two Redis (`REDIS_ADDR` and
         // `SESSION_REDIS_URL`) does not say which holds the keys: neither is
-        // linked this way.
+        // linked this way (the demo project's `api` does).
         let targets = |ep: &Endpoint, all: &[Instance]| {
             all.iter()
                 .filter(|i| points_at(i, &ep.host))
@@ -437,8 +437,12 @@ impl RedisModel {
         let mut single: Vec<bool> = Vec::new();
         for ep in &generic {
             let mut seen: Vec<(FileId, Span)> = Vec::new();
+            // Every Redis setting of the service counts, named for a store
+            // or not: `IDEMPOTENCY_REDIS_URL` beside `SESSION_REDIS_URL`
+            // already says which is which, and the generic one is not it.
             for other in generic
                 .iter()
+                .chain(&endpoints)
                 .filter(|o| o.file == ep.file && o.owner.is_some() && o.owner == ep.owner)
             {
                 for t in targets(other, &self.instances) {
@@ -801,9 +805,7 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<End
                 });
             }
         }
-        if generic {
-            set_owners(&doc.entries, text, f.file, &mut out);
-        }
+        set_owners(&doc.entries, text, f.file, &mut out);
     }
     out
 }
@@ -1613,5 +1615,19 @@ mod tests {
             vec!["idem-0", "idem-1"]
         );
         assert!(hosts_of("IDEM_NODES", "a:1,b:2").is_empty());
+    }
+
+    #[test]
+    fn a_setting_named_for_the_store_beside_a_generic_one_keeps_the_generic_one_unlinked() {
+        let compose = "services:\n  api:\n    build: .\n    environment:\n      IDEMPOTENCY_REDIS_URL: redis://kv:6379\n      SESSION_REDIS_URL: redis://cache:6379\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let (m, _) = build(
+            &[
+                ("docker-compose.yml", compose),
+                ("claim.go", "k := \"idem:%s\"\n"),
+            ],
+            &Config::default(),
+        );
+        assert!(find(&m, "cache").links.is_empty());
+        assert_eq!(find(&m, "kv").links.len(), 1);
     }
 }
