@@ -375,13 +375,21 @@ fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
             name.clone(),
             span.unwrap_or_default(),
         );
-        if name.is_empty() {
-            inst.aliases.extend(
-                ["fullnameOverride", "nameOverride"]
-                    .iter()
-                    .filter_map(|k| top_scalar(entries, k).and_then(|e| e.scalar()))
-                    .map(str::to_string),
-            );
+        // A file-level release answers to its own overrides; a subchart of
+        // an umbrella chart to those under its key (`keystore.fullnameOverride`).
+        for k in ["fullnameOverride", "nameOverride"] {
+            let set = own.iter().find(|e| {
+                e.key() == Some(k)
+                    && e.path.len() == if name.is_empty() { 1 } else { 2 }
+                    && (name.is_empty() || key_is(e.path.first(), &name))
+            });
+            let set = if name.is_empty() {
+                set.copied().or_else(|| top_scalar(entries, k))
+            } else {
+                set.copied()
+            };
+            inst.aliases
+                .extend(set.and_then(|e| e.scalar()).map(str::to_string));
         }
         redis.instances.push(inst);
     }

@@ -321,7 +321,10 @@ impl RedisModel {
         let only_one = self.instances.len() == 1;
         // Generic settings (`REDIS_URL`) that code named for idempotency
         // reads: `IdempotencyStore::new(env::var("REDIS_URL")?)`.
-        let used = used_by_store_code(&endpoints(files, sources, true), files, sources);
+        let generic = endpoints(files, sources, true);
+        let used = used_by_store_code(&generic, files, sources);
+        let writers = key_writers(files, sources);
+        let contexts = build_contexts(files, sources);
         let endpoints = endpoints(files, sources, false);
         for inst in &mut self.instances {
             let declared_none = config.store.iter().any(|s| {
@@ -420,6 +423,64 @@ impl RedisModel {
                 });
             }
         }
+        // 3c. A generic setting in the environment of the service or
+        // workload whose code writes store keys.
+        // NOTE: a service that talks to two Redis (`REDIS_ADDR` and
+        // `SESSION_REDIS_URL`) does not say which holds the keys: neither is
+        // linked this way (the demo project's `api` does).
+        let targets = |ep: &Endpoint, all: &[Instance]| {
+            all.iter()
+                .filter(|i| points_at(i, &ep.host))
+                .map(|i| (i.file, i.span))
+                .collect::<Vec<_>>()
+        };
+        let mut single: Vec<bool> = Vec::new();
+        for ep in &generic {
+            let mut seen: Vec<(FileId, Span)> = Vec::new();
+            // Every Redis setting of the service counts, named for a store
+            // or not: `IDEMPOTENCY_REDIS_URL` beside `SESSION_REDIS_URL`
+            // already says which is which, and the generic one is not it.
+            for other in generic
+                .iter()
+                .chain(&endpoints)
+                .filter(|o| o.file == ep.file && o.owner.is_some() && o.owner == ep.owner)
+            {
+                for t in targets(other, &self.instances) {
+                    if !seen.contains(&t) {
+                        seen.push(t);
+                    }
+                }
+            }
+            single.push(seen.len() == 1);
+        }
+        for inst in &mut self.instances {
+            if !inst.links.is_empty() {
+                continue;
+            }
+            let hit = generic.iter().zip(&single).find_map(|(ep, one)| {
+                if !*one || !points_at(inst, &ep.host) {
+                    return None;
+                }
+                writer_for(ep, &writers, &contexts, sources).map(|w| (ep, w))
+            });
+            if let Some((ep, (_, _, prefix))) = hit {
+                let who = match &ep.owner {
+                    Some(Owner::Compose(s)) => format!("compose service `{s}`"),
+                    Some(Owner::Workload(w)) => format!("workload `{w}`"),
+                    None => continue,
+                };
+                inst.links.push(Link {
+                    file: ep.file,
+                    span: ep.span,
+                    reason: format!(
+                        "holds idempotency keys: `{}` points {who} at {} `{}`, and its code writes `{prefix}` keys",
+                        ep.key,
+                        inst.kind.describe(),
+                        inst.name
+                    ),
+                });
+            }
+        }
         // 4. Code that sets the policy and writes store keys itself.
         for inst in self
             .instances
@@ -478,6 +539,17 @@ impl RedisModel {
     }
 }
 
+/// Service suffixes the Redis and Valkey charts add to a release's name.
+const HELM_ROLES: &[&str] = &[
+    "-master",
+    "-headless",
+    "-replicas",
+    "-replica",
+    "-primary",
+    "-sentinel",
+    "-node-0",
+];
+
 /// Whether a connection host names the instance: the host itself, or its
 /// name label (after an ElastiCache role label such as `master.`), or for a
 /// Helm release a service named with the release as prefix.
@@ -490,14 +562,25 @@ fn points_at(inst: &Instance, host: &str) -> bool {
             .unwrap_or(host)
     };
     let by_prefix = inst.kind == InstanceKind::HelmValues;
+    // Helm names a chart's services `<release>-<chart or alias>` and adds a
+    // role (`-master`, `-headless`, `-replicas`): a subchart `keystore` of
+    // release `payments` answers at `payments-keystore-master`.
+    let role_less = HELM_ROLES
+        .iter()
+        .find_map(|r| label.strip_suffix(r))
+        .unwrap_or(label);
     inst.names.iter().any(|n| {
         !n.is_empty()
             && (host == n
                 || label == n
                 || (by_prefix
-                    && label
+                    && (label
                         .strip_prefix(n.as_str())
-                        .is_some_and(|rest| rest.starts_with('-'))))
+                        .is_some_and(|rest| rest.starts_with('-'))
+                        || role_less == n
+                        || role_less
+                            .strip_suffix(n.as_str())
+                            .is_some_and(|rest| rest.ends_with('-')))))
     })
 }
 
@@ -549,6 +632,7 @@ fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &Sourc
                     span: ep.span,
                     key: ep.key.clone(),
                     host: ep.host.clone(),
+                    owner: None,
                 },
                 file: f.file,
                 span: Span::new(start + at, start + at + ep.key.len()),
@@ -680,6 +764,9 @@ struct Endpoint {
     span: Span,
     key: String,
     host: String,
+    /// The service or workload whose environment sets it, for a generic
+    /// setting (`REDIS_ADDR`).
+    owner: Option<Owner>,
 }
 
 fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<Endpoint> {
@@ -708,17 +795,181 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<End
             if speaks == generic {
                 continue;
             }
-            if let Some(host) = host_of(&key, &value) {
+            for host in hosts_of(&key, &value) {
                 out.push(Endpoint {
                     file: f.file,
                     span,
-                    key,
+                    key: key.clone(),
                     host,
+                    owner: None,
                 });
             }
         }
+        set_owners(&doc.entries, text, f.file, &mut out);
     }
     out
+}
+
+/// The compose service or Kubernetes workload whose environment sets each
+/// of a file's endpoints (found by span: an env entry lies inside its
+/// service's or workload's part of the file).
+fn set_owners(entries: &[ConfEntry], text: &str, file: FileId, out: &mut [Endpoint]) {
+    let mut owners: Vec<(Span, Owner)> = Vec::new();
+    let workload = |doc: usize| {
+        let kind = entries
+            .iter()
+            .find(|e| e.doc == doc && e.path.len() == 1 && e.key() == Some("kind"))?;
+        let kind = kind.scalar()?;
+        if ![
+            "Deployment",
+            "StatefulSet",
+            "DaemonSet",
+            "Job",
+            "CronJob",
+            "Pod",
+        ]
+        .contains(&kind)
+        {
+            return None;
+        }
+        entries
+            .iter()
+            .find(|e| {
+                e.doc == doc
+                    && e.path.len() == 2
+                    && matches!(&e.path[0], PathSeg::Key(k) if k == "metadata")
+                    && e.key() == Some("name")
+            })
+            .and_then(|e| e.scalar())
+            .map(str::to_string)
+    };
+    for e in entries {
+        let env_at = e
+            .path
+            .iter()
+            .position(|p| matches!(p, PathSeg::Key(k) if k == "environment" || k == "env"));
+        let Some(at) = env_at else { continue };
+        if e.path.len() != at + 1 {
+            continue;
+        }
+        let owner = match (e.path.first(), e.path.get(1)) {
+            (Some(PathSeg::Key(s)), Some(PathSeg::Key(svc))) if s == "services" && at == 2 => {
+                Some(Owner::Compose(svc.clone()))
+            }
+            _ => workload(e.doc).map(Owner::Workload),
+        };
+        let Some(owner) = owner else { continue };
+        // The env block runs from its key to the next entry at its depth or
+        // above, which the scalar spans inside it cannot pass.
+        let start = e.value_span.start;
+        let end = entries
+            .iter()
+            .filter(|n| {
+                n.doc == e.doc && n.value_span.start > start && n.path.len() <= e.path.len()
+            })
+            .map(|n| n.key_span.map_or(n.value_span.start, |k| k.start))
+            .min()
+            .unwrap_or(text.len());
+        owners.push((Span::new(start, end), owner));
+    }
+    for ep in out.iter_mut().filter(|ep| ep.file == file) {
+        // The innermost block that holds it: a later document's block
+        // starts after an earlier one's, which runs to the end of the file.
+        ep.owner = owners
+            .iter()
+            .filter(|(s, _)| s.start <= ep.span.start && ep.span.end <= s.end)
+            .max_by_key(|(s, _)| s.start)
+            .map(|(_, o)| o.clone());
+    }
+}
+
+/// Who an environment setting is set for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Owner {
+    Compose(String),
+    Workload(String),
+}
+
+/// Code that writes store keys to Redis (a Rust write with a store prefix,
+/// or a key-prefix literal in another language), by file.
+fn key_writers(files: &[FileFacts], sources: &SourceMap) -> Vec<(FileId, Span, String)> {
+    let stores = knowledge::stores();
+    let mut out = Vec::new();
+    for f in files {
+        if f.test_path {
+            continue;
+        }
+        let write = f.redis_writes.iter().find_map(|w| {
+            let p = w.key_prefix.as_deref()?;
+            stores
+                .is_store_prefix(p)
+                .then(|| (f.file, w.span, p.to_string()))
+        });
+        if let Some(w) = write.or_else(|| key_prefix_literal(std::slice::from_ref(f), sources)) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// The build context of each compose service of a file (`build: ./api`,
+/// `build: {context: ./api}`), resolved against the file's directory.
+fn build_contexts(files: &[FileFacts], sources: &SourceMap) -> Vec<(FileId, String, String)> {
+    let mut out = Vec::new();
+    for f in files {
+        let Some(doc) = &f.conf else { continue };
+        let dir = dir_of(sources.path(f.file));
+        for e in &doc.entries {
+            let (Some(PathSeg::Key(s)), Some(PathSeg::Key(svc))) = (e.path.first(), e.path.get(1))
+            else {
+                continue;
+            };
+            let is_build = match e.path.len() {
+                3 => e.key() == Some("build"),
+                4 => {
+                    matches!(&e.path[2], PathSeg::Key(b) if b == "build")
+                        && e.key() == Some("context")
+                }
+                _ => false,
+            };
+            if s != "services" || !is_build {
+                continue;
+            }
+            let Some(ctx) = e.scalar() else { continue };
+            if ctx.contains("://") || ctx.contains('$') {
+                continue;
+            }
+            out.push((f.file, svc.clone(), normalise(&format!("{dir}/{ctx}"))));
+        }
+    }
+    out
+}
+
+/// The first key writer that runs in the service or workload an endpoint's
+/// environment belongs to: code under its compose build context, or under a
+/// directory named for the workload.
+fn writer_for<'w>(
+    ep: &Endpoint,
+    writers: &'w [(FileId, Span, String)],
+    contexts: &[(FileId, String, String)],
+    sources: &SourceMap,
+) -> Option<&'w (FileId, Span, String)> {
+    let under = |dir: &str, file: FileId| {
+        let p = normalise(sources.path(file));
+        dir.is_empty() || p.starts_with(&format!("{dir}/"))
+    };
+    match ep.owner.as_ref()? {
+        Owner::Compose(svc) => {
+            let (_, _, ctx) = contexts
+                .iter()
+                .find(|(f, s, _)| *f == ep.file && s == svc)?;
+            writers.iter().find(|(f, _, _)| under(ctx, *f))
+        }
+        Owner::Workload(name) => writers.iter().find(|(f, _, _)| {
+            let p = sources.path(*f);
+            dir_of(p).split('/').any(|d| d.eq_ignore_ascii_case(name))
+        }),
+    }
 }
 
 /// The (name, value, value span) of a connection setting: a scalar under a
@@ -773,6 +1024,27 @@ fn scalar_span(text: &str, e: &ConfEntry) -> Span {
     content_span(text, e.value_span, style)
 }
 
+/// The hosts a connection value names: one for a URL or `host:port`,
+/// several for a Sentinel or Cluster node list
+/// (`redis+sentinel://s1:26379,s2:26379/mymaster`, `REDIS_NODES=a:6379,b:6379`).
+fn hosts_of(key: &str, value: &str) -> Vec<String> {
+    let Some(first) = host_of(key, value) else {
+        return Vec::new();
+    };
+    let v = value.trim();
+    let v = v.split_once("://").map_or(v, |(_, r)| r);
+    let v = v.rsplit_once('@').map_or(v, |(_, h)| h);
+    let list = v.split(['/', '?']).next().unwrap_or(v);
+    let mut out = vec![first];
+    for part in list.split(',').skip(1) {
+        let host: String = part.trim().chars().take_while(|c| *c != ':').collect();
+        if !host.is_empty() && !host.contains('$') && !host.contains(char::is_whitespace) {
+            out.push(host.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
 /// The host a connection value names: `redis://user:pw@host:6379/0`,
 /// `host:6379` or `host` under a key that speaks of a host or URL.
 fn host_of(key: &str, value: &str) -> Option<String> {
@@ -791,7 +1063,11 @@ fn host_of(key: &str, value: &str) -> Option<String> {
     } else {
         let k = key.to_ascii_lowercase();
         if !(k.contains("redis") || k.contains("valkey"))
-            || !(k.contains("host") || k.contains("url") || k.contains("addr"))
+            || ![
+                "host", "url", "addr", "node", "sentinel", "cluster", "endpoint", "server", "dsn",
+            ]
+            .iter()
+            .any(|w| k.contains(w))
         {
             return None;
         }
@@ -1267,5 +1543,91 @@ mod tests {
         assert_eq!(names_from_path("deploy/values-idem.yaml").0, "values-idem");
         assert_eq!(names_from_path("redis/dedup.conf").0, "dedup");
         assert_eq!(normalise("a/./b/../c"), "a/c");
+    }
+
+    #[test]
+    fn a_generic_setting_of_the_service_whose_code_writes_keys_links_its_redis() {
+        let compose = "services:\n  api:\n    build: ./api\n    environment:\n      - REDIS_ADDR=cache:6379\n  web:\n    build:\n      context: ./web\n    environment:\n      REDIS_URL: redis://kv:6379\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let code = "k := fmt.Sprintf(\"idem:%s\", key)\n";
+        let (m, s) = build(
+            &[
+                ("docker-compose.yml", compose),
+                ("api/claim.go", code),
+                ("web/app.ts", "x()\n"),
+            ],
+            &Config::default(),
+        );
+        let l = &find(&m, "cache").links[0];
+        assert_eq!(s.snippet(l.file, l.span), "cache:6379");
+        assert!(l.reason.contains("compose service `api`"), "{}", l.reason);
+        assert!(find(&m, "kv").links.is_empty());
+        // The same code in the web service's context links `kv` instead.
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("web/claim.go", code)],
+            &Config::default(),
+        );
+        assert!(find(&m, "cache").links.is_empty());
+        assert_eq!(find(&m, "kv").links.len(), 1);
+    }
+
+    #[test]
+    fn a_service_that_points_at_two_redis_links_neither() {
+        let compose = "services:\n  api:\n    build: .\n    environment:\n      REDIS_ADDR: cache:6379\n      SESSION_REDIS_URL: redis://kv:6379\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let (m, _) = build(
+            &[
+                ("docker-compose.yml", compose),
+                ("claim.go", "k := \"idem:%s\"\n"),
+            ],
+            &Config::default(),
+        );
+        assert!(m.instances.iter().all(|i| i.links.is_empty()));
+    }
+
+    #[test]
+    fn umbrella_subcharts_answer_to_release_prefixed_service_names_and_overrides() {
+        let values = "keystore:\n  master:\n    extraFlags: [\"--maxmemory-policy allkeys-lru\"]\nsessions:\n  fullnameOverride: web-sessions\n  master:\n    extraFlags: [\"--maxmemory-policy allkeys-lru\"]\n";
+        let env = "DEDUP_REDIS_HOST=payments-keystore-master\nIDEM_REDIS_URL=redis://web-sessions-headless:6379\n";
+        let (m, _) = build(
+            &[("charts/payments/values.yaml", values), (".env", env)],
+            &Config::default(),
+        );
+        assert_eq!(find(&m, "keystore").links.len(), 1);
+        assert!(find(&m, "sessions")
+            .names
+            .contains(&"web-sessions".to_string()));
+        assert_eq!(find(&m, "sessions").links.len(), 1);
+        let inst = find(&m, "keystore");
+        assert!(!points_at(inst, "payments-keystores-master"));
+        assert!(!points_at(inst, "keystorex"));
+    }
+
+    #[test]
+    fn node_lists_and_sentinel_urls_name_every_host() {
+        assert_eq!(
+            hosts_of(
+                "X",
+                "redis+sentinel://:pw@s1:26379,s2:26379,s3:26379/mymaster"
+            ),
+            vec!["s1", "s2", "s3"]
+        );
+        assert_eq!(
+            hosts_of("IDEM_REDIS_NODES", "idem-0:6379,idem-1:6379"),
+            vec!["idem-0", "idem-1"]
+        );
+        assert!(hosts_of("IDEM_NODES", "a:1,b:2").is_empty());
+    }
+
+    #[test]
+    fn a_setting_named_for_the_store_beside_a_generic_one_keeps_the_generic_one_unlinked() {
+        let compose = "services:\n  api:\n    build: .\n    environment:\n      IDEMPOTENCY_REDIS_URL: redis://kv:6379\n      SESSION_REDIS_URL: redis://cache:6379\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let (m, _) = build(
+            &[
+                ("docker-compose.yml", compose),
+                ("claim.go", "k := \"idem:%s\"\n"),
+            ],
+            &Config::default(),
+        );
+        assert!(find(&m, "cache").links.is_empty());
+        assert_eq!(find(&m, "kv").links.len(), 1);
     }
 }
