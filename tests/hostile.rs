@@ -301,7 +301,7 @@ fn hostile_tree_is_reported_not_crashed_on() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    // A sanity bound only; the 60 s target is measured by bench/run.sh on a
+    // A sanity bound only; the 60 s target is measured by bench/hostile.sh on a
     // release build.
     assert!(elapsed < Duration::from_secs(120), "{elapsed:?}");
     if let Some(kib) = peak_kib {
