@@ -268,6 +268,11 @@ pub struct CheckArgs {
     /// `files_unparsed`.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Print where the time went to standard error: each phase's wall time
+    /// and, per file kind, the files scanned, let through by the prefilter
+    /// and parsed (also `IDEMLINT_TIMINGS=1`).
+    #[arg(long)]
+    pub timings: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -24,6 +24,7 @@ pub mod size;
 pub mod source;
 pub mod suppress;
 pub mod test_code;
+pub mod timings;
 pub mod walk;
 
 use config::{Config, FailOn};
@@ -101,6 +102,8 @@ pub struct Outcome {
     pub model: model::ProjectModel,
     /// What was counted in `files_unparsed`, in file order.
     pub unparsed: Vec<render::Unparsed>,
+    /// Where the time went (`check --timings`).
+    pub timings: timings::Timings,
 }
 
 impl Outcome {
@@ -190,6 +193,7 @@ pub fn check(opts: &Options) -> Result<Outcome, RunError> {
 /// Run a check with the files, report scope and baseline of a gate.
 pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     let started = std::time::Instant::now();
+    let mut timings = timings::Timings::start();
     let cwd = std::env::current_dir().map_err(|e| RunError::Internal(e.to_string()))?;
     let paths: Vec<PathBuf> = if opts.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -207,6 +211,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .collect();
     let mut candidates = gate.files.discover(&file_paths, &cwd, &config.exclude)?;
     let files_scanned = candidates.len() + usize::from(opts.stdin.is_some());
+    timings.phase("walk");
 
     // read + prefilter (in parallel), then give the kept files their ids
     let pool = rayon::ThreadPoolBuilder::new()
@@ -214,14 +219,19 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .build()
         .map_err(|e| RunError::Internal(e.to_string()))?;
     let keywords = walk::Keywords::new(&config_keywords(&config));
-    let mut loaded: Vec<Loaded> = pool.install(|| {
+    let read: Vec<(u64, Option<Loaded>)> = pool.install(|| {
         candidates
             .par_iter()
-            .filter_map(|c| read_candidate(c, &keywords, &gate.files))
+            .map(|c| read_candidate(c, &keywords, &gate.files))
             .collect()
     });
+    for (c, (len, _)) in candidates.iter().zip(&read) {
+        timings.scanned(c.kind, *len);
+    }
+    let mut loaded: Vec<Loaded> = read.into_iter().filter_map(|(_, l)| l).collect();
     if let Some((name, text)) = &opts.stdin {
         let kind = walk::classify(Path::new(name)).unwrap_or(FileKind::Text);
+        timings.scanned(kind, text.len() as u64);
         candidates.push(Candidate {
             display: name.clone(),
             path: PathBuf::from(name),
@@ -238,6 +248,10 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             loaded.push(l);
         }
     }
+    for l in loaded.iter().filter(|l| l.parse) {
+        timings.admitted(l.kind, l.text.len() as u64, l.consts_only);
+    }
+    timings.phase("read+prefilter");
     let mut sources = SourceMap::default();
     for l in &loaded {
         sources.files.push(SourceFile {
@@ -249,11 +263,12 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     }
 
     // front ends, in parallel
-    let facts: Vec<frontend::FileFacts> = pool.install(|| {
+    let parsed: Vec<(frontend::FileFacts, std::time::Duration)> = pool.install(|| {
         loaded
             .par_iter()
             .enumerate()
             .map(|(id, l)| {
+                let t0 = std::time::Instant::now();
                 let mut f = if l.consts_only {
                     let mut f = frontend::FileFacts {
                         file: id,
@@ -276,10 +291,19 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
                     }
                 };
                 f.problems.splice(0..0, l.problems.iter().cloned());
-                f
+                (f, t0.elapsed())
             })
             .collect()
     });
+    let facts: Vec<frontend::FileFacts> = parsed
+        .into_iter()
+        .zip(&loaded)
+        .map(|((f, took), l)| {
+            timings.kind(l.kind).parse += took;
+            f
+        })
+        .collect();
+    timings.phase("parse");
     let files_parsed = loaded.iter().filter(|l| l.parse).count();
     let unparsed: Vec<render::Unparsed> = facts
         .iter()
@@ -330,6 +354,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         f.test_path = test_code::test_code().is_test_path(&roots.relative(sources.path(f.file)));
     }
     let model = model::ProjectModel::build(facts, &sources, &config);
+    timings.phase("model");
     let stores = model.store_count();
     let ctx = rules::Context {
         model: &model,
@@ -337,6 +362,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         config: &config,
     };
     diagnostics.extend(rules::run(&ctx));
+    timings.phase("rules");
 
     // suppressions
     let mut suppressed = Vec::new();
@@ -388,6 +414,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .as_ref()
         .map_or(0, |b| b.hide(&mut diagnostics));
 
+    timings.phase("suppress+sort");
     let count = |s: Severity| diagnostics.iter().filter(|d| d.severity == s).count();
     let summary = Summary {
         files_scanned,
@@ -411,6 +438,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         config,
         model,
         unparsed,
+        timings,
     })
 }
 
@@ -482,33 +510,46 @@ fn config_keywords(config: &Config) -> Vec<String> {
         .collect()
 }
 
-/// Read one candidate from where the run's files come from; `None` when it
-/// cannot matter (no keyword).
+/// Read one candidate from where the run's files come from: its size in
+/// bytes (0 when not known) and what is kept of it, `None` when it cannot
+/// matter (no keyword).
 fn read_candidate(
     c: &Candidate,
     keywords: &walk::Keywords,
     files: &files::Selection,
-) -> Option<Loaded> {
+) -> (u64, Option<Loaded>) {
     match files.read(c, MAX_FILE_BYTES, keywords) {
-        files::Read::Bytes(bytes) => load_text(c.display.clone(), &c.path, c.kind, bytes, keywords),
+        files::Read::Bytes(bytes) => (
+            bytes.len() as u64,
+            load_text(c.display.clone(), &c.path, c.kind, bytes, keywords),
+        ),
         // Too large to parse; it is only worth a diagnostic when it holds a
         // word that can matter (a generated fixture without one is not).
-        files::Read::TooLarge { matches: false, .. } => None,
-        files::Read::TooLarge { len, .. } => Some(problem_only(
-            c.display.clone(),
-            c.kind,
-            format!(
-                "file is {:.1} MiB, over the {} MiB limit; not parsed",
-                len as f64 / 1048576.0,
-                MAX_FILE_BYTES / 1048576
-            ),
-        )),
-        files::Read::Skipped => None,
-        files::Read::Failed(e) => Some(problem_only(
-            c.display.clone(),
-            c.kind,
-            format!("cannot read file: {e}"),
-        )),
+        files::Read::TooLarge {
+            matches: false,
+            len,
+        } => (len, None),
+        files::Read::TooLarge { len, .. } => (
+            len,
+            Some(problem_only(
+                c.display.clone(),
+                c.kind,
+                format!(
+                    "file is {:.1} MiB, over the {} MiB limit; not parsed",
+                    len as f64 / 1048576.0,
+                    MAX_FILE_BYTES / 1048576
+                ),
+            )),
+        ),
+        files::Read::Skipped => (0, None),
+        files::Read::Failed(e) => (
+            0,
+            Some(problem_only(
+                c.display.clone(),
+                c.kind,
+                format!("cannot read file: {e}"),
+            )),
+        ),
     }
 }
 

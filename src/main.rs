@@ -275,6 +275,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         summary: &outcome.summary,
         unparsed: args.verbose.then_some(outcome.unparsed.as_slice()),
     };
+    let render_started = std::time::Instant::now();
     for o in outputs {
         let human = render::human::Options {
             color: o.color(args.color),
@@ -299,6 +300,9 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
                 let _ = std::io::stderr().write_all(&buf);
             }
         }
+    }
+    if args.timings || idemlint::timings::from_env() {
+        eprint!("{}", outcome.timings.report(render_started.elapsed()));
     }
     if let Some(n) = fixed {
         eprintln!(

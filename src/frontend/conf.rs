@@ -4,7 +4,7 @@
 
 use crate::source::Span;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathSeg {
     Key(String),
     Index(usize),

@@ -10,6 +10,7 @@ use super::redis_conf::{
 };
 use super::FileFacts;
 use crate::source::Span;
+use std::collections::HashMap;
 
 const FLAG: &str = "--maxmemory-policy";
 const DIRECTIVE: &str = "maxmemory-policy";
@@ -44,6 +45,9 @@ enum Flavor {
 }
 
 pub fn extract(text: &str, facts: &mut FileFacts) {
+    if !may_hold_redis(text) {
+        return;
+    }
     let Some(doc) = facts.conf.take() else {
         return;
     };
@@ -130,6 +134,22 @@ fn extract_doc(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
         Flavor::CloudFormation => cloudformation(text, entries, redis),
         Flavor::Values => values(text, entries, redis),
     }
+}
+
+/// Whether `text` holds a word without which nothing here is found: an
+/// instance is a Redis image or command, an ElastiCache resource, or a
+/// `maxmemory-policy` setting. Most JSON and YAML files (OpenAPI specs,
+/// Postman collections, translations) hold none and skip the extraction.
+fn may_hold_redis(text: &str) -> bool {
+    use std::sync::OnceLock;
+    static WORDS: OnceLock<Option<aho_corasick::AhoCorasick>> = OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(["redis", "valkey", "keydb", "maxmemory", "elasticache"])
+            .ok()
+    });
+    words.as_ref().is_none_or(|w| w.is_match(text))
 }
 
 fn mentions_redis(s: &str) -> bool {
@@ -302,17 +322,29 @@ const CHART_KEYS: &[&str] = &[
 type Owner = (String, Option<Span>);
 
 fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
+    // The release names and top-level keys, indexed once: looking them up
+    // per entry made a large values or JSON file quadratic.
+    let mut release_names: HashMap<usize, &ConfEntry> = HashMap::new();
+    let mut top_keys: HashMap<&str, Option<Span>> = HashMap::new();
+    for n in entries {
+        match (n.path.len(), n.path.first(), n.path.get(1)) {
+            (1, Some(PathSeg::Key(k)), _) => {
+                top_keys.entry(k.as_str()).or_insert(n.key_span);
+            }
+            (3, Some(PathSeg::Key(r)), Some(PathSeg::Index(i)))
+                if r == "releases" && key_is(n.path.get(2), "name") =>
+            {
+                release_names.entry(*i).or_insert(n);
+            }
+            _ => {}
+        }
+    }
     // Owner of a path: a helmfile release, a subchart alias, or the file.
     let owner = |e: &ConfEntry| -> Owner {
         match (e.path.first(), e.path.get(1)) {
             (Some(PathSeg::Key(r)), Some(PathSeg::Index(i))) if r == "releases" => {
-                let name = entries.iter().find(|n| {
-                    n.path.len() == 3
-                        && key_is(n.path.first(), "releases")
-                        && n.path.get(1) == Some(&PathSeg::Index(*i))
-                        && key_is(n.path.get(2), "name")
-                });
-                match name.and_then(|n| n.scalar().map(|v| (v, n))) {
+                let name = release_names.get(i);
+                match name.and_then(|n| n.scalar().map(|v| (v, *n))) {
                     Some((v, n)) => (
                         v.to_string(),
                         Some(super::conf::content_span(text, n.value_span, style(n))),
@@ -321,21 +353,22 @@ fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
                 }
             }
             (Some(PathSeg::Key(k)), Some(_)) if !CHART_KEYS.contains(&k.as_str()) => {
-                let span = entries
-                    .iter()
-                    .find(|n| n.path.len() == 1 && key_is(n.path.first(), k))
-                    .and_then(|n| n.key_span);
-                (k.clone(), span)
+                (k.clone(), top_keys.get(k.as_str()).copied().flatten())
             }
             _ => (String::new(), None),
         }
     };
+    // Groups in the order their owners first appear.
     let mut groups: Vec<(Owner, Vec<&ConfEntry>)> = Vec::new();
+    let mut group_of: HashMap<String, usize> = HashMap::new();
     for e in entries {
         let o = owner(e);
-        match groups.iter_mut().find(|(k, _)| k.0 == o.0) {
-            Some((_, v)) => v.push(e),
-            None => groups.push((o, vec![e])),
+        match group_of.get(&o.0) {
+            Some(&g) => groups[g].1.push(e),
+            None => {
+                group_of.insert(o.0.clone(), groups.len());
+                groups.push((o, vec![e]));
+            }
         }
     }
     for ((name, span), own) in groups {

@@ -527,17 +527,16 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
     }
     // OpenAPI/Swagger parameters: `- name: Idempotency-Key` with `in: header`
     // beside it names a header, however it is spelt.
-    let header_params: Vec<(usize, &[PathSeg])> = doc
+    // A set, not a list: an OpenAPI spec has one such parameter per
+    // operation, and a lookup per entry in a list was quadratic.
+    let header_params: std::collections::HashSet<(usize, &[PathSeg])> = doc
         .entries
         .iter()
         .filter(|e| e.key() == Some("in") && e.scalar() == Some("header"))
         .map(|e| (e.doc, &e.path[..e.path.len() - 1]))
         .collect();
     let is_header_param = |e: &ConfEntry| {
-        e.key() == Some("name")
-            && header_params
-                .iter()
-                .any(|(d, p)| *d == e.doc && *p == &e.path[..e.path.len() - 1])
+        e.key() == Some("name") && header_params.contains(&(e.doc, &e.path[..e.path.len() - 1]))
     };
     for e in doc.entries.iter().filter(|e| !column_titles(&e.path)) {
         if let (Some(key), Some(span)) = (e.key(), e.key_span) {

@@ -1,0 +1,195 @@
+//! Where a run's time goes, for `check --timings` (or `IDEMLINT_TIMINGS=1`):
+//! wall time per phase, and per file kind how many files were scanned, let
+//! through by the prefilter and parsed, with their bytes and the parse time
+//! summed over threads. Printed to standard error, never part of a report.
+
+use crate::source::FileKind;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+/// Every file kind, in the order the table lists them.
+const KINDS: [FileKind; 9] = [
+    FileKind::Rust,
+    FileKind::Sql,
+    FileKind::RedisConf,
+    FileKind::Yaml,
+    FileKind::Toml,
+    FileKind::Json,
+    FileKind::Hcl,
+    FileKind::Env,
+    FileKind::Text,
+];
+
+/// Counts and bytes of one kind at one stage.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    pub files: usize,
+    pub bytes: u64,
+}
+
+impl Tally {
+    fn add(&mut self, bytes: u64) {
+        self.files += 1;
+        self.bytes += bytes;
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct KindStats {
+    /// Found by the walk (or named on the command line).
+    pub scanned: Tally,
+    /// Let through by the prefilter for a full parse.
+    pub admitted: Tally,
+    /// Let through for their `const`/`static` items only (Rust).
+    pub consts_only: Tally,
+    /// Parse and fact extraction, summed over threads.
+    pub parse: Duration,
+}
+
+/// The timings of one run.
+#[derive(Debug, Default, Clone)]
+pub struct Timings {
+    phases: Vec<(&'static str, Duration)>,
+    kinds: [KindStats; KINDS.len()],
+    started: Option<Instant>,
+    mark: Option<Instant>,
+}
+
+fn slot(kind: FileKind) -> usize {
+    KINDS
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(KINDS.len() - 1)
+}
+
+impl Timings {
+    pub fn start() -> Self {
+        let now = Instant::now();
+        Timings {
+            started: Some(now),
+            mark: Some(now),
+            ..Default::default()
+        }
+    }
+
+    /// Close the phase that ran since the last mark.
+    pub fn phase(&mut self, name: &'static str) {
+        let now = Instant::now();
+        let since = self.mark.unwrap_or(now);
+        self.phases.push((name, now - since));
+        self.mark = Some(now);
+    }
+
+    pub fn kind(&mut self, kind: FileKind) -> &mut KindStats {
+        &mut self.kinds[slot(kind)]
+    }
+
+    pub fn scanned(&mut self, kind: FileKind, bytes: u64) {
+        self.kind(kind).scanned.add(bytes);
+    }
+
+    pub fn admitted(&mut self, kind: FileKind, bytes: u64, consts_only: bool) {
+        let k = self.kind(kind);
+        if consts_only {
+            k.consts_only.add(bytes);
+        } else {
+            k.admitted.add(bytes);
+        }
+    }
+
+    pub fn phases(&self) -> &[(&'static str, Duration)] {
+        &self.phases
+    }
+
+    pub fn stats(&self, kind: FileKind) -> KindStats {
+        self.kinds[slot(kind)]
+    }
+
+    /// The table printed to standard error, with `render` (timed by the
+    /// caller) as the last phase.
+    pub fn report(&self, render: Duration) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let mut out = String::from("idemlint timings (wall time)\n");
+        let mut phases = self.phases.clone();
+        phases.push(("render", render));
+        for (name, d) in &phases {
+            let _ = writeln!(out, "  {name:<20} {:>9.1} ms", ms(*d));
+        }
+        let total = self.started.map_or(Duration::ZERO, |s| s.elapsed());
+        let _ = writeln!(out, "  {:<20} {:>9.1} ms", "total", ms(total));
+        let _ = writeln!(
+            out,
+            "{:<12} {:>8} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10}",
+            "kind", "scanned", "MiB", "parsed", "MiB", "consts", "MiB", "parse ms"
+        );
+        let mib = |b: u64| b as f64 / 1048576.0;
+        let mut sum = KindStats::default();
+        for kind in KINDS {
+            let k = self.stats(kind);
+            if k.scanned.files == 0 && k.admitted.files == 0 {
+                continue;
+            }
+            let _ = writeln!(out, "{}", row(kind.name(), &k, mib, ms));
+            sum.scanned.files += k.scanned.files;
+            sum.scanned.bytes += k.scanned.bytes;
+            sum.admitted.files += k.admitted.files;
+            sum.admitted.bytes += k.admitted.bytes;
+            sum.consts_only.files += k.consts_only.files;
+            sum.consts_only.bytes += k.consts_only.bytes;
+            sum.parse += k.parse;
+        }
+        let _ = writeln!(out, "{}", row("all", &sum, mib, ms));
+        out.push_str("  (parse ms: parse and fact extraction, summed over threads)\n");
+        out
+    }
+}
+
+fn row(
+    name: &str,
+    k: &KindStats,
+    mib: impl Fn(u64) -> f64,
+    ms: impl Fn(Duration) -> f64,
+) -> String {
+    format!(
+        "{name:<12} {:>8} {:>9.2} {:>8} {:>9.2} {:>8} {:>9.2} {:>10.1}",
+        k.scanned.files,
+        mib(k.scanned.bytes),
+        k.admitted.files,
+        mib(k.admitted.bytes),
+        k.consts_only.files,
+        mib(k.consts_only.bytes),
+        ms(k.parse)
+    )
+}
+
+/// Whether timings were asked for through the environment.
+pub fn from_env() -> bool {
+    std::env::var_os("IDEMLINT_TIMINGS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_lists_phases_in_order_and_totals_the_kinds() {
+        let mut t = Timings::start();
+        t.phase("walk");
+        t.phase("read+prefilter");
+        t.scanned(FileKind::Rust, 2048);
+        t.scanned(FileKind::Json, 1024);
+        t.admitted(FileKind::Rust, 2048, false);
+        t.kind(FileKind::Rust).parse = Duration::from_millis(3);
+        let r = t.report(Duration::from_millis(1));
+        let walk = r.find("walk").unwrap();
+        let read = r.find("read+prefilter").unwrap();
+        let render = r.find("render").unwrap();
+        assert!(walk < read && read < render, "{r}");
+        let all = r.lines().find(|l| l.starts_with("all")).unwrap();
+        let cols: Vec<&str> = all.split_whitespace().collect();
+        assert_eq!(cols[1], "2", "{r}");
+        assert_eq!(cols[3], "1", "{r}");
+        assert_eq!(cols[7], "3.0", "{r}");
+        assert!(!r.contains("toml"), "kinds with no file are left out: {r}");
+    }
+}
