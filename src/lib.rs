@@ -13,6 +13,8 @@ pub mod duration;
 pub mod files;
 pub mod fix;
 pub mod frontend;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod horizons;
 pub mod init;
 pub mod inventory;

@@ -102,7 +102,17 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
             }
             Some(Stop::Syntax { at, info }) => (at, info),
         };
-        let (mut start, end) = entry_around(&work, at);
+        let (mut start, mut end) = entry_around(&work, at);
+        // NOTE: `broken: [a, {` then `services:`: the scanner carries the
+        // unclosed flow into the next entry and stops there; skipping that
+        // entry would hide it. Skip the entry that opened the flow instead.
+        if start > 0 && start >= skipped_to {
+            let (ps, pe) = entry_around(&work, start - 1);
+            if ps < start && ps >= skipped_to && opens_unclosed_flow(work.get(ps..pe).unwrap_or(""))
+            {
+                (start, end) = (ps, pe);
+            }
+        }
         if start < skipped_to {
             // No progress past the entry skipped last: skip from the one before.
             start = entry_around(&work, start.saturating_sub(1)).0;
@@ -126,6 +136,36 @@ pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
         (doc, stop) = build_once(&work);
     }
     doc
+}
+
+/// Whether an entry's text opens more flow brackets (`[`, `{`) than it
+/// closes, outside quotes and comments.
+fn opens_unclosed_flow(entry: &str) -> bool {
+    let mut depth: i64 = 0;
+    let mut quote: Option<u8> = None;
+    let mut prev = b'\n';
+    let mut in_comment = false;
+    for b in entry.bytes() {
+        if in_comment {
+            in_comment = b != b'\n';
+        } else if let Some(q) = quote {
+            if b == q {
+                quote = None;
+            }
+        } else {
+            match b {
+                b'#' if prev.is_ascii_whitespace() => in_comment = true,
+                b'"' | b'\'' if depth > 0 || matches!(prev, b' ' | b'\t' | b'\n') => {
+                    quote = Some(b)
+                }
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' => depth -= 1,
+                _ => {}
+            }
+        }
+        prev = b;
+    }
+    depth > 0
 }
 
 /// The problem for a file over [`MAX_YAML_BYTES`].
@@ -603,6 +643,19 @@ mod tests {
         let mut facts = FileFacts::default();
         let d = build(text, &mut facts);
         (d, facts)
+    }
+
+    #[test]
+    fn an_unclosed_flow_in_one_entry_does_not_hide_the_next_entry() {
+        let text = "broken: [unclosed, {\nservices:\n  idem-redis:\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let (d, f) = doc(text);
+        assert!(!f.problems.is_empty());
+        let e = d
+            .entries
+            .iter()
+            .find(|e| e.dotted() == "services.idem-redis.command")
+            .expect("the entry after the broken one is read");
+        assert!(text[e.value_span.start..e.value_span.end].ends_with("allkeys-lru"));
     }
 
     #[test]
