@@ -788,8 +788,21 @@ fn the_summary_says_how_many_stores_were_found() {
         &["check", "--isolated", "testdata/projects/demo"],
     );
     let last = stdout(&o).lines().last().unwrap_or_default().to_string();
+    // the stores come first; the findings' count is the JSON summary's
+    let doc = json(&idemlint(
+        &manifest(),
+        &[
+            "check",
+            "--isolated",
+            "--format",
+            "json",
+            "testdata/projects/demo",
+        ],
+    ));
+    let findings = doc["summary"]["diagnostics"].as_u64().unwrap();
+    assert_eq!(doc["summary"]["stores"], 5);
     assert!(
-        last.starts_with("idemlint: 5 stores, 12 findings"),
+        last.starts_with(&format!("idemlint: 5 stores, {findings} findings")),
         "{last}"
     );
     let o = idemlint(
