@@ -23,45 +23,14 @@
 use idemlint::model::schema::Table;
 use idemlint::{ConfigChoice, Options};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod support;
+use support::{database_url, on_database, projects, skipped, CRON_STUB};
+
 /// Rows inserted in each table.
 const ROWS: u64 = 20_000;
-const SKIP_MARKER: &str = "-- postgres: skip";
-const CRON_STUB: &str = "CREATE SCHEMA IF NOT EXISTS cron; \
-     CREATE OR REPLACE FUNCTION cron.schedule(job_name text, schedule text, command text) \
-     RETURNS bigint LANGUAGE sql AS 'SELECT 1::bigint';";
-
-fn database_url() -> Option<String> {
-    match std::env::var("IDEMLINT_TEST_DATABASE_URL") {
-        Ok(u) if !u.trim().is_empty() => Some(u),
-        _ => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED tests/pg_size.rs: IDEMLINT_TEST_DATABASE_URL is not set \
-                 (.ci/run starts PostgreSQL and sets it)"
-            );
-            None
-        }
-    }
-}
-
-/// The URL with its database replaced by `db`.
-fn on_database(url: &str, db: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, format!("?{q}")),
-        None => (url, String::new()),
-    };
-    let scheme_end = base.find("://").map_or(0, |i| i + 3);
-    let host = match base[scheme_end..].find('/') {
-        Some(i) => &base[..scheme_end + i],
-        None => base,
-    };
-    format!("{host}/{db}{query}")
-}
-
 fn psql(url: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new("psql")
         .arg(url)
@@ -78,36 +47,6 @@ fn psql(url: &str, args: &[&str]) -> Result<String, String> {
 
 fn sql(url: &str, text: &str) -> Result<String, String> {
     psql(url, &["-c", text])
-}
-
-/// Directories run as one project by the fixture harness.
-fn projects(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for group in ["rules", "projects"] {
-        let Ok(rd) = std::fs::read_dir(root.join(group)) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if group == "rules" {
-                out.push(p.join("flag"));
-                out.push(p.join("pass"));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.retain(|p| p.is_dir());
-    out.sort();
-    out
-}
-
-fn skipped(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| {
-        t.lines()
-            .next()
-            .is_some_and(|l| l.trim_start().starts_with(SKIP_MARKER))
-    })
 }
 
 fn ident(name: &str) -> String {
@@ -434,7 +373,9 @@ fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
 
 #[test]
 fn the_storage_estimate_of_every_fixture_store_table_is_within_10_percent_of_postgresql() {
-    let Some(url) = database_url() else { return };
+    let Some(url) = database_url(file!()) else {
+        return;
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
     let mut report = Vec::new();
     let mut failures = Vec::new();

@@ -21,45 +21,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SKIP_MARKER: &str = "-- postgres: skip";
-
-const CRON_STUB: &str = "CREATE SCHEMA IF NOT EXISTS cron; \
-     CREATE OR REPLACE FUNCTION cron.schedule(job_name text, schedule text, command text) \
-     RETURNS bigint LANGUAGE sql AS 'SELECT 1::bigint';";
-
-fn database_url() -> Option<String> {
-    match std::env::var("IDEMLINT_TEST_DATABASE_URL") {
-        Ok(u) if !u.trim().is_empty() => Some(u),
-        _ => {
-            // Written to stderr directly, past the test harness's capture,
-            // so a skip is visible in every run.
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED tests/postgres.rs: IDEMLINT_TEST_DATABASE_URL is not set \
-                 (.ci/run starts PostgreSQL and sets it)"
-            );
-            None
-        }
-    }
-}
-
-/// The URL with its database replaced by `db`.
-fn with_database(url: &str, db: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, format!("?{q}")),
-        None => (url, String::new()),
-    };
-    let scheme_end = base.find("://").map_or(0, |i| i + 3);
-    let host_part = match base[scheme_end..].find('/') {
-        Some(i) => &base[..scheme_end + i],
-        None => base,
-    };
-    format!("{host_part}/{db}{query}")
-}
+mod support;
+use support::{database_url, on_database as with_database, CRON_STUB, SKIP_MARKER};
 
 struct Psql<'a> {
     url: &'a str,
@@ -130,41 +96,22 @@ fn sql_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Fixture projects: each directory directly holding or nesting SQL files
-/// that the fixture harness runs as one project (`testdata/rules/*/flag`,
-/// `.../pass`, `testdata/projects/*`).
-fn projects(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for group in ["rules", "projects"] {
-        let Ok(rd) = std::fs::read_dir(root.join(group)) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if group == "rules" {
-                out.push(p.join("flag"));
-                out.push(p.join("pass"));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.retain(|p| !sql_files(p).is_empty());
-    out.sort();
-    out
-}
-
 #[test]
 fn every_sql_fixture_applies_to_a_real_postgresql() {
-    let Some(url) = database_url() else { return };
+    let Some(url) = database_url(file!()) else {
+        return;
+    };
     let psql = Psql { url: &url };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
     let mut failures = Vec::new();
     let mut applied = 0;
     let mut skipped = Vec::new();
     let mut db_n = 0;
-    for project in projects(&root) {
+    for project in support::projects(&root) {
         let files = sql_files(&project);
+        if files.is_empty() {
+            continue;
+        }
         let rel: Vec<String> = files
             .iter()
             .map(|f| {
@@ -204,7 +151,9 @@ fn every_sql_fixture_applies_to_a_real_postgresql() {
 
 #[test]
 fn same_key_lands_twice_in_a_table_partitioned_by_created_at() {
-    let Some(url) = database_url() else { return };
+    let Some(url) = database_url(file!()) else {
+        return;
+    };
     let psql = Psql { url: &url };
     let db = psql.fresh(&format!("idemlint_partition_{}", std::process::id()));
     // The seed's table, with the only unique guard PostgreSQL accepts on it.
