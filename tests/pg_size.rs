@@ -10,8 +10,9 @@
 //! 10%; each unique index within 15% (random inserts leave a
 //! B-tree's leaves between about 62% and 72% full depending on where the
 //! split wave stands, around the 70% the estimate uses); a non-unique or
-//! partial index at most the estimate (deduplication and the predicate only
-//! make it smaller). The sizes of variable-length values are measured
+//! partial index at most 15% over the estimate (deduplication and the
+//! predicate only make it smaller, but its leaves fill as unevenly as a
+//! unique index's: a run measured one 10.7% over). The sizes of variable-length values are measured
 //! (`pg_column_size`) and given to the estimate, so what is checked is the
 //! layout arithmetic, not the guess of a column's typical size.
 //!
@@ -338,7 +339,7 @@ fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
                     est.bytes_per_row
                 ));
             }
-        } else if measured > est.bytes_per_row * 1.10 {
+        } else if measured > est.bytes_per_row * 1.15 {
             failures.push(format!(
                 "index `{ix_name}` (non-unique or partial): measured {measured:.1} over the estimate {:.1}",
                 est.bytes_per_row
