@@ -5,12 +5,14 @@
 //! repositories, `--fix` / `--diff`, and shell completions.
 
 #![allow(clippy::unwrap_used)]
+mod support;
 use idemlint::diagnostic::{Diagnostic, Edit, Severity};
 use idemlint::render::{self, Report, Summary};
 use idemlint::source::{FileKind, SourceFile, SourceMap, Span};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use support::git;
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -551,22 +553,6 @@ fn an_unreadable_baseline_exits_2() {
 }
 
 // ----------------------------------------------------------------- git modes
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
-}
 
 const TTL: &str = "testdata/rules/ttl-below-replay-horizon/flag/src";
 

@@ -3,9 +3,11 @@
 //! (a store as an earlier commit left it, read without the work tree).
 
 #![allow(clippy::unwrap_used)]
+mod support;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use support::git;
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -297,23 +299,6 @@ fn size_refuses_unknown_tables_columns_and_rates_with_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{all:?}");
         assert!(stderr(&o).contains(says), "{all:?}: {}", stderr(&o));
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
-    stdout(&o)
 }
 
 const CLEANUP: &str = "SELECT cron.schedule('purge', '0 3 * * *', $$DELETE FROM processed_stripe_events WHERE received_at < now() - interval '{}'$$);\n";

@@ -212,17 +212,7 @@ pub fn render(inv: &Inventory) -> String {
         return out;
     }
     out.push_str("<table><thead><tr>");
-    for h in [
-        "store",
-        "kind",
-        "unique guard",
-        "retention",
-        "counterparty",
-        "coverage",
-        "floor",
-        "size",
-        "findings",
-    ] {
+    for h in super::render::HEADERS {
         out.push_str(&format!("<th>{h}</th>"));
     }
     out.push_str("</tr></thead><tbody>\n");

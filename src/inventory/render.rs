@@ -290,7 +290,7 @@ fn rows(inv: &Inventory) -> Vec<Vec<String>> {
         .collect()
 }
 
-const HEADERS: [&str; 9] = [
+pub(super) const HEADERS: [&str; 9] = [
     "store",
     "kind",
     "unique guard",
