@@ -65,6 +65,11 @@ impl ConfEntry {
         }
     }
 
+    /// The path of the node that holds this one (empty for a top-level node).
+    pub fn parent(&self) -> &[PathSeg] {
+        self.path.split_last().map_or(&[], |(_, parent)| parent)
+    }
+
     pub fn scalar(&self) -> Option<&str> {
         match &self.value {
             ConfValue::Scalar { text, .. } => Some(text),

@@ -656,14 +656,14 @@ fn interpolation_default(word: &str) -> Option<(usize, &str)> {
 
 /// The next element of the sequence that holds `e`.
 fn next_element<'a>(entries: &[&'a ConfEntry], e: &ConfEntry) -> Option<&'a ConfEntry> {
-    let (Some(PathSeg::Index(n)), parent) = (e.path.last(), &e.path[..e.path.len() - 1]) else {
+    let (Some(PathSeg::Index(n)), parent) = (e.path.last(), e.parent()) else {
         return None;
     };
     entries
         .iter()
         .find(|x| {
             x.path.len() == e.path.len()
-                && x.path[..x.path.len() - 1] == *parent
+                && x.parent() == parent
                 && x.path.last() == Some(&PathSeg::Index(n + 1))
         })
         .copied()

@@ -573,11 +573,10 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
         .entries
         .iter()
         .filter(|e| e.key() == Some("in") && e.scalar() == Some("header"))
-        .map(|e| (e.doc, &e.path[..e.path.len() - 1]))
+        .map(|e| (e.doc, e.parent()))
         .collect();
-    let is_header_param = |e: &ConfEntry| {
-        e.key() == Some("name") && header_params.contains(&(e.doc, &e.path[..e.path.len() - 1]))
-    };
+    let is_header_param =
+        |e: &ConfEntry| e.key() == Some("name") && header_params.contains(&(e.doc, e.parent()));
     for e in doc.entries.iter().filter(|e| !column_titles(&e.path)) {
         if let (Some(key), Some(span)) = (e.key(), e.key_span) {
             // Each key is seen once, on the node it introduces.

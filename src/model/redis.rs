@@ -1086,7 +1086,7 @@ fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
     // Values by (document, parent path), so a large manifest stays linear.
     let parent_of = |e: &ConfEntry| {
         let mut key = String::new();
-        for seg in &e.path[..e.path.len() - 1] {
+        for seg in e.parent() {
             match seg {
                 PathSeg::Key(k) => key.push_str(&format!("k{}:{k}", k.len())),
                 PathSeg::Index(i) => key.push_str(&format!("i{i}")),
