@@ -235,6 +235,10 @@ pub struct CheckArgs {
     /// with the retention, header and flow rules too.
     #[arg(long)]
     pub include_tests: bool,
+    /// Give up on a file whose front end takes longer than SECS, with a
+    /// parse-error, and go on (default: 5 s plus 1 s per MiB of the file).
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    pub parse_timeout: Option<std::time::Duration>,
     /// Record the current findings in FILE (and exit 0), for `--baseline`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "fix", "diff"])]
     pub write_baseline: Option<PathBuf>,
@@ -288,4 +292,12 @@ pub enum ColorChoice {
     Auto,
     Always,
     Never,
+}
+
+/// `--parse-timeout`: a positive number of seconds.
+fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    match s.parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 && n < 1e9 => Ok(std::time::Duration::from_secs_f64(n)),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
 }

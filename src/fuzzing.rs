@@ -246,19 +246,50 @@ pub fn diagnostics_in(outcome: &crate::Outcome) -> Result<(), String> {
 
 /// Check the directory `root` in isolation (no config discovered).
 pub fn check_dir(root: &Path) -> Result<crate::Outcome, crate::RunError> {
+    check_dir_within(root, None)
+}
+
+/// [`check_dir`] with a fixed per-file time bound (`--parse-timeout`).
+pub fn check_dir_within(
+    root: &Path,
+    parse_timeout: Option<std::time::Duration>,
+) -> Result<crate::Outcome, crate::RunError> {
     crate::check(&crate::Options {
         paths: vec![root.to_path_buf()],
         stdin: None,
         config: crate::ConfigChoice::Isolated,
         no_suppressions: false,
         include_tests: false,
+        parse_timeout,
     })
+}
+
+/// A front end that panicked is caught by the pipeline (the run exits 2);
+/// here it is a failure.
+fn crashed(outcome: &crate::Outcome) -> Result<(), String> {
+    match outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "parse-error" && d.severity == crate::diagnostic::Severity::Error)
+    {
+        Some(d) if !outcome.crashed.is_empty() => Err(format!(
+            "a front end panicked on {}: {}",
+            outcome.sources.path(d.file),
+            d.message
+        )),
+        _ if !outcome.crashed.is_empty() => Err(format!(
+            "a front end panicked on {}",
+            outcome.crashed.join(", ")
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Check `root`, verify every span, then apply `--fix` twice: the second
 /// application must change nothing the first left behind. Writes to `root`.
 pub fn check_and_fix_dir(root: &Path) -> Result<crate::Outcome, String> {
     let first = check_dir(root).map_err(|e| format!("run failed: {e}"))?;
+    crashed(&first)?;
     diagnostics_in(&first)?;
     let plan = crate::fix::plan(&first.diagnostics, &first.sources);
     if plan.files.is_empty() {
@@ -266,6 +297,7 @@ pub fn check_and_fix_dir(root: &Path) -> Result<crate::Outcome, String> {
     }
     plan.apply().map_err(|e| format!("fix failed: {e}"))?;
     let second = check_dir(root).map_err(|e| format!("run after --fix failed: {e}"))?;
+    crashed(&second)?;
     diagnostics_in(&second)?;
     let again = crate::fix::plan(&second.diagnostics, &second.sources);
     for (path, change) in &again.files {

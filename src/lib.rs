@@ -24,6 +24,7 @@ pub mod render;
 pub mod rules;
 pub mod size;
 pub mod source;
+mod supervise;
 pub mod suppress;
 pub mod test_code;
 pub mod timings;
@@ -41,12 +42,9 @@ use walk::Candidate;
 /// Files larger than this are reported and not parsed.
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Files larger than this are parsed one at a time (see [`BIG_FILE`]).
+/// Files larger than this are parsed one at a time, so that peak memory is
+/// one big parse plus small ones, whatever the number of threads.
 const BIG_FILE_BYTES: usize = 1024 * 1024;
-
-/// Held while a big file is parsed, so that peak memory is one big parse
-/// plus small ones, whatever the number of threads.
-static BIG_FILE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Stack for parser threads: generous, on top of each front end's depth guard.
 const PARSER_STACK_BYTES: usize = 64 * 1024 * 1024;
@@ -82,6 +80,9 @@ pub struct Options {
     pub no_suppressions: bool,
     /// Judge test code with every rule (`--include-tests`).
     pub include_tests: bool,
+    /// The time a front end may take on any one file (`--parse-timeout`);
+    /// `None` is the default bound, which grows with the file's size.
+    pub parse_timeout: Option<std::time::Duration>,
 }
 
 /// What a CI gate adds to a check: where the files come from (work tree,
@@ -104,6 +105,9 @@ pub struct Outcome {
     pub model: model::ProjectModel,
     /// What was counted in `files_unparsed`, in file order.
     pub unparsed: Vec<render::Unparsed>,
+    /// Files whose front end crashed (a bug): the run is not to be trusted,
+    /// so it exits 2 after reporting the rest.
+    pub crashed: Vec<String>,
     /// Where the time went (`check --timings`).
     pub timings: timings::Timings,
 }
@@ -264,45 +268,48 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         });
     }
 
-    // front ends, in parallel
-    let parsed: Vec<(frontend::FileFacts, std::time::Duration)> = pool.install(|| {
-        loaded
-            .par_iter()
-            .enumerate()
-            .map(|(id, l)| {
-                let t0 = std::time::Instant::now();
-                let mut f = if l.consts_only {
-                    let mut f = frontend::FileFacts {
-                        file: id,
-                        ..Default::default()
-                    };
-                    frontend::rust::retention::parse_consts(&l.text, &mut f);
-                    f
-                } else if l.parse && l.text.len() > BIG_FILE_BYTES {
-                    // One big file at a time: a parse takes many times the
-                    // file's size in memory, and threads × big files would
-                    // not fit in the memory budget.
-                    let _one = BIG_FILE.lock().unwrap_or_else(|e| e.into_inner());
-                    frontend::parse(id, l.kind, &l.text)
-                } else if l.parse {
-                    frontend::parse(id, l.kind, &l.text)
-                } else {
-                    frontend::FileFacts {
-                        file: id,
-                        ..Default::default()
-                    }
-                };
-                f.problems.splice(0..0, l.problems.iter().cloned());
-                (f, t0.elapsed())
-            })
-            .collect()
-    });
-    let facts: Vec<frontend::FileFacts> = parsed
+    // front ends, in parallel, each file within its time bound
+    let loaded = Arc::new(loaded);
+    let fates = supervise::run(
+        ParseJob(Arc::clone(&loaded)),
+        pool.current_num_threads(),
+        PARSER_STACK_BYTES,
+        BIG_FILE_BYTES,
+        opts.parse_timeout
+            .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
+    )
+    .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))?;
+    // Files whose front end did not finish: (id, crashed).
+    let mut given_up: Vec<(usize, bool)> = Vec::new();
+    let facts: Vec<frontend::FileFacts> = fates
         .into_iter()
-        .zip(&loaded)
-        .map(|((f, took), l)| {
-            timings.kind(l.kind).parse += took;
-            f
+        .zip(loaded.iter())
+        .enumerate()
+        .map(|(id, (fate, l))| match fate {
+            supervise::Fate::Done(f, took) => {
+                timings.kind(l.kind).parse += took;
+                f
+            }
+            supervise::Fate::TimedOut(limit) => {
+                timings.kind(l.kind).parse += limit;
+                given_up.push((id, false));
+                ParseJob::gave_up(
+                    id,
+                    l,
+                    format!(
+                    "gave up on this file after {} (the per-file time bound, `--parse-timeout`)",
+                    supervise::show(limit)
+                ),
+                )
+            }
+            supervise::Fate::Panicked(message) => {
+                given_up.push((id, true));
+                ParseJob::gave_up(
+                    id,
+                    l,
+                    format!("idemlint crashed reading this file, a bug to report: {message}"),
+                )
+            }
         })
         .collect();
     timings.phase("parse");
@@ -331,20 +338,36 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     let mut diagnostics: Vec<Diagnostic> = facts
         .iter()
         .flat_map(|f| {
-            f.problems.iter().filter(|p| p.reported).map(|p| {
-                let d = Diagnostic::new(
-                    "parse-error",
-                    Severity::Warning,
-                    f.file,
-                    p.span,
-                    p.message.clone(),
-                )
-                .with_note("what it holds is unchecked; the rest of the file was read");
-                match &p.detail {
-                    Some(detail) => d.with_primary_label(detail.clone()),
-                    None => d,
-                }
-            })
+            let whole = given_up.iter().find(|(id, _)| *id == f.file).copied();
+            let last = f.problems.len().saturating_sub(1);
+            f.problems
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.reported)
+                .map(move |(n, p)| {
+                    // The last problem of a file given up on says why.
+                    let (severity, note) = match whole {
+                        Some((_, crashed)) if n == last => (
+                            if crashed {
+                                Severity::Error
+                            } else {
+                                Severity::Warning
+                            },
+                            "nothing in this file was checked; the other files were",
+                        ),
+                        _ => (
+                            Severity::Warning,
+                            "what it holds is unchecked; the rest of the file was read",
+                        ),
+                    };
+                    let d =
+                        Diagnostic::new("parse-error", severity, f.file, p.span, p.message.clone())
+                            .with_note(note);
+                    match &p.detail {
+                        Some(detail) => d.with_primary_label(detail.clone()),
+                        None => d,
+                    }
+                })
         })
         .collect();
     diagnostics = rules::apply_levels(diagnostics, &sources, &config);
@@ -432,6 +455,11 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         files_unparsed: unparsed_files.len(),
         elapsed_ms: started.elapsed().as_millis(),
     };
+    let crashed = given_up
+        .iter()
+        .filter(|(_, crashed)| *crashed)
+        .map(|(id, _)| sources.path(*id).to_string())
+        .collect();
     Ok(Outcome {
         diagnostics,
         suppressed,
@@ -440,6 +468,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         config,
         model,
         unparsed,
+        crashed,
         timings,
     })
 }
@@ -462,6 +491,61 @@ pub fn load_config(choice: &ConfigChoice, paths: &[PathBuf]) -> Result<Config, R
             }
         }
     })
+}
+
+/// The front ends' work on the kept files, for [`supervise::run`].
+struct ParseJob(Arc<Vec<Loaded>>);
+
+impl supervise::Job for ParseJob {
+    type Output = frontend::FileFacts;
+
+    fn run(&self, id: usize) -> frontend::FileFacts {
+        let l = &self.0[id];
+        let mut f = if l.consts_only {
+            let mut f = frontend::FileFacts {
+                file: id,
+                ..Default::default()
+            };
+            frontend::rust::retention::parse_consts(&l.text, &mut f);
+            f
+        } else if l.parse {
+            frontend::parse(id, l.kind, &l.text)
+        } else {
+            frontend::FileFacts {
+                file: id,
+                ..Default::default()
+            }
+        };
+        f.problems.splice(0..0, l.problems.iter().cloned());
+        f
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn size(&self, id: usize) -> usize {
+        let l = &self.0[id];
+        if l.parse || l.consts_only {
+            l.text.len()
+        } else {
+            0
+        }
+    }
+}
+
+impl ParseJob {
+    /// The facts of a file whose front end did not finish: its own problems
+    /// and one that says why nothing else was read.
+    fn gave_up(id: usize, l: &Loaded, message: String) -> frontend::FileFacts {
+        let mut problems = l.problems.clone();
+        problems.push(frontend::Problem::new(Span::new(0, 0), message));
+        frontend::FileFacts {
+            file: id,
+            problems,
+            ..Default::default()
+        }
+    }
 }
 
 /// A file that is kept for the run: parsed, or reported as unreadable.

@@ -86,6 +86,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 config: config_choice(config, isolated),
                 no_suppressions: false,
                 include_tests,
+                parse_timeout: None,
             };
             prune(&file, &opts, write)
         }
@@ -180,6 +181,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         config: config_choice(args.config.clone(), args.isolated),
         no_suppressions: args.no_suppressions,
         include_tests: args.include_tests,
+        parse_timeout: args.parse_timeout,
     };
     let mode = if let Some(rev) = &args.rev {
         files::Mode::Revision(rev.clone())
@@ -232,6 +234,12 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
     }
 
     if let Some(path) = &args.write_baseline {
+        if !outcome.crashed.is_empty() {
+            return Err(format!(
+                "no baseline written: idemlint crashed reading {} (a bug to report)",
+                outcome.crashed.join(", ")
+            ));
+        }
         let b = Baseline::of(&outcome.diagnostics, &outcome.sources);
         b.save(path).map_err(|e| e.to_string())?;
         eprintln!(
@@ -318,6 +326,15 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         Some(FailOnArg::Never) => FailOn::Never,
         None => outcome.config.fail_on.unwrap_or(FailOn::Warning),
     };
+    if !outcome.crashed.is_empty() {
+        // A file's facts are missing for a reason that is idemlint's own:
+        // the findings above are reported, but the run is not trusted.
+        eprintln!(
+            "idemlint: error: crashed reading {}; the other files were checked (a bug to report)",
+            plural(outcome.crashed.len(), "file")
+        );
+        return Ok(2);
+    }
     Ok(u8::from(outcome.fails(fail_on)))
 }
 
@@ -439,6 +456,7 @@ fn init(dir: &Path, force: bool) -> Result<u8, String> {
         config: ConfigChoice::Isolated,
         no_suppressions: false,
         include_tests: false,
+        parse_timeout: None,
     };
     let outcome = idemlint::check(&opts).map_err(|e| e.to_string())?;
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;

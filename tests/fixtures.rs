@@ -90,6 +90,7 @@ fn run(dir: &Path) -> idemlint::Outcome {
         config,
         no_suppressions: false,
         include_tests: false,
+        parse_timeout: None,
     };
     check(&opts).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }

@@ -15,6 +15,7 @@ fn run(dir: &str) -> Outcome {
         config: ConfigChoice::Isolated,
         no_suppressions: false,
         include_tests: false,
+        parse_timeout: None,
     })
     .unwrap()
 }

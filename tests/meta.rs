@@ -192,6 +192,7 @@ fn run(dir: &Path) -> idemlint::Outcome {
         config,
         no_suppressions: false,
         include_tests: false,
+        parse_timeout: None,
     })
     .unwrap()
 }

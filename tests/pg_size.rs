@@ -390,6 +390,7 @@ fn the_storage_estimate_of_every_fixture_store_table_is_within_10_percent_of_pos
             config: ConfigChoice::Isolated,
             no_suppressions: true,
             include_tests: true,
+            parse_timeout: None,
         })
         .expect("check");
         let schema = &outcome.model.schema;

@@ -17,6 +17,7 @@ fn human(dir: &str) -> String {
         config: ConfigChoice::Isolated,
         no_suppressions: false,
         include_tests: false,
+        parse_timeout: None,
     })
     .unwrap();
     outcome.summary.elapsed_ms = 0;

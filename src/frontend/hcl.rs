@@ -108,7 +108,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     let body = match hcl_edit::parser::parse_body(text) {
         Ok(b) => b,
         Err(e) => {
-            let at = e.location().offset().min(text.len());
+            let at = crate::source::clamp_to_char_boundary(text, e.location().offset());
             facts
                 .problems
                 .push(Problem::invalid(Span::new(at, at), "HCL", e.message()));

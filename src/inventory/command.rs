@@ -41,6 +41,7 @@ fn run(
         // report shows what they hid only when asked.
         no_suppressions: false,
         include_tests,
+        parse_timeout: None,
     };
     let outcome = check_with(
         &opts,

@@ -1,0 +1,358 @@
+//! Front ends run under supervision: each file is parsed on a worker thread
+//! with the pipeline's stack, and a file whose front end panics or runs past
+//! its time bound becomes a problem of that file while the run goes on.
+//!
+//! A thread cannot be stopped from outside, so a worker that overruns is
+//! abandoned: its eventual result is dropped, a fresh worker takes its place,
+//! and the process exits without waiting for it. Files over
+//! [`crate::BIG_FILE_BYTES`] are parsed one at a time (their trees take many
+//! times their size in memory); the clock of such a file starts when it gets
+//! its turn, and an abandoned worker's turn is handed on.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The time a front end may take on one file: a base plus an allowance for
+/// its size. An unoptimised build is an order of magnitude slower, so its
+/// bound is ten times longer (the test suite runs one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bound {
+    pub base: Duration,
+    pub per_mib: Duration,
+}
+
+impl Bound {
+    /// 5 s plus 1 s per MiB: the slowest front end reads well over 1 MiB a
+    /// second, so only a pathological input comes near it.
+    pub const DEFAULT: Bound = Bound {
+        base: Duration::from_secs(5),
+        per_mib: Duration::from_secs(1),
+    };
+
+    /// The same bound for every file, whatever its size (`--parse-timeout`).
+    pub fn fixed(d: Duration) -> Bound {
+        Bound {
+            base: d,
+            per_mib: Duration::ZERO,
+        }
+    }
+
+    /// The bound for a file of `len` bytes.
+    pub fn for_len(self, len: usize) -> Duration {
+        let scale = if cfg!(debug_assertions) { 10 } else { 1 };
+        let allowance = self.per_mib.mul_f64(len as f64 / (1024.0 * 1024.0));
+        (self.base + allowance) * scale
+    }
+}
+
+/// A bound as a person reads it: `200 ms`, `6.5 s`.
+pub fn show(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// What became of one item.
+#[derive(Debug)]
+pub enum Fate<T> {
+    Done(T, Duration),
+    /// The work panicked; the panic's message.
+    Panicked(String),
+    /// The work ran past its bound and was abandoned.
+    TimedOut(Duration),
+}
+
+/// One unit of work for [`run`].
+pub trait Job: Send + Sync + 'static {
+    type Output: Send + 'static;
+    /// Do the work for item `i`.
+    fn run(&self, i: usize) -> Self::Output;
+    fn len(&self) -> usize;
+    /// The bytes item `i` reads: sets its bound, and whether it is parsed
+    /// one at a time.
+    fn size(&self, i: usize) -> usize;
+}
+
+#[derive(Default)]
+struct Slot {
+    /// The item being worked on and since when.
+    current: Option<(usize, Instant)>,
+    abandoned: bool,
+}
+
+struct Shared<J> {
+    job: J,
+    next: std::sync::atomic::AtomicUsize,
+    slots: Mutex<Vec<Slot>>,
+    /// The worker whose big file is being parsed.
+    big_turn: Mutex<Option<usize>>,
+    big_cv: Condvar,
+    big_bytes: usize,
+    stack: usize,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl<J: Job> Shared<J> {
+    fn take_big_turn(&self, w: usize) {
+        let mut turn = lock(&self.big_turn);
+        while turn.is_some_and(|o| o != w) {
+            turn = self.big_cv.wait(turn).unwrap_or_else(|e| e.into_inner());
+        }
+        *turn = Some(w);
+    }
+
+    fn give_up_big_turn(&self, w: usize) {
+        let mut turn = lock(&self.big_turn);
+        if *turn == Some(w) {
+            *turn = None;
+            self.big_cv.notify_all();
+        }
+    }
+}
+
+type Report<T> = (usize, usize, Result<T, String>, Duration);
+
+fn spawn<J: Job>(
+    shared: &Arc<Shared<J>>,
+    w: usize,
+    tx: mpsc::Sender<Report<J::Output>>,
+) -> std::io::Result<()> {
+    let shared = Arc::clone(shared);
+    thread::Builder::new()
+        .name(format!("idemlint-parse-{w}"))
+        .stack_size(shared.stack)
+        .spawn(move || worker(&shared, w, &tx))
+        .map(drop)
+}
+
+fn worker<J: Job>(shared: &Shared<J>, w: usize, tx: &mpsc::Sender<Report<J::Output>>) {
+    use std::sync::atomic::Ordering;
+    loop {
+        let i = shared.next.fetch_add(1, Ordering::Relaxed);
+        if i >= shared.job.len() {
+            return;
+        }
+        let big = shared.job.size(i) > shared.big_bytes;
+        if big {
+            shared.take_big_turn(w);
+        }
+        let t0 = Instant::now();
+        {
+            let mut slots = lock(&shared.slots);
+            if slots[w].abandoned {
+                return;
+            }
+            slots[w].current = Some((i, t0));
+        }
+        let result = catch_unwind(AssertUnwindSafe(|| shared.job.run(i))).map_err(panic_message);
+        let took = t0.elapsed();
+        let abandoned = {
+            let mut slots = lock(&shared.slots);
+            slots[w].current = None;
+            slots[w].abandoned
+        };
+        if big {
+            shared.give_up_big_turn(w);
+        }
+        if abandoned || tx.send((w, i, result, took)).is_err() {
+            return;
+        }
+    }
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// Run every item of `job` on `threads` workers with stacks of `stack`
+/// bytes, each within `bound`, and say what became of each, in order.
+/// Items over `big_bytes` run one at a time.
+pub fn run<J: Job>(
+    job: J,
+    threads: usize,
+    stack: usize,
+    big_bytes: usize,
+    bound: Bound,
+) -> std::io::Result<Vec<Fate<J::Output>>> {
+    let len = job.len();
+    let threads = threads.clamp(1, len.max(1));
+    let shared = Arc::new(Shared {
+        job,
+        next: std::sync::atomic::AtomicUsize::new(0),
+        slots: Mutex::new((0..threads).map(|_| Slot::default()).collect()),
+        big_turn: Mutex::new(None),
+        big_cv: Condvar::new(),
+        big_bytes,
+        stack,
+    });
+    let mut fates: Vec<Option<Fate<J::Output>>> = (0..len).map(|_| None).collect();
+    let mut left = len;
+    let (tx, rx) = mpsc::channel();
+    for w in 0..threads {
+        spawn(&shared, w, tx.clone())?;
+    }
+    // How often the overrun check runs while nothing arrives.
+    let tick = Duration::from_millis(20);
+    while left > 0 {
+        match rx.recv_timeout(tick) {
+            Ok((_, i, result, took)) => {
+                if fates[i].is_none() {
+                    fates[i] = Some(match result {
+                        Ok(out) => Fate::Done(out, took),
+                        Err(message) => Fate::Panicked(message),
+                    });
+                    left -= 1;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            // Every worker is gone with items left: cannot happen while
+            // this loop holds a sender, but never wait forever on it.
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        let overrun: Vec<(usize, usize, Duration)> = {
+            let mut slots = lock(&shared.slots);
+            let mut found = Vec::new();
+            for (w, slot) in slots.iter_mut().enumerate() {
+                let Some((i, t0)) = slot.current else {
+                    continue;
+                };
+                let limit = bound.for_len(shared.job.size(i));
+                if !slot.abandoned && t0.elapsed() > limit {
+                    slot.abandoned = true;
+                    found.push((w, i, limit));
+                }
+            }
+            found
+        };
+        for (w, i, limit) in overrun {
+            if fates[i].is_none() {
+                fates[i] = Some(Fate::TimedOut(limit));
+                left -= 1;
+            }
+            shared.give_up_big_turn(w);
+            let fresh = {
+                let mut slots = lock(&shared.slots);
+                slots.push(Slot::default());
+                slots.len() - 1
+            };
+            spawn(&shared, fresh, tx.clone())?;
+        }
+    }
+    Ok(fates
+        .into_iter()
+        .map(|f| f.unwrap_or(Fate::Panicked("no worker reported this file".to_string())))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sleeps for the item's size in milliseconds; panics on `u32::MAX`.
+    struct Sleepy(Vec<usize>);
+
+    impl Job for Sleepy {
+        type Output = usize;
+        fn run(&self, i: usize) -> usize {
+            let ms = self.0[i];
+            assert!(ms != 999_999, "planted panic");
+            thread::sleep(Duration::from_millis(ms as u64));
+            i * 10
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn size(&self, i: usize) -> usize {
+            self.0[i]
+        }
+    }
+
+    fn fixed(ms: u64) -> Bound {
+        Bound::fixed(Duration::from_millis(ms))
+    }
+
+    #[test]
+    fn every_item_is_done_in_order() {
+        let fates = run(
+            Sleepy(vec![3, 1, 2, 0, 5]),
+            2,
+            1 << 20,
+            usize::MAX,
+            fixed(60_000),
+        )
+        .unwrap();
+        let outs: Vec<usize> = fates
+            .iter()
+            .map(|f| match f {
+                Fate::Done(o, _) => *o,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(outs, vec![0, 10, 20, 30, 40]);
+    }
+
+    #[test]
+    fn a_panic_is_the_fate_of_its_item_only() {
+        let fates = run(
+            Sleepy(vec![1, 999_999, 1]),
+            2,
+            1 << 20,
+            usize::MAX,
+            fixed(60_000),
+        )
+        .unwrap();
+        assert!(matches!(fates[0], Fate::Done(0, _)));
+        assert!(matches!(&fates[1], Fate::Panicked(m) if m.contains("planted panic")));
+        assert!(matches!(fates[2], Fate::Done(20, _)));
+    }
+
+    #[test]
+    fn an_overrun_is_abandoned_and_the_rest_goes_on() {
+        // The bound in a debug build is ten times the fixed one: 200 ms
+        // here, and the slow item sleeps 30 s.
+        let bound = fixed(20);
+        let fates = run(
+            Sleepy(vec![1, 30_000, 1, 1, 1]),
+            1,
+            1 << 20,
+            usize::MAX,
+            bound,
+        )
+        .unwrap();
+        assert!(matches!(fates[1], Fate::TimedOut(d) if d == bound.for_len(30_000)));
+        for i in [0, 2, 3, 4] {
+            assert!(matches!(fates[i], Fate::Done(o, _) if o == i * 10), "{i}");
+        }
+    }
+
+    #[test]
+    fn big_items_take_turns_and_an_abandoned_turn_is_handed_on() {
+        // All three are "big": one at a time; the first overruns.
+        let fates = run(Sleepy(vec![30_000, 5, 5]), 3, 1 << 20, 1, fixed(20)).unwrap();
+        assert!(matches!(fates[0], Fate::TimedOut(_)));
+        assert!(matches!(fates[1], Fate::Done(10, _)));
+        assert!(matches!(fates[2], Fate::Done(20, _)));
+    }
+
+    #[test]
+    fn the_bound_grows_with_the_file() {
+        let b = Bound::DEFAULT;
+        assert!(b.for_len(16 << 20) > b.for_len(1 << 10));
+        assert_eq!(
+            Bound::fixed(Duration::from_secs(1)).for_len(0),
+            Bound::fixed(Duration::from_secs(1)).for_len(1 << 30)
+        );
+    }
+}
