@@ -453,6 +453,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         baselined,
         statements_unparsed,
         files_unparsed: unparsed_files.len(),
+        files_crashed: given_up.iter().filter(|(_, crashed)| *crashed).count(),
         elapsed_ms: started.elapsed().as_millis(),
     };
     let crashed = given_up

@@ -37,6 +37,10 @@ pub struct Summary {
     /// YAML, valid JSON of a form the reader refuses, such statements):
     /// counted, not reported. `--verbose` lists them.
     pub files_unparsed: usize,
+    /// Files whose front end crashed: the run exits 2 (not in JSON v1,
+    /// whose consumers see the exit code; SARIF says the run failed).
+    #[serde(skip)]
+    pub files_crashed: usize,
     pub elapsed_ms: u128,
 }
 

@@ -206,7 +206,7 @@ pub fn render(report: &Report) -> String {
         "originalUriBaseIds": srcroot(),
         "columnKind": "unicodeCodePoints",
         "invocations": [{
-            "executionSuccessful": true,
+            "executionSuccessful": report.summary.files_crashed == 0,
             "toolExecutionNotifications": notifications,
         }],
         "results": results,
