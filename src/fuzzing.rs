@@ -264,9 +264,17 @@ pub fn check_dir_within(
     })
 }
 
-/// A front end that panicked is caught by the pipeline (the run exits 2);
-/// here it is a failure.
+/// A front end that panicked is caught by the pipeline (the run exits 2),
+/// and one that ran past its time bound is given up on; here both are
+/// failures.
 fn crashed(outcome: &crate::Outcome) -> Result<(), String> {
+    if let Some(d) = outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "parse-error" && d.message.starts_with(crate::GAVE_UP))
+    {
+        return Err(format!("{}: {}", outcome.sources.path(d.file), d.message));
+    }
     match outcome
         .diagnostics
         .iter()

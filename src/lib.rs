@@ -42,6 +42,9 @@ use walk::Candidate;
 /// Files larger than this are reported and not parsed.
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
+/// The start of the `parse-error` message of a file past its time bound.
+pub(crate) const GAVE_UP: &str = "gave up on this file after";
+
 /// Files larger than this are parsed one at a time, so that peak memory is
 /// one big parse plus small ones, whatever the number of threads.
 const BIG_FILE_BYTES: usize = 1024 * 1024;
@@ -297,9 +300,9 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
                     id,
                     l,
                     format!(
-                    "gave up on this file after {} (the per-file time bound, `--parse-timeout`)",
-                    supervise::show(limit)
-                ),
+                        "{GAVE_UP} {} (the per-file time bound, `--parse-timeout`)",
+                        supervise::show(limit)
+                    ),
                 )
             }
             supervise::Fate::Panicked(message) => {
