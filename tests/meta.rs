@@ -345,7 +345,94 @@ fn user_facing_texts() -> Vec<(String, String)> {
     }
     let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
     texts.push(("README.md".to_string(), readme));
+    for e in std::fs::read_dir(manifest().join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            let name = format!("docs/{}", p.file_name().unwrap().to_string_lossy());
+            texts.push((name, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    for rule in sarif_rules() {
+        let id = rule["id"].as_str().unwrap_or("?").to_string();
+        for field in ["shortDescription", "fullDescription", "help"] {
+            for form in ["text", "markdown"] {
+                if let Some(t) = rule[field][form].as_str() {
+                    texts.push((format!("SARIF {id} {field}.{form}"), t.to_string()));
+                }
+            }
+        }
+    }
     texts
+}
+
+/// `tool.driver.rules` of a SARIF run over the demo project, where a
+/// finding's rule description is what code scanning shows beside it.
+fn sarif_rules() -> Vec<serde_json::Value> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .args(["check", "--isolated", "--format", "sarif"])
+        .arg(manifest().join("testdata/projects/demo"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the demo has findings");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_sarif_rule_has_a_short_and_a_full_description_and_help_that_say_something() {
+    let rules = sarif_rules();
+    let ids: Vec<&str> = rules.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(ids, catalogue::names(), "one SARIF rule per catalogue rule");
+    let words = |t: &str| t.split_whitespace().count();
+    let mut bad = Vec::new();
+    for r in &rules {
+        let id = r["id"].as_str().unwrap_or("?");
+        let short = r["shortDescription"]["text"].as_str().unwrap_or("");
+        let full = r["fullDescription"]["text"].as_str().unwrap_or("");
+        let help = r["help"]["text"].as_str().unwrap_or("");
+        let markdown = r["help"]["markdown"].as_str().unwrap_or("");
+        if words(short) < 5 || short.contains('\n') {
+            bad.push(format!(
+                "{id}: shortDescription is not one meaningful line: {short:?}"
+            ));
+        }
+        if words(full) < 12 || full == short || full.trim() != full {
+            bad.push(format!("{id}: fullDescription says too little: {full:?}"));
+        }
+        for heading in [
+            "What it does",
+            "Why is this bad?",
+            "Example",
+            "Use instead",
+            "References",
+        ] {
+            if !help.contains(&format!("## {heading}"))
+                || !markdown.contains(&format!("## {heading}"))
+            {
+                bad.push(format!("{id}: help lacks the `{heading}` section"));
+            }
+        }
+        if !help.contains("https://") {
+            bad.push(format!("{id}: help cites no page"));
+        }
+        if r["defaultConfiguration"]["level"].as_str().is_none() {
+            bad.push(format!("{id}: no default level"));
+        }
+        for (field, t) in [
+            ("shortDescription", short),
+            ("fullDescription", full),
+            ("help", help),
+        ] {
+            let found = internal_citations(t);
+            if !found.is_empty() {
+                bad.push(format!("{id}: {field} cites {found:?}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
 }
 
 #[test]
