@@ -196,6 +196,8 @@ fn run(dir: &Path) -> idemlint::Outcome {
     .unwrap()
 }
 
+/// Every headline is lowercase with no trailing period, and under 100
+/// characters: the long explanation is in `= note:` lines and `explain`.
 #[test]
 fn every_message_is_lowercase_with_no_trailing_period() {
     let mut dirs: Vec<PathBuf> = catalogue::names()
@@ -213,6 +215,11 @@ fn every_message_is_lowercase_with_no_trailing_period() {
         ("d.toml", "idempotency = = 1"),
         ("e.rs", "idempotency\0binary"),
         ("f.json", &format!("{}\"idempotency\"", "[".repeat(300))),
+        // a Kubernetes environment entry: a deep path for a headline
+        (
+            "g.yaml",
+            "kind: Deployment\napiVersion: apps/v1\nspec:\n  template:\n    spec:\n      containers:\n        - env:\n            - name: STRIPE_WEBHOOK_DEDUP_TTL_HOURS\n              value: \"24\"\n",
+        ),
     ] {
         std::fs::write(broken.path().join(name), text).unwrap();
     }
@@ -226,6 +233,9 @@ fn every_message_is_lowercase_with_no_trailing_period() {
             seen += 1;
             if !message_style_ok(&d.message) {
                 bad.push(format!("{}: {}", d.rule, d.message));
+            }
+            if d.message.chars().count() >= 100 {
+                bad.push(format!("{}: a headline of 100+: {}", d.rule, d.message));
             }
         }
     }
