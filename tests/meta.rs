@@ -480,6 +480,36 @@ fn the_internal_citation_check_catches_what_it_is_for() {
     }
 }
 
+/// Every note and help of every finding over the fixtures that cites a page
+/// gives the date it was read, as `idemlint horizons` does; a window the
+/// user declared in idemlint.toml says so instead.
+#[test]
+fn every_finding_that_cites_a_page_gives_the_date_it_was_read() {
+    let mut dirs: Vec<PathBuf> = catalogue::names()
+        .iter()
+        .map(|n| manifest().join("testdata/rules").join(n).join("flag"))
+        .filter(|d| d.exists())
+        .collect();
+    dirs.push(manifest().join("testdata/projects"));
+    let dated = regex::Regex::new(r"read \d{4}-\d{2}-\d{2}").unwrap();
+    let (mut seen, mut bad) = (0, Vec::new());
+    for dir in &dirs {
+        for d in &run(dir).diagnostics {
+            for text in d.notes.iter().chain(d.help.iter()) {
+                if !text.contains("https://") {
+                    continue;
+                }
+                seen += 1;
+                if !dated.is_match(text) && !text.contains("idemlint.toml") {
+                    bad.push(format!("{}: {text}", d.rule));
+                }
+            }
+        }
+    }
+    assert!(seen > 10, "too few citations checked: {seen}");
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
+}
+
 /// A number no page states may stand only when its source says, in words,
 /// that it is idemlint's own choice.
 fn own_choice(source: &str) -> bool {
