@@ -272,6 +272,86 @@ fn readme_rules_table_equals_the_catalogue() {
     );
 }
 
+/// The README reads as ruff's and squawk's do: a pitch, a real output
+/// sample (its text is checked against the demo in `tests/snapshots.rs`),
+/// then the sections in this order, in at most about 1,800 words; the two
+/// set-up commands stay the ones CI runs.
+#[test]
+fn readme_keeps_its_order_its_two_commands_and_its_length() {
+    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
+    let words = readme.split_whitespace().count();
+    assert!(
+        words <= 1_800,
+        "README is {words} words; move details to docs/"
+    );
+    let order = [
+        "```text\n$ idemlint check testdata/projects/demo\n",
+        "\n## Install\n",
+        "\n## Try it\n",
+        "\n## Usage\n",
+        "\n## In CI and pre-commit\n",
+        "\n## Rules\n",
+        "\n## Configuration and suppressions\n",
+        "\n## What idemlint cannot see\n",
+        "\n## Exit codes and formats\n",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|h| {
+            readme
+                .find(h)
+                .unwrap_or_else(|| panic!("README lacks {h:?}"))
+        })
+        .collect();
+    assert!(
+        at.windows(2).all(|w| w[0] < w[1]),
+        "README sections out of order"
+    );
+    let pitch = &readme[..at[0]];
+    assert!(
+        pitch.split_whitespace().count() > 40,
+        "README opens with a pitch"
+    );
+    let try_it = &readme[at[2]..at[3]];
+    for cmd in ["cargo run -- check testdata/projects/demo", "bash .ci/run"] {
+        assert!(
+            try_it.contains(&format!("\n{cmd} ")),
+            "Try it lacks `{cmd}`"
+        );
+    }
+    assert!(
+        try_it.contains("few minutes"),
+        "say that the first build is slow"
+    );
+    let ci = std::fs::read_to_string(manifest().join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == "cargo test"),
+        ".ci/run runs the tests"
+    );
+    assert!(!readme.contains("| xargs"), "no changed-files recipe");
+    let cargo: toml::Table = std::fs::read_to_string(manifest().join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let msrv = cargo["package"]["rust-version"].as_str().unwrap();
+    assert!(
+        readme.contains(&format!("Rust {msrv} or newer")),
+        "README states the rust-version of Cargo.toml ({msrv})"
+    );
+    for (i, line) in readme.lines().enumerate() {
+        for link in line.split("](").skip(1) {
+            let target = link.split([')', '#']).next().unwrap_or("");
+            if !target.contains("://") && !target.is_empty() {
+                assert!(
+                    manifest().join(target).exists(),
+                    "README line {}: broken link {target}",
+                    i + 1
+                );
+            }
+        }
+    }
+}
+
 // --- Sources a reviewer can follow -------------------------------------
 //
 // User-facing text never cites a document the user does not have, and every
