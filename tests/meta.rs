@@ -200,12 +200,7 @@ fn run(dir: &Path) -> idemlint::Outcome {
 /// characters: the long explanation is in `= note:` lines and `explain`.
 #[test]
 fn every_message_is_lowercase_with_no_trailing_period() {
-    let mut dirs: Vec<PathBuf> = catalogue::names()
-        .iter()
-        .map(|n| manifest().join("testdata/rules").join(n).join("flag"))
-        .filter(|d| d.exists())
-        .collect();
-    dirs.push(manifest().join("testdata/projects"));
+    let mut dirs = fixture_dirs();
     // parse errors of every front end
     let broken = tempfile::tempdir().unwrap();
     for (name, text) in [
@@ -409,7 +404,9 @@ fn bin(args: &[&str]) -> String {
 
 /// The text a user reads: every string of `rules/*.toml` (docs, summaries,
 /// references, sources, windows, words), the output of `horizons`, `rules`
-/// and `explain` for every rule, every `--help`, and the README.
+/// and `explain` for every rule, every `--help`, the README and `docs/`,
+/// every finding over the fixtures (headline, labels, notes, help, fix) and
+/// the SARIF rule descriptions.
 fn user_facing_texts() -> Vec<(String, String)> {
     let mut texts = Vec::new();
     for (name, v) in all_rules_files() {
@@ -440,6 +437,17 @@ fn user_facing_texts() -> Vec<(String, String)> {
         if p.extension().is_some_and(|x| x == "md") {
             let name = format!("docs/{}", p.file_name().unwrap().to_string_lossy());
             texts.push((name, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    for dir in fixture_dirs() {
+        for d in &run(&dir).diagnostics {
+            let mut parts = vec![d.message.clone()];
+            parts.extend(d.primary_label.clone());
+            parts.extend(d.labels.iter().map(|l| l.message.clone()));
+            parts.extend(d.notes.iter().cloned());
+            parts.extend(d.help.clone());
+            parts.extend(d.fix.as_ref().map(|f| f.message.clone()));
+            texts.push((format!("a {} finding", d.rule), parts.join("\n")));
         }
     }
     for rule in sarif_rules() {
@@ -560,17 +568,23 @@ fn the_internal_citation_check_catches_what_it_is_for() {
     }
 }
 
-/// Every note and help of every finding over the fixtures that cites a page
-/// gives the date it was read, as `idemlint horizons` does; a window the
-/// user declared in idemlint.toml says so instead.
-#[test]
-fn every_finding_that_cites_a_page_gives_the_date_it_was_read() {
+/// Every rule's `flag/` fixtures and the fixture projects.
+fn fixture_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = catalogue::names()
         .iter()
         .map(|n| manifest().join("testdata/rules").join(n).join("flag"))
         .filter(|d| d.exists())
         .collect();
     dirs.push(manifest().join("testdata/projects"));
+    dirs
+}
+
+/// Every note and help of every finding over the fixtures that cites a page
+/// gives the date it was read, as `idemlint horizons` does; a window the
+/// user declared in idemlint.toml says so instead.
+#[test]
+fn every_finding_that_cites_a_page_gives_the_date_it_was_read() {
+    let dirs = fixture_dirs();
     let dated = regex::Regex::new(r"read \d{4}-\d{2}-\d{2}").unwrap();
     let (mut seen, mut bad) = (0, Vec::new());
     for dir in &dirs {
