@@ -197,14 +197,11 @@ fn run(dir: &Path) -> idemlint::Outcome {
     .unwrap()
 }
 
+/// Every headline is lowercase with no trailing period, and under 100
+/// characters: the long explanation is in `= note:` lines and `explain`.
 #[test]
 fn every_message_is_lowercase_with_no_trailing_period() {
-    let mut dirs: Vec<PathBuf> = catalogue::names()
-        .iter()
-        .map(|n| manifest().join("testdata/rules").join(n).join("flag"))
-        .filter(|d| d.exists())
-        .collect();
-    dirs.push(manifest().join("testdata/projects"));
+    let mut dirs = fixture_dirs();
     // parse errors of every front end
     let broken = tempfile::tempdir().unwrap();
     for (name, text) in [
@@ -214,6 +211,11 @@ fn every_message_is_lowercase_with_no_trailing_period() {
         ("d.toml", "idempotency = = 1"),
         ("e.rs", "idempotency\0binary"),
         ("f.json", &format!("{}\"idempotency\"", "[".repeat(300))),
+        // a Kubernetes environment entry: a deep path for a headline
+        (
+            "g.yaml",
+            "kind: Deployment\napiVersion: apps/v1\nspec:\n  template:\n    spec:\n      containers:\n        - env:\n            - name: STRIPE_WEBHOOK_DEDUP_TTL_HOURS\n              value: \"24\"\n",
+        ),
     ] {
         std::fs::write(broken.path().join(name), text).unwrap();
     }
@@ -227,6 +229,9 @@ fn every_message_is_lowercase_with_no_trailing_period() {
             seen += 1;
             if !message_style_ok(&d.message) {
                 bad.push(format!("{}: {}", d.rule, d.message));
+            }
+            if d.message.chars().count() >= 100 {
+                bad.push(format!("{}: a headline of 100+: {}", d.rule, d.message));
             }
         }
     }
@@ -261,6 +266,86 @@ fn readme_rules_table_equals_the_catalogue() {
     panic!(
         "README rules table is out of date; run `IDEMLINT_BLESS=1 cargo test --test meta`\n--- README\n{current}\n--- catalogue\n{wanted}"
     );
+}
+
+/// The README reads as ruff's and squawk's do: a pitch, a real output
+/// sample (its text is checked against the demo in `tests/snapshots.rs`),
+/// then the sections in this order, in at most about 1,800 words; the two
+/// set-up commands stay the ones CI runs.
+#[test]
+fn readme_keeps_its_order_its_two_commands_and_its_length() {
+    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
+    let words = readme.split_whitespace().count();
+    assert!(
+        words <= 1_800,
+        "README is {words} words; move details to docs/"
+    );
+    let order = [
+        "```text\n$ idemlint check testdata/projects/demo\n",
+        "\n## Install\n",
+        "\n## Try it\n",
+        "\n## Usage\n",
+        "\n## In CI and pre-commit\n",
+        "\n## Rules\n",
+        "\n## Configuration and suppressions\n",
+        "\n## What idemlint cannot see\n",
+        "\n## Exit codes and formats\n",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|h| {
+            readme
+                .find(h)
+                .unwrap_or_else(|| panic!("README lacks {h:?}"))
+        })
+        .collect();
+    assert!(
+        at.windows(2).all(|w| w[0] < w[1]),
+        "README sections out of order"
+    );
+    let pitch = &readme[..at[0]];
+    assert!(
+        pitch.split_whitespace().count() > 40,
+        "README opens with a pitch"
+    );
+    let try_it = &readme[at[2]..at[3]];
+    for cmd in ["cargo run -- check testdata/projects/demo", "bash .ci/run"] {
+        assert!(
+            try_it.contains(&format!("\n{cmd} ")),
+            "Try it lacks `{cmd}`"
+        );
+    }
+    assert!(
+        try_it.contains("few minutes"),
+        "say that the first build is slow"
+    );
+    let ci = std::fs::read_to_string(manifest().join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == "cargo test"),
+        ".ci/run runs the tests"
+    );
+    assert!(!readme.contains("| xargs"), "no changed-files recipe");
+    let cargo: toml::Table = std::fs::read_to_string(manifest().join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let msrv = cargo["package"]["rust-version"].as_str().unwrap();
+    assert!(
+        readme.contains(&format!("Rust {msrv} or newer")),
+        "README states the rust-version of Cargo.toml ({msrv})"
+    );
+    for (i, line) in readme.lines().enumerate() {
+        for link in line.split("](").skip(1) {
+            let target = link.split([')', '#']).next().unwrap_or("");
+            if !target.contains("://") && !target.is_empty() {
+                assert!(
+                    manifest().join(target).exists(),
+                    "README line {}: broken link {target}",
+                    i + 1
+                );
+            }
+        }
+    }
 }
 
 // --- Sources a reviewer can follow -------------------------------------
@@ -320,7 +405,9 @@ fn bin(args: &[&str]) -> String {
 
 /// The text a user reads: every string of `rules/*.toml` (docs, summaries,
 /// references, sources, windows, words), the output of `horizons`, `rules`
-/// and `explain` for every rule, every `--help`, and the README.
+/// and `explain` for every rule, every `--help`, the README and `docs/`,
+/// every finding over the fixtures (headline, labels, notes, help, fix) and
+/// the SARIF rule descriptions.
 fn user_facing_texts() -> Vec<(String, String)> {
     let mut texts = Vec::new();
     for (name, v) in all_rules_files() {
@@ -346,7 +433,105 @@ fn user_facing_texts() -> Vec<(String, String)> {
     }
     let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
     texts.push(("README.md".to_string(), readme));
+    for e in std::fs::read_dir(manifest().join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            let name = format!("docs/{}", p.file_name().unwrap().to_string_lossy());
+            texts.push((name, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    for dir in fixture_dirs() {
+        for d in &run(&dir).diagnostics {
+            let mut parts = vec![d.message.clone()];
+            parts.extend(d.primary_label.clone());
+            parts.extend(d.labels.iter().map(|l| l.message.clone()));
+            parts.extend(d.notes.iter().cloned());
+            parts.extend(d.help.clone());
+            parts.extend(d.fix.as_ref().map(|f| f.message.clone()));
+            texts.push((format!("a {} finding", d.rule), parts.join("\n")));
+        }
+    }
+    for rule in sarif_rules() {
+        let id = rule["id"].as_str().unwrap_or("?").to_string();
+        for field in ["shortDescription", "fullDescription", "help"] {
+            for form in ["text", "markdown"] {
+                if let Some(t) = rule[field][form].as_str() {
+                    texts.push((format!("SARIF {id} {field}.{form}"), t.to_string()));
+                }
+            }
+        }
+    }
     texts
+}
+
+/// `tool.driver.rules` of a SARIF run over the demo project, where a
+/// finding's rule description is what code scanning shows beside it.
+fn sarif_rules() -> Vec<serde_json::Value> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .args(["check", "--isolated", "--format", "sarif"])
+        .arg(manifest().join("testdata/projects/demo"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the demo has findings");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_sarif_rule_has_a_short_and_a_full_description_and_help_that_say_something() {
+    let rules = sarif_rules();
+    let ids: Vec<&str> = rules.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(ids, catalogue::names(), "one SARIF rule per catalogue rule");
+    let words = |t: &str| t.split_whitespace().count();
+    let mut bad = Vec::new();
+    for r in &rules {
+        let id = r["id"].as_str().unwrap_or("?");
+        let short = r["shortDescription"]["text"].as_str().unwrap_or("");
+        let full = r["fullDescription"]["text"].as_str().unwrap_or("");
+        let help = r["help"]["text"].as_str().unwrap_or("");
+        let markdown = r["help"]["markdown"].as_str().unwrap_or("");
+        if words(short) < 5 || short.contains('\n') {
+            bad.push(format!(
+                "{id}: shortDescription is not one meaningful line: {short:?}"
+            ));
+        }
+        if words(full) < 12 || full == short || full.trim() != full {
+            bad.push(format!("{id}: fullDescription says too little: {full:?}"));
+        }
+        for heading in [
+            "What it does",
+            "Why is this bad?",
+            "Example",
+            "Use instead",
+            "References",
+        ] {
+            if !help.contains(&format!("## {heading}"))
+                || !markdown.contains(&format!("## {heading}"))
+            {
+                bad.push(format!("{id}: help lacks the `{heading}` section"));
+            }
+        }
+        if !help.contains("https://") {
+            bad.push(format!("{id}: help cites no page"));
+        }
+        if r["defaultConfiguration"]["level"].as_str().is_none() {
+            bad.push(format!("{id}: no default level"));
+        }
+        for (field, t) in [
+            ("shortDescription", short),
+            ("fullDescription", full),
+            ("help", help),
+        ] {
+            let found = internal_citations(t);
+            if !found.is_empty() {
+                bad.push(format!("{id}: {field} cites {found:?}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
 }
 
 #[test]
@@ -382,6 +567,42 @@ fn the_internal_citation_check_catches_what_it_is_for() {
     ] {
         assert!(internal_citations(t).is_empty(), "{t}");
     }
+}
+
+/// Every rule's `flag/` fixtures and the fixture projects.
+fn fixture_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = catalogue::names()
+        .iter()
+        .map(|n| manifest().join("testdata/rules").join(n).join("flag"))
+        .filter(|d| d.exists())
+        .collect();
+    dirs.push(manifest().join("testdata/projects"));
+    dirs
+}
+
+/// Every note and help of every finding over the fixtures that cites a page
+/// gives the date it was read, as `idemlint horizons` does; a window the
+/// user declared in idemlint.toml says so instead.
+#[test]
+fn every_finding_that_cites_a_page_gives_the_date_it_was_read() {
+    let dirs = fixture_dirs();
+    let dated = regex::Regex::new(r"read \d{4}-\d{2}-\d{2}").unwrap();
+    let (mut seen, mut bad) = (0, Vec::new());
+    for dir in &dirs {
+        for d in &run(dir).diagnostics {
+            for text in d.notes.iter().chain(d.help.iter()) {
+                if !text.contains("https://") {
+                    continue;
+                }
+                seen += 1;
+                if !dated.is_match(text) && !text.contains("idemlint.toml") {
+                    bad.push(format!("{}: {text}", d.rule));
+                }
+            }
+        }
+    }
+    assert!(seen > 10, "too few citations checked: {seen}");
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
 }
 
 /// A number no page states may stand only when its source says, in words,

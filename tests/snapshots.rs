@@ -111,3 +111,27 @@ fn retries_past_the_key_retention_render_with_the_span_the_request_and_the_key()
         "testdata/rules/retry-outlives-key-retention/flag/src"
     ));
 }
+
+/// The README's output sample is a real capture: its report is a run of
+/// consecutive lines of the demo's output, and its summary line is the
+/// demo's (the elapsed time aside).
+#[test]
+fn readme_output_sample_is_a_verbatim_excerpt_of_the_demo_output() {
+    let out = human("testdata/projects/demo");
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let cmd = "$ idemlint check testdata/projects/demo\n";
+    let start = readme.find(cmd).expect("README shows the demo's command") + cmd.len();
+    let sample = &readme[start..start + readme[start..].find("\n```").unwrap()];
+    let (report, summary) = sample.rsplit_once("\n\n").unwrap();
+    assert!(
+        report.lines().count() > 10 && out.contains(&format!("{report}\n")),
+        "README sample is not a run of the demo's output lines:\n{report}"
+    );
+    let ms = regex::Regex::new(r", \d+ ms$").unwrap();
+    let wanted = out.lines().last().unwrap();
+    assert_eq!(
+        ms.replace(summary.trim(), ", 0 ms"),
+        wanted,
+        "README sample's summary line"
+    );
+}

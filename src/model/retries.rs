@@ -306,6 +306,16 @@ fn host_path(url: &str) -> (Option<String>, Option<String>) {
     }
 }
 
+/// A source as a finding cites it: the page's URL and the date it was
+/// read (`https://docs.stripe.com/idempotency, read 2026-12-01`). A window
+/// declared in idemlint.toml has no date to give.
+fn cited(source: &str, read: &str) -> String {
+    if source.is_empty() || !read.starts_with(|c: char| c.is_ascii_digit()) {
+        return source.to_string();
+    }
+    format!("{source}, read {read}")
+}
+
 fn keeper_for_host(cat: &Catalogue, host: &str, path: Option<&str>) -> Keeper {
     for u in &knowledge::retry().unpublished {
         let host_ok = u
@@ -321,13 +331,13 @@ fn keeper_for_host(cat: &Catalogue, host: &str, path: Option<&str>) -> Keeper {
                     name: cat.get(&u.id).map_or(u.name.clone(), |c| c.name.clone()),
                     what: w.what.clone(),
                     length,
-                    source: w.source.clone(),
+                    source: cited(&w.source, &w.read),
                 };
             }
             return Keeper::Unpublished {
                 name: u.name.clone(),
                 retries_repeat: u.retries_repeat,
-                source: u.source.clone(),
+                source: cited(&u.source, &u.read),
             };
         }
     }
@@ -340,7 +350,7 @@ fn keeper_for_host(cat: &Catalogue, host: &str, path: Option<&str>) -> Keeper {
                 name: c.name.clone(),
                 what: w.what.clone(),
                 length,
-                source: w.source.clone(),
+                source: cited(&w.source, &w.read),
             },
             None => Keeper::Unpublished {
                 name: c.name.clone(),
@@ -362,7 +372,7 @@ fn keeper(cat: &Catalogue, r: &KeyedRequest) -> Keeper {
                     name: c.name.clone(),
                     what: w.what.clone(),
                     length,
-                    source: w.source.clone(),
+                    source: cited(&w.source, &w.read),
                 };
             }
         }

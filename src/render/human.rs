@@ -295,23 +295,58 @@ const WIDTH: usize = 120;
 const TEXT_WIDTH: usize = WIDTH - 16;
 
 /// `text` broken at spaces into lines of at most [`TEXT_WIDTH`] characters;
-/// the renderer indents the lines after the first under the first.
+/// the renderer indents the lines after the first under the first. A
+/// backtick-quoted span is never broken (the `CREATE UNIQUE INDEX …` a help
+/// line asks you to write must stay copyable): a span longer than the width
+/// gets a line of its own. Line breaks already in `text` are kept.
 fn wrap(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
-    let mut line = 0;
-    for word in text.split(' ') {
-        let n = word.chars().count();
-        if line > 0 && line + 1 + n > TEXT_WIDTH {
+    for (i, paragraph) in text.split('\n').enumerate() {
+        if i > 0 {
             out.push('\n');
-            line = 0;
-        } else if line > 0 {
-            out.push(' ');
-            line += 1;
         }
-        out.push_str(word);
-        line += n;
+        let mut line = 0;
+        for unit in unbreakable_units(paragraph) {
+            let n = unit.chars().count();
+            if line > 0 && line + 1 + n > TEXT_WIDTH {
+                out.push('\n');
+                line = 0;
+            } else if line > 0 {
+                out.push(' ');
+                line += 1;
+            }
+            out.push_str(unit);
+            line += n;
+        }
     }
     out
+}
+
+/// The words of `text` (split at spaces), with the words of each
+/// backtick-quoted span kept together as one unit. A backtick that is never
+/// closed quotes nothing: its words stay separate.
+fn unbreakable_units(text: &str) -> Vec<&str> {
+    let mut units = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut offset = 0;
+    for word in text.split(' ') {
+        let end = offset + word.len();
+        let opens_or_closes = word.matches('`').count() % 2 == 1;
+        match (start, opens_or_closes) {
+            (None, false) => units.push(word),
+            (None, true) => start = Some(offset),
+            (Some(s), true) => {
+                units.push(&text[s..end]);
+                start = None;
+            }
+            (Some(_), false) => {}
+        }
+        offset = end + 1;
+    }
+    if let Some(s) = start {
+        units.extend(text[s..].split(' '));
+    }
+    units
 }
 
 /// Lines longer than this (minified bundles, one-line dumps) are not shown:
@@ -389,5 +424,57 @@ fn counts_line(s: &Summary) -> String {
             s.suppressed,
             s.elapsed_ms
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_never_breaks_inside_a_backtick_span() {
+        let sql = "`CREATE UNIQUE INDEX CONCURRENTLY processed_stripe_events_event_id_key ON processed_stripe_events (event_id)`";
+        let text = format!(
+            "add the unique guard the replays need before the next deploy reaches production: {sql} then drop the old index"
+        );
+        let wrapped = wrap(&text);
+        assert!(wrapped.lines().count() > 1, "{wrapped}");
+        assert!(
+            wrapped.lines().any(|l| l.contains(sql)),
+            "the statement is split:\n{wrapped}"
+        );
+        for line in wrapped.lines() {
+            assert_eq!(line.matches('`').count() % 2, 0, "{line}");
+        }
+        assert_eq!(wrapped.replace('\n', " "), text);
+    }
+
+    #[test]
+    fn wrapping_keeps_lines_within_the_width_outside_code() {
+        let text = "word ".repeat(60);
+        for line in wrap(text.trim_end()).lines() {
+            assert!(line.chars().count() <= TEXT_WIDTH, "{line}");
+        }
+        let short = "keep keys at least 35d: write `interval '35 days'`";
+        assert_eq!(wrap(short), short);
+    }
+
+    #[test]
+    fn a_code_span_longer_than_the_width_gets_its_own_line() {
+        let long = format!("`{}`", "x ".repeat(70).trim_end());
+        let wrapped = wrap(&format!("write {long} and rerun"));
+        assert_eq!(
+            wrapped.lines().collect::<Vec<_>>(),
+            vec!["write", long.as_str(), "and rerun"]
+        );
+    }
+
+    #[test]
+    fn an_unclosed_backtick_quotes_nothing() {
+        let text = format!("a ` {}", "word ".repeat(40).trim_end());
+        for line in wrap(&text).lines() {
+            assert!(line.chars().count() <= TEXT_WIDTH, "{line}");
+        }
+        assert_eq!(wrap("one\ntwo `a b`"), "one\ntwo `a b`");
     }
 }

@@ -160,10 +160,45 @@ fn kept(r: &Retention) -> String {
         StoreRef::Table(t) => format!("`{t}` keeps keys {d}"),
         StoreRef::RedisPrefix(p) if p.is_empty() => format!("redis keys expire after {d}"),
         StoreRef::RedisPrefix(p) => format!("redis keys `{p}*` expire after {d}"),
-        StoreRef::ConfigPath(p) => format!("`{p}` keeps keys {d}"),
+        StoreRef::ConfigPath(p) => format!("`{}` keeps keys {d}", headline_path(p)),
         StoreRef::Constant(n) => format!("`{n}` keeps keys {d}"),
     }
 }
+
+/// A config path as a headline names it. An environment entry is named by
+/// its variable (`spec.template.spec.containers[0].env[0].DEDUP_TTL` is
+/// `DEDUP_TTL`); another path longer than [`HEADLINE_PATH`] characters
+/// keeps its last segments after `…`. The location line shows the file.
+fn headline_path(p: &str) -> String {
+    if let Some((_, name)) = p.rsplit_once("].") {
+        if p[..p.len() - name.len() - 2]
+            .rsplit_once('.')
+            .map_or(p, |(_, s)| s)
+            .starts_with("env[")
+        {
+            return name.to_string();
+        }
+    }
+    if p.chars().count() <= HEADLINE_PATH {
+        return p.to_string();
+    }
+    let mut tail = String::new();
+    for seg in p.rsplit('.') {
+        let next = if tail.is_empty() {
+            seg.to_string()
+        } else {
+            format!("{seg}.{tail}")
+        };
+        if next.chars().count() + 2 > HEADLINE_PATH && !tail.is_empty() {
+            break;
+        }
+        tail = next;
+    }
+    format!("….{tail}")
+}
+
+/// The longest config path a headline shows whole.
+const HEADLINE_PATH: usize = 48;
 
 /// What the primary span is.
 fn primary_label(r: &Retention) -> &'static str {
@@ -368,6 +403,26 @@ fn definition_label(target: &StoreRef) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_config_path_is_shortened_in_the_headline() {
+        assert_eq!(
+            headline_path("spec.template.spec.containers[0].env[0].STRIPE_DEDUP_TTL_HOURS"),
+            "STRIPE_DEDUP_TTL_HOURS"
+        );
+        assert_eq!(
+            headline_path("stripe.webhooks.dedup_ttl"),
+            "stripe.webhooks.dedup_ttl"
+        );
+        assert_eq!(headline_path("queues[1].ttl"), "queues[1].ttl");
+        let long = "platform.payments.services.webhooks.providers.stripe.dedup.ttl_hours";
+        let short = headline_path(long);
+        assert!(
+            short.starts_with("….") && long.ends_with(&short["….".len()..]),
+            "{short}"
+        );
+        assert!(short.chars().count() <= HEADLINE_PATH, "{short}");
+    }
     use crate::duration::{DAY, HOUR};
     use crate::frontend::{FileFacts, RetentionFact};
     use crate::model::retention::{attribute, Attribution};

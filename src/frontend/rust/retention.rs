@@ -335,6 +335,9 @@ struct Visitor {
     chains: HashSet<(usize, usize)>,
     /// Added to every span (items parsed out of a larger file).
     offset: usize,
+    /// The function being read sends an idempotency key on an outgoing
+    /// request ([`sends_idempotency_key`]).
+    fn_sends_key: bool,
 }
 
 impl Visitor {
@@ -861,13 +864,26 @@ impl<'ast> Visit<'ast> for Visitor {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        self.enter_fn(&f.sig);
+        let outer = self.enter_fn(&f.sig);
         visit::visit_item_fn(self, f);
+        self.leave_fn(outer);
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.enter_fn(&f.sig);
+        let outer = self.enter_fn(&f.sig);
         visit::visit_impl_item_fn(self, f);
+        self.leave_fn(outer);
+    }
+
+    fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+        let segs = super::path_idents(&e.path);
+        if segs
+            .windows(2)
+            .any(|w| w[0] == "RequestStrategy" && w[1] == "Idempotent")
+        {
+            self.fn_sends_key = true;
+        }
+        visit::visit_expr_path(self, e);
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -884,6 +900,9 @@ impl<'ast> Visit<'ast> for Visitor {
     }
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if sends_idempotency_key(call) {
+            self.fn_sends_key = true;
+        }
         if !self.read_cmd_chain(call) {
             self.read_method(call);
         }
@@ -891,8 +910,66 @@ impl<'ast> Visit<'ast> for Visitor {
     }
 }
 
+/// Whether a call puts an idempotency key on an outgoing request: a
+/// builder's `.idempotency_key(k)`, or a header write (`.header(..)`,
+/// `.insert(..)`, `.append(..)`) whose name is an idempotency header
+/// (`"Idempotency-Key"`, `"X-Idempotency-Key"`). Reading the header
+/// (`.get(..)`) is what a server does with keys it receives.
+fn sends_idempotency_key(call: &syn::ExprMethodCall) -> bool {
+    let m = call.method.to_string();
+    if matches!(
+        m.as_str(),
+        "idempotency_key" | "with_idempotency_key" | "set_idempotency_key"
+    ) && !call.args.is_empty()
+    {
+        return true;
+    }
+    if !matches!(m.as_str(), "header" | "insert" | "append") || call.args.len() != 2 {
+        return false;
+    }
+    match call.args.first() {
+        Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(name),
+            ..
+        })) => {
+            let name = name.value().to_ascii_lowercase();
+            name.contains("idempot") && name.ends_with("key")
+        }
+        _ => false,
+    }
+}
+
+/// What `enter_fn` saves of the function around a nested one.
+struct OuterFn {
+    sends_key: bool,
+    first_pending: usize,
+}
+
 impl Visitor {
-    fn enter_fn(&mut self, sig: &syn::Signature) {
+    /// NOTE: a Redis cache of the key a client sent to Stripe
+    /// (`stripe:idempotency:{order}` for 24 h, passed to
+    /// `RequestStrategy::Idempotent`) is an outbound store: Stripe's key
+    /// retention bounds it, not the 30 days Stripe may resend a webhook.
+    /// Every retention recorded in a function that sends the key is marked
+    /// outbound when the function ends, since the send may come after the
+    /// write.
+    fn leave_fn(&mut self, outer: OuterFn) {
+        if self.fn_sends_key {
+            for p in &mut self.out.pending[outer.first_pending..] {
+                if p.site.is_some() {
+                    p.context.push("outbound".to_string());
+                }
+            }
+        }
+        self.fn_sends_key = outer.sends_key;
+    }
+
+    fn enter_fn(&mut self, sig: &syn::Signature) -> OuterFn {
+        let outer = OuterFn {
+            sends_key: self.fn_sends_key,
+            first_pending: self.out.pending.len(),
+        };
+        self.fn_sends_key = false;
         self.lets.clear();
         self.let_keys.clear();
         self.params = sig
@@ -904,6 +981,7 @@ impl Visitor {
             })
             .collect();
         self.fn_name = Some(sig.ident.to_string());
+        outer
     }
 }
 
@@ -947,6 +1025,31 @@ const F: Duration = Duration::from_millis(90_000);
         assert_eq!(v("D"), Some(7 * DAY));
         assert_eq!(v("E"), Some(DAY));
         assert_eq!(v("F"), Some(90));
+    }
+
+    #[test]
+    fn a_redis_write_in_a_function_that_sends_the_key_is_outbound() {
+        let text = r#"
+async fn charge(con: &mut Conn, client: &stripe::Client, id: &str) {
+    con.set_ex(format!("stripe:idempotency:{id}"), 1, 86_400).await?;
+    let c = client.clone().with_strategy(stripe::RequestStrategy::Idempotent(k));
+}
+async fn post(con: &mut Conn, http: &reqwest::Client, id: &str, k: &str) {
+    con.set_ex(format!("stripe:idempotency:{id}"), k, 86_400).await?;
+    http.post(URL).header("Idempotency-Key", k).send().await?;
+}
+async fn receive(con: &mut Conn, req: &Request) {
+    let k = req.headers().get("Idempotency-Key");
+    con.set_ex(format!("stripe:idempotency:{k}"), 1, 86_400).await?;
+}
+"#;
+        let (_, r) = read(text);
+        let outbound: Vec<bool> = r
+            .pending
+            .iter()
+            .map(|p| p.context.iter().any(|c| c == "outbound"))
+            .collect();
+        assert_eq!(outbound, vec![true, true, false]);
     }
 
     #[test]
