@@ -19,10 +19,16 @@ impl Duration {
         Duration { secs }
     }
 
+    /// Durations longer than this (2^50 s, about 35 million years) all
+    /// mean "forever" and saturate here: below it, seconds are exact in the
+    /// `f64` arithmetic of parsing, so a duration printed and parsed again
+    /// is the same.
+    pub const MAX: Duration = Duration::from_secs(1 << 50);
+
     pub fn from_unit(n: f64, unit_secs: u64) -> Option<Self> {
         let s = n * unit_secs as f64;
-        (s.is_finite() && s >= 0.0 && s < u64::MAX as f64)
-            .then(|| Duration::from_secs(s.round() as u64))
+        (s.is_finite() && s >= 0.0)
+            .then(|| Duration::from_secs((s.round() as u64).min(Duration::MAX.secs)))
     }
 
     pub fn days(self) -> f64 {
@@ -212,6 +218,14 @@ fn parse_iso8601(t: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn beyond_exact_seconds_everything_is_forever() {
+        let huge = parse("84055540555550550", Some(1.0)).unwrap();
+        assert_eq!(huge, Duration::MAX);
+        assert_eq!(parse(&huge.to_string(), Some(1.0)), Some(Duration::MAX));
+        assert_eq!(parse("1e999", Some(1.0)), None);
+    }
 
     #[test]
     fn forms() {
