@@ -658,7 +658,7 @@ fn load_text(
             "binary content (a NUL byte); not parsed".to_string(),
         ));
     }
-    let consts_only = !keywords.matches(&bytes);
+    let consts_only = !keywords.admits(kind, path, &bytes);
     if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
         return None;
     }

@@ -104,7 +104,26 @@ pub fn refine_kind(kind: FileKind, path: &Path, text: &str) -> FileKind {
 struct Prefilter {
     words: Vec<String>,
     #[serde(default)]
+    weak: Vec<WeakGroup>,
+    #[serde(default)]
     rust_constants: Option<ConstTier>,
+}
+
+/// Words that admit a file only in some kinds, or only as part of a store
+/// or header name, or together with another word (`rules/prefilter.toml`).
+#[derive(Deserialize)]
+struct WeakGroup {
+    words: Vec<String>,
+    /// Kinds (by [`FileKind::name`]) parsed in full on one of the words alone.
+    #[serde(default)]
+    parse: Vec<String>,
+    /// Elsewhere, admitted when the name around the word is a store or a
+    /// header name.
+    #[serde(default)]
+    names: bool,
+    /// Elsewhere, admitted when the file also holds one of these.
+    #[serde(default)]
+    with: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -112,40 +131,114 @@ struct ConstTier {
     words: Vec<String>,
 }
 
-fn builtin_words() -> Vec<String> {
-    toml::from_str::<Prefilter>(include_str!("../rules/prefilter.toml"))
-        .map(|p| p.words)
-        .unwrap_or_default()
+fn builtin() -> Prefilter {
+    toml::from_str::<Prefilter>(include_str!("../rules/prefilter.toml")).unwrap_or(Prefilter {
+        words: Vec::new(),
+        weak: Vec::new(),
+        rust_constants: None,
+    })
+}
+
+fn automaton(words: &[String]) -> AhoCorasick {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .or_else(|_| AhoCorasick::new(["idempot"]))
+        .unwrap_or_else(|_| unreachable!("a one-word automaton always builds"))
+}
+
+/// One weak group, compiled.
+struct Weak {
+    parse: Vec<String>,
+    names: bool,
+    with: Option<AhoCorasick>,
 }
 
 /// The keyword prefilter of one run: the words of `rules/prefilter.toml`
 /// plus the names the config declares (`[[store]] table = "payment_requests"`
-/// makes a migration that only names that table worth parsing).
+/// makes a migration that only names that table worth parsing), which are
+/// strong words.
 pub struct Keywords {
-    matcher: AhoCorasick,
+    /// Every word, strong and weak: whether a file can matter at all.
+    any: AhoCorasick,
+    strong: AhoCorasick,
+    /// The weak words; pattern `i` belongs to group `weak_group[i]`.
+    weak: AhoCorasick,
+    weak_group: Vec<usize>,
+    groups: Vec<Weak>,
 }
 
 impl Keywords {
     pub fn new(extra: &[String]) -> Self {
-        let mut words = builtin_words();
-        words.extend(
+        let p = builtin();
+        let mut strong = p.words;
+        strong.extend(
             extra
                 .iter()
                 .map(|w| w.trim().to_string())
                 .filter(|w| w.len() >= 3),
         );
-        let matcher = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(&words)
-            .or_else(|_| AhoCorasick::new(["idempot"]));
+        let mut weak = Vec::new();
+        let mut weak_group = Vec::new();
+        let mut groups = Vec::new();
+        for (i, g) in p.weak.into_iter().enumerate() {
+            weak_group.extend(std::iter::repeat_n(i, g.words.len()));
+            weak.extend(g.words);
+            groups.push(Weak {
+                parse: g.parse,
+                names: g.names,
+                with: (!g.with.is_empty()).then(|| automaton(&g.with)),
+            });
+        }
+        let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
         Keywords {
-            matcher: matcher.unwrap_or_else(|_| unreachable!("a one-word automaton always builds")),
+            any: automaton(&all),
+            strong: automaton(&strong),
+            weak: automaton(&weak),
+            weak_group,
+            groups,
         }
     }
 
-    /// Whether a file's bytes contain a word that can matter.
+    /// Whether a file's bytes contain a word that can matter, strong or
+    /// weak, in any kind of file.
     pub fn matches(&self, bytes: &[u8]) -> bool {
-        self.matcher.is_match(bytes)
+        self.any.is_match(bytes)
+    }
+
+    /// Whether a file of `kind` is parsed in full: it holds a strong word,
+    /// or a weak word where that word carries meaning. `.conf` files, which
+    /// may turn out to be Redis configs ([`refine_kind`]), count as Redis
+    /// configs here.
+    pub fn admits(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> bool {
+        if self.strong.is_match(bytes) {
+            return true;
+        }
+        let conf =
+            kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
+        let kind = if conf { FileKind::RedisConf } else { kind };
+        let mut with_checked = vec![false; self.groups.len()];
+        for m in self.weak.find_overlapping_iter(bytes) {
+            let Some(g) = self.weak_group.get(m.pattern().as_usize()) else {
+                continue;
+            };
+            let group = &self.groups[*g];
+            if group.parse.iter().any(|k| k == kind.name()) {
+                return true;
+            }
+            if group.names && names_a_store(bytes, m.start(), m.end()) {
+                return true;
+            }
+            if let Some(with) = &group.with {
+                if !with_checked[*g] {
+                    with_checked[*g] = true;
+                    if with.is_match(bytes) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
     }
 
     /// The same search over a file read in chunks, for files too large to
@@ -154,15 +247,56 @@ impl Keywords {
         let Ok(file) = std::fs::File::open(path) else {
             return true;
         };
-        match self
-            .matcher
-            .try_stream_find_iter(std::io::BufReader::new(file))
-        {
+        match self.any.try_stream_find_iter(std::io::BufReader::new(file)) {
             // A read error mid-file counts as a match too.
             Ok(mut it) => it.next().is_some(),
             Err(_) => true,
         }
     }
+}
+
+/// Whether the name around `bytes[start..end]` (letters, digits, `_`, `-`,
+/// `:`) is an idempotency store of `rules/stores.toml` or a header name of
+/// `rules/headers.toml`: `processed_webhook_events`, `ProcessedEvent`,
+/// `webhook:event:`, `stripe_webhooks`, `webhook-id`; not `webhook_url` nor
+/// `WebhookConfig`.
+fn names_a_store(bytes: &[u8], start: usize, end: usize) -> bool {
+    let part = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':');
+    let from = bytes[..start]
+        .iter()
+        .rposition(|b| !part(b))
+        .map_or(0, |i| i + 1);
+    let to = bytes[end..]
+        .iter()
+        .position(|b| !part(b))
+        .map_or(bytes.len(), |i| end + i);
+    let Ok(name) = std::str::from_utf8(&bytes[from..to]) else {
+        return false;
+    };
+    let name = name.trim_matches(|c| c == ':' || c == '-');
+    let stores = crate::knowledge::stores();
+    let snake = crate::knowledge::snake(name);
+    let headers = crate::knowledge::headers();
+    // A Redis key prefix is a string's text (`"processed:adyen:{id}"`,
+    // `` `processed:${id}` ``), not a path (`Status::Reprocessed`) nor a
+    // variable (`members_processed`): its name has a lone `:` or starts a
+    // literal or follows a placeholder.
+    let literal = from
+        .checked_sub(1)
+        .is_some_and(|i| matches!(bytes[i], b'"' | b'\'' | b'`' | b'}'));
+    let prefix =
+        (literal || (name.contains(':') && !name.contains("::"))) && stores.is_store_prefix(name);
+    prefix
+        || [name, snake.as_str()].iter().any(|n| {
+            stores.is_store_table(n)
+                || stores.is_provider_event_table(n)
+                || stores.weak_table.matches(n)
+        })
+        || headers
+            .canonical
+            .iter()
+            .chain(&headers.legitimate)
+            .any(|h| h.name.eq_ignore_ascii_case(name))
 }
 
 /// Whether a file's bytes contain a built-in word that can matter.
@@ -177,13 +311,7 @@ pub fn prefilter(bytes: &[u8]) -> bool {
 /// constant items parsed.
 pub fn rust_constants_prefilter(bytes: &[u8]) -> bool {
     static M: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    let m = M.get_or_init(|| {
-        let words = toml::from_str::<Prefilter>(include_str!("../rules/prefilter.toml"))
-            .ok()?
-            .rust_constants?
-            .words;
-        AhoCorasick::new(words).ok()
-    });
+    let m = M.get_or_init(|| AhoCorasick::new(builtin().rust_constants?.words).ok());
     let has_item = memchr::memmem::find(bytes, b"const ").is_some()
         || memchr::memmem::find(bytes, b"static ").is_some();
     has_item && m.as_ref().is_some_and(|m| m.is_match(bytes))
@@ -340,6 +468,78 @@ mod tests {
     fn prefilter_is_case_insensitive() {
         assert!(prefilter(b"let k = IDEMPOTENCY_KEY;"));
         assert!(!prefilter(b"fn main() {}"));
+    }
+
+    #[test]
+    fn weak_words_admit_only_where_they_carry_meaning() {
+        let k = Keywords::new(&[]);
+        let rs = Path::new("src/a.rs");
+        let admits =
+            |kind, path: &str, text: &str| k.admits(kind, Path::new(path), text.as_bytes());
+        // A strong word admits every kind.
+        assert!(admits(FileKind::Rust, "a.rs", "let k = idempotency_key;"));
+        // `webhook` in SQL is a store word; in Rust only inside a store name.
+        assert!(admits(
+            FileKind::Sql,
+            "m.sql",
+            "CREATE TABLE webhooks (id int);"
+        ));
+        assert!(!admits(
+            FileKind::Rust,
+            "a.rs",
+            "struct WebhookConfig { url: String }"
+        ));
+        assert!(admits(
+            FileKind::Rust,
+            "a.rs",
+            "sqlx::query(\"INSERT INTO webhook_events (id) VALUES ($1)\")"
+        ));
+        assert!(admits(FileKind::Rust, "a.rs", "struct ProcessedEvent;"));
+        assert!(admits(
+            FileKind::Rust,
+            "a.rs",
+            "let k = format!(\"processed:adyen:{id}\");"
+        ));
+        assert!(!admits(
+            FileKind::Rust,
+            "a.rs",
+            "let n = members_processed + 1;"
+        ));
+        assert!(!admits(FileKind::Rust, "a.rs", "Status::Reprocessed => {}"));
+        assert!(admits(
+            FileKind::Text,
+            "a.ts",
+            "const k = `webhook:event:${id}`;"
+        ));
+        assert!(admits(
+            FileKind::Text,
+            "a.ts",
+            "headers['webhook-id'] = id;"
+        ));
+        // ... or when the file also talks about Redis.
+        assert!(admits(
+            FileKind::Yaml,
+            "v.yaml",
+            "receipts:\n  image: redis:7\n"
+        ));
+        assert!(!admits(
+            FileKind::Yaml,
+            "v.yaml",
+            "admissionWebhooks:\n  enabled: true\n"
+        ));
+        // Pod eviction is not Redis eviction; a `.conf` may be a Redis config.
+        assert!(!admits(FileKind::Yaml, "v.yaml", "evictionHard: 100Mi\n"));
+        assert!(admits(FileKind::Text, "cache.conf", "# eviction\n"));
+        // Retry crates matter to the Rust front end only.
+        assert!(admits(
+            FileKind::Rust,
+            "a.rs",
+            "use backoff::ExponentialBackoff;"
+        ));
+        assert!(!admits(FileKind::Yaml, "v.yaml", "backoffLimit: 6\n"));
+        // Names the config declares are strong.
+        let k = Keywords::new(&["payment_requests".to_string()]);
+        assert!(k.admits(FileKind::Rust, rs, b"INSERT INTO payment_requests"));
     }
 
     #[test]

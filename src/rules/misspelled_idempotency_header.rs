@@ -25,6 +25,9 @@ enum Miss {
 
 /// The canonical name `value` misses, if any, and how.
 fn classify(value: &str) -> Option<(&'static str, Miss)> {
+    if !may_miss(value) {
+        return None;
+    }
     let h = knowledge::headers();
     let lower = value.to_ascii_lowercase();
     let known = h.canonical.iter().chain(&h.legitimate);
@@ -74,6 +77,47 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
         return Some((canonical, Miss::Typo));
     }
     None
+}
+
+/// A screen before [`classify`], which allocates: whether `value` can be
+/// one of its cases at all. Each case needs a length near a catalogue name:
+/// the same letters and digits as a known name (a separator miss), within
+/// two edits of a canonical name, or the `Idempotency-Replayed` family.
+fn may_miss(value: &str) -> bool {
+    struct Lengths {
+        /// Letters and digits of each known name.
+        squashed: Vec<usize>,
+        /// Byte lengths within two edits of a canonical name.
+        near: Vec<(usize, usize)>,
+    }
+    static L: std::sync::OnceLock<Lengths> = std::sync::OnceLock::new();
+    let l = L.get_or_init(|| {
+        let h = knowledge::headers();
+        Lengths {
+            squashed: h
+                .canonical
+                .iter()
+                .chain(&h.legitimate)
+                .map(|k| squash(&k.name).len())
+                .collect(),
+            near: h
+                .canonical
+                .iter()
+                .map(|c| (c.name.len().saturating_sub(2), c.name.len() + 2))
+                .collect(),
+        }
+    });
+    if !value.is_ascii() {
+        return true;
+    }
+    let prefix = value.get(..7).unwrap_or("");
+    if prefix.eq_ignore_ascii_case("idempot") {
+        return true;
+    }
+    let n = value.len();
+    let alnum = value.bytes().filter(u8::is_ascii_alphanumeric).count();
+    l.squashed.contains(&alnum)
+        || (n >= 10 && l.near.iter().any(|&(lo, hi)| (lo..=hi).contains(&n)))
 }
 
 fn squash(s: &str) -> String {
