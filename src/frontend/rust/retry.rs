@@ -352,9 +352,12 @@ impl Walker<'_> {
             0 | 1 => return None,
             _ => (segs[n - 2].as_str(), segs[n - 1].as_str()),
         };
-        let calls: Vec<(String, Vec<&syn::Expr>)> = methods
+        let calls: Vec<Call<'_>> = methods
             .iter()
-            .map(|m| (method_str(m), m.args.iter().collect()))
+            .map(|m| {
+                let at = Span::new(super::byte_span(m.method.span()).start, span_of(*m).end);
+                (method_str(m), m.args.iter().collect(), at)
+            })
             .collect();
         let kind = match (ty, ctor) {
             ("ExponentialBackoff", "default")
@@ -433,9 +436,9 @@ impl Walker<'_> {
         })
     }
 
-    fn backoff_builder(&self, calls: &[(String, Vec<&syn::Expr>)]) -> PolicyKind {
+    fn backoff_builder(&self, calls: &[Call<'_>]) -> PolicyKind {
         let mut kind = PolicyKind::Total(Setting::Default("max_elapsed_time"));
-        for (m, args) in calls {
+        for (m, args, _) in calls {
             if m == "with_max_elapsed_time" {
                 kind = match args.first().map(|a| option_arg(a)) {
                     Some(Opt::Some(d)) => PolicyKind::Total(self.setting(d, None)),
@@ -450,7 +453,7 @@ impl Walker<'_> {
         kind
     }
 
-    fn backon(&self, ty: &str, calls: &[(String, Vec<&syn::Expr>)]) -> PolicyKind {
+    fn backon(&self, ty: &str, calls: &[Call<'_>]) -> PolicyKind {
         let (pre, shape) = match ty {
             "ConstantBuilder" => ("constant", None),
             "FibonacciBuilder" => ("fibonacci", Some(Shape::Fibonacci)),
@@ -478,14 +481,21 @@ impl Walker<'_> {
             ),
         };
         let mut cap = None;
-        for (m, args) in calls {
+        let mut unbounded_at = None;
+        for (m, args, at) in calls {
             let a = args.first().copied();
             match (m.as_str(), a) {
                 ("with_delay" | "with_min_delay", Some(a)) => first = self.setting(a, None),
                 ("with_max_delay", Some(a)) => max = Some(self.setting(a, None)),
                 ("without_max_delay", _) => max = None,
-                ("with_max_times", Some(a)) => times = Some(self.setting(a, None)),
-                ("without_max_times", _) => times = None,
+                ("with_max_times", Some(a)) => {
+                    times = Some(self.setting(a, None));
+                    unbounded_at = None;
+                }
+                ("without_max_times", _) => {
+                    times = None;
+                    unbounded_at = Some(*at);
+                }
                 ("with_factor", Some(a)) => {
                     ratio = Some(match float_lit(a) {
                         Some(f) => Ratio::Float(f, span_of(a)),
@@ -501,7 +511,7 @@ impl Walker<'_> {
             }
         }
         if times.is_none() && cap.is_none() {
-            return PolicyKind::Unbounded("`without_max_times()`".into(), None);
+            return PolicyKind::Unbounded("`without_max_times()`".into(), unbounded_at);
         }
         PolicyKind::Series {
             shape: shape.unwrap_or(Shape::Geometric),
@@ -516,11 +526,11 @@ impl Walker<'_> {
     /// reqwest-retry (retry-policies): `ExponentialBackoff::builder()
     /// .retry_bounds(min, max).base(b).build_with_max_retries(n)` or
     /// `.build_with_total_retry_duration(d)`.
-    fn retry_policies(&self, calls: &[(String, Vec<&syn::Expr>)]) -> Option<PolicyKind> {
+    fn retry_policies(&self, calls: &[Call<'_>]) -> Option<PolicyKind> {
         let mut first = Setting::Default("min_retry_interval");
         let mut max = Setting::Default("max_retry_interval");
         let mut ratio = Ratio::Default("base");
-        for (m, args) in calls {
+        for (m, args, _) in calls {
             match (m.as_str(), args.as_slice()) {
                 ("retry_bounds", [lo, hi]) => {
                     first = self.setting(lo, None);
@@ -562,7 +572,7 @@ impl Walker<'_> {
         ty: &str,
         ctor: &str,
         c: &syn::ExprCall,
-        calls: &[(String, Vec<&syn::Expr>)],
+        calls: &[Call<'_>],
     ) -> PolicyKind {
         let Some(arg) = c.args.first() else {
             return PolicyKind::Unknown;
@@ -572,7 +582,7 @@ impl Walker<'_> {
         let mut factor: Option<(ConstExpr, Span)> = None;
         let mut max = None;
         let mut times = None;
-        for (m, args) in calls {
+        for (m, args, _) in calls {
             let a = args.first().copied();
             match (m.as_str(), a) {
                 ("factor", Some(a)) => factor = Some((self.expr(a), span_of(a))),
@@ -960,6 +970,52 @@ impl Walker<'_> {
         );
     }
 
+    /// `loop { attempt += 1; …; if attempt >= N { break } …; sleep(d) }` or
+    /// `while attempt < N { …; attempt += 1; sleep(d) }`: a loop that counts
+    /// its passes from a `let` of the function, sleeps, and stops at a
+    /// written bound. The sleeps counted are the passes less one, whichever
+    /// order the count, the check and the sleep come in: a lower bound.
+    fn counted_loop(&mut self, kw: Span, cond: Option<&syn::Expr>, body: &syn::Block, what: &str) {
+        let Some(sleep) = find_sleep(body) else {
+            return;
+        };
+        // A loop over a batch inside sends different requests each pass.
+        if has_item_loop(body) {
+            return;
+        }
+        let lets = match &self.cur {
+            Some(f) => f.lets.clone(),
+            None => return,
+        };
+        let found = increments(body).into_iter().find_map(|c| {
+            let init = lets.get(&c)?.clone();
+            let bound = cond
+                .and_then(|e| loop_bound(e, &c, BoundSense::Continue))
+                .or_else(|| exit_bound(body, &c))?;
+            Some((c, init, bound))
+        });
+        let Some((counter, init, (limit, plus_one, limit_span))) = found else {
+            return;
+        };
+        // A sleep that depends on the counter changes every pass: not read.
+        if mentions(&sleep, &counter) {
+            return;
+        }
+        let mut passes = self.expr(limit);
+        if plus_one {
+            passes = ConstExpr::Add(Box::new(passes), Box::new(ConstExpr::Int(1)));
+        }
+        let passes = ConstExpr::Sub(Box::new(passes), Box::new(init));
+        let times = Setting::Written {
+            expr: ConstExpr::Sub(Box::new(passes), Box::new(ConstExpr::Int(1))),
+            span: limit_span,
+            unit_ms: None,
+        };
+        let policy = self.loop_policy(&sleep, body, times, kw);
+        let fresh = block_has_generator(body);
+        self.site(kw, what.into(), span_of(body), None, policy, fresh);
+    }
+
     /// The delay of a loop's sleep: a constant, or a binding the body
     /// multiplies each pass (`delay *= 2`).
     fn loop_policy(
@@ -1203,6 +1259,10 @@ impl Walker<'_> {
     }
 }
 
+/// A method of a builder chain: its name, arguments, and span from the name
+/// to the closing parenthesis.
+type Call<'e> = (String, Vec<&'e syn::Expr>, Span);
+
 fn method_str(m: &syn::ExprMethodCall) -> String {
     m.method.to_string()
 }
@@ -1260,6 +1320,179 @@ fn job_table_res() -> &'static JobTableRes {
             bound: re(r"(?i)\b(\w+)\s*(<=|<)\s*(\d+)"),
         }
     })
+}
+
+/// Whether a bound reads as "stop when" (`if n >= 5 { break }`) or "go on
+/// while" (`while n < 5`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BoundSense {
+    Exit,
+    Continue,
+}
+
+/// The bound a comparison puts on `counter`: the limit, whether the count
+/// reaches one past it, and the limit's span. `n >= 5` (exit) and `n < 5`
+/// (continue) stop after 5 passes; `n > 5` and `n <= 5` after 6.
+fn loop_bound<'e>(
+    e: &'e syn::Expr,
+    counter: &str,
+    sense: BoundSense,
+) -> Option<(&'e syn::Expr, bool, Span)> {
+    let syn::Expr::Binary(b) = e else {
+        return match e {
+            syn::Expr::Paren(p) => loop_bound(&p.expr, counter, sense),
+            _ => None,
+        };
+    };
+    let joins = match sense {
+        BoundSense::Exit => matches!(b.op, syn::BinOp::Or(_)),
+        BoundSense::Continue => matches!(b.op, syn::BinOp::And(_)),
+    };
+    if joins {
+        return loop_bound(&b.left, counter, sense)
+            .or_else(|| loop_bound(&b.right, counter, sense));
+    }
+    let is_counter = |x: &syn::Expr| matches!(x, syn::Expr::Path(p) if p.path.is_ident(counter));
+    // Read as `counter OP limit`; a flipped comparison is mirrored.
+    let (limit, op) = if is_counter(&b.left) {
+        (&*b.right, b.op)
+    } else if is_counter(&b.right) {
+        let mirrored = match b.op {
+            syn::BinOp::Lt(t) => syn::BinOp::Gt(syn::token::Gt { spans: t.spans }),
+            syn::BinOp::Le(t) => syn::BinOp::Ge(syn::token::Ge { spans: t.spans }),
+            syn::BinOp::Gt(t) => syn::BinOp::Lt(syn::token::Lt { spans: t.spans }),
+            syn::BinOp::Ge(t) => syn::BinOp::Le(syn::token::Le { spans: t.spans }),
+            other => other,
+        };
+        (&*b.left, mirrored)
+    } else {
+        return None;
+    };
+    let plus_one = match (sense, op) {
+        (BoundSense::Exit, syn::BinOp::Ge(_) | syn::BinOp::Eq(_)) => false,
+        (BoundSense::Exit, syn::BinOp::Gt(_)) => true,
+        (BoundSense::Continue, syn::BinOp::Lt(_) | syn::BinOp::Ne(_)) => false,
+        (BoundSense::Continue, syn::BinOp::Le(_)) => true,
+        _ => return None,
+    };
+    Some((limit, plus_one, span_of(limit)))
+}
+
+/// A bound on `counter` in the body: an `if` or a match guard on it whose
+/// branch leaves the loop (`break` or `return`).
+fn exit_bound<'e>(b: &'e syn::Block, counter: &str) -> Option<(&'e syn::Expr, bool, Span)> {
+    struct X<'e, 'c> {
+        counter: &'c str,
+        found: Option<(&'e syn::Expr, bool, Span)>,
+    }
+    impl<'e> Visit<'e> for X<'e, '_> {
+        fn visit_expr_if(&mut self, i: &'e syn::ExprIf) {
+            if self.found.is_none() && leaves(&i.then_branch.stmts) {
+                self.found = loop_bound(&i.cond, self.counter, BoundSense::Exit);
+            }
+            visit::visit_expr_if(self, i);
+        }
+        fn visit_arm(&mut self, a: &'e syn::Arm) {
+            if let (None, Some((_, guard))) = (&self.found, &a.guard) {
+                if expr_leaves(&a.body) {
+                    self.found = loop_bound(guard, self.counter, BoundSense::Exit);
+                }
+            }
+            visit::visit_arm(self, a);
+        }
+        fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+        fn visit_expr_loop(&mut self, _: &'e syn::ExprLoop) {}
+        fn visit_expr_while(&mut self, _: &'e syn::ExprWhile) {}
+    }
+    let mut x = X {
+        counter,
+        found: None,
+    };
+    x.visit_block(b);
+    x.found
+}
+
+/// Whether statements leave the loop: a `break` or `return` among them.
+fn leaves(stmts: &[syn::Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        syn::Stmt::Expr(e, _) => expr_leaves(e),
+        syn::Stmt::Macro(m) => {
+            let p = &m.mac.path;
+            p.is_ident("panic") || p.is_ident("bail")
+        }
+        _ => false,
+    })
+}
+
+fn expr_leaves(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Break(_) | syn::Expr::Return(_) => true,
+        syn::Expr::Block(b) => leaves(&b.block.stmts),
+        syn::Expr::Macro(m) => m.mac.path.is_ident("bail") || m.mac.path.is_ident("panic"),
+        _ => false,
+    }
+}
+
+/// Names a body adds one to: `n += 1`, `n = n + 1`.
+fn increments(b: &syn::Block) -> Vec<String> {
+    struct I(Vec<String>);
+    impl<'ast> Visit<'ast> for I {
+        fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+            if let (syn::BinOp::AddAssign(_), syn::Expr::Path(p)) = (&e.op, &*e.left) {
+                if float_lit(&e.right) == Some(1.0) {
+                    if let Some(id) = p.path.get_ident() {
+                        self.0.push(id.to_string());
+                    }
+                }
+            }
+            visit::visit_expr_binary(self, e);
+        }
+        fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+            if let (syn::Expr::Path(p), syn::Expr::Binary(b)) = (&*e.left, &*e.right) {
+                let same = matches!(&*b.left, syn::Expr::Path(l) if l.path == p.path);
+                if same && matches!(b.op, syn::BinOp::Add(_)) && float_lit(&b.right) == Some(1.0) {
+                    if let Some(id) = p.path.get_ident() {
+                        self.0.push(id.to_string());
+                    }
+                }
+            }
+            visit::visit_expr_assign(self, e);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut i = I(Vec::new());
+    i.visit_block(b);
+    i.0.dedup();
+    i.0
+}
+
+/// Whether a body holds a `for` loop over items (not a range): a batch.
+fn has_item_loop(b: &syn::Block) -> bool {
+    struct F(bool);
+    impl<'ast> Visit<'ast> for F {
+        fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+            self.0 |= !matches!(&*e.expr, syn::Expr::Range(_));
+            visit::visit_expr_for_loop(self, e);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut f = F(false);
+    f.visit_block(b);
+    f.0
+}
+
+/// Whether an expression names `name`.
+fn mentions(e: &syn::Expr, name: &str) -> bool {
+    struct M<'n>(&'n str, bool);
+    impl<'ast> Visit<'ast> for M<'_> {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            self.1 |= p.is_ident(self.0);
+            visit::visit_path(self, p);
+        }
+    }
+    let mut m = M(name, false);
+    m.visit_expr(e);
+    m.1
 }
 
 /// `delay *= k` or `delay = delay * k` in a body: the factor.
@@ -1464,6 +1697,18 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
         visit::visit_expr_for_loop(self, e);
         self.range_loop(e);
+    }
+
+    fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+        visit::visit_expr_loop(self, e);
+        let kw = super::byte_span(e.loop_token.span);
+        self.counted_loop(kw, None, &e.body, "`loop`");
+    }
+
+    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        visit::visit_expr_while(self, e);
+        let kw = super::byte_span(e.while_token.span);
+        self.counted_loop(kw, Some(&e.cond), &e.body, "`while` loop");
     }
 
     fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
