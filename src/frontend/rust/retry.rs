@@ -329,6 +329,7 @@ impl Walker<'_> {
                 return self.cur.as_ref()?.policies.get(&n).cloned();
             }
             syn::Expr::MethodCall(m) if m.method == "clone" => return self.policy(&m.receiver),
+            syn::Expr::Try(t) => return self.policy(&t.expr),
             _ => {}
         }
         let span = span_of(e);
@@ -395,11 +396,107 @@ impl Walker<'_> {
                     kind: self.tokio_retry(ty, ctor, c, &calls),
                 });
             }
+            // tower (re-exported by apalis): `ExponentialBackoffMaker::new(min,
+            // max, jitter, rng)?.make_backoff()`. No limit of its own: the
+            // retry policy it is given to sets the count.
+            ("ExponentialBackoffMaker", "new") if c.args.len() == 4 => {
+                let kind = if calls
+                    .iter()
+                    .all(|(m, _, _)| matches!(m.as_str(), "unwrap" | "expect" | "make_backoff"))
+                {
+                    PolicyKind::Series {
+                        shape: Shape::Geometric,
+                        first: self.setting(&c.args[0], None),
+                        ratio: Ratio::Default("backoff.factor"),
+                        max: Some(self.setting(&c.args[1], None)),
+                        times: None,
+                        cap: None,
+                    }
+                } else {
+                    PolicyKind::Unknown
+                };
+                return Some(Policy {
+                    span,
+                    krate: "tower",
+                    kind,
+                });
+            }
             _ => return None,
         };
         Some(Policy {
             span,
             krate: "backoff",
+            kind,
+        })
+    }
+
+    /// apalis: `RetryPolicy::retries(n)` (or `::default()`), with
+    /// `.with_backoff(b)` where `b` is a tower backoff the reader knows.
+    /// Without a backoff apalis retries at once.
+    fn apalis_policy(&self, e: &syn::Expr) -> Option<Policy> {
+        let span = span_of(e);
+        let (syn::Expr::MethodCall(_) | syn::Expr::Call(_)) = e else {
+            return None;
+        };
+        let methods = match e {
+            syn::Expr::MethodCall(m) => chain_methods(m),
+            _ => Vec::new(),
+        };
+        let syn::Expr::Call(c) = flow::root_of(e) else {
+            return None;
+        };
+        let segs = path_segs(&c.func);
+        let times = match segs.iter().rev().take(2).collect::<Vec<_>>()[..] {
+            [ctor, ty] if ty == "RetryPolicy" && ctor == "retries" => {
+                self.setting(c.args.first()?, None)
+            }
+            [ctor, ty] if ty == "RetryPolicy" && ctor == "default" => Setting::Default("retries"),
+            _ => return None,
+        };
+        let mut kind = PolicyKind::Series {
+            shape: Shape::Geometric,
+            first: Setting::Default("delay"),
+            ratio: Ratio::Float(1.0, Span::new(0, 0)),
+            max: None,
+            times: Some(times.clone()),
+            cap: None,
+        };
+        for m in methods {
+            match method_str(m).as_str() {
+                "with_backoff" => {
+                    kind = match m.args.first().and_then(|b| self.policy(b)) {
+                        Some(Policy {
+                            krate: "tower",
+                            kind:
+                                PolicyKind::Series {
+                                    shape,
+                                    first,
+                                    ratio,
+                                    max,
+                                    times: None,
+                                    cap,
+                                },
+                            ..
+                        }) => PolicyKind::Series {
+                            shape,
+                            first,
+                            ratio,
+                            max,
+                            times: Some(times.clone()),
+                            cap,
+                        },
+                        _ => PolicyKind::Unknown,
+                    }
+                }
+                // A predicate only stops retries sooner.
+                "retry_if" => {}
+                // Per-task metadata may set another count: not read.
+                _ => kind = PolicyKind::Unknown,
+            }
+        }
+        Some(Policy {
+            span,
+            krate: "apalis",
             kind,
         })
     }
@@ -1090,6 +1187,8 @@ impl Walker<'_> {
         let mut run = None;
         let mut times = Setting::Default("max_retries");
         let mut shape_known = true;
+        let mut first = Setting::Default("backoff.first");
+        let mut ratio = Ratio::Default("backoff.factor");
         for item in &i.items {
             let syn::ImplItem::Fn(f) = item else { continue };
             match f.sig.ident.to_string().as_str() {
@@ -1098,16 +1197,28 @@ impl Walker<'_> {
                     Some(e) => times = self.setting(e, None),
                     None => shape_known = false,
                 },
-                // The default is `u32::pow(2, attempt)`; anything else is
-                // read as unknown unless it is that.
-                "backoff" => {
-                    shape_known &= fn_tail(&f.block).is_some_and(|e| {
-                        let t = quote::ToTokens::to_token_stream(e)
-                            .to_string()
-                            .replace(' ', "");
-                        t.starts_with("u32::pow(2,") || t.starts_with("2u32.pow(")
-                    })
-                }
+                // Seconds before retry `attempt`: a constant, or a power
+                // of the attempt (`u32::pow(3, attempt)`); anything else
+                // is not read.
+                "backoff" => match fn_tail(&f.block).and_then(fang_backoff) {
+                    Some((_, Some(base))) => {
+                        ratio = Ratio::Float(base, span_of(&f.block));
+                        first = Setting::Written {
+                            expr: ConstExpr::Int(1),
+                            span: span_of(&f.block),
+                            unit_ms: Some(1000),
+                        };
+                    }
+                    Some((k, None)) => {
+                        ratio = Ratio::Float(1.0, span_of(&f.block));
+                        first = Setting::Written {
+                            expr: ConstExpr::Int(k),
+                            span: span_of(&f.block),
+                            unit_ms: Some(1000),
+                        };
+                    }
+                    None => shape_known = false,
+                },
                 _ => {}
             }
         }
@@ -1121,8 +1232,8 @@ impl Walker<'_> {
         let kind = if shape_known {
             PolicyKind::Series {
                 shape: Shape::Geometric,
-                first: Setting::Default("backoff.first"),
-                ratio: Ratio::Default("backoff.factor"),
+                first,
+                ratio,
                 max: None,
                 times: Some(times),
                 cap: None,
@@ -1132,6 +1243,130 @@ impl Walker<'_> {
         };
         self.visit_impl_run(run, owner, at, kind);
         true
+    }
+
+    /// underway: `impl Task for Job { async fn execute(..) { .. } }`, with
+    /// `retry_policy` when overridden (`RetryPolicy::builder()
+    /// .max_attempts(n).initial_interval_ms(ms)….build()`).
+    fn underway_impl(&mut self, i: &syn::ItemImpl) -> bool {
+        let Some((_, trait_path, _)) = &i.trait_ else {
+            return false;
+        };
+        if !(trait_path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Task")
+            && (self.uses("underway") || trait_path.segments.iter().any(|s| s.ident == "underway")))
+        {
+            return false;
+        }
+        let fns: Vec<&syn::ImplItemFn> = i
+            .items
+            .iter()
+            .filter_map(|it| match it {
+                syn::ImplItem::Fn(f) => Some(f),
+                _ => None,
+            })
+            .collect();
+        let Some(execute) = fns.iter().find(|f| f.sig.ident == "execute") else {
+            return false;
+        };
+        let at = span_of(trait_path);
+        let kind = match fns.iter().find(|f| f.sig.ident == "retry_policy") {
+            None => self.underway_policy(None, at),
+            Some(f) => match fn_tail(&f.block) {
+                Some(e) => self.underway_policy(Some(e), span_of(e)),
+                None => PolicyKind::Unknown,
+            },
+        };
+        let owner = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let saved = self.cur.replace(FnState {
+            name: super::byte_span(execute.sig.ident.span()),
+            name_text: owner.clone(),
+            ..FnState::default()
+        });
+        self.site(
+            at,
+            format!("underway task `{owner}::execute`"),
+            span_of(&execute.block),
+            None,
+            Policy {
+                span: at,
+                krate: "underway",
+                kind,
+            },
+            block_has_generator(&execute.block),
+        );
+        self.cur = saved;
+        for f in fns {
+            self.visit_impl_item_fn(f);
+        }
+        true
+    }
+
+    /// An underway `RetryPolicy`: the builder chain, `default()`, or the
+    /// default when `retry_policy` is not overridden. `max_attempts` counts
+    /// the first attempt (a lower bound if it counts retries only).
+    fn underway_policy(&self, e: Option<&syn::Expr>, fallback: Span) -> PolicyKind {
+        let d = |s: &'static str| Setting::Default(s);
+        let mut attempts = ConstExpr::Ref(default_ref("underway", "max_attempts"));
+        let mut attempts_span = None;
+        let mut first = d("initial_interval");
+        let mut max = d("max_interval");
+        let mut ratio = Ratio::Default("backoff_coefficient");
+        if let Some(e) = e {
+            let methods = match e {
+                syn::Expr::MethodCall(m) => chain_methods(m),
+                _ => Vec::new(),
+            };
+            let syn::Expr::Call(c) = flow::root_of(e) else {
+                return PolicyKind::Unknown;
+            };
+            // `RetryPolicy::builder()`, also renamed on import
+            // (`RetryPolicy as TaskRetryPolicy`).
+            let segs = path_segs(&c.func);
+            let n = segs.len();
+            if n < 2
+                || !segs[n - 2].ends_with("RetryPolicy")
+                || !matches!(segs[n - 1].as_str(), "builder" | "default")
+            {
+                return PolicyKind::Unknown;
+            }
+            for m in methods {
+                let a = m.args.first();
+                match (method_str(m).as_str(), a) {
+                    ("max_attempts", Some(a)) => {
+                        attempts = self.expr(a);
+                        attempts_span = Some(span_of(a));
+                    }
+                    ("initial_interval_ms", Some(a)) => first = self.setting(a, Some(1)),
+                    ("max_interval_ms", Some(a)) => max = self.setting(a, Some(1)),
+                    ("backoff_coefficient", Some(a)) => match float_lit(a) {
+                        Some(f) => ratio = Ratio::Float(f, span_of(a)),
+                        None => return PolicyKind::Unknown,
+                    },
+                    ("build", _) => {}
+                    _ => return PolicyKind::Unknown,
+                }
+            }
+        }
+        let times = Setting::Written {
+            expr: ConstExpr::Sub(Box::new(attempts), Box::new(ConstExpr::Int(1))),
+            span: attempts_span.unwrap_or(fallback),
+            unit_ms: None,
+        };
+        PolicyKind::Series {
+            shape: Shape::Geometric,
+            first,
+            ratio,
+            max: Some(max),
+            times: Some(times),
+            cap: None,
+        }
     }
 
     fn visit_impl_run(&mut self, run: &syn::ImplItemFn, owner: String, at: Span, kind: PolicyKind) {
@@ -1225,6 +1460,97 @@ impl Walker<'_> {
         true
     }
 
+    /// apalis: `WorkerBuilder::new("payouts").retry(policy)….build_fn(send)`:
+    /// the worker re-runs `send` with the same job.
+    fn apalis_worker(&mut self, m: &syn::ExprMethodCall) {
+        let chain = chain_methods(m);
+        let syn::Expr::Call(root) = flow::root_of(&m.receiver) else {
+            return;
+        };
+        if !path_segs(&root.func).ends_with(&["WorkerBuilder".into(), "new".into()]) {
+            return;
+        }
+        let Some(retry) = chain.iter().find(|c| c.method == "retry") else {
+            return;
+        };
+        let Some(policy) = retry.args.first().and_then(|p| self.apalis_policy(p)) else {
+            return;
+        };
+        let Some(syn::Expr::Path(handler)) = m.args.first() else {
+            return;
+        };
+        let at = Span::new(
+            super::byte_span(retry.method.span()).start,
+            span_of(*retry).end,
+        );
+        let name = super::path_idents(&handler.path);
+        self.site(
+            at,
+            format!("apalis worker `{}`", name.join("::")),
+            span_of(handler),
+            Some(name),
+            policy,
+            false,
+        );
+    }
+
+    /// sqlxmq at spawn time: `send.builder().set_retries(20)
+    /// .set_retry_backoff(d)….spawn(&pool)` re-runs the job `send` with the
+    /// same arguments. A backoff the spawn leaves unset is taken as sqlxmq's
+    /// default, not the job attribute's: a lower bound.
+    fn sqlxmq_spawn(&mut self, m: &syn::ExprMethodCall) {
+        let chain = chain_methods(m);
+        let Some(builder) = chain
+            .iter()
+            .find(|c| c.method == "builder" && c.args.is_empty())
+        else {
+            return;
+        };
+        let syn::Expr::Path(job) = &*builder.receiver else {
+            return;
+        };
+        let mut times = None;
+        let mut first = None;
+        let mut at = None;
+        for c in &chain {
+            let a = c.args.first();
+            let here = Span::new(super::byte_span(c.method.span()).start, span_of(*c).end);
+            match (method_str(c).as_str(), a) {
+                ("set_retries", Some(a)) => {
+                    times = Some(self.setting(a, None));
+                    at = Some(here);
+                }
+                ("set_retry_backoff", Some(a)) => {
+                    first = Some(self.setting(a, None));
+                    at = at.or(Some(here));
+                }
+                _ => {}
+            }
+        }
+        let Some(at) = at else { return };
+        let name = super::path_idents(&job.path);
+        let policy = Policy {
+            span: at,
+            krate: "sqlxmq",
+            kind: PolicyKind::Series {
+                shape: Shape::Geometric,
+                first: first.unwrap_or(Setting::Default("retry_backoff")),
+                ratio: Ratio::Default("retry_backoff.factor"),
+                max: None,
+                times: Some(times.unwrap_or(Setting::Default("retries"))),
+                cap: None,
+            },
+        };
+        self.site(
+            at,
+            format!("sqlxmq job `{}` spawned", name.join("::")),
+            span_of(job),
+            Some(name),
+            policy,
+            false,
+        );
+    }
+
     /// `RetryTransientMiddleware::new_with_policy(p)` anywhere in `e`: the
     /// client it builds retries with `p`.
     fn retry_middleware(&mut self, e: &syn::Expr, binding: Option<String>, field: bool) {
@@ -1276,6 +1602,24 @@ pub fn default_ref(krate: &str, setting: &str) -> String {
 
 /// Prefix of [`default_ref`] names; no Rust identifier starts with it.
 pub const DEFAULT_REF: &str = "default:";
+
+/// A fang `backoff` body: seconds as a constant (`(60, None)`), or a power
+/// of the attempt (`u32::pow(3, attempt)`, `3u32.pow(attempt)`: `(1, Some(3))`).
+fn fang_backoff(e: &syn::Expr) -> Option<(u64, Option<f64>)> {
+    match e {
+        syn::Expr::Lit(_) => float_lit(e).map(|k| (k as u64, None)),
+        syn::Expr::Call(c) if path_segs(&c.func).ends_with(&["u32".into(), "pow".into()]) => {
+            let base = float_lit(c.args.first()?)?;
+            Some((1, Some(base)))
+        }
+        syn::Expr::MethodCall(m) if m.method == "pow" => {
+            let base = float_lit(&m.receiver)?;
+            Some((1, Some(base)))
+        }
+        syn::Expr::Paren(p) => fang_backoff(&p.expr),
+        _ => None,
+    }
+}
 
 /// The value a function body ends with.
 fn fn_tail(b: &syn::Block) -> Option<&syn::Expr> {
@@ -1571,6 +1915,9 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        if self.underway_impl(i) {
+            return;
+        }
         if self.fang_impl(i) {
             for item in &i.items {
                 if let syn::ImplItem::Fn(f) = item {
@@ -1670,6 +2017,12 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         if name == "header" {
             self.keyed_header(m);
             return;
+        }
+        if matches!(name.as_str(), "build_fn" | "build") {
+            self.apalis_worker(m);
+        }
+        if name == "spawn" {
+            self.sqlxmq_spawn(m);
         }
         // backon: `(|| async { .. }).retry(policy)`, `send.retry(policy)`
         if name == "retry" && CallShape::method("retry").any_of(&knowledge::effects().retry) {
