@@ -973,10 +973,30 @@ impl Walker<'_> {
             else {
                 continue;
             };
-            let linear = delay
-                .get(2)
-                .is_some_and(|m| m.as_str().eq_ignore_ascii_case(&col));
-            let bound = self.sql_strings.iter().find_map(|t| {
+            // A multiplier the pattern did not take (`* (attempts + 1)`).
+            let Some(whole) = delay.get(0) else { continue };
+            if text[whole.end()..]
+                .trim_start()
+                .starts_with(['*', '^', '|'])
+            {
+                continue;
+            }
+            // The delay's multiplier: none (constant), the column (linear),
+            // `power(k, column)` (geometric); anything else is not read.
+            let (shape, ratio) = match (delay.get(2), delay.get(3), delay.get(4)) {
+                (None, None, None) => (Shape::Geometric, 1.0),
+                (Some(k), Some(c), _) if c.as_str().eq_ignore_ascii_case(&col) => {
+                    match k.as_str().parse::<f64>() {
+                        Ok(k) => (Shape::Geometric, k),
+                        Err(_) => continue,
+                    }
+                }
+                (None, None, Some(c)) if c.as_str().eq_ignore_ascii_case(&col) => {
+                    (Shape::Linear, 1.0)
+                }
+                _ => continue,
+            };
+            let sql_bound = self.sql_strings.iter().find_map(|t| {
                 re.bound.captures_iter(t).find_map(|c| {
                     if !c.get(1)?.as_str().eq_ignore_ascii_case(&col) {
                         return None;
@@ -985,29 +1005,41 @@ impl Walker<'_> {
                     Some(if c.get(2)?.as_str() == "<=" { n + 1 } else { n })
                 })
             });
-            // No bound written: how often it retries is not known.
-            let Some(attempts) = bound else { continue };
-            let times = attempts.saturating_sub(1);
             let at = *span;
+            // The bound in SQL, else in the Rust of this function
+            // (`if job.attempts >= MAX_ATTEMPTS`); none written: how often
+            // it retries is not known.
+            let (times, times_span) = match sql_bound {
+                Some(n) => (ConstExpr::Int(n.saturating_sub(1)), at),
+                None => {
+                    let Some((limit, plus_one, limit_span)) = column_bound(body, &col) else {
+                        continue;
+                    };
+                    let mut n = self.expr(limit);
+                    if plus_one {
+                        n = ConstExpr::Add(Box::new(n), Box::new(ConstExpr::Int(1)));
+                    }
+                    (
+                        ConstExpr::Sub(Box::new(n), Box::new(ConstExpr::Int(1))),
+                        limit_span,
+                    )
+                }
+            };
             let policy = Policy {
                 span: at,
                 krate: "sql",
                 kind: PolicyKind::Series {
-                    shape: if linear {
-                        Shape::Linear
-                    } else {
-                        Shape::Geometric
-                    },
+                    shape,
                     first: Setting::Written {
                         expr: ConstExpr::Int(d.secs.saturating_mul(1000)),
                         span: at,
                         unit_ms: Some(1),
                     },
-                    ratio: Ratio::Float(1.0, at),
+                    ratio: Ratio::Float(ratio, at),
                     max: None,
                     times: Some(Setting::Written {
-                        expr: ConstExpr::Int(times),
-                        span: at,
+                        expr: times,
+                        span: times_span,
                         unit_ms: None,
                     }),
                     cap: None,
@@ -1660,7 +1692,7 @@ fn job_table_res() -> &'static JobTableRes {
         };
         JobTableRes {
             bump: re(r"(?i)\b(\w+)\s*=\s*(\w+)\s*\+\s*1\b"),
-            delay: re(r"(?i)(?:now\(\)|current_timestamp|clock_timestamp\(\))\s*\+\s*(?:interval\s*)?'([^']+)'(?:\s*::\s*interval)?(?:\s*\*\s*(\w+))?"),
+            delay: re(r"(?i)(?:now\(\)|current_timestamp|clock_timestamp\(\))\s*\+\s*(?:interval\s*)?'([^']+)'(?:\s*::\s*interval)?(?:\s*\*\s*(?:power\s*\(\s*(\d+(?:\.\d+)?)\s*,\s*(\w+)\s*\)|(\w+)\b))?"),
             bound: re(r"(?i)\b(\w+)\s*(<=|<)\s*(\d+)"),
         }
     })
@@ -1754,6 +1786,66 @@ fn exit_bound<'e>(b: &'e syn::Block, counter: &str) -> Option<(&'e syn::Expr, bo
     };
     x.visit_block(b);
     x.found
+}
+
+/// A bound on a job table's attempt column written in Rust: a comparison
+/// of a field or binding named like the column (`job.attempts >= 5`,
+/// `attempts < MAX_ATTEMPTS`) with a limit. `>=` and `<` stop at the limit,
+/// `>` and `<=` one later.
+fn column_bound<'e>(b: &'e syn::Block, col: &str) -> Option<(&'e syn::Expr, bool, Span)> {
+    struct C<'e, 'c>(&'c str, Option<(&'e syn::Expr, bool, Span)>);
+    impl<'e> Visit<'e> for C<'e, '_> {
+        fn visit_expr_binary(&mut self, e: &'e syn::ExprBinary) {
+            let named = |x: &syn::Expr| match x {
+                syn::Expr::Field(f) => {
+                    matches!(&f.member, syn::Member::Named(n) if n.to_string().eq_ignore_ascii_case(self.0))
+                }
+                syn::Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| i.to_string().eq_ignore_ascii_case(self.0)),
+                _ => false,
+            };
+            if self.1.is_none() {
+                let (limit, op_on_col) = if named(&e.left) {
+                    (Some(&*e.right), Some(e.op))
+                } else if named(&e.right) {
+                    // `5 <= job.attempts` reads as `job.attempts >= 5`.
+                    let flipped = match e.op {
+                        syn::BinOp::Lt(t) => {
+                            Some(syn::BinOp::Gt(syn::token::Gt { spans: t.spans }))
+                        }
+                        syn::BinOp::Le(t) => {
+                            Some(syn::BinOp::Ge(syn::token::Ge { spans: t.spans }))
+                        }
+                        syn::BinOp::Gt(t) => {
+                            Some(syn::BinOp::Lt(syn::token::Lt { spans: t.spans }))
+                        }
+                        syn::BinOp::Ge(t) => {
+                            Some(syn::BinOp::Le(syn::token::Le { spans: t.spans }))
+                        }
+                        _ => None,
+                    };
+                    (Some(&*e.left), flipped)
+                } else {
+                    (None, None)
+                };
+                let plus_one = match op_on_col {
+                    Some(syn::BinOp::Ge(_) | syn::BinOp::Lt(_)) => Some(false),
+                    Some(syn::BinOp::Gt(_) | syn::BinOp::Le(_)) => Some(true),
+                    _ => None,
+                };
+                if let (Some(l), Some(p)) = (limit, plus_one) {
+                    self.1 = Some((l, p, span_of(l)));
+                }
+            }
+            visit::visit_expr_binary(self, e);
+        }
+        fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+    }
+    let mut c = C(col, None);
+    c.visit_block(b);
+    c.1
 }
 
 /// Whether statements leave the loop: a `break` or `return` among them.
