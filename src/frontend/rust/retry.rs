@@ -1575,7 +1575,7 @@ impl Walker<'_> {
         };
         self.site(
             at,
-            format!("sqlxmq job `{}` spawned", name.join("::")),
+            format!("sqlxmq spawn of `{}`", name.join("::")),
             span_of(job),
             Some(name),
             policy,
