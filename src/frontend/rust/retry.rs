@@ -329,6 +329,7 @@ impl Walker<'_> {
                 return self.cur.as_ref()?.policies.get(&n).cloned();
             }
             syn::Expr::MethodCall(m) if m.method == "clone" => return self.policy(&m.receiver),
+            syn::Expr::Try(t) => return self.policy(&t.expr),
             _ => {}
         }
         let span = span_of(e);
@@ -352,9 +353,12 @@ impl Walker<'_> {
             0 | 1 => return None,
             _ => (segs[n - 2].as_str(), segs[n - 1].as_str()),
         };
-        let calls: Vec<(String, Vec<&syn::Expr>)> = methods
+        let calls: Vec<Call<'_>> = methods
             .iter()
-            .map(|m| (method_str(m), m.args.iter().collect()))
+            .map(|m| {
+                let at = Span::new(super::byte_span(m.method.span()).start, span_of(*m).end);
+                (method_str(m), m.args.iter().collect(), at)
+            })
             .collect();
         let kind = match (ty, ctor) {
             ("ExponentialBackoff", "default")
@@ -392,11 +396,107 @@ impl Walker<'_> {
                     kind: self.tokio_retry(ty, ctor, c, &calls),
                 });
             }
+            // tower (re-exported by apalis): `ExponentialBackoffMaker::new(min,
+            // max, jitter, rng)?.make_backoff()`. No limit of its own: the
+            // retry policy it is given to sets the count.
+            ("ExponentialBackoffMaker", "new") if c.args.len() == 4 => {
+                let kind = if calls
+                    .iter()
+                    .all(|(m, _, _)| matches!(m.as_str(), "unwrap" | "expect" | "make_backoff"))
+                {
+                    PolicyKind::Series {
+                        shape: Shape::Geometric,
+                        first: self.setting(&c.args[0], None),
+                        ratio: Ratio::Default("backoff.factor"),
+                        max: Some(self.setting(&c.args[1], None)),
+                        times: None,
+                        cap: None,
+                    }
+                } else {
+                    PolicyKind::Unknown
+                };
+                return Some(Policy {
+                    span,
+                    krate: "tower",
+                    kind,
+                });
+            }
             _ => return None,
         };
         Some(Policy {
             span,
             krate: "backoff",
+            kind,
+        })
+    }
+
+    /// apalis: `RetryPolicy::retries(n)` (or `::default()`), with
+    /// `.with_backoff(b)` where `b` is a tower backoff the reader knows.
+    /// Without a backoff apalis retries at once.
+    fn apalis_policy(&self, e: &syn::Expr) -> Option<Policy> {
+        let span = span_of(e);
+        let (syn::Expr::MethodCall(_) | syn::Expr::Call(_)) = e else {
+            return None;
+        };
+        let methods = match e {
+            syn::Expr::MethodCall(m) => chain_methods(m),
+            _ => Vec::new(),
+        };
+        let syn::Expr::Call(c) = flow::root_of(e) else {
+            return None;
+        };
+        let segs = path_segs(&c.func);
+        let times = match segs.iter().rev().take(2).collect::<Vec<_>>()[..] {
+            [ctor, ty] if ty == "RetryPolicy" && ctor == "retries" => {
+                self.setting(c.args.first()?, None)
+            }
+            [ctor, ty] if ty == "RetryPolicy" && ctor == "default" => Setting::Default("retries"),
+            _ => return None,
+        };
+        let mut kind = PolicyKind::Series {
+            shape: Shape::Geometric,
+            first: Setting::Default("delay"),
+            ratio: Ratio::Float(1.0, Span::new(0, 0)),
+            max: None,
+            times: Some(times.clone()),
+            cap: None,
+        };
+        for m in methods {
+            match method_str(m).as_str() {
+                "with_backoff" => {
+                    kind = match m.args.first().and_then(|b| self.policy(b)) {
+                        Some(Policy {
+                            krate: "tower",
+                            kind:
+                                PolicyKind::Series {
+                                    shape,
+                                    first,
+                                    ratio,
+                                    max,
+                                    times: None,
+                                    cap,
+                                },
+                            ..
+                        }) => PolicyKind::Series {
+                            shape,
+                            first,
+                            ratio,
+                            max,
+                            times: Some(times.clone()),
+                            cap,
+                        },
+                        _ => PolicyKind::Unknown,
+                    }
+                }
+                // A predicate only stops retries sooner.
+                "retry_if" => {}
+                // Per-task metadata may set another count: not read.
+                _ => kind = PolicyKind::Unknown,
+            }
+        }
+        Some(Policy {
+            span,
+            krate: "apalis",
             kind,
         })
     }
@@ -433,9 +533,9 @@ impl Walker<'_> {
         })
     }
 
-    fn backoff_builder(&self, calls: &[(String, Vec<&syn::Expr>)]) -> PolicyKind {
+    fn backoff_builder(&self, calls: &[Call<'_>]) -> PolicyKind {
         let mut kind = PolicyKind::Total(Setting::Default("max_elapsed_time"));
-        for (m, args) in calls {
+        for (m, args, _) in calls {
             if m == "with_max_elapsed_time" {
                 kind = match args.first().map(|a| option_arg(a)) {
                     Some(Opt::Some(d)) => PolicyKind::Total(self.setting(d, None)),
@@ -450,7 +550,7 @@ impl Walker<'_> {
         kind
     }
 
-    fn backon(&self, ty: &str, calls: &[(String, Vec<&syn::Expr>)]) -> PolicyKind {
+    fn backon(&self, ty: &str, calls: &[Call<'_>]) -> PolicyKind {
         let (pre, shape) = match ty {
             "ConstantBuilder" => ("constant", None),
             "FibonacciBuilder" => ("fibonacci", Some(Shape::Fibonacci)),
@@ -478,14 +578,21 @@ impl Walker<'_> {
             ),
         };
         let mut cap = None;
-        for (m, args) in calls {
+        let mut unbounded_at = None;
+        for (m, args, at) in calls {
             let a = args.first().copied();
             match (m.as_str(), a) {
                 ("with_delay" | "with_min_delay", Some(a)) => first = self.setting(a, None),
                 ("with_max_delay", Some(a)) => max = Some(self.setting(a, None)),
                 ("without_max_delay", _) => max = None,
-                ("with_max_times", Some(a)) => times = Some(self.setting(a, None)),
-                ("without_max_times", _) => times = None,
+                ("with_max_times", Some(a)) => {
+                    times = Some(self.setting(a, None));
+                    unbounded_at = None;
+                }
+                ("without_max_times", _) => {
+                    times = None;
+                    unbounded_at = Some(*at);
+                }
                 ("with_factor", Some(a)) => {
                     ratio = Some(match float_lit(a) {
                         Some(f) => Ratio::Float(f, span_of(a)),
@@ -501,7 +608,7 @@ impl Walker<'_> {
             }
         }
         if times.is_none() && cap.is_none() {
-            return PolicyKind::Unbounded("`without_max_times()`".into(), None);
+            return PolicyKind::Unbounded("`without_max_times()`".into(), unbounded_at);
         }
         PolicyKind::Series {
             shape: shape.unwrap_or(Shape::Geometric),
@@ -516,11 +623,11 @@ impl Walker<'_> {
     /// reqwest-retry (retry-policies): `ExponentialBackoff::builder()
     /// .retry_bounds(min, max).base(b).build_with_max_retries(n)` or
     /// `.build_with_total_retry_duration(d)`.
-    fn retry_policies(&self, calls: &[(String, Vec<&syn::Expr>)]) -> Option<PolicyKind> {
+    fn retry_policies(&self, calls: &[Call<'_>]) -> Option<PolicyKind> {
         let mut first = Setting::Default("min_retry_interval");
         let mut max = Setting::Default("max_retry_interval");
         let mut ratio = Ratio::Default("base");
-        for (m, args) in calls {
+        for (m, args, _) in calls {
             match (m.as_str(), args.as_slice()) {
                 ("retry_bounds", [lo, hi]) => {
                     first = self.setting(lo, None);
@@ -562,7 +669,7 @@ impl Walker<'_> {
         ty: &str,
         ctor: &str,
         c: &syn::ExprCall,
-        calls: &[(String, Vec<&syn::Expr>)],
+        calls: &[Call<'_>],
     ) -> PolicyKind {
         let Some(arg) = c.args.first() else {
             return PolicyKind::Unknown;
@@ -572,7 +679,7 @@ impl Walker<'_> {
         let mut factor: Option<(ConstExpr, Span)> = None;
         let mut max = None;
         let mut times = None;
-        for (m, args) in calls {
+        for (m, args, _) in calls {
             let a = args.first().copied();
             match (m.as_str(), a) {
                 ("factor", Some(a)) => factor = Some((self.expr(a), span_of(a))),
@@ -866,10 +973,30 @@ impl Walker<'_> {
             else {
                 continue;
             };
-            let linear = delay
-                .get(2)
-                .is_some_and(|m| m.as_str().eq_ignore_ascii_case(&col));
-            let bound = self.sql_strings.iter().find_map(|t| {
+            // A multiplier the pattern did not take (`* (attempts + 1)`).
+            let Some(whole) = delay.get(0) else { continue };
+            if text[whole.end()..]
+                .trim_start()
+                .starts_with(['*', '^', '|'])
+            {
+                continue;
+            }
+            // The delay's multiplier: none (constant), the column (linear),
+            // `power(k, column)` (geometric); anything else is not read.
+            let (shape, ratio) = match (delay.get(2), delay.get(3), delay.get(4)) {
+                (None, None, None) => (Shape::Geometric, 1.0),
+                (Some(k), Some(c), _) if c.as_str().eq_ignore_ascii_case(&col) => {
+                    match k.as_str().parse::<f64>() {
+                        Ok(k) => (Shape::Geometric, k),
+                        Err(_) => continue,
+                    }
+                }
+                (None, None, Some(c)) if c.as_str().eq_ignore_ascii_case(&col) => {
+                    (Shape::Linear, 1.0)
+                }
+                _ => continue,
+            };
+            let sql_bound = self.sql_strings.iter().find_map(|t| {
                 re.bound.captures_iter(t).find_map(|c| {
                     if !c.get(1)?.as_str().eq_ignore_ascii_case(&col) {
                         return None;
@@ -878,29 +1005,41 @@ impl Walker<'_> {
                     Some(if c.get(2)?.as_str() == "<=" { n + 1 } else { n })
                 })
             });
-            // No bound written: how often it retries is not known.
-            let Some(attempts) = bound else { continue };
-            let times = attempts.saturating_sub(1);
             let at = *span;
+            // The bound in SQL, else in the Rust of this function
+            // (`if job.attempts >= MAX_ATTEMPTS`); none written: how often
+            // it retries is not known.
+            let (times, times_span) = match sql_bound {
+                Some(n) => (ConstExpr::Int(n.saturating_sub(1)), at),
+                None => {
+                    let Some((limit, plus_one, limit_span)) = column_bound(body, &col) else {
+                        continue;
+                    };
+                    let mut n = self.expr(limit);
+                    if plus_one {
+                        n = ConstExpr::Add(Box::new(n), Box::new(ConstExpr::Int(1)));
+                    }
+                    (
+                        ConstExpr::Sub(Box::new(n), Box::new(ConstExpr::Int(1))),
+                        limit_span,
+                    )
+                }
+            };
             let policy = Policy {
                 span: at,
                 krate: "sql",
                 kind: PolicyKind::Series {
-                    shape: if linear {
-                        Shape::Linear
-                    } else {
-                        Shape::Geometric
-                    },
+                    shape,
                     first: Setting::Written {
                         expr: ConstExpr::Int(d.secs.saturating_mul(1000)),
                         span: at,
                         unit_ms: Some(1),
                     },
-                    ratio: Ratio::Float(1.0, at),
+                    ratio: Ratio::Float(ratio, at),
                     max: None,
                     times: Some(Setting::Written {
-                        expr: ConstExpr::Int(times),
-                        span: at,
+                        expr: times,
+                        span: times_span,
                         unit_ms: None,
                     }),
                     cap: None,
@@ -958,6 +1097,52 @@ impl Walker<'_> {
             policy,
             fresh,
         );
+    }
+
+    /// `loop { attempt += 1; …; if attempt >= N { break } …; sleep(d) }` or
+    /// `while attempt < N { …; attempt += 1; sleep(d) }`: a loop that counts
+    /// its passes from a `let` of the function, sleeps, and stops at a
+    /// written bound. The sleeps counted are the passes less one, whichever
+    /// order the count, the check and the sleep come in: a lower bound.
+    fn counted_loop(&mut self, kw: Span, cond: Option<&syn::Expr>, body: &syn::Block, what: &str) {
+        let Some(sleep) = find_sleep(body) else {
+            return;
+        };
+        // A loop over a batch inside sends different requests each pass.
+        if has_item_loop(body) {
+            return;
+        }
+        let lets = match &self.cur {
+            Some(f) => f.lets.clone(),
+            None => return,
+        };
+        let found = increments(body).into_iter().find_map(|c| {
+            let init = lets.get(&c)?.clone();
+            let bound = cond
+                .and_then(|e| loop_bound(e, &c, BoundSense::Continue))
+                .or_else(|| exit_bound(body, &c))?;
+            Some((c, init, bound))
+        });
+        let Some((counter, init, (limit, plus_one, limit_span))) = found else {
+            return;
+        };
+        // A sleep that depends on the counter changes every pass: not read.
+        if mentions(&sleep, &counter) {
+            return;
+        }
+        let mut passes = self.expr(limit);
+        if plus_one {
+            passes = ConstExpr::Add(Box::new(passes), Box::new(ConstExpr::Int(1)));
+        }
+        let passes = ConstExpr::Sub(Box::new(passes), Box::new(init));
+        let times = Setting::Written {
+            expr: ConstExpr::Sub(Box::new(passes), Box::new(ConstExpr::Int(1))),
+            span: limit_span,
+            unit_ms: None,
+        };
+        let policy = self.loop_policy(&sleep, body, times, kw);
+        let fresh = block_has_generator(body);
+        self.site(kw, what.into(), span_of(body), None, policy, fresh);
     }
 
     /// The delay of a loop's sleep: a constant, or a binding the body
@@ -1034,6 +1219,8 @@ impl Walker<'_> {
         let mut run = None;
         let mut times = Setting::Default("max_retries");
         let mut shape_known = true;
+        let mut first = Setting::Default("backoff.first");
+        let mut ratio = Ratio::Default("backoff.factor");
         for item in &i.items {
             let syn::ImplItem::Fn(f) = item else { continue };
             match f.sig.ident.to_string().as_str() {
@@ -1042,16 +1229,28 @@ impl Walker<'_> {
                     Some(e) => times = self.setting(e, None),
                     None => shape_known = false,
                 },
-                // The default is `u32::pow(2, attempt)`; anything else is
-                // read as unknown unless it is that.
-                "backoff" => {
-                    shape_known &= fn_tail(&f.block).is_some_and(|e| {
-                        let t = quote::ToTokens::to_token_stream(e)
-                            .to_string()
-                            .replace(' ', "");
-                        t.starts_with("u32::pow(2,") || t.starts_with("2u32.pow(")
-                    })
-                }
+                // Seconds before retry `attempt`: a constant, or a power
+                // of the attempt (`u32::pow(3, attempt)`); anything else
+                // is not read.
+                "backoff" => match fn_tail(&f.block).and_then(fang_backoff) {
+                    Some((_, Some(base))) => {
+                        ratio = Ratio::Float(base, span_of(&f.block));
+                        first = Setting::Written {
+                            expr: ConstExpr::Int(1),
+                            span: span_of(&f.block),
+                            unit_ms: Some(1000),
+                        };
+                    }
+                    Some((k, None)) => {
+                        ratio = Ratio::Float(1.0, span_of(&f.block));
+                        first = Setting::Written {
+                            expr: ConstExpr::Int(k),
+                            span: span_of(&f.block),
+                            unit_ms: Some(1000),
+                        };
+                    }
+                    None => shape_known = false,
+                },
                 _ => {}
             }
         }
@@ -1065,8 +1264,8 @@ impl Walker<'_> {
         let kind = if shape_known {
             PolicyKind::Series {
                 shape: Shape::Geometric,
-                first: Setting::Default("backoff.first"),
-                ratio: Ratio::Default("backoff.factor"),
+                first,
+                ratio,
                 max: None,
                 times: Some(times),
                 cap: None,
@@ -1076,6 +1275,130 @@ impl Walker<'_> {
         };
         self.visit_impl_run(run, owner, at, kind);
         true
+    }
+
+    /// underway: `impl Task for Job { async fn execute(..) { .. } }`, with
+    /// `retry_policy` when overridden (`RetryPolicy::builder()
+    /// .max_attempts(n).initial_interval_ms(ms)….build()`).
+    fn underway_impl(&mut self, i: &syn::ItemImpl) -> bool {
+        let Some((_, trait_path, _)) = &i.trait_ else {
+            return false;
+        };
+        if !(trait_path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Task")
+            && (self.uses("underway") || trait_path.segments.iter().any(|s| s.ident == "underway")))
+        {
+            return false;
+        }
+        let fns: Vec<&syn::ImplItemFn> = i
+            .items
+            .iter()
+            .filter_map(|it| match it {
+                syn::ImplItem::Fn(f) => Some(f),
+                _ => None,
+            })
+            .collect();
+        let Some(execute) = fns.iter().find(|f| f.sig.ident == "execute") else {
+            return false;
+        };
+        let at = span_of(trait_path);
+        let kind = match fns.iter().find(|f| f.sig.ident == "retry_policy") {
+            None => self.underway_policy(None, at),
+            Some(f) => match fn_tail(&f.block) {
+                Some(e) => self.underway_policy(Some(e), span_of(e)),
+                None => PolicyKind::Unknown,
+            },
+        };
+        let owner = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let saved = self.cur.replace(FnState {
+            name: super::byte_span(execute.sig.ident.span()),
+            name_text: owner.clone(),
+            ..FnState::default()
+        });
+        self.site(
+            at,
+            format!("underway task `{owner}::execute`"),
+            span_of(&execute.block),
+            None,
+            Policy {
+                span: at,
+                krate: "underway",
+                kind,
+            },
+            block_has_generator(&execute.block),
+        );
+        self.cur = saved;
+        for f in fns {
+            self.visit_impl_item_fn(f);
+        }
+        true
+    }
+
+    /// An underway `RetryPolicy`: the builder chain, `default()`, or the
+    /// default when `retry_policy` is not overridden. `max_attempts` counts
+    /// the first attempt (a lower bound if it counts retries only).
+    fn underway_policy(&self, e: Option<&syn::Expr>, fallback: Span) -> PolicyKind {
+        let d = |s: &'static str| Setting::Default(s);
+        let mut attempts = ConstExpr::Ref(default_ref("underway", "max_attempts"));
+        let mut attempts_span = None;
+        let mut first = d("initial_interval");
+        let mut max = d("max_interval");
+        let mut ratio = Ratio::Default("backoff_coefficient");
+        if let Some(e) = e {
+            let methods = match e {
+                syn::Expr::MethodCall(m) => chain_methods(m),
+                _ => Vec::new(),
+            };
+            let syn::Expr::Call(c) = flow::root_of(e) else {
+                return PolicyKind::Unknown;
+            };
+            // `RetryPolicy::builder()`, also renamed on import
+            // (`RetryPolicy as TaskRetryPolicy`).
+            let segs = path_segs(&c.func);
+            let n = segs.len();
+            if n < 2
+                || !segs[n - 2].ends_with("RetryPolicy")
+                || !matches!(segs[n - 1].as_str(), "builder" | "default")
+            {
+                return PolicyKind::Unknown;
+            }
+            for m in methods {
+                let a = m.args.first();
+                match (method_str(m).as_str(), a) {
+                    ("max_attempts", Some(a)) => {
+                        attempts = self.expr(a);
+                        attempts_span = Some(span_of(a));
+                    }
+                    ("initial_interval_ms", Some(a)) => first = self.setting(a, Some(1)),
+                    ("max_interval_ms", Some(a)) => max = self.setting(a, Some(1)),
+                    ("backoff_coefficient", Some(a)) => match float_lit(a) {
+                        Some(f) => ratio = Ratio::Float(f, span_of(a)),
+                        None => return PolicyKind::Unknown,
+                    },
+                    ("build", _) => {}
+                    _ => return PolicyKind::Unknown,
+                }
+            }
+        }
+        let times = Setting::Written {
+            expr: ConstExpr::Sub(Box::new(attempts), Box::new(ConstExpr::Int(1))),
+            span: attempts_span.unwrap_or(fallback),
+            unit_ms: None,
+        };
+        PolicyKind::Series {
+            shape: Shape::Geometric,
+            first,
+            ratio,
+            max: Some(max),
+            times: Some(times),
+            cap: None,
+        }
     }
 
     fn visit_impl_run(&mut self, run: &syn::ImplItemFn, owner: String, at: Span, kind: PolicyKind) {
@@ -1169,6 +1492,97 @@ impl Walker<'_> {
         true
     }
 
+    /// apalis: `WorkerBuilder::new("payouts").retry(policy)….build_fn(send)`:
+    /// the worker re-runs `send` with the same job.
+    fn apalis_worker(&mut self, m: &syn::ExprMethodCall) {
+        let chain = chain_methods(m);
+        let syn::Expr::Call(root) = flow::root_of(&m.receiver) else {
+            return;
+        };
+        if !path_segs(&root.func).ends_with(&["WorkerBuilder".into(), "new".into()]) {
+            return;
+        }
+        let Some(retry) = chain.iter().find(|c| c.method == "retry") else {
+            return;
+        };
+        let Some(policy) = retry.args.first().and_then(|p| self.apalis_policy(p)) else {
+            return;
+        };
+        let Some(syn::Expr::Path(handler)) = m.args.first() else {
+            return;
+        };
+        let at = Span::new(
+            super::byte_span(retry.method.span()).start,
+            span_of(*retry).end,
+        );
+        let name = super::path_idents(&handler.path);
+        self.site(
+            at,
+            format!("apalis worker `{}`", name.join("::")),
+            span_of(handler),
+            Some(name),
+            policy,
+            false,
+        );
+    }
+
+    /// sqlxmq at spawn time: `send.builder().set_retries(20)
+    /// .set_retry_backoff(d)….spawn(&pool)` re-runs the job `send` with the
+    /// same arguments. A backoff the spawn leaves unset is taken as sqlxmq's
+    /// default, not the job attribute's: a lower bound.
+    fn sqlxmq_spawn(&mut self, m: &syn::ExprMethodCall) {
+        let chain = chain_methods(m);
+        let Some(builder) = chain
+            .iter()
+            .find(|c| c.method == "builder" && c.args.is_empty())
+        else {
+            return;
+        };
+        let syn::Expr::Path(job) = &*builder.receiver else {
+            return;
+        };
+        let mut times = None;
+        let mut first = None;
+        let mut at = None;
+        for c in &chain {
+            let a = c.args.first();
+            let here = Span::new(super::byte_span(c.method.span()).start, span_of(*c).end);
+            match (method_str(c).as_str(), a) {
+                ("set_retries", Some(a)) => {
+                    times = Some(self.setting(a, None));
+                    at = Some(here);
+                }
+                ("set_retry_backoff", Some(a)) => {
+                    first = Some(self.setting(a, None));
+                    at = at.or(Some(here));
+                }
+                _ => {}
+            }
+        }
+        let Some(at) = at else { return };
+        let name = super::path_idents(&job.path);
+        let policy = Policy {
+            span: at,
+            krate: "sqlxmq",
+            kind: PolicyKind::Series {
+                shape: Shape::Geometric,
+                first: first.unwrap_or(Setting::Default("retry_backoff")),
+                ratio: Ratio::Default("retry_backoff.factor"),
+                max: None,
+                times: Some(times.unwrap_or(Setting::Default("retries"))),
+                cap: None,
+            },
+        };
+        self.site(
+            at,
+            format!("sqlxmq spawn of `{}`", name.join("::")),
+            span_of(job),
+            Some(name),
+            policy,
+            false,
+        );
+    }
+
     /// `RetryTransientMiddleware::new_with_policy(p)` anywhere in `e`: the
     /// client it builds retries with `p`.
     fn retry_middleware(&mut self, e: &syn::Expr, binding: Option<String>, field: bool) {
@@ -1203,6 +1617,10 @@ impl Walker<'_> {
     }
 }
 
+/// A method of a builder chain: its name, arguments, and span from the name
+/// to the closing parenthesis.
+type Call<'e> = (String, Vec<&'e syn::Expr>, Span);
+
 fn method_str(m: &syn::ExprMethodCall) -> String {
     m.method.to_string()
 }
@@ -1216,6 +1634,24 @@ pub fn default_ref(krate: &str, setting: &str) -> String {
 
 /// Prefix of [`default_ref`] names; no Rust identifier starts with it.
 pub const DEFAULT_REF: &str = "default:";
+
+/// A fang `backoff` body: seconds as a constant (`(60, None)`), or a power
+/// of the attempt (`u32::pow(3, attempt)`, `3u32.pow(attempt)`: `(1, Some(3))`).
+fn fang_backoff(e: &syn::Expr) -> Option<(u64, Option<f64>)> {
+    match e {
+        syn::Expr::Lit(_) => float_lit(e).map(|k| (k as u64, None)),
+        syn::Expr::Call(c) if path_segs(&c.func).ends_with(&["u32".into(), "pow".into()]) => {
+            let base = float_lit(c.args.first()?)?;
+            Some((1, Some(base)))
+        }
+        syn::Expr::MethodCall(m) if m.method == "pow" => {
+            let base = float_lit(&m.receiver)?;
+            Some((1, Some(base)))
+        }
+        syn::Expr::Paren(p) => fang_backoff(&p.expr),
+        _ => None,
+    }
+}
 
 /// The value a function body ends with.
 fn fn_tail(b: &syn::Block) -> Option<&syn::Expr> {
@@ -1256,10 +1692,243 @@ fn job_table_res() -> &'static JobTableRes {
         };
         JobTableRes {
             bump: re(r"(?i)\b(\w+)\s*=\s*(\w+)\s*\+\s*1\b"),
-            delay: re(r"(?i)(?:now\(\)|current_timestamp|clock_timestamp\(\))\s*\+\s*(?:interval\s*)?'([^']+)'(?:\s*::\s*interval)?(?:\s*\*\s*(\w+))?"),
+            delay: re(r"(?i)(?:now\(\)|current_timestamp|clock_timestamp\(\))\s*\+\s*(?:interval\s*)?'([^']+)'(?:\s*::\s*interval)?(?:\s*\*\s*(?:power\s*\(\s*(\d+(?:\.\d+)?)\s*,\s*(\w+)\s*\)|(\w+)\b))?"),
             bound: re(r"(?i)\b(\w+)\s*(<=|<)\s*(\d+)"),
         }
     })
+}
+
+/// Whether a bound reads as "stop when" (`if n >= 5 { break }`) or "go on
+/// while" (`while n < 5`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BoundSense {
+    Exit,
+    Continue,
+}
+
+/// The bound a comparison puts on `counter`: the limit, whether the count
+/// reaches one past it, and the limit's span. `n >= 5` (exit) and `n < 5`
+/// (continue) stop after 5 passes; `n > 5` and `n <= 5` after 6.
+fn loop_bound<'e>(
+    e: &'e syn::Expr,
+    counter: &str,
+    sense: BoundSense,
+) -> Option<(&'e syn::Expr, bool, Span)> {
+    let syn::Expr::Binary(b) = e else {
+        return match e {
+            syn::Expr::Paren(p) => loop_bound(&p.expr, counter, sense),
+            _ => None,
+        };
+    };
+    let joins = match sense {
+        BoundSense::Exit => matches!(b.op, syn::BinOp::Or(_)),
+        BoundSense::Continue => matches!(b.op, syn::BinOp::And(_)),
+    };
+    if joins {
+        return loop_bound(&b.left, counter, sense)
+            .or_else(|| loop_bound(&b.right, counter, sense));
+    }
+    let is_counter = |x: &syn::Expr| matches!(x, syn::Expr::Path(p) if p.path.is_ident(counter));
+    // Read as `counter OP limit`; a flipped comparison is mirrored.
+    let (limit, op) = if is_counter(&b.left) {
+        (&*b.right, b.op)
+    } else if is_counter(&b.right) {
+        let mirrored = match b.op {
+            syn::BinOp::Lt(t) => syn::BinOp::Gt(syn::token::Gt { spans: t.spans }),
+            syn::BinOp::Le(t) => syn::BinOp::Ge(syn::token::Ge { spans: t.spans }),
+            syn::BinOp::Gt(t) => syn::BinOp::Lt(syn::token::Lt { spans: t.spans }),
+            syn::BinOp::Ge(t) => syn::BinOp::Le(syn::token::Le { spans: t.spans }),
+            other => other,
+        };
+        (&*b.left, mirrored)
+    } else {
+        return None;
+    };
+    let plus_one = match (sense, op) {
+        (BoundSense::Exit, syn::BinOp::Ge(_) | syn::BinOp::Eq(_)) => false,
+        (BoundSense::Exit, syn::BinOp::Gt(_)) => true,
+        (BoundSense::Continue, syn::BinOp::Lt(_) | syn::BinOp::Ne(_)) => false,
+        (BoundSense::Continue, syn::BinOp::Le(_)) => true,
+        _ => return None,
+    };
+    Some((limit, plus_one, span_of(limit)))
+}
+
+/// A bound on `counter` in the body: an `if` or a match guard on it whose
+/// branch leaves the loop (`break` or `return`).
+fn exit_bound<'e>(b: &'e syn::Block, counter: &str) -> Option<(&'e syn::Expr, bool, Span)> {
+    struct X<'e, 'c> {
+        counter: &'c str,
+        found: Option<(&'e syn::Expr, bool, Span)>,
+    }
+    impl<'e> Visit<'e> for X<'e, '_> {
+        fn visit_expr_if(&mut self, i: &'e syn::ExprIf) {
+            if self.found.is_none() && leaves(&i.then_branch.stmts) {
+                self.found = loop_bound(&i.cond, self.counter, BoundSense::Exit);
+            }
+            visit::visit_expr_if(self, i);
+        }
+        fn visit_arm(&mut self, a: &'e syn::Arm) {
+            if let (None, Some((_, guard))) = (&self.found, &a.guard) {
+                if expr_leaves(&a.body) {
+                    self.found = loop_bound(guard, self.counter, BoundSense::Exit);
+                }
+            }
+            visit::visit_arm(self, a);
+        }
+        fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+        fn visit_expr_loop(&mut self, _: &'e syn::ExprLoop) {}
+        fn visit_expr_while(&mut self, _: &'e syn::ExprWhile) {}
+    }
+    let mut x = X {
+        counter,
+        found: None,
+    };
+    x.visit_block(b);
+    x.found
+}
+
+/// A bound on a job table's attempt column written in Rust: a comparison
+/// of a field or binding named like the column (`job.attempts >= 5`,
+/// `attempts < MAX_ATTEMPTS`) with a limit. `>=` and `<` stop at the limit,
+/// `>` and `<=` one later.
+fn column_bound<'e>(b: &'e syn::Block, col: &str) -> Option<(&'e syn::Expr, bool, Span)> {
+    struct C<'e, 'c>(&'c str, Option<(&'e syn::Expr, bool, Span)>);
+    impl<'e> Visit<'e> for C<'e, '_> {
+        fn visit_expr_binary(&mut self, e: &'e syn::ExprBinary) {
+            let named = |x: &syn::Expr| match x {
+                syn::Expr::Field(f) => {
+                    matches!(&f.member, syn::Member::Named(n) if n.to_string().eq_ignore_ascii_case(self.0))
+                }
+                syn::Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| i.to_string().eq_ignore_ascii_case(self.0)),
+                _ => false,
+            };
+            if self.1.is_none() {
+                let (limit, op_on_col) = if named(&e.left) {
+                    (Some(&*e.right), Some(e.op))
+                } else if named(&e.right) {
+                    // `5 <= job.attempts` reads as `job.attempts >= 5`.
+                    let flipped = match e.op {
+                        syn::BinOp::Lt(t) => {
+                            Some(syn::BinOp::Gt(syn::token::Gt { spans: t.spans }))
+                        }
+                        syn::BinOp::Le(t) => {
+                            Some(syn::BinOp::Ge(syn::token::Ge { spans: t.spans }))
+                        }
+                        syn::BinOp::Gt(t) => {
+                            Some(syn::BinOp::Lt(syn::token::Lt { spans: t.spans }))
+                        }
+                        syn::BinOp::Ge(t) => {
+                            Some(syn::BinOp::Le(syn::token::Le { spans: t.spans }))
+                        }
+                        _ => None,
+                    };
+                    (Some(&*e.left), flipped)
+                } else {
+                    (None, None)
+                };
+                let plus_one = match op_on_col {
+                    Some(syn::BinOp::Ge(_) | syn::BinOp::Lt(_)) => Some(false),
+                    Some(syn::BinOp::Gt(_) | syn::BinOp::Le(_)) => Some(true),
+                    _ => None,
+                };
+                if let (Some(l), Some(p)) = (limit, plus_one) {
+                    self.1 = Some((l, p, span_of(l)));
+                }
+            }
+            visit::visit_expr_binary(self, e);
+        }
+        fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+    }
+    let mut c = C(col, None);
+    c.visit_block(b);
+    c.1
+}
+
+/// Whether statements leave the loop: a `break` or `return` among them.
+fn leaves(stmts: &[syn::Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        syn::Stmt::Expr(e, _) => expr_leaves(e),
+        syn::Stmt::Macro(m) => {
+            let p = &m.mac.path;
+            p.is_ident("panic") || p.is_ident("bail")
+        }
+        _ => false,
+    })
+}
+
+fn expr_leaves(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Break(_) | syn::Expr::Return(_) => true,
+        syn::Expr::Block(b) => leaves(&b.block.stmts),
+        syn::Expr::Macro(m) => m.mac.path.is_ident("bail") || m.mac.path.is_ident("panic"),
+        _ => false,
+    }
+}
+
+/// Names a body adds one to: `n += 1`, `n = n + 1`.
+fn increments(b: &syn::Block) -> Vec<String> {
+    struct I(Vec<String>);
+    impl<'ast> Visit<'ast> for I {
+        fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+            if let (syn::BinOp::AddAssign(_), syn::Expr::Path(p)) = (&e.op, &*e.left) {
+                if float_lit(&e.right) == Some(1.0) {
+                    if let Some(id) = p.path.get_ident() {
+                        self.0.push(id.to_string());
+                    }
+                }
+            }
+            visit::visit_expr_binary(self, e);
+        }
+        fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+            if let (syn::Expr::Path(p), syn::Expr::Binary(b)) = (&*e.left, &*e.right) {
+                let same = matches!(&*b.left, syn::Expr::Path(l) if l.path == p.path);
+                if same && matches!(b.op, syn::BinOp::Add(_)) && float_lit(&b.right) == Some(1.0) {
+                    if let Some(id) = p.path.get_ident() {
+                        self.0.push(id.to_string());
+                    }
+                }
+            }
+            visit::visit_expr_assign(self, e);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut i = I(Vec::new());
+    i.visit_block(b);
+    i.0.dedup();
+    i.0
+}
+
+/// Whether a body holds a `for` loop over items (not a range): a batch.
+fn has_item_loop(b: &syn::Block) -> bool {
+    struct F(bool);
+    impl<'ast> Visit<'ast> for F {
+        fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+            self.0 |= !matches!(&*e.expr, syn::Expr::Range(_));
+            visit::visit_expr_for_loop(self, e);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut f = F(false);
+    f.visit_block(b);
+    f.0
+}
+
+/// Whether an expression names `name`.
+fn mentions(e: &syn::Expr, name: &str) -> bool {
+    struct M<'n>(&'n str, bool);
+    impl<'ast> Visit<'ast> for M<'_> {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            self.1 |= p.is_ident(self.0);
+            visit::visit_path(self, p);
+        }
+    }
+    let mut m = M(name, false);
+    m.visit_expr(e);
+    m.1
 }
 
 /// `delay *= k` or `delay = delay * k` in a body: the factor.
@@ -1338,6 +2007,9 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        if self.underway_impl(i) {
+            return;
+        }
         if self.fang_impl(i) {
             for item in &i.items {
                 if let syn::ImplItem::Fn(f) = item {
@@ -1438,6 +2110,12 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             self.keyed_header(m);
             return;
         }
+        if matches!(name.as_str(), "build_fn" | "build") {
+            self.apalis_worker(m);
+        }
+        if name == "spawn" {
+            self.sqlxmq_spawn(m);
+        }
         // backon: `(|| async { .. }).retry(policy)`, `send.retry(policy)`
         if name == "retry" && CallShape::method("retry").any_of(&knowledge::effects().retry) {
             let Some(p) = m.args.first() else { return };
@@ -1464,6 +2142,18 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
         visit::visit_expr_for_loop(self, e);
         self.range_loop(e);
+    }
+
+    fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+        visit::visit_expr_loop(self, e);
+        let kw = super::byte_span(e.loop_token.span);
+        self.counted_loop(kw, None, &e.body, "`loop`");
+    }
+
+    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        visit::visit_expr_while(self, e);
+        let kw = super::byte_span(e.while_token.span);
+        self.counted_loop(kw, Some(&e.cond), &e.body, "`while` loop");
     }
 
     fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
