@@ -110,3 +110,11 @@ fn retries_past_the_key_retention_render_with_the_span_the_request_and_the_key()
         "testdata/rules/retry-outlives-key-retention/flag/src"
     ));
 }
+
+/// `unscoped-idempotency-key` on tables and on Redis key formats in Rust,
+/// TypeScript, Go and Python: a warning where the caller is at hand, a note
+/// where it is not.
+#[test]
+fn unscoped_keys_render_for_tables_and_redis_key_formats() {
+    insta::assert_snapshot!(human("testdata/rules/unscoped-idempotency-key/flag"));
+}
