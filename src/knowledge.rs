@@ -874,8 +874,34 @@ pub struct ManagedDefault {
 #[serde(deny_unknown_fields)]
 pub struct Redis {
     pub link_words: Words,
+    /// Settings that select a cache abstraction's backend.
+    #[serde(default)]
+    pub cache_backend: CacheBackend,
     pub policy: Vec<EvictionPolicy>,
     pub provider: Vec<ManagedDefault>,
+}
+
+/// A setting that selects a cache's backend (`cache_type = "redis"`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheBackend {
+    pub keys: Vec<String>,
+    pub redis_values: Vec<String>,
+}
+
+impl CacheBackend {
+    /// Whether a setting's name selects a cache's backend (`SVIX_CACHE_TYPE`,
+    /// `cache.backend`): `None` when it does not, else whether its value
+    /// selects Redis.
+    pub fn selects(&self, key: &str, value: &str) -> Option<bool> {
+        let words = name_words(key);
+        let last = words.last()?;
+        if !words.iter().any(|w| w == "cache") || !self.keys.iter().any(|k| k == last) {
+            return None;
+        }
+        let v = value.trim().to_ascii_lowercase();
+        Some(self.redis_values.contains(&v))
+    }
 }
 
 impl Redis {
