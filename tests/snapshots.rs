@@ -118,3 +118,13 @@ fn retries_past_the_key_retention_render_with_the_span_the_request_and_the_key()
 fn unscoped_keys_render_for_tables_and_redis_key_formats() {
     insta::assert_snapshot!(human("testdata/rules/unscoped-idempotency-key/flag"));
 }
+
+/// A table written only by a handler that verifies Adyen's HMAC signature
+/// takes Adyen's replay window (an error, with a label at the writer); the
+/// same table written by code that names no provider stays a note.
+#[test]
+fn a_writer_that_verifies_adyen_names_the_counterparty_and_an_anonymous_one_does_not() {
+    let signed = human("testdata/projects/signed-deliveries");
+    let unsigned = human("testdata/projects/unsigned-deliveries");
+    insta::assert_snapshot!(format!("{signed}\n---\n{unsigned}"));
+}
