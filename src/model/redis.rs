@@ -835,6 +835,27 @@ struct Endpoint {
     owner: Option<Owner>,
 }
 
+/// Every (key, value, value span) setting of a config file: plain keys,
+/// compose `KEY=value` items and Kubernetes `name:`/`value:` pairs.
+fn settings<'a>(
+    entries: &'a [ConfEntry],
+    text: &'a str,
+) -> impl Iterator<Item = (String, String, Span)> + 'a {
+    let pairs = k8s_env_pairs(entries)
+        .into_iter()
+        .filter_map(move |(n, v)| {
+            Some((
+                n.scalar()?.to_string(),
+                v.scalar()?.to_string(),
+                scalar_span(text, v),
+            ))
+        });
+    entries
+        .iter()
+        .filter_map(move |e| setting_of(e, text))
+        .chain(pairs)
+}
+
 fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<Endpoint> {
     let words = &knowledge::redis().link_words;
     let stores = knowledge::stores();
@@ -842,21 +863,7 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<End
     for f in files {
         let Some(doc) = &f.conf else { continue };
         let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
-        let pairs = k8s_env_pairs(&doc.entries)
-            .into_iter()
-            .filter_map(|(n, v)| {
-                Some((
-                    n.scalar()?.to_string(),
-                    v.scalar()?.to_string(),
-                    scalar_span(text, v),
-                ))
-            });
-        for (key, value, span) in doc
-            .entries
-            .iter()
-            .filter_map(|e| setting_of(e, text))
-            .chain(pairs)
-        {
+        for (key, value, span) in settings(&doc.entries, text) {
             let speaks = words.matches(&key) || stores.redis_prefix.matches(&key);
             if speaks == generic {
                 continue;
@@ -1008,22 +1015,8 @@ fn cache_selections(files: &[FileFacts], sources: &SourceMap) -> Vec<Selection> 
     for f in files.iter().filter(|f| !f.test_path) {
         let Some(doc) = &f.conf else { continue };
         let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
-        let pairs = k8s_env_pairs(&doc.entries)
-            .into_iter()
-            .filter_map(|(n, v)| {
-                Some((
-                    n.scalar()?.to_string(),
-                    v.scalar()?.to_string(),
-                    scalar_span(text, v),
-                ))
-            });
         let mut blocks = None;
-        for (key, value, span) in doc
-            .entries
-            .iter()
-            .filter_map(|e| setting_of(e, text))
-            .chain(pairs)
-        {
+        for (key, value, span) in settings(&doc.entries, text) {
             let Some(redis) = backend.selects(&key, &value) else {
                 continue;
             };
