@@ -200,6 +200,10 @@ pub struct Stores {
     pub provider_event_table: Words,
     pub fingerprint_column: Words,
     pub redis_prefix: Words,
+    /// Redis key prefixes of client request keys, whose key formats
+    /// `unscoped-idempotency-key` judges.
+    #[serde(default)]
+    pub request_key_prefix: Words,
     /// Store names that hold provider event ids rather than request keys.
     #[serde(default)]
     pub event_table: Words,
@@ -242,6 +246,30 @@ impl Stores {
     /// Whether a Redis key prefix names a store.
     pub fn is_store_prefix(&self, prefix: &str) -> bool {
         self.redis_prefix.matches(prefix)
+    }
+
+    /// Whether a Redis key prefix names a store of client request keys
+    /// (`idem:`, `idempotency:`), not a provider's deliveries
+    /// (`webhookdedupe:`) nor a claim's lock (`idem:lock:`).
+    pub fn is_request_key_prefix(&self, prefix: &str) -> bool {
+        self.is_store_prefix(prefix)
+            && self.request_key_prefix.matches(prefix)
+            && !self.event_table.matches(prefix)
+            && !retention_words().is_excluded(prefix)
+    }
+
+    /// Whether an identifier names a client's request key
+    /// (`idempotency_key`, `idemKey`, `key`, `req.request_id`).
+    pub fn is_request_key_name(&self, ident: &str) -> bool {
+        let s = snake(ident);
+        let names = self
+            .key_column
+            .request_key
+            .iter()
+            .chain(&self.key_column.marks_store);
+        names
+            .clone()
+            .any(|n| *n == s || (n.contains('_') && s.ends_with(&format!("_{n}"))))
     }
 }
 
@@ -846,8 +874,34 @@ pub struct ManagedDefault {
 #[serde(deny_unknown_fields)]
 pub struct Redis {
     pub link_words: Words,
+    /// Settings that select a cache abstraction's backend.
+    #[serde(default)]
+    pub cache_backend: CacheBackend,
     pub policy: Vec<EvictionPolicy>,
     pub provider: Vec<ManagedDefault>,
+}
+
+/// A setting that selects a cache's backend (`cache_type = "redis"`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheBackend {
+    pub keys: Vec<String>,
+    pub redis_values: Vec<String>,
+}
+
+impl CacheBackend {
+    /// Whether a setting's name selects a cache's backend (`SVIX_CACHE_TYPE`,
+    /// `cache.backend`): `None` when it does not, else whether its value
+    /// selects Redis.
+    pub fn selects(&self, key: &str, value: &str) -> Option<bool> {
+        let words = name_words(key);
+        let last = words.last()?;
+        if !words.iter().any(|w| w == "cache") || !self.keys.iter().any(|k| k == last) {
+            return None;
+        }
+        let v = value.trim().to_ascii_lowercase();
+        Some(self.redis_values.contains(&v))
+    }
 }
 
 impl Redis {

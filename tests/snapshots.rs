@@ -135,3 +135,21 @@ fn readme_output_sample_is_a_verbatim_excerpt_of_the_demo_output() {
         "README sample's summary line"
     );
 }
+
+/// `unscoped-idempotency-key` on tables and on Redis key formats in Rust,
+/// TypeScript, Go and Python: a warning where the caller is at hand, a note
+/// where it is not.
+#[test]
+fn unscoped_keys_render_for_tables_and_redis_key_formats() {
+    insta::assert_snapshot!(human("testdata/rules/unscoped-idempotency-key/flag"));
+}
+
+/// A table written only by a handler that verifies Adyen's HMAC signature
+/// takes Adyen's replay window (an error, with a label at the writer); the
+/// same table written by code that names no provider stays a note.
+#[test]
+fn a_writer_that_verifies_adyen_names_the_counterparty_and_an_anonymous_one_does_not() {
+    let signed = human("testdata/projects/signed-deliveries");
+    let unsigned = human("testdata/projects/unsigned-deliveries");
+    insta::assert_snapshot!(format!("{signed}\n---\n{unsigned}"));
+}

@@ -7,6 +7,7 @@ pub mod conf;
 pub mod env;
 pub mod hcl;
 pub mod json;
+pub mod key_format;
 pub mod redis_conf;
 pub mod redis_yaml;
 pub mod rust;
@@ -125,6 +126,28 @@ pub struct RedisKeyWrite {
     pub nx: bool,
 }
 
+/// A Redis key as code builds it, for `unscoped-idempotency-key`:
+/// `format!("idem:{}:{}", merchant_id, key)`, `` `idem:${tenantId}:${key}` ``.
+/// Only formats whose prefix names a request-key store are kept.
+#[derive(Debug, Clone)]
+pub struct KeyFormat {
+    /// The format string's text in the file (inside the quotes).
+    pub span: Span,
+    /// The format as written (`idem:{}:{}`).
+    pub text: String,
+    /// The literal prefix before the first placeholder (`idem:`).
+    pub prefix: String,
+    /// The literal text between placeholders.
+    pub literals: Vec<String>,
+    /// For each placeholder, the identifiers it is built from (a Rust
+    /// `let` it names adds what that binding was built from); empty when
+    /// unknown.
+    pub holes: Vec<Vec<String>>,
+    /// Identifiers of the code around it (the enclosing Rust function, or
+    /// the lines before the literal elsewhere): which caller is at hand.
+    pub around: Vec<String>,
+}
+
 /// A table named by SQL inside code (a string literal of Rust or another
 /// language): which code writes or reads a store.
 #[derive(Debug, Clone)]
@@ -153,6 +176,8 @@ pub struct FileFacts {
     pub retention: Vec<RetentionFact>,
     /// Redis key writes from code.
     pub redis_writes: Vec<RedisKeyWrite>,
+    /// Redis key formats of request-key stores built in code.
+    pub key_formats: Vec<KeyFormat>,
     /// Tables that SQL in the file's string literals writes or reads.
     pub table_uses: Vec<TableUse>,
     /// SQL-only facts: the file's schema events in statement order.
@@ -214,6 +239,7 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Text => {
             text::parse(text, &mut facts);
             facts.table_uses = text::table_uses(text);
+            facts.key_formats = key_format::in_text(text);
         }
     }
     facts

@@ -5,6 +5,7 @@
 
 pub mod flows;
 pub mod headers;
+pub mod key_formats;
 pub mod migrations;
 pub mod redis;
 pub mod retention;
@@ -25,6 +26,8 @@ pub struct ProjectModel {
     pub schema: schema::SchemaModel,
     /// Redis instances, their eviction settings and what links them to stores.
     pub redis: redis::RedisModel,
+    /// Redis key formats of request-key stores that name no caller.
+    pub key_formats: key_formats::KeyFormatModel,
     /// Rust functions joined across the crate: events, summaries, traces.
     pub flows: flows::FlowModel,
     /// Retries, their worst-case spans, and the keyed requests they resend.
@@ -61,6 +64,7 @@ impl ProjectModel {
         let mut schema = schema::SchemaModel::build(&files, sources, config);
         schema.mark_treated_as_stores(&files);
         let redis = redis::RedisModel::build(&files, sources, config);
+        let key_formats = key_formats::KeyFormatModel::build(&files, config);
         let flows = flows::FlowModel::build(&files, sources, config, &schema);
         let retries = retries::RetryModel::build(&files, config, &flows);
         ProjectModel {
@@ -69,6 +73,7 @@ impl ProjectModel {
             retention,
             schema,
             redis,
+            key_formats,
             flows,
             retries,
         }

@@ -481,6 +481,72 @@ impl RedisModel {
                 });
             }
         }
+        // 3d. A cache abstraction: the idempotency code keeps its keys in a
+        // cache with a Redis backend, and the config of the same service
+        // selects that backend (`cache_type = "redis"`) or names the cache's
+        // Redis (`cache_dsn`).
+        if let Some(cs) = cache_store(files) {
+            let selections = cache_selections(files, sources);
+            let all: Vec<&Endpoint> = generic.iter().chain(&endpoints).collect();
+            let instances = &self.instances;
+            let mut found: Vec<(usize, Link)> = Vec::new();
+            for (n, inst) in instances.iter().enumerate() {
+                if !inst.links.is_empty() {
+                    continue;
+                }
+                let hit = all.iter().find_map(|ep| {
+                    if !points_at(inst, &ep.host) || is_test_file(files, ep.file) {
+                        return None;
+                    }
+                    let same = |f: FileId, o: &Option<Owner>| f == ep.file && *o == ep.owner;
+                    let here: Vec<&Selection> =
+                        selections.iter().filter(|x| same(x.file, &x.owner)).collect();
+                    let cache_named = knowledge::name_words(&ep.key).iter().any(|w| w == "cache");
+                    let pick = here.iter().find(|x| x.redis);
+                    if pick.is_none() && (!cache_named || !here.is_empty()) {
+                        return None;
+                    }
+                    // A generic setting (`REDIS_URL`) says which Redis only
+                    // when the service's settings point at one instance.
+                    if !cache_named {
+                        let mut targets: Vec<usize> = Vec::new();
+                        for o in all.iter().filter(|o| same(o.file, &o.owner)) {
+                            for (i, x) in instances.iter().enumerate() {
+                                if points_at(x, &o.host) && !targets.contains(&i) {
+                                    targets.push(i);
+                                }
+                            }
+                        }
+                        if targets.len() != 1 {
+                            return None;
+                        }
+                    }
+                    let selected = pick
+                        .map(|x| format!(", which `{}` selects", x.key))
+                        .unwrap_or_default();
+                    Some(Link {
+                        file: ep.file,
+                        span: ep.span,
+                        reason: format!(
+                            "holds idempotency keys: `{}` points at {} `{}`, the Redis backend of the `{}` that `{}` keeps its keys in{selected}",
+                            ep.key,
+                            inst.kind.describe(),
+                            inst.name,
+                            cs.cache,
+                            cs.owner
+                        ),
+                    })
+                });
+                if let Some(l) = hit {
+                    found.push((n, l));
+                }
+            }
+            for (n, l) in found {
+                if let Some(inst) = self.instances.get_mut(n) {
+                    inst.links.push(l);
+                }
+            }
+        }
         // 4. Code that sets the policy and writes store keys itself.
         for inst in self
             .instances
@@ -769,6 +835,27 @@ struct Endpoint {
     owner: Option<Owner>,
 }
 
+/// Every (key, value, value span) setting of a config file: plain keys,
+/// compose `KEY=value` items and Kubernetes `name:`/`value:` pairs.
+fn settings<'a>(
+    entries: &'a [ConfEntry],
+    text: &'a str,
+) -> impl Iterator<Item = (String, String, Span)> + 'a {
+    let pairs = k8s_env_pairs(entries)
+        .into_iter()
+        .filter_map(move |(n, v)| {
+            Some((
+                n.scalar()?.to_string(),
+                v.scalar()?.to_string(),
+                scalar_span(text, v),
+            ))
+        });
+    entries
+        .iter()
+        .filter_map(move |e| setting_of(e, text))
+        .chain(pairs)
+}
+
 fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<Endpoint> {
     let words = &knowledge::redis().link_words;
     let stores = knowledge::stores();
@@ -776,21 +863,7 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<End
     for f in files {
         let Some(doc) = &f.conf else { continue };
         let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
-        let pairs = k8s_env_pairs(&doc.entries)
-            .into_iter()
-            .filter_map(|(n, v)| {
-                Some((
-                    n.scalar()?.to_string(),
-                    v.scalar()?.to_string(),
-                    scalar_span(text, v),
-                ))
-            });
-        for (key, value, span) in doc
-            .entries
-            .iter()
-            .filter_map(|e| setting_of(e, text))
-            .chain(pairs)
-        {
+        for (key, value, span) in settings(&doc.entries, text) {
             let speaks = words.matches(&key) || stores.redis_prefix.matches(&key);
             if speaks == generic {
                 continue;
@@ -814,6 +887,14 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<End
 /// of a file's endpoints (found by span: an env entry lies inside its
 /// service's or workload's part of the file).
 fn set_owners(entries: &[ConfEntry], text: &str, file: FileId, out: &mut [Endpoint]) {
+    let blocks = owner_blocks(entries, text);
+    for ep in out.iter_mut().filter(|ep| ep.file == file) {
+        ep.owner = owner_at(&blocks, ep.span);
+    }
+}
+
+/// Each compose service's and Kubernetes workload's environment block.
+fn owner_blocks(entries: &[ConfEntry], text: &str) -> Vec<(Span, Owner)> {
     let mut owners: Vec<(Span, Owner)> = Vec::new();
     let workload = |doc: usize| {
         let kind = entries
@@ -872,15 +953,87 @@ fn set_owners(entries: &[ConfEntry], text: &str, file: FileId, out: &mut [Endpoi
             .unwrap_or(text.len());
         owners.push((Span::new(start, end), owner));
     }
-    for ep in out.iter_mut().filter(|ep| ep.file == file) {
-        // The innermost block that holds it: a later document's block
-        // starts after an earlier one's, which runs to the end of the file.
-        ep.owner = owners
+    owners
+}
+
+/// The innermost environment block that holds a span: a later document's
+/// block starts after an earlier one's, which runs to the end of the file.
+fn owner_at(blocks: &[(Span, Owner)], span: Span) -> Option<Owner> {
+    blocks
+        .iter()
+        .filter(|(s, _)| s.start <= span.start && span.end <= s.end)
+        .max_by_key(|(s, _)| s.start)
+        .map(|(_, o)| o.clone())
+}
+
+/// Idempotency code that keeps its keys in a cache type with a Redis
+/// backend (`IdempotencyService { cache: Cache }`, `enum Cache { Redis(..) }`).
+struct CacheStore {
+    /// The idempotency item (`IdempotencyService`).
+    owner: String,
+    /// The cache type it holds (`Cache`).
+    cache: String,
+}
+
+fn cache_store(files: &[FileFacts]) -> Option<CacheStore> {
+    let code = || {
+        files
             .iter()
-            .filter(|(s, _)| s.start <= ep.span.start && ep.span.end <= s.end)
-            .max_by_key(|(s, _)| s.start)
-            .map(|(_, o)| o.clone());
+            .filter(|f| !f.test_path)
+            .filter_map(|f| f.rust.as_ref())
+    };
+    let backends: Vec<&(String, String)> =
+        code().flat_map(|r| r.cache.redis_backends.iter()).collect();
+    // The cache type held, or its Redis implementation held directly.
+    code()
+        .flat_map(|r| r.cache.store_uses.iter())
+        .find_map(|u| {
+            u.types.iter().find_map(|t| {
+                backends
+                    .iter()
+                    .find(|(c, b)| c == t || b == t)
+                    .map(|_| CacheStore {
+                        owner: u.owner.clone(),
+                        cache: t.clone(),
+                    })
+            })
+        })
+}
+
+/// A setting that selects a cache's backend (`cache_type = "redis"`,
+/// `SVIX_CACHE_TYPE=memory`), with the service whose environment sets it.
+struct Selection {
+    file: FileId,
+    key: String,
+    redis: bool,
+    owner: Option<Owner>,
+}
+
+fn cache_selections(files: &[FileFacts], sources: &SourceMap) -> Vec<Selection> {
+    let backend = &knowledge::redis().cache_backend;
+    let mut out = Vec::new();
+    for f in files.iter().filter(|f| !f.test_path) {
+        let Some(doc) = &f.conf else { continue };
+        let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
+        let mut blocks = None;
+        for (key, value, span) in settings(&doc.entries, text) {
+            let Some(redis) = backend.selects(&key, &value) else {
+                continue;
+            };
+            let blocks = blocks.get_or_insert_with(|| owner_blocks(&doc.entries, text));
+            out.push(Selection {
+                file: f.file,
+                key,
+                redis,
+                owner: owner_at(blocks, span),
+            });
+        }
     }
+    out
+}
+
+fn is_test_file(files: &[FileFacts], file: FileId) -> bool {
+    files.iter().any(|f| f.file == file && f.test_path)
 }
 
 /// Who an environment setting is set for.

@@ -1,8 +1,10 @@
 //! `unscoped-idempotency-key`: a request-key store guarded on the key alone
-//! while the table records which caller sent it.
+//! while the table records which caller sent it, or a Redis key format that
+//! holds the client's key with no caller beside it.
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::key_formats::UnscopedFormat;
 use crate::model::schema::{Guard, Guarding, Store, StoreKind, Table};
 
 pub const NAME: &str = "unscoped-idempotency-key";
@@ -23,6 +25,58 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    for u in &ctx.model.key_formats.unscoped {
+        out.push(unscoped_format(u));
+    }
+}
+
+/// Longest key format quoted in a headline.
+const MAX_SHOWN: usize = 32;
+
+// NOTE: a warning only where the code that builds the key has a caller's
+// identifier at hand (`merchant_id` in the handler): the API is plainly
+// multi-tenant and the caller was left out. Elsewhere the service may have
+// one caller (a checkout backend behind its own front end): a note.
+fn unscoped_format(u: &UnscopedFormat) -> Diagnostic {
+    let k = &u.format;
+    let shown = if k.text.len() > MAX_SHOWN {
+        let mut end = MAX_SHOWN;
+        while !k.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &k.text[..end])
+    } else {
+        k.text.clone()
+    };
+    let (sev, label) = match &u.at_hand {
+        Some(id) => (
+            Severity::Warning,
+            format!("no part names the caller, though `{id}` is at hand here"),
+        ),
+        None => (Severity::Note, "no part names the caller".to_string()),
+    };
+    let id = u.at_hand.as_deref().unwrap_or("tenant");
+    let rest = k.text.strip_prefix(k.prefix.as_str()).unwrap_or(&k.text);
+    // The caller written the way the key's own placeholders are.
+    let help = if rest.starts_with("${") {
+        format!("`{}${{{id}}}:{rest}`", k.prefix)
+    } else if rest.starts_with("#{") {
+        format!("`{}#{{{id}}}:{rest}`", k.prefix)
+    } else if rest.starts_with('%') {
+        format!("`{}%s:{rest}`, with `{id}` as the first argument", k.prefix)
+    } else {
+        format!("`{}{{{id}}}:{rest}`", k.prefix)
+    };
+    Diagnostic::new(
+        NAME,
+        sev,
+        u.file,
+        k.span,
+        format!("key format `{shown}` holds the client's key without its caller scope"),
+    )
+    .with_primary_label(label)
+    .with_note("one caller's key can collide with, or replay, another caller's stored response")
+    .with_help(format!("make the key unique per caller: {help}"))
 }
 
 fn unscoped(t: &Table, s: &Store, g: &Guard) -> Diagnostic {

@@ -2,6 +2,7 @@
 //! visitors that each read one kind of fact; this module parses once, guards
 //! the stack and hands the tree to them.
 
+pub mod cache;
 pub mod flow;
 pub mod redis_config;
 pub mod retention;
@@ -26,6 +27,8 @@ pub struct RustFacts {
     pub flow: flow::FlowFacts,
     /// Retries, their policies and the keyed requests they resend.
     pub retry: retry::RetryFacts,
+    /// Caches with a Redis backend, and the caches idempotency code uses.
+    pub cache: cache::CacheFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +100,7 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     rust.retention = retention::extract(&file, facts);
     rust.flow = flow::collect(text, &file, facts);
     rust.retry = retry::collect(text, &file);
+    rust.cache = cache::collect(&file);
     facts.rust = Some(rust);
     redis_config::collect(&file, facts);
 }

@@ -6,7 +6,8 @@
 //! model where every file is visible (`model::retention`). Not for the header
 //! strings (`mod.rs`) or for effects and flows.
 
-use crate::frontend::{FileFacts, RedisKeyWrite, StoreRef};
+use crate::frontend::key_format;
+use crate::frontend::{FileFacts, KeyFormat, RedisKeyWrite, StoreRef};
 use crate::knowledge;
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
@@ -143,7 +144,49 @@ fn finish(v: Visitor, facts: &mut FileFacts) -> RetentionFacts {
         }
         facts.redis_writes.push(w);
     }
+    // A format seen as a macro and again as a write's key: keep one.
+    let mut formats = v.formats;
+    formats.sort_by_key(|f| f.span.start);
+    formats.dedup_by_key(|f| f.span.start);
+    facts.key_formats.extend(formats);
     v.out
+}
+
+/// Every identifier in a token stream, once each, in order.
+fn token_idents(ts: proc_macro2::TokenStream) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut stack = vec![ts];
+    while let Some(ts) = stack.pop() {
+        for t in ts {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    let s = i.to_string();
+                    if seen.insert(s.clone()) {
+                        out.push(s);
+                    }
+                }
+                proc_macro2::TokenTree::Group(g) => stack.push(g.stream()),
+                // `format!("{account_id}:{key}")` names its arguments inline.
+                proc_macro2::TokenTree::Literal(l) => {
+                    let s = l.to_string();
+                    if !s.starts_with('"') && !s.starts_with("r\"") && !s.starts_with("r#") {
+                        continue;
+                    }
+                    for part in s.split('{').skip(1) {
+                        let inner = part.split(['}', ':']).next().unwrap_or("");
+                        for id in key_format::idents(inner) {
+                            if seen.insert(id.clone()) {
+                                out.push(id);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// Byte ranges of `const NAME ... ;` / `static NAME ... ;` items that start
@@ -338,6 +381,14 @@ struct Visitor {
     /// The function being read sends an idempotency key on an outgoing
     /// request ([`sends_idempotency_key`]).
     fn_sends_key: bool,
+    /// Request-key formats (`format!("idem:{}:{}", tenant, key)`) found.
+    formats: Vec<KeyFormat>,
+    /// `let` bindings of the function built with a key format, and the
+    /// identifiers every `let` of the function was built from.
+    let_formats: HashMap<String, KeyFormat>,
+    let_idents: HashMap<String, Vec<String>>,
+    /// Identifiers of the function being read: which caller is at hand.
+    fn_idents: Vec<String>,
 }
 
 impl Visitor {
@@ -474,6 +525,109 @@ impl Visitor {
         }
     }
 
+    /// The request-key format a Redis key expression is built with: a
+    /// `format!`, or a `let` bound to one.
+    fn key_format(&self, e: &syn::Expr) -> Option<KeyFormat> {
+        match e {
+            syn::Expr::Reference(r) => self.key_format(&r.expr),
+            syn::Expr::Paren(p) => self.key_format(&p.expr),
+            syn::Expr::Group(g) => self.key_format(&g.expr),
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "as_str" | "to_string" | "as_ref" | "clone" | "to_owned" | "as_bytes"
+                ) =>
+            {
+                self.key_format(&m.receiver)
+            }
+            syn::Expr::Macro(m) => self.format_macro(&m.mac),
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments.first()?.ident.to_string();
+                self.let_formats.get(&name).cloned()
+            }
+            _ => None,
+        }
+    }
+
+    /// `format!("idem:{}:{}", merchant_id, key)`, `format!("idem:{tenant}:{key}")`,
+    /// `format!("idem:{t}:{k}", t = tenant, k = key)` whose prefix names a
+    /// request-key store.
+    fn format_macro(&self, mac: &syn::Macro) -> Option<KeyFormat> {
+        use syn::punctuated::Punctuated;
+        let name = mac.path.segments.last()?.ident.to_string();
+        if !matches!(name.as_str(), "format" | "formatcp") {
+            return None;
+        }
+        let args = mac
+            .parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+            .ok()?;
+        let mut it = args.iter();
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) = it.next()?
+        else {
+            return None;
+        };
+        let v = lit.value();
+        let (literals, holes, first) = key_format::split_rust(&v)?;
+        let prefix = key_format::request_key_prefix(&v, first)?.to_string();
+        let mut positional = Vec::new();
+        let mut named: HashMap<String, Vec<String>> = HashMap::new();
+        for a in it {
+            if let syn::Expr::Assign(x) = a {
+                if let syn::Expr::Path(p) = &*x.left {
+                    if let Some(id) = p.path.get_ident() {
+                        named.insert(id.to_string(), self.expr_idents(&x.right));
+                        continue;
+                    }
+                }
+            }
+            positional.push(self.expr_idents(a));
+        }
+        let mut next = 0;
+        let holes = holes
+            .iter()
+            .map(|h| match h {
+                key_format::Hole::Next => {
+                    let a = positional.get(next).cloned().unwrap_or_default();
+                    next += 1;
+                    a
+                }
+                key_format::Hole::Index(n) => positional.get(*n).cloned().unwrap_or_default(),
+                key_format::Hole::Inline(n) => named
+                    .get(n)
+                    .cloned()
+                    .unwrap_or_else(|| self.expand(key_format::idents(n))),
+            })
+            .collect();
+        Some(KeyFormat {
+            span: self.span(lit.span()),
+            text: v.clone(),
+            prefix,
+            literals,
+            holes,
+            around: self.fn_idents.clone(),
+        })
+    }
+
+    /// The identifiers an expression names, with what the function's `let`
+    /// bindings among them were built from.
+    fn expr_idents(&self, e: &syn::Expr) -> Vec<String> {
+        use quote::ToTokens;
+        self.expand(token_idents(e.to_token_stream()))
+    }
+
+    fn expand(&self, ids: Vec<String>) -> Vec<String> {
+        let mut out = ids.clone();
+        for i in &ids {
+            if let Some(more) = self.let_idents.get(i) {
+                out.extend(more.iter().cloned());
+            }
+        }
+        out
+    }
+
     fn record_write(
         &mut self,
         at: Span,
@@ -525,6 +679,9 @@ impl Visitor {
                     standalone: false,
                 });
             }
+        }
+        if let Some(f) = key.and_then(|k| self.key_format(k)) {
+            self.formats.push(f);
         }
         let ttl = ttl_read.map(|(expr, span, unit, _)| (expr, span, unit));
         self.writes.push((
@@ -864,14 +1021,22 @@ impl<'ast> Visit<'ast> for Visitor {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        use quote::ToTokens;
         let outer = self.enter_fn(&f.sig);
+        let outer_idents =
+            std::mem::replace(&mut self.fn_idents, token_idents(f.to_token_stream()));
         visit::visit_item_fn(self, f);
+        self.fn_idents = outer_idents;
         self.leave_fn(outer);
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        use quote::ToTokens;
         let outer = self.enter_fn(&f.sig);
+        let outer_idents =
+            std::mem::replace(&mut self.fn_idents, token_idents(f.to_token_stream()));
         visit::visit_impl_item_fn(self, f);
+        self.fn_idents = outer_idents;
         self.leave_fn(outer);
     }
 
@@ -886,11 +1051,23 @@ impl<'ast> Visit<'ast> for Visitor {
         visit::visit_expr_path(self, e);
     }
 
+    fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
+        if let Some(f) = self.format_macro(&m.mac) {
+            self.formats.push(f);
+        }
+        visit::visit_expr_macro(self, m);
+    }
+
     fn visit_local(&mut self, local: &'ast syn::Local) {
         if let (Some(name), Some(init)) = (pat_ident(&local.pat), &local.init) {
             if let Some(prefix) = self.key_prefix(&init.expr) {
                 self.let_keys.insert(name.clone(), prefix);
             }
+            if let Some(f) = self.key_format(&init.expr) {
+                self.let_formats.insert(name.clone(), f);
+            }
+            let ids = self.expr_idents(&init.expr);
+            self.let_idents.insert(name.clone(), ids);
             let value = self.read(&init.expr, 0);
             self.record_named(&name, &init.expr);
             self.params.remove(&name);
@@ -972,6 +1149,8 @@ impl Visitor {
         self.fn_sends_key = false;
         self.lets.clear();
         self.let_keys.clear();
+        self.let_formats.clear();
+        self.let_idents.clear();
         self.params = sig
             .inputs
             .iter()

@@ -1,0 +1,200 @@
+//! Cache abstractions in Rust: which types are a cache with a Redis backend
+//! (`enum Cache { Redis(RedisCache), Memory(..) }`, `impl Cache for
+//! RedisCache`), and which types idempotency code keeps its keys in (a field
+//! `cache: Cache` of `IdempotencyService`). The model joins them with the
+//! config that selects the backend (`cache_type = "redis"`). Not for Redis
+//! commands (`retention`, `flow`).
+
+use crate::knowledge::{self, name_words};
+use crate::source::Span;
+use syn::visit::{self, Visit};
+
+#[derive(Debug, Default, Clone)]
+pub struct CacheFacts {
+    /// Cache types with a Redis implementation: the enum or trait, and the
+    /// Redis type (`Cache`, `RedisCache`).
+    pub redis_backends: Vec<(String, String)>,
+    /// Types idempotency code holds or takes: (the idempotency item, the
+    /// type's identifiers, span of the type).
+    pub store_uses: Vec<CacheUse>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CacheUse {
+    /// `IdempotencyService`, `idempotency_layer`.
+    pub owner: String,
+    /// Every identifier of the field's or parameter's type (`Arc<dyn
+    /// CacheBackend>` → `Arc`, `CacheBackend`).
+    pub types: Vec<String>,
+    pub span: Span,
+}
+
+fn has(words: &[String], w: &str) -> bool {
+    words.iter().any(|x| x == w)
+}
+
+fn is_cache(name: &str) -> bool {
+    has(&name_words(name), "cache")
+}
+
+fn is_redis(name: &str) -> bool {
+    name_words(name)
+        .iter()
+        .any(|w| w == "redis" || w == "valkey" || w == "rediscluster")
+}
+
+fn type_idents(ty: &syn::Type) -> Vec<String> {
+    use quote::ToTokens;
+    ty.to_token_stream().into_iter().flat_map(flatten).collect()
+}
+
+fn flatten(t: proc_macro2::TokenTree) -> Vec<String> {
+    match t {
+        proc_macro2::TokenTree::Ident(i) => vec![i.to_string()],
+        proc_macro2::TokenTree::Group(g) => g.stream().into_iter().flat_map(flatten).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn last_ident(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+#[derive(Default)]
+struct Visitor {
+    out: CacheFacts,
+    /// The idempotency-named type whose `impl` block is being read.
+    owner: Option<String>,
+}
+
+impl Visitor {
+    fn uses_in(&mut self, owner: &str, ty: &syn::Type) {
+        use syn::spanned::Spanned;
+        let types = type_idents(ty);
+        if types.iter().any(|t| is_cache(t)) {
+            self.out.store_uses.push(CacheUse {
+                owner: owner.to_string(),
+                types,
+                span: super::byte_span(ty.span()),
+            });
+        }
+    }
+
+    fn params(&mut self, owner: &str, sig: &syn::Signature) {
+        for a in &sig.inputs {
+            if let syn::FnArg::Typed(t) = a {
+                self.uses_in(owner, &t.ty);
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Visitor {
+    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+        let name = s.ident.to_string();
+        if knowledge::redis()
+            .link_words
+            .matches(&knowledge::snake(&name))
+        {
+            for f in &s.fields {
+                self.uses_in(&name, &f.ty);
+            }
+        }
+        visit::visit_item_struct(self, s);
+    }
+
+    fn visit_item_enum(&mut self, e: &'ast syn::ItemEnum) {
+        let name = e.ident.to_string();
+        if is_cache(&name) {
+            for v in &e.variants {
+                let inner = v.fields.iter().find_map(|f| last_ident(&f.ty));
+                let variant = v.ident.to_string();
+                if is_redis(&variant) || inner.as_deref().is_some_and(is_redis) {
+                    let backend = inner.filter(|i| is_redis(i)).unwrap_or(variant);
+                    self.out.redis_backends.push((name.clone(), backend));
+                }
+            }
+        }
+        visit::visit_item_enum(self, e);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let self_ty = last_ident(&i.self_ty);
+        if let (Some((_, tr, _)), Some(ty)) = (&i.trait_, &self_ty) {
+            let tr = tr.segments.last().map(|s| s.ident.to_string());
+            if let Some(tr) = tr {
+                if is_cache(&tr) && is_redis(ty) {
+                    self.out.redis_backends.push((tr, ty.clone()));
+                }
+            }
+        }
+        let named = self_ty
+            .as_deref()
+            .filter(|t| knowledge::redis().link_words.matches(&knowledge::snake(t)))
+            .map(str::to_string);
+        let outer = std::mem::replace(&mut self.owner, named);
+        visit::visit_item_impl(self, i);
+        self.owner = outer;
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if let Some(owner) = self.owner.clone() {
+            self.params(&owner, &f.sig);
+        }
+        visit::visit_impl_item_fn(self, f);
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let name = f.sig.ident.to_string();
+        if knowledge::redis().link_words.matches(&name) {
+            self.params(&name, &f.sig);
+        }
+        visit::visit_item_fn(self, f);
+    }
+}
+
+pub fn collect(file: &syn::File) -> CacheFacts {
+    let mut v = Visitor::default();
+    v.visit_file(file);
+    v.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> CacheFacts {
+        collect(&syn::parse_file(text).unwrap())
+    }
+
+    #[test]
+    fn an_enum_or_trait_with_a_redis_implementation_is_a_redis_backed_cache() {
+        let f = read(
+            "pub enum Cache { Memory(memory::MemoryCache), Redis(redis::RedisCache) }\n\
+             impl KeyCache for RedisKeyCache {}\n\
+             impl KeyCache for MemoryKeyCache {}\n",
+        );
+        assert_eq!(
+            f.redis_backends,
+            vec![
+                ("Cache".to_string(), "RedisCache".to_string()),
+                ("KeyCache".to_string(), "RedisKeyCache".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn idempotency_code_that_holds_or_takes_a_cache_is_a_cache_use() {
+        let f = read(
+            "pub struct IdempotencyLayer { cache: Arc<dyn KeyCache>, name: String }\n\
+             impl IdempotencyLayer { fn new(c: Cache) -> Self { todo!() } }\n\
+             pub struct SessionStore { cache: Cache }\n",
+        );
+        assert_eq!(f.store_uses.len(), 2);
+        assert_eq!(f.store_uses[0].owner, "IdempotencyLayer");
+        assert!(f.store_uses[0].types.contains(&"KeyCache".to_string()));
+    }
+}
