@@ -65,14 +65,7 @@ pub fn split_rust(v: &str) -> Option<(Vec<String>, Vec<Hole>, usize)> {
             b'{' => {
                 let end = i + v[i..].find('}')?;
                 let inner = &v[i + 1..end];
-                let arg = inner.split(':').next().unwrap_or("").trim();
-                holes.push(if arg.is_empty() {
-                    Hole::Next
-                } else if let Ok(n) = arg.parse::<usize>() {
-                    Hole::Index(n)
-                } else {
-                    Hole::Inline(arg.to_string())
-                });
+                holes.push(hole(inner.split(':').next().unwrap_or("")));
                 first.get_or_insert(i);
                 lits.push(String::new());
                 i = end + 1;
@@ -85,6 +78,19 @@ pub fn split_rust(v: &str) -> Option<(Vec<String>, Vec<Hole>, usize)> {
         }
     }
     Some((lits, holes, first?))
+}
+
+/// A placeholder's argument: empty (the next argument), a position, or an
+/// expression written inline.
+fn hole(arg: &str) -> Hole {
+    let arg = arg.trim();
+    if arg.is_empty() {
+        Hole::Next
+    } else if let Ok(n) = arg.parse::<usize>() {
+        Hole::Index(n)
+    } else {
+        Hole::Inline(arg.to_string())
+    }
 }
 
 /// Split a string of another language: `${expr}` (JS/TS, Kotlin), `#{expr}`
@@ -103,14 +109,7 @@ pub fn split_text(v: &str) -> Option<(Vec<String>, Vec<Hole>, usize)> {
         };
         if let Some(open) = opener {
             let end = open + v[open..].find('}')?;
-            let inner = v[open + 1..end].trim();
-            holes.push(if inner.is_empty() {
-                Hole::Next
-            } else if let Ok(n) = inner.parse::<usize>() {
-                Hole::Index(n)
-            } else {
-                Hole::Inline(inner.to_string())
-            });
+            holes.push(hole(&v[open + 1..end]));
             first.get_or_insert(i);
             lits.push(String::new());
             i = end + 1;
