@@ -75,6 +75,25 @@ fn a_path_that_does_not_exist_exits_2_with_a_message() {
 }
 
 #[test]
+fn parse_timeout_takes_a_positive_number_of_seconds() {
+    for bad in ["0", "-1", "soon", "inf"] {
+        let arg = format!("--parse-timeout={bad}");
+        let o = idemlint(&manifest(), &["check", "--isolated", &arg, PASS]);
+        assert_eq!(o.status.code(), Some(2), "--parse-timeout {bad}");
+        assert!(
+            stderr(&o).contains("not a positive number of seconds"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = idemlint(
+        &manifest(),
+        &["check", "--isolated", "--parse-timeout", "30", PASS],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
+
+#[test]
 fn a_clean_tree_exits_0() {
     let o = idemlint(&manifest(), &["check", "--isolated", PASS]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
