@@ -4,7 +4,9 @@
 # toolchain (or RUSTC_BOOTSTRAP=1, see fuzz/README.md) and cargo-fuzz.
 # FUZZ_DEADLINE (a Unix time) bounds the whole smoke: a build that cannot
 # finish before it, or a target that would end after it, is skipped and
-# said so, so CI keeps its time budget.
+# said so, so CI keeps its time budget. The mutations come from a fixed
+# FUZZ_SEED, so a smoke run is reproducible; long runs (fuzz/README.md)
+# draw their own.
 # Exit status: non-zero when a build fails or a target finds a crash.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -45,7 +47,7 @@ for t in $(cargo $toolchain fuzz list); do
     log=$(mktemp)
     status=0
     cargo $toolchain fuzz run "${flags[@]}" "$t" corpus/"$t" -- \
-        -max_total_time="$secs" -timeout=10 -rss_limit_mb=512 \
+        -max_total_time="$secs" -timeout=10 -rss_limit_mb=512 -seed="${FUZZ_SEED:-20261201}" \
         -dict="$dict" -print_final_stats=1 >"$log" 2>&1 || status=$?
     grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)|DONE|SUMMARY|panicked' "$log" || true
     [ "$status" -eq 0 ] || tail -n 40 "$log"

@@ -106,8 +106,15 @@ pub fn content_span(source: &str, span: Span, style: ScalarStyle) -> Span {
     match style {
         ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted if span.len() >= 2 => {
             let inner = Span::new(span.start + 1, span.end - 1);
+            // Only when the span is the quotes and what they hold.
             match source.get(span.start..span.end) {
-                Some(s) if s.starts_with(['"', '\'']) => inner,
+                Some(s)
+                    if s.len() >= 2
+                        && (s.starts_with('"') && s.ends_with('"')
+                            || s.starts_with('\'') && s.ends_with('\'')) =>
+                {
+                    inner
+                }
                 _ => span,
             }
         }

@@ -322,6 +322,26 @@ fn content_end(line: &str) -> Option<usize> {
     (end > 0).then_some(end)
 }
 
+/// The end (after the closing quote) of the quoted scalar that opens at
+/// byte `start`: `\"` escapes in double quotes, `''` in single quotes.
+fn quoted_end(text: &str, start: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let q = *b.get(start)?;
+    if q != b'"' && q != b'\'' {
+        return None;
+    }
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if q == b'"' => i += 2,
+            b'\'' if q == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 2,
+            c if c == q => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// One read of a YAML stream: the tree as far as it goes, and why it
 /// stopped when it did not reach the end.
 pub(super) fn build_once(text: &str) -> (ConfDoc, Option<Stop>) {
@@ -395,10 +415,17 @@ pub(super) fn build_once(text: &str) -> (ConfDoc, Option<Stop>) {
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
                 // NOTE: saphyr ends a quoted scalar's span after the blanks
                 // that follow it (`"b"   ,`); the node ends at its quote.
+                // Its closing quote is found in the text: saphyr's end can
+                // also run past a comment when the line holds NUL bytes.
                 let span = match style {
                     YStyle::SingleQuoted | YStyle::DoubleQuoted => {
-                        let raw = text.get(span.start..span.end).unwrap_or("");
-                        Span::new(span.start, span.start + raw.trim_end().len())
+                        match quoted_end(text, span.start) {
+                            Some(end) => Span::new(span.start, end),
+                            None => {
+                                let raw = text.get(span.start..span.end).unwrap_or("");
+                                Span::new(span.start, span.start + raw.trim_end().len())
+                            }
+                        }
                     }
                     _ => span,
                 };
@@ -637,6 +664,21 @@ fn quoted_style(text: &str, span: Span) -> ScalarStyle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_scalar_ends_at_its_closing_quote() {
+        assert_eq!(quoted_end(r#"a: "x\"y" # c"#, 3), Some(9));
+        assert_eq!(quoted_end("a: 'it''s' # c", 3), Some(10));
+        assert_eq!(quoted_end("a: \"open", 3), None);
+        assert_eq!(quoted_end("a: plain", 3), None);
+        // NUL bytes earlier on the line must not stretch the span.
+        let text = "x:\n  - \0\0\0\n  - \"--maxmemory-policy allkeys-lru\" # é\n";
+        let (d, _) = doc(text);
+        for e in &d.entries {
+            let vs = e.value_span;
+            assert!(text.is_char_boundary(vs.start) && text.is_char_boundary(vs.end));
+        }
+    }
 
     fn doc(text: &str) -> (ConfDoc, FileFacts) {
         let mut facts = FileFacts::default();
