@@ -507,6 +507,9 @@ pub(super) fn build_once(text: &str) -> (ConfDoc, Option<Stop>) {
 /// Where to point for an error at byte `at`: an error at the end of the
 /// input (an unclosed `[`) points at the last character read, not past it.
 pub(super) fn error_span(text: &str, at: usize) -> Span {
+    // `at` is an offset in the text as re-read, where skipped entries are
+    // blanked byte for byte: in the file it may fall inside a character.
+    let at = crate::source::clamp_to_char_boundary(text, at);
     let end = text.trim_end().len();
     if at <= end || end == 0 {
         return Span::new(at, at);
