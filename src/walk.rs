@@ -61,8 +61,17 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         "toml" => FileKind::Toml,
         "json" | "jsonc" | "json5" => FileKind::Json,
         "tf" | "tfvars" | "hcl" => FileKind::Hcl,
-        // CloudFormation's own extension: YAML or JSON, settled by content.
-        "template" => FileKind::Yaml,
+        // A template of another file (`trigger.config.ts.template`,
+        // `values.yaml.template`, `index.html.template`) is that file's kind,
+        // or not read; otherwise CloudFormation's own extension: YAML or
+        // JSON, settled by content.
+        "template" => {
+            let inner = &name[..name.len() - ".template".len()];
+            match inner.rsplit_once('.') {
+                Some((_, e)) if !e.is_empty() => return classify(Path::new(inner)),
+                _ => FileKind::Yaml,
+            }
+        }
         "conf" => FileKind::Text,
         e if TEXT_EXTENSIONS.contains(&e) => FileKind::Text,
         _ => return None,
@@ -449,6 +458,12 @@ mod tests {
         assert_eq!(k(".vscode/settings.jsonc"), Some(FileKind::Json));
         assert_eq!(k("main.tf"), Some(FileKind::Hcl));
         assert_eq!(k("cfn/redis.template"), Some(FileKind::Yaml));
+        assert_eq!(
+            k("templates/trigger.config.ts.template"),
+            Some(FileKind::Text)
+        );
+        assert_eq!(k("deploy/values.yaml.template"), Some(FileKind::Yaml));
+        assert_eq!(k("web/index.html.template"), None);
         let p = Path::new("cfn/redis.template");
         assert_eq!(
             refine_kind(FileKind::Yaml, p, " {\"Resources\": {}}"),

@@ -66,7 +66,7 @@ impl ProjectModel {
         let redis = redis::RedisModel::build(&files, sources, config);
         let key_formats = key_formats::KeyFormatModel::build(&files, config);
         let flows = flows::FlowModel::build(&files, sources, config, &schema);
-        let retries = retries::RetryModel::build(&files, config, &flows);
+        let retries = retries::RetryModel::build(&files, sources, config, &flows);
         ProjectModel {
             files,
             headers,

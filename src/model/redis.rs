@@ -1235,7 +1235,7 @@ fn host_of(key: &str, value: &str) -> Option<String> {
 }
 
 /// Kubernetes env lists: `- name: IDEMPOTENCY_REDIS_URL` / `value: redis://…`.
-fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
+pub(super) fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
     // Values by (document, parent path), so a large manifest stays linear.
     let parent_of = |e: &ConfEntry| {
         let mut key = String::new();

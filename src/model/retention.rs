@@ -461,7 +461,7 @@ fn parent_path(e: &ConfEntry) -> String {
 /// A value that is an environment reference: its default
 /// (`${DEDUP_TTL:-86400}` gives `86400` and its span), or nothing when it has
 /// none (never guessed). Other values pass through.
-fn env_default<'v>(value: &'v str, span: Span, text: &str) -> Option<(&'v str, Span)> {
+pub(super) fn env_default<'v>(value: &'v str, span: Span, text: &str) -> Option<(&'v str, Span)> {
     let v = value.trim();
     let Some(inner) = v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) else {
         if v.contains("${") || v.contains("{{") {

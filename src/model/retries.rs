@@ -13,14 +13,17 @@
 use super::flows::{FlowModel, MAX_CALL_DEPTH};
 use crate::config::Config;
 use crate::duration::Duration;
-use crate::frontend::rust::retention::{eval, fold_duration, ConstExpr, DurDef, Value};
+use crate::frontend::conf::{content_span, ConfEntry, ConfValue, PathSeg};
+use crate::frontend::rust::retention::{
+    eval, fold_duration, refs_of, ConstExpr, DurDef, Value, CONFIG_REF,
+};
 use crate::frontend::rust::retry::{
     KeyedRequest, Policy, PolicyKind, Ratio, RetrySite, Setting, Shape, DEFAULT_REF,
 };
 use crate::frontend::FileFacts;
 use crate::horizons::Catalogue;
 use crate::knowledge;
-use crate::source::{FileId, Span};
+use crate::source::{FileId, SourceMap, Span};
 use std::collections::HashMap;
 
 /// How long a retry keeps resending.
@@ -67,6 +70,9 @@ pub struct RetryFinding {
     /// Where the key is made, when a `let` in the request's function binds it.
     pub key_made: Option<(FileId, Span)>,
     pub keeper: Keeper,
+    /// Configuration values the span is folded from (`workers.payouts.
+    /// max_retries: 50`), with what the label says.
+    pub settings: Vec<(FileId, Span, String)>,
 }
 
 #[derive(Debug, Default)]
@@ -84,10 +90,188 @@ struct Consts<'a> {
     defs: HashMap<&'a str, Vec<(FileId, &'a DurDef)>>,
     /// Default values of `rules/retry.toml` as expressions.
     defaults: HashMap<String, ConstExpr>,
+    /// Settings of the configuration files by [`join_key`]: the largest
+    /// value given.
+    given: HashMap<String, Given>,
+}
+
+/// A value a configuration file gives to a setting the code reads.
+#[derive(Debug, Clone)]
+struct Given {
+    file: FileId,
+    span: Span,
+    /// `workers.payouts.max_retries: 50`
+    shown: String,
+    expr: ConstExpr,
+    /// For choosing the largest: the count, or milliseconds.
+    size: u128,
+    /// Other files that give the same setting (a smaller or equal value).
+    others: usize,
+}
+
+/// How a setting read in the code and one written in a file meet: the
+/// last two names of a field path, folded (`cfg.payouts.max_retries` and
+/// `workers.payouts.max-retries` → `payouts.maxretries`), so the file must
+/// name the section (the worker) as well as the setting; an environment
+/// variable by its exact name (`$PAYOUT_MAX_RETRIES`).
+fn join_key(read: &str) -> Option<String> {
+    if let Some(env) = read.strip_prefix('$') {
+        return Some(format!("${env}"));
+    }
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let segs: Vec<&str> = read.split('.').collect();
+    match segs.as_slice() {
+        [.., section, setting] => Some(format!("{}.{}", fold(section), fold(setting))),
+        _ => None,
+    }
+}
+
+/// A count (`50`) or a duration with its unit (`1h`, `PT30M`); a bare
+/// number is a count, its unit the code's (`Duration::from_secs(cfg.x)`).
+fn given_value(v: &str) -> Option<(ConstExpr, u128)> {
+    let v = v.trim();
+    if let Ok(n) = v.parse::<u64>() {
+        return Some((ConstExpr::Int(n), u128::from(n)));
+    }
+    if v.parse::<f64>().is_ok() {
+        return None;
+    }
+    let d = crate::duration::parse(v, None)?;
+    Some((
+        ConstExpr::Dur {
+            ms: 1000,
+            arg: Box::new(ConstExpr::Int(d.secs)),
+        },
+        u128::from(d.secs) * 1000,
+    ))
+}
+
+fn is_env_name(k: &str) -> bool {
+    k.len() >= 3
+        && k.contains('_')
+        && k.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The settings of the project's configuration files (YAML, TOML, JSON,
+/// `.env`; test files left out) under their join keys.
+fn given_settings(files: &[FileFacts], sources: &SourceMap) -> HashMap<String, Given> {
+    let mut out: HashMap<String, Given> = HashMap::new();
+    let mut add = |key: String, g: Given| match out.get_mut(&key) {
+        Some(old) => {
+            if g.size > old.size {
+                let others = old.others + 1;
+                *old = Given { others, ..g };
+            } else {
+                old.others += 1;
+            }
+        }
+        None => {
+            out.insert(key, g);
+        }
+    };
+    for f in files {
+        let Some(doc) = &f.conf else { continue };
+        if f.test_path {
+            continue;
+        }
+        let src = sources.get(f.file);
+        let text = &src.text;
+        let assign = if src.kind == crate::source::FileKind::Toml {
+            " = "
+        } else {
+            ": "
+        };
+        let value_of = |e: &ConfEntry| -> Option<(ConstExpr, u128, Span, String)> {
+            let ConfValue::Scalar { text: v, style } = &e.value else {
+                return None;
+            };
+            let span = content_span(text, e.value_span, *style);
+            let (v, span) = super::retention::env_default(v, span, text)?;
+            let (expr, size) = given_value(v)?;
+            Some((expr, size, span, v.trim().to_string()))
+        };
+        for e in &doc.entries {
+            let Some(key) = e.key() else { continue };
+            let Some((expr, size, span, v)) = value_of(e) else {
+                continue;
+            };
+            let given = |shown: String| Given {
+                file: f.file,
+                span,
+                shown,
+                expr: expr.clone(),
+                size,
+                others: 0,
+            };
+            if is_env_name(key) {
+                add(format!("${key}"), given(format!("{key}={v}")));
+            }
+            if let [.., PathSeg::Key(section), PathSeg::Key(_)] = e.path.as_slice() {
+                if let Some(k) = join_key(&format!("{section}.{key}")) {
+                    add(k, given(format!("{}{assign}{v}", e.dotted())));
+                }
+            }
+        }
+        // Kubernetes `env:` items: `- name: PAYOUT_MAX_RETRIES` / `value: "50"`.
+        for (name, value) in super::redis::k8s_env_pairs(&doc.entries) {
+            let (Some(n), Some((expr, size, span, v))) = (name.scalar(), value_of(value)) else {
+                continue;
+            };
+            if is_env_name(n) {
+                add(
+                    format!("${n}"),
+                    Given {
+                        file: f.file,
+                        span,
+                        shown: format!("{n}={v}"),
+                        expr,
+                        size,
+                        others: 0,
+                    },
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Every expression a policy is folded from.
+fn policy_exprs(p: &Policy) -> Vec<&ConstExpr> {
+    let mut settings: Vec<&Setting> = Vec::new();
+    let mut out = Vec::new();
+    match &p.kind {
+        PolicyKind::Total(cap) => settings.push(cap),
+        PolicyKind::Series {
+            first,
+            ratio,
+            max,
+            times,
+            cap,
+            ..
+        } => {
+            settings.push(first);
+            settings.extend(max.iter().chain(times).chain(cap));
+            if let Ratio::Int(e, _) = ratio {
+                out.push(e);
+            }
+        }
+        PolicyKind::Unbounded(..) | PolicyKind::Unknown => {}
+    }
+    out.extend(settings.into_iter().filter_map(|s| match s {
+        Setting::Written { expr, .. } => Some(expr),
+        Setting::Default(_) => None,
+    }));
+    out
 }
 
 impl<'a> Consts<'a> {
-    fn new(files: &'a [FileFacts]) -> Self {
+    fn new(files: &'a [FileFacts], sources: &SourceMap) -> Self {
         let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
         for f in files {
             if let Some(r) = &f.rust {
@@ -105,13 +289,21 @@ impl<'a> Consts<'a> {
                 );
             }
         }
-        Consts { defs, defaults }
+        Consts {
+            defs,
+            defaults,
+            given: given_settings(files, sources),
+        }
     }
 
-    /// A name's definition: in the same file, else the one the crate has.
+    /// A name's definition: in the same file, else the one the crate has;
+    /// a setting's value, from the configuration files.
     fn lookup(&self, file: FileId, name: &str) -> Option<&ConstExpr> {
         if let Some(d) = self.defaults.get(name) {
             return Some(d);
+        }
+        if let Some(read) = name.strip_prefix(CONFIG_REF) {
+            return self.given.get(&join_key(read)?).map(|g| &g.expr);
         }
         let all = self.defs.get(name)?;
         if let Some((_, d)) = all.iter().find(|(f, _)| *f == file) {
@@ -248,6 +440,38 @@ impl<'a> Consts<'a> {
                 Some((RetrySpan::Bounded { length, how }, primary))
             }
         }
+    }
+}
+
+impl Consts<'_> {
+    /// The configuration values a policy's span is folded from, as labels.
+    fn settings(&self, p: &Policy) -> Vec<(FileId, Span, String)> {
+        let mut out: Vec<(FileId, Span, String)> = Vec::new();
+        for e in policy_exprs(p) {
+            for name in refs_of(e) {
+                let Some(read) = name.strip_prefix(CONFIG_REF) else {
+                    continue;
+                };
+                let Some(g) = join_key(read).and_then(|k| self.given.get(&k)) else {
+                    continue;
+                };
+                if out.iter().any(|(f, s, _)| (*f, *s) == (g.file, g.span)) {
+                    continue;
+                }
+                let what = read.trim_start_matches('$');
+                let others = match g.others {
+                    0 => String::new(),
+                    1 => "; the largest of 2 files' values".to_string(),
+                    n => format!("; the largest of {} files' values", n + 1),
+                };
+                out.push((
+                    g.file,
+                    g.span,
+                    format!("`{}` sets `{what}`{others}", g.shown),
+                ));
+            }
+        }
+        out
     }
 }
 
@@ -398,9 +622,14 @@ fn inside(outer: Span, inner: Span) -> bool {
 }
 
 impl RetryModel {
-    pub fn build(files: &[FileFacts], config: &Config, flows: &FlowModel) -> Self {
+    pub fn build(
+        files: &[FileFacts],
+        sources: &SourceMap,
+        config: &Config,
+        flows: &FlowModel,
+    ) -> Self {
         let cat = Catalogue::with_config(config);
-        let consts = Consts::new(files);
+        let consts = Consts::new(files, sources);
         // Requests by (file, function name span).
         let mut by_fn: HashMap<(FileId, Span), Vec<&KeyedRequest>> = HashMap::new();
         for f in files {
@@ -428,8 +657,10 @@ impl RetryModel {
                     continue;
                 };
                 let reqs = site_requests(f.file, site, caller, flows, &by_fn);
-                if let Some(found) = judge(&cat, f.file, site.at, &site.what, primary, &span, reqs)
+                if let Some(mut found) =
+                    judge(&cat, f.file, site.at, &site.what, primary, &span, reqs)
                 {
+                    found.settings = consts.settings(&site.policy);
                     findings.push(found);
                 }
             }
@@ -459,7 +690,7 @@ impl RetryModel {
                     .filter(|q| !q.key_fresh_here)
                     .map(|q| (f.file, q))
                     .collect();
-                if let Some(found) = judge(
+                if let Some(mut found) = judge(
                     &cat,
                     f.file,
                     client.at,
@@ -468,6 +699,7 @@ impl RetryModel {
                     &span,
                     reqs,
                 ) {
+                    found.settings = consts.settings(&client.policy);
                     findings.push(found);
                 }
             }
@@ -599,6 +831,7 @@ fn judge(
         request: (rf, req.clone()),
         key_made,
         keeper,
+        settings: Vec::new(),
     })
 }
 
@@ -631,6 +864,34 @@ mod tests {
             series_sum(Shape::Geometric, 1.0, 10.0, None, 1_000_000),
             HUGE_SECS
         );
+    }
+
+    #[test]
+    fn a_setting_read_meets_a_file_entry_by_section_and_name() {
+        assert_eq!(
+            join_key("settings.payout_worker.max_retries"),
+            join_key("payout-worker.maxRetries")
+        );
+        assert_eq!(
+            join_key("payout_worker.max_retries").as_deref(),
+            Some("payoutworker.maxretries")
+        );
+        assert_ne!(join_key("cfg.max_retries"), join_key("payouts.max_retries"));
+        assert_eq!(join_key("max_retries"), None);
+        assert_eq!(
+            join_key("$REFUND_MAX_RETRIES").as_deref(),
+            Some("$REFUND_MAX_RETRIES")
+        );
+    }
+
+    #[test]
+    fn a_given_value_is_a_count_or_a_duration_with_its_unit() {
+        assert_eq!(given_value("48").map(|v| v.1), Some(48));
+        assert_eq!(given_value(" 1h ").map(|v| v.1), Some(3_600_000));
+        assert_eq!(given_value("2.5"), None);
+        assert_eq!(given_value("exponential"), None);
+        assert!(is_env_name("REFUND_MAX_RETRIES"));
+        assert!(!is_env_name("max_retries"));
     }
 
     #[test]

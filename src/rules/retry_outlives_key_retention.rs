@@ -151,6 +151,9 @@ fn build(f: &RetryFinding, req: &str, key: &str) -> Diagnostic {
         f.request.1.at,
         format!("the request it resends, keyed by `{header}`"),
     );
+    for (sf, ss, what) in &f.settings {
+        d = d.with_label(*sf, *ss, what.clone());
+    }
     if let Some((kf, ks)) = f.key_made {
         d = d.with_label(kf, ks, "the key is made once, for every attempt");
     }

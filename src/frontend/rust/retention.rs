@@ -250,9 +250,72 @@ pub fn read_expr(
     let v = Visitor {
         lets: lets.clone(),
         params: params.clone(),
+        config_reads: true,
         ..Visitor::default()
     };
     v.read(e, 0)
+}
+
+/// A [`ConstExpr::Ref`] name that reads a setting rather than a constant:
+/// `config:payouts.max_retries` (a field path, the binding's name first
+/// unless it is `self`) or `config:$PAYOUT_MAX_RETRIES` (an environment
+/// variable). `model::retries` joins it to the configuration files.
+pub const CONFIG_REF: &str = "config:";
+
+/// The setting a field path or `env::var("…")` call reads; a path from a
+/// `let` bound to a setting's section (`let w = &settings.payouts;`)
+/// continues it.
+fn config_read(e: &syn::Expr, lets: &HashMap<String, ConstExpr>) -> Option<String> {
+    match e {
+        syn::Expr::Field(_) => {
+            let mut segs = Vec::new();
+            let mut cur = e;
+            loop {
+                match cur {
+                    syn::Expr::Field(f) => {
+                        let syn::Member::Named(n) = &f.member else {
+                            return None;
+                        };
+                        segs.push(n.to_string());
+                        cur = &f.base;
+                    }
+                    syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                        let root = p.path.segments[0].ident.to_string();
+                        match lets.get(&root) {
+                            Some(ConstExpr::Ref(r)) if r.starts_with(CONFIG_REF) => {
+                                segs.reverse();
+                                return Some(format!("{r}.{}", segs.join(".")));
+                            }
+                            _ if root != "self" => segs.push(root),
+                            _ => {}
+                        }
+                        break;
+                    }
+                    syn::Expr::Paren(p) => cur = &p.expr,
+                    syn::Expr::Reference(r) => cur = &r.expr,
+                    _ => return None,
+                }
+            }
+            segs.reverse();
+            (segs.len() >= 2).then(|| format!("{CONFIG_REF}{}", segs.join(".")))
+        }
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(f) = &*c.func else {
+                return None;
+            };
+            let segs = super::path_idents(&f.path);
+            let n = segs.len();
+            let is_var = n >= 2
+                && matches!(segs[n - 1].as_str(), "var" | "var_os")
+                && matches!(segs[n - 2].as_str(), "env" | "dotenvy" | "dotenv");
+            if !is_var || c.args.len() != 1 {
+                return None;
+            }
+            let name = str_lit(&c.args[0])?;
+            (!name.is_empty()).then(|| format!("{CONFIG_REF}${name}"))
+        }
+        _ => None,
+    }
 }
 
 /// Fold an expression to a duration. `unit_ms` applies when it folds to a
@@ -389,6 +452,10 @@ struct Visitor {
     let_idents: HashMap<String, Vec<String>>,
     /// Identifiers of the function being read: which caller is at hand.
     fn_idents: Vec<String>,
+    /// Read a field path (`cfg.payouts.max_retries`) or an environment
+    /// variable (`env::var("PAYOUT_MAX_RETRIES")`) as a reference to a
+    /// setting ([`CONFIG_REF`]), for the retry reader; elsewhere unknown.
+    config_reads: bool,
 }
 
 impl Visitor {
@@ -406,6 +473,30 @@ impl Visitor {
             return ConstExpr::Unknown;
         }
         let rd = |x: &syn::Expr| Box::new(self.read(x, depth + 1));
+        if self.config_reads {
+            if let Some(name) = config_read(e, &self.lets) {
+                return ConstExpr::Ref(name);
+            }
+            match e {
+                // `env::var("N")?.parse()?`, `cfg.retries.unwrap_or(5)`: the
+                // setting, as deployed.
+                syn::Expr::Try(t) => return self.read(&t.expr, depth + 1),
+                syn::Expr::MethodCall(m)
+                    if matches!(
+                        m.method.to_string().as_str(),
+                        "parse"
+                            | "ok"
+                            | "unwrap_or"
+                            | "unwrap_or_default"
+                            | "unwrap_or_else"
+                            | "and_then"
+                    ) =>
+                {
+                    return self.read(&m.receiver, depth + 1)
+                }
+                _ => {}
+            }
+        }
         let read = match e {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
