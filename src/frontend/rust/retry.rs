@@ -1442,12 +1442,19 @@ impl Walker<'_> {
     /// `.retry_policy(p)` sets the policy of the step just before it, and a
     /// step without one keeps underway's default.
     fn underway_job(&mut self, m: &syn::ExprMethodCall) {
+        // Every method call passes here: look without allocating.
         let syn::Expr::Call(root) = flow::root_of(&m.receiver) else {
             return;
         };
-        let segs = path_segs(&root.func);
-        if !(segs.ends_with(&["Job".into(), "builder".into()])
-            && (self.uses("underway") || segs.iter().any(|s| s == "underway")))
+        let syn::Expr::Path(func) = &*root.func else {
+            return;
+        };
+        let segs = &func.path.segments;
+        let len = segs.len();
+        if len < 2
+            || segs[len - 1].ident != "builder"
+            || segs[len - 2].ident != "Job"
+            || !(self.uses("underway") || segs.iter().any(|s| s.ident == "underway"))
         {
             return;
         }
