@@ -176,6 +176,7 @@ pub fn collect(text: &str, file: &syn::File) -> RetryFacts {
         roots,
         out: RetryFacts::default(),
         cur: None,
+        jobs_read: HashSet::new(),
     };
     w.visit_file(file);
     w.out
@@ -224,6 +225,8 @@ struct Walker<'a> {
     roots: HashSet<String>,
     out: RetryFacts,
     cur: Option<FnState>,
+    /// Where the underway `Job::builder()` chains already read start.
+    jobs_read: HashSet<usize>,
 }
 
 fn span_of(e: &impl quote::ToTokens) -> Span {
@@ -376,6 +379,18 @@ impl Walker<'_> {
                     kind: self.backon(ty, &calls),
                 });
             }
+            // underway: `let p = RetryPolicy::builder()….build()`, given to a
+            // job step's `.retry_policy(p)`.
+            (t, "builder" | "default")
+                if t.ends_with("RetryPolicy")
+                    && (self.uses("underway") || segs.iter().any(|s| s == "underway")) =>
+            {
+                return Some(Policy {
+                    span,
+                    krate: "underway",
+                    kind: self.underway_policy(Some(e), span),
+                });
+            }
             ("ExponentialBackoff", "builder") => {
                 return Some(Policy {
                     span,
@@ -384,7 +399,10 @@ impl Walker<'_> {
                 })
             }
             (
-                "ExponentialBackoff" | "FixedInterval" | "FibonacciBackoff",
+                "ExponentialBackoff"
+                | "FixedInterval"
+                | "FibonacciBackoff"
+                | "ExponentialFactorBackoff",
                 "from_millis" | "new",
             ) if ["tokio_retry", "tokio_retry2"]
                 .iter()
@@ -664,6 +682,9 @@ impl Walker<'_> {
 
     /// tokio-retry: the n-th delay of `ExponentialBackoff::from_millis(b)` is
     /// b^n × factor ms; `FixedInterval::from_millis(ms)`; `.take(n)` bounds it.
+    /// tokio-retry2 adds `ExponentialFactorBackoff::from_millis(ms, f)` (ms,
+    /// then × f each time) and `.max_interval(ms)` / `.max_duration(d)`,
+    /// which stop the strategy once that long has passed: a cap.
     fn tokio_retry(
         &self,
         ty: &str,
@@ -675,26 +696,41 @@ impl Walker<'_> {
             return PolicyKind::Unknown;
         };
         let unit = if ctor == "from_millis" { Some(1) } else { None };
-        let base = self.setting(arg, unit);
+        let mut base = self.setting(arg, unit);
         let mut factor: Option<(ConstExpr, Span)> = None;
         let mut max = None;
         let mut times = None;
+        let mut cap = None;
         for (m, args, _) in calls {
             let a = args.first().copied();
             match (m.as_str(), a) {
-                ("factor", Some(a)) => factor = Some((self.expr(a), span_of(a))),
+                ("factor", Some(a)) if ty != "ExponentialFactorBackoff" => {
+                    factor = Some((self.expr(a), span_of(a)))
+                }
+                ("initial_delay", Some(a)) if ty == "ExponentialFactorBackoff" => {
+                    base = self.setting(a, Some(1))
+                }
                 ("max_delay", Some(a)) => max = Some(self.setting(a, None)),
                 ("max_delay_millis", Some(a)) => max = Some(self.setting(a, Some(1))),
                 ("take", Some(a)) => times = Some(self.setting(a, None)),
+                ("max_interval", Some(a)) => cap = Some(self.setting(a, Some(1))),
+                ("max_duration", Some(a)) => cap = Some(self.setting(a, None)),
                 ("map", _) => {}
                 _ => return PolicyKind::Unknown,
             }
         }
-        if times.is_none() {
+        if times.is_none() && cap.is_none() {
             return PolicyKind::Unbounded("a strategy with no `.take(n)`".into(), None);
         }
         let (first, ratio, shape) = match ty {
             "FixedInterval" => (base, Ratio::Float(1.0, Span::new(0, 0)), Shape::Geometric),
+            "ExponentialFactorBackoff" => match c.args.get(1) {
+                Some(f) => match float_lit(f) {
+                    Some(r) => (base, Ratio::Float(r, span_of(f)), Shape::Geometric),
+                    None => return PolicyKind::Unknown,
+                },
+                None => return PolicyKind::Unknown,
+            },
             _ => {
                 let Setting::Written { expr, span, .. } = base else {
                     return PolicyKind::Unknown;
@@ -727,7 +763,7 @@ impl Walker<'_> {
             ratio,
             max,
             times,
-            cap: None,
+            cap,
         }
     }
 
@@ -1401,6 +1437,73 @@ impl Walker<'_> {
         }
     }
 
+    /// underway: `Job::builder().step(f).retry_policy(p).step(g)…`. Each
+    /// step is a task that underway re-runs with the step's input; a
+    /// `.retry_policy(p)` sets the policy of the step just before it, and a
+    /// step without one keeps underway's default.
+    fn underway_job(&mut self, m: &syn::ExprMethodCall) {
+        // Every method call passes here: look without allocating.
+        let syn::Expr::Call(root) = flow::root_of(&m.receiver) else {
+            return;
+        };
+        let syn::Expr::Path(func) = &*root.func else {
+            return;
+        };
+        let segs = &func.path.segments;
+        let len = segs.len();
+        if len < 2
+            || segs[len - 1].ident != "builder"
+            || segs[len - 2].ident != "Job"
+            || !(self.uses("underway") || segs.iter().any(|s| s.ident == "underway"))
+        {
+            return;
+        }
+        // The outermost call of a chain is visited first: read it once.
+        if !self.jobs_read.insert(span_of(root).start) {
+            return;
+        }
+        let chain = chain_methods(m);
+        let mut n = 0;
+        for (i, step) in chain.iter().enumerate() {
+            if step.method != "step" {
+                continue;
+            }
+            n += 1;
+            let Some((body, op_fn, fresh)) = step.args.first().and_then(|f| self.op(f)) else {
+                continue;
+            };
+            let at = super::byte_span(step.method.span());
+            let set = chain
+                .get(i + 1)
+                .filter(|c| c.method == "retry_policy")
+                .and_then(|c| c.args.first());
+            let policy = match set {
+                Some(p) => match self.policy(p) {
+                    Some(
+                        p @ Policy {
+                            krate: "underway", ..
+                        },
+                    ) => p,
+                    _ => Policy {
+                        span: span_of(p),
+                        krate: "underway",
+                        kind: PolicyKind::Unknown,
+                    },
+                },
+                None => Policy {
+                    span: at,
+                    krate: "underway",
+                    kind: self.underway_policy(None, at),
+                },
+            };
+            let what = match &op_fn {
+                Some(f) => format!("underway job step `{}`", f.join("::")),
+                None => format!("underway job step {n}"),
+            };
+            self.site(at, what, body, op_fn, policy, fresh);
+        }
+    }
+
     fn visit_impl_run(&mut self, run: &syn::ImplItemFn, owner: String, at: Span, kind: PolicyKind) {
         let saved = self.cur.replace(FnState {
             name: super::byte_span(run.sig.ident.span()),
@@ -1423,7 +1526,9 @@ impl Walker<'_> {
         self.function(&run.sig.ident, &run.sig, &run.block);
     }
 
-    /// sqlxmq: `#[job(retries = 3, backoff_secs = 2.0)] async fn send(..)`.
+    /// sqlxmq: `#[job(retries = 3, backoff_secs = 2.0)] async fn send(..)`,
+    /// also after a name (`#[job("send", retries = 3)]`). A `proto(f)` may
+    /// set what the attribute leaves out: then the policy is not read.
     fn sqlxmq_job(&mut self, f: &syn::ItemFn) -> bool {
         let Some(attr) = f.attrs.iter().find(|a| {
             let segs = super::path_idents(a.path());
@@ -1434,34 +1539,39 @@ impl Walker<'_> {
         };
         let mut times = Setting::Default("retries");
         let mut first = Setting::Default("retry_backoff");
+        let mut known = true;
         if let syn::Meta::List(list) = &attr.meta {
+            // Options as expressions: `"name"`, `retries = 3`, `ordered`,
+            // `proto(f)` all parse as one.
             let parsed = list.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
             );
-            for m in parsed.iter().flatten() {
-                let syn::Meta::NameValue(nv) = m else {
-                    continue;
-                };
-                let key = nv
-                    .path
-                    .get_ident()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                match key.as_str() {
-                    "retries" => times = self.setting(&nv.value, None),
-                    "backoff_secs" => {
-                        first = match float_lit(&nv.value) {
-                            Some(s) => Setting::Written {
-                                expr: ConstExpr::Int((s * 1000.0).round() as u64),
-                                span: span_of(&nv.value),
-                                unit_ms: Some(1),
-                            },
-                            None => self.setting(&nv.value, Some(1000)),
+            let Ok(args) = parsed else {
+                return false;
+            };
+            let mut proto = false;
+            for a in &args {
+                match a {
+                    syn::Expr::Assign(x) => match path_segs(&x.left).as_slice() {
+                        [k] if k == "retries" => times = self.setting(&x.right, None),
+                        [k] if k == "backoff_secs" => {
+                            first = match float_lit(&x.right) {
+                                Some(s) => Setting::Written {
+                                    expr: ConstExpr::Int((s * 1000.0).round() as u64),
+                                    span: span_of(&x.right),
+                                    unit_ms: Some(1),
+                                },
+                                None => self.setting(&x.right, Some(1000)),
+                            }
                         }
-                    }
+                        _ => {}
+                    },
+                    syn::Expr::Call(c) if path_segs(&c.func) == ["proto"] => proto = true,
                     _ => {}
                 }
             }
+            known = !proto
+                || !(matches!(times, Setting::Default(_)) || matches!(first, Setting::Default(_)));
         }
         let at = span_of(attr);
         let saved = self.cur.replace(FnState {
@@ -1476,13 +1586,17 @@ impl Walker<'_> {
             Policy {
                 span: at,
                 krate: "sqlxmq",
-                kind: PolicyKind::Series {
-                    shape: Shape::Geometric,
-                    first,
-                    ratio: Ratio::Default("retry_backoff.factor"),
-                    max: None,
-                    times: Some(times),
-                    cap: None,
+                kind: if known {
+                    PolicyKind::Series {
+                        shape: Shape::Geometric,
+                        first,
+                        ratio: Ratio::Default("retry_backoff.factor"),
+                        max: None,
+                        times: Some(times),
+                        cap: None,
+                    }
+                } else {
+                    PolicyKind::Unknown
                 },
             },
             block_has_generator(&f.block),
@@ -2104,6 +2218,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        self.underway_job(m);
         visit::visit_expr_method_call(self, m);
         let name = method_str(m);
         if name == "header" {
@@ -2236,6 +2351,67 @@ mod tests {
             f.requests[0].url.as_deref(),
             Some("https://api.stripe.com/v1/payouts/{}")
         );
+    }
+
+    #[test]
+    fn underway_job_steps_take_the_policy_written_after_them() {
+        let f = read(
+            "use underway::{Job, To};\nasync fn f() { let p = RetryPolicy::builder().max_attempts(9).build(); Job::<A, ()>::builder().step(|_cx, a: A| async move { To::next(a) }).retry_policy(RetryPolicy::builder().max_attempts(30).initial_interval_ms(60_000).build()).step(send).step(|_cx, b: B| async move { To::done() }).retry_policy(p).name(\"j\").build().await; }",
+        );
+        let what: Vec<&str> = f.sites.iter().map(|s| s.what.as_str()).collect();
+        assert_eq!(
+            what,
+            [
+                "underway job step 1",
+                "underway job step `send`",
+                "underway job step 3"
+            ]
+        );
+        let attempts = |i: usize| match &f.sites[i].policy.kind {
+            PolicyKind::Series {
+                times: Some(Setting::Written { expr, .. }),
+                ..
+            } => format!("{expr:?}"),
+            other => panic!("{other:?}"),
+        };
+        assert!(attempts(0).contains("30"), "{}", attempts(0));
+        assert!(attempts(1).contains("max_attempts"), "{}", attempts(1));
+        assert!(attempts(2).contains('9'), "{}", attempts(2));
+    }
+
+    #[test]
+    fn sqlxmq_options_after_a_name_are_read_and_a_proto_is_not_guessed() {
+        let f = read(
+            "use sqlxmq::job;\n#[job(\"send\", retries = 10, backoff_secs = 3600)] async fn a(c: CurrentJob) {}\n#[job(proto(slow), backoff_secs = 7200)] async fn b(c: CurrentJob) {}\n#[job(proto(slow), retries = 2, backoff_secs = 1)] async fn c(c: CurrentJob) {}",
+        );
+        assert_eq!(f.sites.len(), 3);
+        assert!(matches!(
+            f.sites[0].policy.kind,
+            PolicyKind::Series {
+                times: Some(Setting::Written { .. }),
+                first: Setting::Written { .. },
+                ..
+            }
+        ));
+        assert!(matches!(f.sites[1].policy.kind, PolicyKind::Unknown));
+        assert!(matches!(f.sites[2].policy.kind, PolicyKind::Series { .. }));
+    }
+
+    #[test]
+    fn tokio_retry2_max_interval_bounds_a_strategy_without_take() {
+        let f = read(
+            "use tokio_retry2::strategy::{ExponentialFactorBackoff, MaxInterval};\nasync fn f() { let s = ExponentialFactorBackoff::from_millis(500, 2.0).max_interval(60_000); Retry::spawn(s, op).await; let t = ExponentialFactorBackoff::from_millis(500, 2.0); Retry::spawn(t, op).await; }",
+        );
+        assert!(matches!(
+            f.sites[0].policy.kind,
+            PolicyKind::Series {
+                times: None,
+                cap: Some(_),
+                ratio: Ratio::Float(r, _),
+                ..
+            } if r == 2.0
+        ));
+        assert!(matches!(f.sites[1].policy.kind, PolicyKind::Unbounded(..)));
     }
 
     #[test]
