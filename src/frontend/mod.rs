@@ -195,6 +195,18 @@ pub struct FileFacts {
     pub holes: Vec<Span>,
 }
 
+impl FileFacts {
+    /// Free the flattened tree of a YAML/JSON/TOML file and the string
+    /// literals once the header, retention and Redis models, their only
+    /// readers, are built; `conf` stays `Some` for a config file.
+    pub fn release_extracted(&mut self) {
+        if let Some(doc) = &mut self.conf {
+            doc.entries = Vec::new();
+        }
+        self.strings = Vec::new();
+    }
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct FileHints {
     /// The file talks to Stripe's API (a `stripe` crate path, `api.stripe.com`,

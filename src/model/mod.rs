@@ -58,12 +58,17 @@ impl ProjectModel {
         names.len()
     }
 
-    pub fn build(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
+    pub fn build(mut files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
         let headers = headers::HeaderModel::build(&files);
         let retention = retention::RetentionModel::build(&files, sources, config);
         let mut schema = schema::SchemaModel::build(&files, sources, config);
         schema.mark_treated_as_stores(&files);
         let redis = redis::RedisModel::build(&files, sources, config);
+        // Config trees and string literals have no reader past this point:
+        // free them before the flow model, the largest part, is built.
+        for f in &mut files {
+            f.release_extracted();
+        }
         let key_formats = key_formats::KeyFormatModel::build(&files, config);
         let flows = flows::FlowModel::build(&files, sources, config, &schema);
         let retries = retries::RetryModel::build(&files, sources, config, &flows);

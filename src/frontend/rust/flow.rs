@@ -261,6 +261,8 @@ impl FileWalker<'_> {
         let opaque =
             opaque.or_else(|| (events.len() > MAX_EVENTS).then(|| super::byte_span(name.span())));
         events.truncate(MAX_EVENTS);
+        // Kept until the flow model is built: no growth slack.
+        events.shrink_to_fit();
         if !test {
             self.out.fresh_keys.extend(fresh);
         }
