@@ -64,6 +64,8 @@ impl ProjectModel {
         let mut schema = schema::SchemaModel::build(&files, sources, config);
         schema.mark_treated_as_stores(&files);
         let redis = redis::RedisModel::build(&files, sources, config);
+        // The configuration values retry policies may read, taken now.
+        let settings = retries::Settings::read(&files, sources);
         // Config trees and string literals have no reader past this point:
         // free them before the flow model, the largest part, is built.
         for f in &mut files {
@@ -71,7 +73,7 @@ impl ProjectModel {
         }
         let key_formats = key_formats::KeyFormatModel::build(&files, config);
         let flows = flows::FlowModel::build(&files, sources, config, &schema);
-        let retries = retries::RetryModel::build(&files, sources, config, &flows);
+        let retries = retries::RetryModel::build(&files, settings, config, &flows);
         ProjectModel {
             files,
             headers,

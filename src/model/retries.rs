@@ -159,7 +159,17 @@ fn is_env_name(k: &str) -> bool {
 }
 
 /// The settings of the project's configuration files (YAML, TOML, JSON,
-/// `.env`; test files left out) under their join keys.
+/// `.env`; test files left out) under their join keys, read before the
+/// configuration trees are freed.
+#[derive(Debug, Default)]
+pub struct Settings(HashMap<String, Given>);
+
+impl Settings {
+    pub fn read(files: &[FileFacts], sources: &SourceMap) -> Self {
+        Settings(given_settings(files, sources))
+    }
+}
+
 fn given_settings(files: &[FileFacts], sources: &SourceMap) -> HashMap<String, Given> {
     let mut out: HashMap<String, Given> = HashMap::new();
     let mut add = |key: String, g: Given| match out.get_mut(&key) {
@@ -271,7 +281,7 @@ fn policy_exprs(p: &Policy) -> Vec<&ConstExpr> {
 }
 
 impl<'a> Consts<'a> {
-    fn new(files: &'a [FileFacts], sources: &SourceMap) -> Self {
+    fn new(files: &'a [FileFacts], settings: Settings) -> Self {
         let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
         for f in files {
             if let Some(r) = &f.rust {
@@ -292,7 +302,7 @@ impl<'a> Consts<'a> {
         Consts {
             defs,
             defaults,
-            given: given_settings(files, sources),
+            given: settings.0,
         }
     }
 
@@ -624,12 +634,12 @@ fn inside(outer: Span, inner: Span) -> bool {
 impl RetryModel {
     pub fn build(
         files: &[FileFacts],
-        sources: &SourceMap,
+        settings: Settings,
         config: &Config,
         flows: &FlowModel,
     ) -> Self {
         let cat = Catalogue::with_config(config);
-        let consts = Consts::new(files, sources);
+        let consts = Consts::new(files, settings);
         // Requests by (file, function name span).
         let mut by_fn: HashMap<(FileId, Span), Vec<&KeyedRequest>> = HashMap::new();
         for f in files {
