@@ -24,7 +24,7 @@ use crate::frontend::FileFacts;
 use crate::horizons::Catalogue;
 use crate::knowledge;
 use crate::source::{FileId, SourceMap, Span};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// How long a retry keeps resending.
 #[derive(Debug, Clone)]
@@ -165,12 +165,36 @@ fn is_env_name(k: &str) -> bool {
 pub struct Settings(HashMap<String, Given>);
 
 impl Settings {
+    /// Only the settings some retry policy of the code reads are looked
+    /// for, so a project whose policies read none pays nothing.
     pub fn read(files: &[FileFacts], sources: &SourceMap) -> Self {
-        Settings(given_settings(files, sources))
+        let mut wanted: HashSet<String> = HashSet::new();
+        for f in files {
+            let Some(r) = &f.rust else { continue };
+            let policies = r.retry.sites.iter().map(|s| &s.policy);
+            for p in policies.chain(r.retry.clients.iter().map(|c| &c.policy)) {
+                for e in policy_exprs(p) {
+                    wanted.extend(
+                        refs_of(e)
+                            .iter()
+                            .filter_map(|n| n.strip_prefix(CONFIG_REF))
+                            .filter_map(join_key),
+                    );
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return Settings::default();
+        }
+        Settings(given_settings(files, sources, &wanted))
     }
 }
 
-fn given_settings(files: &[FileFacts], sources: &SourceMap) -> HashMap<String, Given> {
+fn given_settings(
+    files: &[FileFacts],
+    sources: &SourceMap,
+    wanted: &HashSet<String>,
+) -> HashMap<String, Given> {
     let mut out: HashMap<String, Given> = HashMap::new();
     let mut add = |key: String, g: Given| match out.get_mut(&key) {
         Some(old) => {
@@ -208,6 +232,18 @@ fn given_settings(files: &[FileFacts], sources: &SourceMap) -> HashMap<String, G
         };
         for e in &doc.entries {
             let Some(key) = e.key() else { continue };
+            let env_key = is_env_name(key).then(|| format!("${key}"));
+            let field_key = match e.path.as_slice() {
+                [.., PathSeg::Key(section), PathSeg::Key(_)] => {
+                    join_key(&format!("{section}.{key}"))
+                }
+                _ => None,
+            };
+            let env_key = env_key.filter(|k| wanted.contains(k));
+            let field_key = field_key.filter(|k| wanted.contains(k));
+            if env_key.is_none() && field_key.is_none() {
+                continue;
+            }
             let Some((expr, size, span, v)) = value_of(e) else {
                 continue;
             };
@@ -219,18 +255,19 @@ fn given_settings(files: &[FileFacts], sources: &SourceMap) -> HashMap<String, G
                 size,
                 others: 0,
             };
-            if is_env_name(key) {
-                add(format!("${key}"), given(format!("{key}={v}")));
+            if let Some(k) = env_key {
+                add(k, given(format!("{key}={v}")));
             }
-            if let [.., PathSeg::Key(section), PathSeg::Key(_)] = e.path.as_slice() {
-                if let Some(k) = join_key(&format!("{section}.{key}")) {
-                    add(k, given(format!("{}{assign}{v}", e.dotted())));
-                }
+            if let Some(k) = field_key {
+                add(k, given(format!("{}{assign}{v}", e.dotted())));
             }
         }
         // Kubernetes `env:` items: `- name: PAYOUT_MAX_RETRIES` / `value: "50"`.
         for (name, value) in super::redis::k8s_env_pairs(&doc.entries) {
-            let (Some(n), Some((expr, size, span, v))) = (name.scalar(), value_of(value)) else {
+            let Some(n) = name.scalar().filter(|n| wanted.contains(&format!("${n}"))) else {
+                continue;
+            };
+            let Some((expr, size, span, v)) = value_of(value) else {
                 continue;
             };
             if is_env_name(n) {
