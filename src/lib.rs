@@ -227,7 +227,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .stack_size(PARSER_STACK_BYTES)
         .build()
         .map_err(|e| RunError::Internal(e.to_string()))?;
-    let keywords = walk::Keywords::new(&config_keywords(&config));
+    let keywords = walk::Keywords::new(&config_keywords(&config), candidates.len() + 1);
     let read: Vec<(u64, Option<Loaded>)> = pool.install(|| {
         candidates
             .par_iter()
