@@ -173,14 +173,7 @@ impl Settings {
             let Some(r) = &f.rust else { continue };
             let policies = r.retry.sites.iter().map(|s| &s.policy);
             for p in policies.chain(r.retry.clients.iter().map(|c| &c.policy)) {
-                for e in policy_exprs(p) {
-                    wanted.extend(
-                        refs_of(e)
-                            .iter()
-                            .filter_map(|n| n.strip_prefix(CONFIG_REF))
-                            .filter_map(join_key),
-                    );
-                }
+                wanted.extend(config_reads(p).iter().filter_map(|r| join_key(r)));
             }
         }
         if wanted.is_empty() {
@@ -286,6 +279,16 @@ fn given_settings(
         }
     }
     out
+}
+
+/// The settings a policy reads (`payout_worker.max_retries`,
+/// `$REFUND_MAX_RETRIES`): its [`CONFIG_REF`] references.
+fn config_reads(p: &Policy) -> Vec<String> {
+    policy_exprs(p)
+        .into_iter()
+        .flat_map(refs_of)
+        .filter_map(|n| n.strip_prefix(CONFIG_REF).map(str::to_string))
+        .collect()
 }
 
 /// Every expression a policy is folded from.
@@ -494,29 +497,24 @@ impl Consts<'_> {
     /// The configuration values a policy's span is folded from, as labels.
     fn settings(&self, p: &Policy) -> Vec<(FileId, Span, String)> {
         let mut out: Vec<(FileId, Span, String)> = Vec::new();
-        for e in policy_exprs(p) {
-            for name in refs_of(e) {
-                let Some(read) = name.strip_prefix(CONFIG_REF) else {
-                    continue;
-                };
-                let Some(g) = join_key(read).and_then(|k| self.given.get(&k)) else {
-                    continue;
-                };
-                if out.iter().any(|(f, s, _)| (*f, *s) == (g.file, g.span)) {
-                    continue;
-                }
-                let what = read.trim_start_matches('$');
-                let others = match g.others {
-                    0 => String::new(),
-                    1 => "; the largest of 2 files' values".to_string(),
-                    n => format!("; the largest of {} files' values", n + 1),
-                };
-                out.push((
-                    g.file,
-                    g.span,
-                    format!("`{}` sets `{what}`{others}", g.shown),
-                ));
+        for read in config_reads(p) {
+            let read = read.as_str();
+            let Some(g) = join_key(read).and_then(|k| self.given.get(&k)) else {
+                continue;
+            };
+            if out.iter().any(|(f, s, _)| (*f, *s) == (g.file, g.span)) {
+                continue;
             }
+            let what = read.trim_start_matches('$');
+            let others = match g.others {
+                0 => String::new(),
+                n => format!("; the largest of {} files' values", n + 1),
+            };
+            out.push((
+                g.file,
+                g.span,
+                format!("`{}` sets `{what}`{others}", g.shown),
+            ));
         }
         out
     }
