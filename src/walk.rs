@@ -235,9 +235,25 @@ impl Keywords {
     /// Whether a file of `kind` is parsed in full: it holds a strong word,
     /// or a weak word where that word carries meaning. `.conf` files, which
     /// may turn out to be Redis configs ([`refine_kind`]), count as Redis
-    /// configs here.
+    /// configs here. A Rust file's words count only outside its comments
+    /// (no Rust rule reads comments): `/// This call is idempotent` alone
+    /// admits nothing, unless the file's path holds a strong word too.
     pub fn admits(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> bool {
-        if self.strong.is_match(bytes) {
+        let comments = if kind == FileKind::Rust && self.any.is_match(bytes) {
+            crate::frontend::rust::comments::ranges(bytes)
+        } else {
+            Vec::new()
+        };
+        let in_code = |at: usize| !crate::frontend::rust::comments::contains(&comments, at);
+        if self.strong.find_iter(bytes).any(|m| in_code(m.start())) {
+            return true;
+        }
+        // A Rust module named for a strong word (`src/idempotency/mod.rs`)
+        // is that code, whatever its comments say.
+        if !comments.is_empty()
+            && self.strong.is_match(bytes)
+            && self.strong.is_match(path.as_os_str().as_encoded_bytes())
+        {
             return true;
         }
         let conf =
@@ -248,6 +264,9 @@ impl Keywords {
             let Some(g) = self.weak_group.get(m.pattern().as_usize()) else {
                 continue;
             };
+            if !in_code(m.start()) {
+                continue;
+            }
             let group = &self.groups[*g];
             if group.parse.iter().any(|k| k == kind.name()) {
                 return true;
@@ -258,7 +277,7 @@ impl Keywords {
             if let Some(with) = &group.with {
                 if !with_checked[*g] {
                     with_checked[*g] = true;
-                    if with.is_match(bytes) {
+                    if with.find_iter(bytes).any(|w| in_code(w.start())) {
                         return true;
                     }
                 }
@@ -511,6 +530,34 @@ mod tests {
             |kind, path: &str, text: &str| k.admits(kind, Path::new(path), text.as_bytes());
         // A strong word admits every kind.
         assert!(admits(FileKind::Rust, "a.rs", "let k = idempotency_key;"));
+        // In Rust, a word only a comment holds admits nothing; in a string
+        // it does, and other kinds keep their comments.
+        assert!(!admits(
+            FileKind::Rust,
+            "a.rs",
+            "/// Safe to call twice: idempotent.\nfn f() {} /* dedup */ // backoff"
+        ));
+        assert!(admits(
+            FileKind::Rust,
+            "a.rs",
+            "// x\nlet h = \"Idempotency-Key\";"
+        ));
+        assert!(admits(
+            FileKind::Rust,
+            "a.rs",
+            "// x\nuse backoff::ExponentialBackoff;"
+        ));
+        assert!(!admits(
+            FileKind::Rust,
+            "a.rs",
+            "// webhook redis\nfn f() {}"
+        ));
+        assert!(admits(
+            FileKind::Rust,
+            "src/idempotency/mod.rs",
+            "//! The idempotency claim.\npub fn begin() {}"
+        ));
+        assert!(admits(FileKind::Sql, "m.sql", "-- idempotent\nSELECT 1;"));
         // `webhook` in SQL is a store word; in Rust only inside a store name.
         assert!(admits(
             FileKind::Sql,

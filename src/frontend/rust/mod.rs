@@ -3,6 +3,7 @@
 //! the stack and hands the tree to them.
 
 pub mod cache;
+pub mod comments;
 pub mod flow;
 pub mod redis_config;
 pub mod retention;
