@@ -63,6 +63,37 @@ const MAX_ROUNDS: usize = 16;
 /// when its text holds a word that can matter ([`crate::walk::prefilter`]);
 /// otherwise, and always for a template, it is only counted.
 pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
+    let mut doc = build_recovering(text, facts);
+    whole_chars(text, &mut doc);
+    doc
+}
+
+/// NOTE: a re-read text has the original's length but not always its
+/// characters: a skipped entry is blanked byte by byte, so a node read next
+/// to it (a block scalar takes the blank lines that follow it) can end
+/// inside what was a multi-byte character of the original (found by
+/// fuzzing). Every span is widened to whole characters of `text`.
+fn whole_chars(text: &str, doc: &mut ConfDoc) {
+    if text.is_ascii() {
+        return;
+    }
+    let fix = |s: &mut Span| {
+        let start = crate::source::clamp_to_char_boundary(text, s.start);
+        let mut end = s.end.min(text.len()).max(start);
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        *s = Span::new(start, end);
+    };
+    for e in &mut doc.entries {
+        fix(&mut e.value_span);
+        if let Some(k) = &mut e.key_span {
+            fix(k);
+        }
+    }
+}
+
+fn build_recovering(text: &str, facts: &mut FileFacts) -> ConfDoc {
     if let Some(p) = too_big(text) {
         facts.problems.push(p);
         return ConfDoc::default();
