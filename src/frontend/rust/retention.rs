@@ -106,18 +106,20 @@ pub fn extract(file: &syn::File, facts: &mut FileFacts) -> RetentionFacts {
 /// u64 = 86_400;` in `time_consts.rs`). Each item is parsed on its own, so
 /// the cost is the items', not the file's.
 pub fn parse_consts(text: &str, facts: &mut FileFacts) {
+    let items: Vec<(usize, syn::Item)> = const_items(text)
+        .into_iter()
+        .filter_map(|(start, end)| {
+            let item_text = text.get(start..end)?;
+            if crate::frontend::max_bracket_depth(item_text) > crate::frontend::MAX_NESTING {
+                return None;
+            }
+            Some((start, syn::parse_str::<syn::Item>(item_text).ok()?))
+        })
+        .collect();
     let mut v = Visitor::default();
-    for (start, end) in const_items(text) {
-        let Some(item_text) = text.get(start..end) else {
-            continue;
-        };
-        if crate::frontend::max_bracket_depth(item_text) > crate::frontend::MAX_NESTING {
-            continue;
-        }
-        if let Ok(item) = syn::parse_str::<syn::Item>(item_text) {
-            v.offset = start;
-            v.visit_item(&item);
-        }
+    for (start, item) in &items {
+        v.offset = *start;
+        v.visit_item(item);
     }
     v.offset = 0;
     let r = finish(v, facts);
@@ -128,7 +130,7 @@ pub fn parse_consts(text: &str, facts: &mut FileFacts) {
     proc_macro2::extra::invalidate_current_thread_spans();
 }
 
-fn finish(v: Visitor, facts: &mut FileFacts) -> RetentionFacts {
+fn finish(v: Visitor<'_>, facts: &mut FileFacts) -> RetentionFacts {
     // Fill the TTL of writes whose expiry folds with this file's constants.
     let local: HashMap<&str, &ConstExpr> = v
         .out
@@ -426,7 +428,7 @@ const MILLIS: u64 = 1;
 type Expiry = (ConstExpr, Span, u64);
 
 #[derive(Default)]
-struct Visitor {
+struct Visitor<'ast> {
     out: RetentionFacts,
     /// Writes and their unfolded expiry (expression, its span, unit).
     writes: Vec<(RedisKeyWrite, Option<Expiry>)>,
@@ -450,15 +452,16 @@ struct Visitor {
     /// identifiers every `let` of the function was built from.
     let_formats: HashMap<String, KeyFormat>,
     let_idents: HashMap<String, Vec<String>>,
-    /// Identifiers of the function being read: which caller is at hand.
-    fn_idents: Vec<String>,
+    /// The function being read, whose identifiers say which caller is at
+    /// hand around a key format; printed only when a format is found.
+    fn_node: Option<&'ast dyn quote::ToTokens>,
     /// Read a field path (`cfg.payouts.max_retries`) or an environment
     /// variable (`env::var("PAYOUT_MAX_RETRIES")`) as a reference to a
     /// setting ([`CONFIG_REF`]), for the retry reader; elsewhere unknown.
     config_reads: bool,
 }
 
-impl Visitor {
+impl<'ast> Visitor<'ast> {
     fn span(&self, s: proc_macro2::Span) -> Span {
         super::byte_span(s).shift(self.offset)
     }
@@ -698,7 +701,10 @@ impl Visitor {
             prefix,
             literals,
             holes,
-            around: self.fn_idents.clone(),
+            around: self
+                .fn_node
+                .map(|f| token_idents(f.to_token_stream()))
+                .unwrap_or_default(),
         })
     }
 
@@ -1095,7 +1101,7 @@ fn pat_ident(p: &syn::Pat) -> Option<String> {
     }
 }
 
-impl<'ast> Visit<'ast> for Visitor {
+impl<'ast> Visit<'ast> for Visitor<'ast> {
     fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
         self.record_item(&item.ident.to_string(), &item.expr);
         visit::visit_item_const(self, item);
@@ -1112,22 +1118,14 @@ impl<'ast> Visit<'ast> for Visitor {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        use quote::ToTokens;
-        let outer = self.enter_fn(&f.sig);
-        let outer_idents =
-            std::mem::replace(&mut self.fn_idents, token_idents(f.to_token_stream()));
+        let outer = self.enter_fn(&f.sig, f);
         visit::visit_item_fn(self, f);
-        self.fn_idents = outer_idents;
         self.leave_fn(outer);
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        use quote::ToTokens;
-        let outer = self.enter_fn(&f.sig);
-        let outer_idents =
-            std::mem::replace(&mut self.fn_idents, token_idents(f.to_token_stream()));
+        let outer = self.enter_fn(&f.sig, f);
         visit::visit_impl_item_fn(self, f);
-        self.fn_idents = outer_idents;
         self.leave_fn(outer);
     }
 
@@ -1208,12 +1206,13 @@ fn sends_idempotency_key(call: &syn::ExprMethodCall) -> bool {
 }
 
 /// What `enter_fn` saves of the function around a nested one.
-struct OuterFn {
+struct OuterFn<'ast> {
+    node: Option<&'ast dyn quote::ToTokens>,
     sends_key: bool,
     first_pending: usize,
 }
 
-impl Visitor {
+impl<'ast> Visitor<'ast> {
     /// NOTE: a Redis cache of the key a client sent to Stripe
     /// (`stripe:idempotency:{order}` for 24 h, passed to
     /// `RequestStrategy::Idempotent`) is an outbound store: Stripe's key
@@ -1221,7 +1220,8 @@ impl Visitor {
     /// Every retention recorded in a function that sends the key is marked
     /// outbound when the function ends, since the send may come after the
     /// write.
-    fn leave_fn(&mut self, outer: OuterFn) {
+    fn leave_fn(&mut self, outer: OuterFn<'ast>) {
+        self.fn_node = outer.node;
         if self.fn_sends_key {
             for p in &mut self.out.pending[outer.first_pending..] {
                 if p.site.is_some() {
@@ -1232,8 +1232,9 @@ impl Visitor {
         self.fn_sends_key = outer.sends_key;
     }
 
-    fn enter_fn(&mut self, sig: &syn::Signature) -> OuterFn {
+    fn enter_fn(&mut self, sig: &syn::Signature, node: &'ast dyn quote::ToTokens) -> OuterFn<'ast> {
         let outer = OuterFn {
+            node: self.fn_node.replace(node),
             sends_key: self.fn_sends_key,
             first_pending: self.out.pending.len(),
         };
