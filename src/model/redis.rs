@@ -321,11 +321,10 @@ impl RedisModel {
         let only_one = self.instances.len() == 1;
         // Generic settings (`REDIS_URL`) that code named for idempotency
         // reads: `IdempotencyStore::new(env::var("REDIS_URL")?)`.
-        let generic = endpoints(files, sources, true);
+        let (generic, endpoints) = endpoints(files, sources);
         let used = used_by_store_code(&generic, files, sources);
         let writers = key_writers(files, sources);
         let contexts = build_contexts(files, sources);
-        let endpoints = endpoints(files, sources, false);
         for inst in &mut self.instances {
             let declared_none = config.store.iter().any(|s| {
                 !s.store
@@ -856,19 +855,27 @@ fn settings<'a>(
         .chain(pairs)
 }
 
-fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<Endpoint> {
+/// The Redis endpoints the configuration files set, in one pass: those set
+/// under a generic name (`REDIS_URL`), and those whose name speaks of
+/// idempotency (`IDEMPOTENCY_REDIS_URL`).
+fn endpoints(files: &[FileFacts], sources: &SourceMap) -> (Vec<Endpoint>, Vec<Endpoint>) {
     let words = &knowledge::redis().link_words;
     let stores = knowledge::stores();
-    let mut out = Vec::new();
+    let (mut generic, mut speaking) = (Vec::new(), Vec::new());
     for f in files {
         let Some(doc) = &f.conf else { continue };
         let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
+        let (g0, s0) = (generic.len(), speaking.len());
         for (key, value, span) in settings(&doc.entries, text) {
-            let speaks = words.matches(&key) || stores.redis_prefix.matches(&key);
-            if speaks == generic {
+            // The host first: most settings name none, and it is cheaper
+            // to see than what the name speaks of.
+            let hosts = hosts_of(&key, &value);
+            if hosts.is_empty() {
                 continue;
             }
-            for host in hosts_of(&key, &value) {
+            let speaks = words.matches(&key) || stores.redis_prefix.matches(&key);
+            let out = if speaks { &mut speaking } else { &mut generic };
+            for host in hosts {
                 out.push(Endpoint {
                     file: f.file,
                     span,
@@ -878,19 +885,14 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap, generic: bool) -> Vec<End
                 });
             }
         }
-        set_owners(&doc.entries, text, f.file, &mut out);
+        if generic.len() > g0 || speaking.len() > s0 {
+            let blocks = owner_blocks(&doc.entries, text);
+            for ep in generic[g0..].iter_mut().chain(&mut speaking[s0..]) {
+                ep.owner = owner_at(&blocks, ep.span);
+            }
+        }
     }
-    out
-}
-
-/// The compose service or Kubernetes workload whose environment sets each
-/// of a file's endpoints (found by span: an env entry lies inside its
-/// service's or workload's part of the file).
-fn set_owners(entries: &[ConfEntry], text: &str, file: FileId, out: &mut [Endpoint]) {
-    let blocks = owner_blocks(entries, text);
-    for ep in out.iter_mut().filter(|ep| ep.file == file) {
-        ep.owner = owner_at(&blocks, ep.span);
-    }
+    (generic, speaking)
 }
 
 /// Each compose service's and Kubernetes workload's environment block.

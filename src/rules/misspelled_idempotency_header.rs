@@ -42,7 +42,13 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
     // A legitimate variant spelt with other separators is still that variant
     // (`x-idempotency-key`); with an underscore it misses that variant, not
     // the canonical name (`X_Idempotency_Key`).
-    if let Some(k) = h.legitimate.iter().find(|k| squash(&k.name) == squashed) {
+    let names = names();
+    if let Some((k, _)) = h
+        .legitimate
+        .iter()
+        .zip(&names.legitimate)
+        .find(|(_, sq)| **sq == squashed)
+    {
         // `Idempotency_Keys` is a table or metric name like the plural the
         // catalogue lists (`header = false`), not a header to respell.
         if value.contains('_') && k.header {
@@ -50,16 +56,15 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
         }
         return None;
     }
-    for c in &h.canonical {
-        let cl = c.name.to_ascii_lowercase();
+    for (c, (cl, sq)) in h.canonical.iter().zip(&names.canonical) {
         let name: &'static str = c.name.as_str();
-        if squash(&c.name) == squashed {
+        if *sq == squashed {
             if value.contains('_') {
                 return Some((name, Miss::Underscore));
             }
             return Some((name, Miss::Separator));
         }
-        if hyphened.len() >= 10 && osa_distance(&hyphened, &cl) <= 2 {
+        if hyphened.len() >= 10 && osa_distance(&hyphened, cl) <= 2 {
             return Some((name, Miss::Typo));
         }
     }
@@ -118,6 +123,28 @@ fn may_miss(value: &str) -> bool {
     let alnum = value.bytes().filter(u8::is_ascii_alphanumeric).count();
     l.squashed.contains(&alnum)
         || (n >= 10 && l.near.iter().any(|&(lo, hi)| (lo..=hi).contains(&n)))
+}
+
+/// The catalogue's names as [`classify`] compares them, made once: each
+/// legitimate name squashed, each canonical name lowercased and squashed.
+struct Names {
+    legitimate: Vec<String>,
+    canonical: Vec<(String, String)>,
+}
+
+fn names() -> &'static Names {
+    static N: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
+    N.get_or_init(|| {
+        let h = knowledge::headers();
+        Names {
+            legitimate: h.legitimate.iter().map(|k| squash(&k.name)).collect(),
+            canonical: h
+                .canonical
+                .iter()
+                .map(|c| (c.name.to_ascii_lowercase(), squash(&c.name)))
+                .collect(),
+        }
+    })
 }
 
 fn squash(s: &str) -> String {
