@@ -154,26 +154,28 @@ pub fn names() -> Vec<&'static str> {
 /// edits of one substring), on bytes: rule and header names are ASCII.
 pub fn osa_distance(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
+    let w = b.len() + 1;
+    // Three rows of the table (two back, one back, this one) in one
+    // buffer; each row moves back one slot before the next is filled.
+    let mut rows = vec![0usize; 3 * w];
+    for (j, cell) in rows[2 * w..].iter_mut().enumerate() {
         *cell = j;
     }
     for i in 1..=a.len() {
+        rows.copy_within(w..3 * w, 0);
+        let (back, cur) = rows.split_at_mut(2 * w);
+        let (two, one) = back.split_at(w);
+        cur[0] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
+            let mut v = (one[j] + 1).min(cur[j - 1] + 1).min(one[j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
+                v = v.min(two[j - 2] + 1);
             }
-            d[i][j] = v;
+            cur[j] = v;
         }
     }
-    d[a.len()][b.len()]
+    rows[2 * w + b.len()]
 }
 
 /// The rule name nearest to a misspelt one (`ttl-below-replay-horzon`), for
@@ -272,6 +274,26 @@ pub fn short_summary(summary: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn osa_distance_counts_edits_and_adjacent_swaps() {
+        for (a, b, d) in [
+            ("kitten", "sitting", 3),
+            ("ab", "ba", 1),
+            ("", "abc", 3),
+            ("abc", "", 3),
+            ("", "", 0),
+            // OSA edits no substring twice: 3, where unrestricted
+            // Damerau-Levenshtein says 2.
+            ("ca", "abc", 3),
+            ("idempotency-key", "idempotnecy-key", 1),
+            ("idempotency-key", "idempotency-key", 0),
+            ("x-idempotency-key", "idempotency-key", 2),
+        ] {
+            assert_eq!(osa_distance(a, b), d, "{a:?} {b:?}");
+            assert_eq!(osa_distance(b, a), d, "{b:?} {a:?}");
+        }
+    }
+
     use super::*;
 
     #[test]

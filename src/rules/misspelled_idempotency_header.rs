@@ -64,7 +64,11 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
             }
             return Some((name, Miss::Separator));
         }
-        if hyphened.len() >= 10 && osa_distance(&hyphened, cl) <= 2 {
+        // The distance is at least the difference in length.
+        if hyphened.len() >= 10
+            && hyphened.len().abs_diff(cl.len()) <= 2
+            && osa_distance(&hyphened, cl) <= 2
+        {
             return Some((name, Miss::Typo));
         }
     }
