@@ -188,6 +188,16 @@ pub fn clamp_to_char_boundary(text: &str, offset: usize) -> usize {
     offset
 }
 
+/// The first char boundary of `text` at or after `offset` (the text's
+/// length past its end).
+pub fn ceil_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset += 1;
+    }
+    offset
+}
+
 /// Maps character indexes (as some parsers report them) to byte offsets.
 pub struct CharToByte {
     /// Byte offset of every char, plus the text length; empty for ASCII text.

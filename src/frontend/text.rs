@@ -157,10 +157,8 @@ pub fn table_uses(text: &str) -> Vec<TableUse> {
             }
         }
         if !writes {
-            let mut from = whole.start().saturating_sub(FROM_WINDOW);
-            while !text.is_char_boundary(from) {
-                from += 1;
-            }
+            let from =
+                crate::source::ceil_char_boundary(text, whole.start().saturating_sub(FROM_WINDOW));
             let before = text[from..whole.start()].to_ascii_lowercase();
             let after = text[name.end()..].trim_start();
             let import = after.len() >= 6 && after.as_bytes()[..6].eq_ignore_ascii_case(b"import");

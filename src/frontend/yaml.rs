@@ -79,10 +79,7 @@ fn whole_chars(text: &str, doc: &mut ConfDoc) {
     }
     let fix = |s: &mut Span| {
         let start = crate::source::clamp_to_char_boundary(text, s.start);
-        let mut end = s.end.min(text.len()).max(start);
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
+        let end = crate::source::ceil_char_boundary(text, s.end.max(start));
         *s = Span::new(start, end);
     };
     for e in &mut doc.entries {
@@ -176,6 +173,9 @@ fn build_recovering(text: &str, facts: &mut FileFacts) -> ConfDoc {
 /// with `%` is read with its non-ASCII bytes as `?`: the text keeps its
 /// length, and in that line bytes and chars agree. Only such a line changes.
 fn ascii_directive_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.starts_with('%') && memchr::memmem::find(text.as_bytes(), b"\n%").is_none() {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let mut out: Option<Vec<u8>> = None;
     let mut ls = 0;
     for line in text.split_inclusive('\n') {

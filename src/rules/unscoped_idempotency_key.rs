@@ -40,10 +40,7 @@ const MAX_SHOWN: usize = 32;
 fn unscoped_format(u: &UnscopedFormat) -> Diagnostic {
     let k = &u.format;
     let shown = if k.text.len() > MAX_SHOWN {
-        let mut end = MAX_SHOWN;
-        while !k.text.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = crate::source::clamp_to_char_boundary(&k.text, MAX_SHOWN);
         format!("{}…", &k.text[..end])
     } else {
         k.text.clone()

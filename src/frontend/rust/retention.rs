@@ -219,10 +219,8 @@ fn const_items(text: &str) -> Vec<(usize, usize)> {
         let mut prev = '\0';
         // A constant fits in a few lines; a `const fn` or a stray `const`
         // in a comment must not make the scan quadratic.
-        let mut window_end = text.len().min(item_start + MAX_CONST_ITEM_BYTES);
-        while !text.is_char_boundary(window_end) {
-            window_end -= 1;
-        }
+        let window_end =
+            crate::source::clamp_to_char_boundary(text, item_start + MAX_CONST_ITEM_BYTES);
         let window = text.get(item_start..window_end).unwrap_or("");
         for (i, c) in window.char_indices() {
             match c {
