@@ -306,6 +306,15 @@ impl RetentionWords {
     /// Whether a constant, variable or config key name speaks of how long
     /// keys are kept (and not of a lock, a tolerance or a retry schedule).
     pub fn is_retention_name(&self, name: &str) -> bool {
+        // A word that starts with a retention word holds it: most names
+        // hold none, and a byte scan is cheaper than splitting them.
+        if !self
+            .retention
+            .iter()
+            .any(|l| contains_ignore_ascii_case(name, l))
+        {
+            return false;
+        }
         let words = name_words(name);
         let has = |list: &[String]| {
             words
@@ -353,6 +362,12 @@ impl RetentionWords {
 /// The words of a name, lower-cased: split at `_ - . : /`, spaces and
 /// camelCase boundaries (`dedupTtlHours` → `dedup`, `ttl`, `hours`;
 /// `IDEM_TTL_SECS` → `idem`, `ttl`, `secs`).
+/// `needle` (lowercase ASCII) in `hay`, ignoring ASCII case.
+pub fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
 pub fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     for chunk in name.split(|c: char| !c.is_ascii_alphanumeric()) {

@@ -381,7 +381,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     for f in &mut facts {
         f.test_path = test_code::test_code().is_test_path(&roots.relative(sources.path(f.file)));
     }
-    let model = model::ProjectModel::build(facts, &sources, &config);
+    let model = pool.install(|| model::ProjectModel::build(facts, &sources, &config));
     timings.phase("model");
     let stores = model.store_count();
     let ctx = rules::Context {
@@ -389,7 +389,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         sources: &sources,
         config: &config,
     };
-    diagnostics.extend(rules::run(&ctx));
+    diagnostics.extend(pool.install(|| rules::run(&ctx)));
     timings.phase("rules");
 
     // suppressions

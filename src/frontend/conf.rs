@@ -79,20 +79,33 @@ impl ConfEntry {
 
     /// The path as `a.b[0].c`.
     pub fn dotted(&self) -> String {
-        let mut out = String::new();
-        for seg in &self.path {
-            match seg {
-                PathSeg::Key(k) => {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(k);
+        dotted(&self.path)
+    }
+
+    /// The path of the node that holds this one, as `a.b[0]`.
+    pub fn parent_dotted(&self) -> String {
+        dotted(self.parent())
+    }
+}
+
+/// A key path as `a.b[0].c`.
+pub fn dotted(path: &[PathSeg]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            PathSeg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
                 }
-                PathSeg::Index(i) => out.push_str(&format!("[{i}]")),
+                out.push_str(k);
+            }
+            PathSeg::Index(i) => {
+                let _ = write!(out, "[{i}]");
             }
         }
-        out
     }
+    out
 }
 
 #[derive(Debug, Clone, Default)]
@@ -136,40 +149,42 @@ pub fn header_role(path: &[PathSeg]) -> Option<crate::frontend::StrRole> {
         return None;
     }
     let mut role = None;
-    for seg in path {
-        if let PathSeg::Key(k) = seg {
-            let k = k.to_ascii_lowercase();
-            if k.contains("header") {
-                let writes = ["add", "set", "append"].iter().any(|w| k.contains(w));
-                role = Some(if writes {
-                    StrRole::Write
-                } else {
-                    role.unwrap_or(StrRole::HeaderName)
-                });
-            }
+    for k in keys(path) {
+        if mentions(k, "header") {
+            let writes = ["add", "set", "append"].iter().any(|w| mentions(k, w));
+            role = Some(if writes {
+                StrRole::Write
+            } else {
+                role.unwrap_or(StrRole::HeaderName)
+            });
         }
     }
     role
 }
 
-fn lower_keys(path: &[PathSeg]) -> impl Iterator<Item = String> + '_ {
+/// The keys of a path (its indexes left out).
+fn keys(path: &[PathSeg]) -> impl Iterator<Item = &str> + '_ {
     path.iter().filter_map(|s| match s {
-        PathSeg::Key(k) => Some(k.to_ascii_lowercase()),
+        PathSeg::Key(k) => Some(k.as_str()),
         PathSeg::Index(_) => None,
     })
 }
 
+fn mentions(key: &str, word: &str) -> bool {
+    crate::knowledge::contains_ignore_ascii_case(key, word)
+}
+
 /// A translation file, or a table, CSV export or report.
 fn not_http(path: &[PathSeg]) -> bool {
-    lower_keys(path).next().is_some_and(|k| is_locale(&k))
-        || lower_keys(path).any(|k| NOT_HTTP.contains(&k.as_str()))
+    keys(path).next().is_some_and(is_locale)
+        || keys(path).any(|k| NOT_HTTP.iter().any(|w| k.eq_ignore_ascii_case(w)))
 }
 
 /// Whether strings under `path` are column titles (`csv.headers:
 /// [Idempotency_Key, Amount]`): they are not header names in any spelling,
 /// so the header rule never sees them.
 pub fn column_titles(path: &[PathSeg]) -> bool {
-    not_http(path) && lower_keys(path).any(|k| k.contains("header"))
+    not_http(path) && keys(path).any(|k| mentions(k, "header"))
 }
 
 /// Path words under which `headers` are column titles, not HTTP headers.
@@ -193,7 +208,7 @@ fn is_locale(k: &str) -> bool {
         "nb", "tr", "cs", "ar", "he", "uk", "el", "hu", "ro", "id", "th", "vi",
     ];
     let lang = k.split(['-', '_']).next().unwrap_or(k);
-    LANGS.contains(&lang) && k.len() <= 7
+    k.len() <= 7 && LANGS.iter().any(|l| lang.eq_ignore_ascii_case(l))
 }
 
 #[cfg(test)]

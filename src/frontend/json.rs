@@ -6,6 +6,8 @@
 //! every span stays exact. A file that still does not read is judged by
 //! serde_json, whose words name the fault in JSON's terms.
 
+use super::conf::ConfDoc;
+use super::json_reader;
 use super::yaml::{self, Stop};
 use super::{FileFacts, Problem};
 use std::io::Read;
@@ -17,7 +19,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         return;
     }
     let prepared = prepare(text);
-    let (doc, stop) = yaml::build_once(&prepared);
+    let (doc, stop) = read_strict(&prepared).unwrap_or_else(|| yaml::build_once(&prepared));
     match stop {
         None => {}
         Some(Stop::Limit(p)) => facts.problems.push(p),
@@ -36,6 +38,17 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     yaml::push_strings(&prepared, &doc, facts);
     facts.conf = Some(doc);
     super::redis_yaml::extract(&prepared, facts);
+}
+
+/// The tree of a strict JSON text by the fast reader, or `None` when the
+/// text is not strict JSON (then the YAML parser reads it, as YAML 1.2 flow
+/// syntax, and words any fault). On strict JSON both give the same tree.
+fn read_strict(prepared: &str) -> Option<(ConfDoc, Option<Stop>)> {
+    if !json_reader::may_read(prepared) {
+        return None;
+    }
+    let (doc, stop) = yaml::build_from_events(prepared, json_reader::JsonEvents::new(prepared));
+    stop.is_none().then_some((doc, None))
 }
 
 /// The problem for a file the tree builder stopped on at byte `at`.
@@ -147,6 +160,160 @@ fn line_start(text: &str, at: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// The fast reader's tree of a strict JSON text, which must be there,
+    /// and the YAML parser's, which must be the same.
+    fn same_tree(text: &str) {
+        let (fast, _) = read_strict(text).unwrap_or_else(|| panic!("not read fast: {text:?}"));
+        let (slow, stop) = yaml::build_once(text);
+        assert!(stop.is_none(), "{text:?}");
+        assert_eq!(
+            format!("{:?}", fast.entries),
+            format!("{:?}", slow.entries),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn the_fast_reader_builds_the_yaml_tree_of_strict_json() {
+        for text in [
+            "{}",
+            "[]",
+            "  {\"a\": 1}  \n",
+            "{\"a\":1,\"b\":[true,false,null,-0.5e+10,0,12.25E-3],\"c\":{}}",
+            "{\"openapi\": \"3.0.0\",\r\n \"paths\": {\"/charges\": {\"post\": {\"parameters\": [{\"name\": \"Idempotency-Key\", \"in\": \"header\"}]}}}}",
+            "{\"esc\": \"a\\\"b\\\\c\\/d\\n\\t\\u00e9\\u20ac\", \"k\\u0041\": \"\"}",
+            "{\"é\": \"ünïcödé ✓\", \"x\": [\"€\", {\"y\": \"z\"}]}",
+            "[[[[1]]], [[]], {\"a\": [{}, []]}]",
+            "\"top\"",
+            "42",
+            "{\"a\": {\"b\": {\"c\": {\"d\": 1}}}, \"e\": 2}",
+            "{\"dup\": 1, \"dup\": 2}",
+            "{\"redis\": {\"url\": \"redis://cache:6379/0\", \"ttl\": 86400}}",
+        ] {
+            same_tree(text);
+        }
+    }
+
+    #[test]
+    fn the_fast_reader_leaves_what_is_not_strict_json_to_the_yaml_parser() {
+        for text in [
+            "",
+            "   ",
+            "{a: 1}",
+            "{'a': 1}",
+            "{\"a\": 1,}",
+            "{\"a\":\t1}",
+            "\u{feff}{}",
+            "{\"a\": 01}",
+            "{\"a\": 1.}",
+            "{\"a\": .5}",
+            "{\"a\": truex}",
+            "{\"a\": \"\\ud83d\\ude00\"}",
+            "{\"a\": \"line\nbreak\"}",
+            "{\"a\": 1} {\"b\": 2}",
+            "{\"a\": [1 2]}",
+            "[1,]",
+            "{\"a\" 1}",
+            "{\"a\": 1",
+        ] {
+            assert!(read_strict(text).is_none(), "{text:?}");
+        }
+        // Deep nesting is the YAML path's to report.
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        assert!(read_strict(&deep).is_none());
+        let ok = format!("{}{}", "[".repeat(150), "]".repeat(150));
+        same_tree(&ok);
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just("null".to_string()),
+            any::<bool>().prop_map(|b| b.to_string()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            (-1.0e9f64..1.0e9).prop_map(|f| format!("{f:e}")),
+            "[ -~é€✓]{0,12}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+            "[\\x00-\\x1f\"\\\\/]{1,4}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+        ];
+        leaf.prop_recursive(6, 64, 6, |inner| {
+            let blank = prop_oneof![Just(""), Just(" "), Just("\n  "), Just("\r\n")];
+            prop_oneof![
+                (proptest::collection::vec((inner.clone(), blank.clone()), 0..6)).prop_map(
+                    |items| format!(
+                        "[{}]",
+                        items
+                            .into_iter()
+                            .map(|(v, b)| format!("{b}{v}"))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )
+                ),
+                (proptest::collection::vec(("[a-zA-Z_é-]{0,8}", inner, blank), 0..6)).prop_map(
+                    |items| format!(
+                        "{{{}}}",
+                        items
+                            .into_iter()
+                            .map(|(k, v, b)| format!(
+                                "{b}{}:{b}{v}",
+                                serde_json::to_string(&k).unwrap()
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )
+                ),
+            ]
+        })
+    }
+
+    /// The same check on every `.json` file of a tree, for real files:
+    /// `IDEMLINT_JSON_TREE=DIR cargo test --release --lib -- --ignored
+    /// fast_reader_on_a_tree --nocapture`.
+    #[test]
+    #[ignore = "needs IDEMLINT_JSON_TREE"]
+    fn fast_reader_on_a_tree() {
+        let dir = std::env::var("IDEMLINT_JSON_TREE").expect("IDEMLINT_JSON_TREE");
+        let (mut fast, mut slow) = (0, 0);
+        for e in ignore::WalkBuilder::new(dir)
+            .hidden(false)
+            .build()
+            .flatten()
+        {
+            if e.path().extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(e.path()) else {
+                continue;
+            };
+            if yaml::too_big(&text).is_some() {
+                continue;
+            }
+            let prepared = prepare(&text);
+            match read_strict(&prepared) {
+                Some((doc, _)) => {
+                    fast += 1;
+                    let (y, stop) = yaml::build_once(&prepared);
+                    assert!(stop.is_none(), "{}", e.path().display());
+                    assert_eq!(
+                        format!("{:?}", doc.entries),
+                        format!("{:?}", y.entries),
+                        "{}",
+                        e.path().display()
+                    );
+                }
+                None => slow += 1,
+            }
+        }
+        println!("read fast and the same: {fast}; left to the YAML parser: {slow}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        #[test]
+        fn fast_and_yaml_trees_agree(text in json_value()) {
+            same_tree(&text);
+        }
+    }
+
     fn parsed(text: &str) -> FileFacts {
         let mut facts = FileFacts::default();
         parse(text, &mut facts);
@@ -173,7 +340,7 @@ mod tests {
     fn comments_and_trailing_commas_are_read_with_exact_spans() {
         let text = "{\n  // the replay guard's header\n  \"compilerOptions\": {\n    /* paths\n       for é */ \"paths\": {\"@idempotency/*\": [\"src/idempotency/*\",],},\n  },\n  \"header\": \"Idempotency-Key\", // trailing\n}\n";
         let facts = reads_cleanly_with(text, "Idempotency-Key");
-        assert!(facts.strings.iter().any(|s| s.value == "src/idempotency/*"));
+        has_quoted_scalar(&facts, text, "src/idempotency/*");
     }
 
     #[test]
@@ -206,9 +373,23 @@ mod tests {
         let text = "{\"url\": \"http://x//idempotency\", \"n\": 1 / 2}";
         let facts = parsed(text);
         assert!(facts.problems.is_empty(), "{:?}", facts.problems);
-        assert!(facts
-            .strings
+        has_quoted_scalar(&facts, text, "http://x//idempotency");
+    }
+
+    /// The tree holds the quoted string `value`, its span exactly its
+    /// quotes and text. (Strings that cannot be header names are kept in
+    /// the tree only, not among the file's strings.)
+    fn has_quoted_scalar(facts: &FileFacts, text: &str, value: &str) {
+        let doc = facts.conf.as_ref().unwrap();
+        let e = doc
+            .entries
             .iter()
-            .any(|s| s.value == "http://x//idempotency"));
+            .find(|e| e.scalar() == Some(value))
+            .unwrap_or_else(|| panic!("{value} not in the tree"));
+        assert_eq!(
+            &text[e.value_span.start..e.value_span.end],
+            format!("\"{value}\"")
+        );
+        assert!(facts.strings.iter().all(|s| s.value != value));
     }
 }

@@ -7,6 +7,7 @@ pub mod conf;
 pub mod env;
 pub mod hcl;
 pub mod json;
+mod json_reader;
 pub mod key_format;
 pub mod redis_conf;
 pub mod redis_yaml;
@@ -193,6 +194,18 @@ pub struct FileFacts {
     /// Go template actions read as placeholder values (a Helm template's
     /// `name: {{ include … }}`): nothing is named or set by their text.
     pub holes: Vec<Span>,
+}
+
+/// Strings longer than this cannot be header names.
+const MAX_HEADER_LEN: usize = 64;
+
+/// Whether a string could be a header name (`Idempotency-Key`,
+/// `idempotency_key`): what the header model keeps of the strings.
+pub fn header_shaped(s: &str) -> bool {
+    (3..=MAX_HEADER_LEN).contains(&s.len())
+        && s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 impl FileFacts {

@@ -6,7 +6,7 @@
 use super::conf::{
     column_titles, content_span, header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle,
 };
-use super::{FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
+use super::{header_shaped, FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
 use crate::source::{CharToByte, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle as YStyle};
 
@@ -406,6 +406,34 @@ pub(super) fn build_once(text: &str) -> (ConfDoc, Option<Stop>) {
     let ascii = ascii_directive_lines(text);
     let text: &str = &ascii;
     let chars = CharToByte::new(text);
+    let events = Parser::new_from_str(text).map(|item| match item {
+        Ok((event, yspan)) => Ok((
+            event,
+            Span::new(
+                chars.byte(yspan.start.index()),
+                chars.byte(yspan.end.index()),
+            ),
+        )),
+        Err(e) => Err(EventError {
+            at: chars.byte(e.marker().index()),
+            info: e.info().to_string(),
+        }),
+    });
+    build_from_events(text, events)
+}
+
+/// Why an event source stopped: the byte it stopped at, and its words.
+pub(super) struct EventError {
+    pub at: usize,
+    pub info: String,
+}
+
+/// The tree of an event stream whose spans are byte offsets in `text`: the
+/// YAML parser's, or the JSON front end's own reader of strict JSON.
+pub(super) fn build_from_events<'a>(
+    text: &str,
+    events: impl Iterator<Item = Result<(Event<'a>, Span), EventError>>,
+) -> (ConfDoc, Option<Stop>) {
     let mut doc = ConfDoc::default();
     let mut stack: Vec<Frame> = Vec::new();
     let mut path: Vec<PathSeg> = Vec::new();
@@ -413,7 +441,7 @@ pub(super) fn build_once(text: &str) -> (ConfDoc, Option<Stop>) {
     let mut started = false;
     let mut skip_depth = 0usize; // inside a complex (non-scalar) mapping key
 
-    for (n, item) in Parser::new_from_str(text).enumerate() {
+    for (n, item) in events.enumerate() {
         if n >= MAX_EVENTS {
             let p = Problem::new(
                 Span::new(0, 0),
@@ -421,25 +449,20 @@ pub(super) fn build_once(text: &str) -> (ConfDoc, Option<Stop>) {
             );
             return (doc, Some(Stop::Limit(p)));
         }
-        let (event, yspan) = match item {
+        let (event, span) = match item {
             Ok(x) => x,
             Err(e) => {
-                let at = chars.byte(e.marker().index());
-                if e.info().contains("recursion limit") {
+                let at = e.at;
+                if e.info.contains("recursion limit") {
                     let p = Problem::new(
                         error_span(text, at),
                         "nested too deep for the YAML parser; the rest was not read",
                     );
                     return (doc, Some(Stop::Limit(p)));
                 }
-                let info = e.info().to_string();
-                return (doc, Some(Stop::Syntax { at, info }));
+                return (doc, Some(Stop::Syntax { at, info: e.info }));
             }
         };
-        let span = Span::new(
-            chars.byte(yspan.start.index()),
-            chars.byte(yspan.end.index()),
-        );
 
         let event_kind = if matches!(event, Event::MappingStart(..)) {
             Kind::Map
@@ -667,23 +690,31 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
         .collect();
     let is_header_param =
         |e: &ConfEntry| e.key() == Some("name") && header_params.contains(&(e.doc, e.parent()));
+    // Only the strings that could be header names are kept: the header
+    // model, their only reader in a config file, takes no other. A large
+    // OpenAPI or typedoc file is mostly prose and names.
     for e in doc.entries.iter().filter(|e| !column_titles(&e.path)) {
         if let (Some(key), Some(span)) = (e.key(), e.key_span) {
             // Each key is seen once, on the node it introduces.
             let span = content_span(text, span, quoted_style(text, span));
             push_gateway_header(text, key, span, facts);
-            let parent = &e.path[..e.path.len().saturating_sub(1)];
-            facts.strings.push(StrLit {
-                value: key.to_string(),
-                span,
-                role: header_role(parent).unwrap_or(StrRole::ConfKey),
-            });
+            if header_shaped(key) {
+                let parent = &e.path[..e.path.len().saturating_sub(1)];
+                facts.strings.push(StrLit {
+                    value: key.to_string(),
+                    span,
+                    role: header_role(parent).unwrap_or(StrRole::ConfKey),
+                });
+            }
         }
         if let ConfValue::Scalar { text: v, style } = &e.value {
             if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
                 continue;
             }
             push_gateway_header(text, v, content_span(text, e.value_span, *style), facts);
+            if !header_shaped(v) {
+                continue;
+            }
             facts.strings.push(StrLit {
                 value: v.clone(),
                 span: content_span(text, e.value_span, *style),

@@ -30,15 +30,7 @@ pub struct HeaderModel {
     pub underscores_passed: Option<(FileId, Span)>,
 }
 
-/// Strings longer than this cannot be header names.
-const MAX_HEADER_LEN: usize = 64;
-
-fn header_shaped(s: &str) -> bool {
-    (3..=MAX_HEADER_LEN).contains(&s.len())
-        && s.starts_with(|c: char| c.is_ascii_alphabetic())
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
+use crate::frontend::header_shaped;
 
 impl HeaderModel {
     pub fn build(files: &[FileFacts]) -> Self {

@@ -58,21 +58,43 @@ impl ProjectModel {
         names.len()
     }
 
+    /// Build the model. The parts that read only the files run side by side
+    /// on the current rayon pool (the caller's `install`); the joins that
+    /// need another part wait for it.
     pub fn build(mut files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
-        let headers = headers::HeaderModel::build(&files);
-        let retention = retention::RetentionModel::build(&files, sources, config);
-        let mut schema = schema::SchemaModel::build(&files, sources, config);
-        schema.mark_treated_as_stores(&files);
-        let redis = redis::RedisModel::build(&files, sources, config);
-        // The configuration values retry policies may read, taken now.
-        let settings = retries::Settings::read(&files, sources);
+        use rayon::prelude::*;
+        let ((headers, retention), ((schema, redis), settings)) = rayon::join(
+            || {
+                rayon::join(
+                    || headers::HeaderModel::build(&files),
+                    || retention::RetentionModel::build(&files, sources, config),
+                )
+            },
+            || {
+                rayon::join(
+                    || {
+                        rayon::join(
+                            || {
+                                let mut schema =
+                                    schema::SchemaModel::build(&files, sources, config);
+                                schema.mark_treated_as_stores(&files);
+                                schema
+                            },
+                            || redis::RedisModel::build(&files, sources, config),
+                        )
+                    },
+                    // The configuration values retry policies may read, taken now.
+                    || retries::Settings::read(&files, sources),
+                )
+            },
+        );
         // Config trees and string literals have no reader past this point:
         // free them before the flow model, the largest part, is built.
-        for f in &mut files {
-            f.release_extracted();
-        }
-        let key_formats = key_formats::KeyFormatModel::build(&files, config);
-        let flows = flows::FlowModel::build(&files, sources, config, &schema);
+        files.par_iter_mut().for_each(FileFacts::release_extracted);
+        let (key_formats, flows) = rayon::join(
+            || key_formats::KeyFormatModel::build(&files, config),
+            || flows::FlowModel::build(&files, sources, config, &schema),
+        );
         let retries = retries::RetryModel::build(&files, settings, config, &flows);
         ProjectModel {
             files,

@@ -834,14 +834,20 @@ struct Endpoint {
     owner: Option<Owner>,
 }
 
-/// Every (key, value, value span) setting of a config file: plain keys,
-/// compose `KEY=value` items and Kubernetes `name:`/`value:` pairs.
+/// Every (key, value, value span) setting of a config file whose entry
+/// mentions one of `words` (lowercase) in a key of its path or in its value:
+/// plain keys, compose `KEY=value` items and Kubernetes `name:`/`value:`
+/// pairs. The screen runs before any string is built, so a large file whose
+/// entries name none of the words costs a byte scan.
 fn settings<'a>(
     entries: &'a [ConfEntry],
     text: &'a str,
+    words: &'a [&'a str],
 ) -> impl Iterator<Item = (String, String, Span)> + 'a {
+    let screen = move |e: &ConfEntry| mentions_any(e, words);
     let pairs = k8s_env_pairs(entries)
         .into_iter()
+        .filter(move |(n, v)| screen(n) || screen(v))
         .filter_map(move |(n, v)| {
             Some((
                 n.scalar()?.to_string(),
@@ -851,9 +857,28 @@ fn settings<'a>(
         });
     entries
         .iter()
+        .filter(move |e| screen(e))
         .filter_map(move |e| setting_of(e, text))
         .chain(pairs)
 }
+
+/// Whether a key of the entry's path or its scalar value holds one of
+/// `words` (lowercase), ignoring ASCII case.
+fn mentions_any(e: &ConfEntry, words: &[&str]) -> bool {
+    let holds = |s: &str| {
+        words
+            .iter()
+            .any(|w| knowledge::contains_ignore_ascii_case(s, w))
+    };
+    e.scalar().is_some_and(holds)
+        || e.path
+            .iter()
+            .any(|seg| matches!(seg, PathSeg::Key(k) if holds(k)))
+}
+
+/// What a setting that names a Redis host mentions: a `redis://` or
+/// `valkey://` URL, or a key that speaks of Redis (see `host_of`).
+const HOST_WORDS: &[&str] = &["redis", "valkey"];
 
 /// The Redis endpoints the configuration files set, in one pass: those set
 /// under a generic name (`REDIS_URL`), and those whose name speaks of
@@ -866,7 +891,7 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap) -> (Vec<Endpoint>, Vec<En
         let Some(doc) = &f.conf else { continue };
         let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
         let (g0, s0) = (generic.len(), speaking.len());
-        for (key, value, span) in settings(&doc.entries, text) {
+        for (key, value, span) in settings(&doc.entries, text, HOST_WORDS) {
             // The host first: most settings name none, and it is cheaper
             // to see than what the name speaks of.
             let hosts = hosts_of(&key, &value);
@@ -1018,7 +1043,8 @@ fn cache_selections(files: &[FileFacts], sources: &SourceMap) -> Vec<Selection> 
         let Some(doc) = &f.conf else { continue };
         let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
         let mut blocks = None;
-        for (key, value, span) in settings(&doc.entries, text) {
+        // `selects` wants a key with the word `cache`.
+        for (key, value, span) in settings(&doc.entries, text, &["cache"]) {
             let Some(redis) = backend.selects(&key, &value) else {
                 continue;
             };

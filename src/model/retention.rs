@@ -384,27 +384,33 @@ fn config_retentions(file: FileId, entries: &[ConfEntry], text: &str) -> Vec<Ret
     let stores = knowledge::stores();
     // `env: [{name: IDEMPOTENCY_TTL_SECONDS, value: "86400"}]` (Kubernetes,
     // compose): the setting's name is a sibling.
-    let mut env_names: HashMap<String, String> = HashMap::new();
-    for e in entries {
-        if e.key() == Some("name") {
-            if let Some(v) = e.scalar() {
-                env_names.insert(parent_path(e), v.to_string());
-            }
-        }
-    }
+    // Built on the first `value:` key, by then for the whole file.
+    let mut env_names: Option<HashMap<String, &str>> = None;
     let mut out = Vec::new();
     for e in entries {
         let ConfValue::Scalar { text: value, style } = &e.value else {
             continue;
         };
         let Some(key) = e.key() else { continue };
+        // The name first: most keys are not retentions, and it is the
+        // cheapest thing to look at.
         let (key, dotted) = if key == "value" {
-            match env_names.get(&parent_path(e)) {
-                Some(n) => (n.as_str(), format!("{}.{n}", parent_path(e))),
-                None => continue,
+            let names = env_names.get_or_insert_with(|| {
+                entries
+                    .iter()
+                    .filter(|e| e.key() == Some("name"))
+                    .filter_map(|e| Some((e.parent_dotted(), e.scalar()?)))
+                    .collect()
+            });
+            let parent = e.parent_dotted();
+            match names.get(&parent) {
+                Some(n) if words.is_retention_name(n) => (*n, format!("{parent}.{n}")),
+                _ => continue,
             }
-        } else {
+        } else if words.is_retention_name(key) {
             (key, e.dotted())
+        } else {
+            continue;
         };
         let parent = e
             .path
@@ -413,7 +419,7 @@ fn config_retentions(file: FileId, entries: &[ConfEntry], text: &str) -> Vec<Ret
             .nth(1)
             .map(|s| s.to_string())
             .unwrap_or_default();
-        if !words.is_retention_name(key) || words.is_excluded(&parent) {
+        if words.is_excluded(&parent) {
             continue;
         }
         if !stores.table.matches(&dotted) {
@@ -450,12 +456,6 @@ fn config_retentions(file: FileId, entries: &[ConfEntry], text: &str) -> Vec<Ret
         });
     }
     out
-}
-
-fn parent_path(e: &ConfEntry) -> String {
-    let mut p = e.clone();
-    p.path.pop();
-    p.dotted()
 }
 
 /// A value that is an environment reference: its default

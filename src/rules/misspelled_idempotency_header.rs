@@ -56,7 +56,9 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
         }
         return None;
     }
-    for (c, (cl, sq)) in h.canonical.iter().zip(&names.canonical) {
+    // Only an ASCII name's byte counts bound its edits in characters.
+    let counts = hyphened.is_ascii().then(|| byte_counts(&hyphened));
+    for ((c, (cl, sq)), cc) in h.canonical.iter().zip(&names.canonical).zip(&names.counts) {
         let name: &'static str = c.name.as_str();
         if *sq == squashed {
             if value.contains('_') {
@@ -67,6 +69,9 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
         // The distance is at least the difference in length.
         if hyphened.len() >= 10
             && hyphened.len().abs_diff(cl.len()) <= 2
+            && counts
+                .as_ref()
+                .is_none_or(|v| counts_within_two_edits(v, cc))
             && osa_distance(&hyphened, cl) <= 2
         {
             return Some((name, Miss::Typo));
@@ -134,6 +139,32 @@ fn may_miss(value: &str) -> bool {
 struct Names {
     legitimate: Vec<String>,
     canonical: Vec<(String, String)>,
+    /// The byte counts of each canonical name, lowercase.
+    counts: Vec<ByteCounts>,
+}
+
+type ByteCounts = [u8; 128];
+
+/// How often each ASCII byte occurs in `s` (saturating; other bytes not
+/// counted), for a screen before [`osa_distance`].
+fn byte_counts(s: &str) -> ByteCounts {
+    let mut out = [0u8; 128];
+    for b in s.bytes().filter(u8::is_ascii) {
+        out[usize::from(b)] = out[usize::from(b)].saturating_add(1);
+    }
+    out
+}
+
+/// Whether two ASCII names can be within two edits: an insertion or a
+/// deletion changes the byte counts by one in sum, a substitution by two, a
+/// transposition not at all, so two edits change them by at most four. A
+/// saturated count only makes the sum smaller, never rejects a near name.
+fn counts_within_two_edits(a: &ByteCounts, b: &ByteCounts) -> bool {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| u32::from(x.abs_diff(*y)))
+        .sum::<u32>()
+        <= 4
 }
 
 fn names() -> &'static Names {
@@ -146,6 +177,11 @@ fn names() -> &'static Names {
                 .canonical
                 .iter()
                 .map(|c| (c.name.to_ascii_lowercase(), squash(&c.name)))
+                .collect(),
+            counts: h
+                .canonical
+                .iter()
+                .map(|c| byte_counts(&c.name.to_ascii_lowercase()))
                 .collect(),
         }
     })
@@ -474,6 +510,61 @@ fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every name one or two edits from a canonical name (over an alphabet
+    /// of its own bytes and a few others) passes the byte-count screen
+    /// whenever its distance is at most two.
+    #[test]
+    fn byte_count_screen_never_rejects_a_near_name() {
+        let edits = |s: &str| -> Vec<String> {
+            let b = s.as_bytes();
+            let mut alphabet: Vec<u8> = b.to_vec();
+            alphabet.extend(b"-_xz9");
+            alphabet.sort_unstable();
+            alphabet.dedup();
+            let mut out = Vec::new();
+            for i in 0..=b.len() {
+                for &c in &alphabet {
+                    out.push([&b[..i], &[c], &b[i..]].concat());
+                    if i < b.len() {
+                        out.push([&b[..i], &[c], &b[i + 1..]].concat());
+                    }
+                }
+                if i < b.len() {
+                    out.push([&b[..i], &b[i + 1..]].concat());
+                }
+                if i + 1 < b.len() {
+                    let mut t = b.to_vec();
+                    t.swap(i, i + 1);
+                    out.push(t);
+                }
+            }
+            out.into_iter()
+                .map(|v| String::from_utf8(v).unwrap())
+                .collect()
+        };
+        let mut checked = 0;
+        for (cl, _) in &names().canonical {
+            let target = byte_counts(cl);
+            for one in edits(cl) {
+                for two in std::iter::once(one.clone()).chain(edits(&one).into_iter().step_by(7)) {
+                    if osa_distance(&two, cl) <= 2 {
+                        checked += 1;
+                        assert!(
+                            counts_within_two_edits(&byte_counts(&two), &target),
+                            "{two} vs {cl}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        // And it does screen: a name of the right length with other letters.
+        assert!(!counts_within_two_edits(
+            &byte_counts("content-language"),
+            &byte_counts("idempotency-key")
+        ));
+    }
 
     #[test]
     fn classification() {

@@ -57,11 +57,18 @@ pub fn is_built(name: &str) -> bool {
 /// Run every built rule, then apply the config's levels (`off` drops the
 /// diagnostic; a level replaces the severity the rule chose).
 pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for (_, check) in BUILT {
-        check(ctx, &mut out);
-    }
-    apply_levels(out, ctx.sources, ctx.config)
+    use rayon::prelude::*;
+    // Each rule reads the model alone: they run side by side on the current
+    // rayon pool, and their findings keep the table's order.
+    let found: Vec<Vec<Diagnostic>> = BUILT
+        .par_iter()
+        .map(|(_, check)| {
+            let mut out = Vec::new();
+            check(ctx, &mut out);
+            out
+        })
+        .collect();
+    apply_levels(found.concat(), ctx.sources, ctx.config)
 }
 
 pub fn apply_levels(
