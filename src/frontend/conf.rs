@@ -6,8 +6,64 @@ use crate::source::Span;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathSeg {
-    Key(String),
+    Key(Key),
     Index(usize),
+}
+
+/// A key of a path. Every entry holds its whole path, so a key is shared
+/// (reference-counted) by the paths of all the entries under it rather than
+/// copied into each: in a deep OpenAPI or typedoc file that was most of the
+/// tree's memory and of its building time.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Key(std::sync::Arc<str>);
+
+impl Key {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Key {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Key {
+    fn from(s: &str) -> Self {
+        Key(s.into())
+    }
+}
+
+impl From<String> for Key {
+    fn from(s: String) -> Self {
+        Key(s.into())
+    }
+}
+
+impl PartialEq<str> for Key {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Key {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
 }
 
 impl std::fmt::Display for PathSeg {

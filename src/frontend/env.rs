@@ -67,12 +67,11 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         facts.strings.push(StrLit {
             value: value.clone(),
             span,
-            role: super::conf::header_role(&[PathSeg::Key(key.to_string())])
-                .unwrap_or(StrRole::Mention),
+            role: super::conf::header_role(&[PathSeg::Key(key.into())]).unwrap_or(StrRole::Mention),
         });
         doc.entries.push(ConfEntry {
             doc: 0,
-            path: vec![PathSeg::Key(key.to_string())],
+            path: vec![PathSeg::Key(key.into())],
             key_span: Some(key_span),
             value: ConfValue::Scalar { text: value, style },
             value_span: span,

@@ -353,7 +353,7 @@ fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
                 }
             }
             (Some(PathSeg::Key(k)), Some(_)) if !CHART_KEYS.contains(&k.as_str()) => {
-                (k.clone(), top_keys.get(k.as_str()).copied().flatten())
+                (k.to_string(), top_keys.get(k.as_str()).copied().flatten())
             }
             _ => (String::new(), None),
         }

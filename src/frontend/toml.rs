@@ -78,7 +78,7 @@ fn walk_table<'a>(
                 role: header_role(path).unwrap_or(StrRole::ConfKey),
             });
         }
-        path.push(PathSeg::Key(k.to_string()));
+        path.push(PathSeg::Key(k.into()));
         walk_item(item, key_span, path, out, facts, text);
         path.pop();
     }
@@ -143,7 +143,7 @@ fn walk_value(
                         role: header_role(path).unwrap_or(StrRole::ConfKey),
                     });
                 }
-                path.push(PathSeg::Key(k.to_string()));
+                path.push(PathSeg::Key(k.into()));
                 walk_value(x, ks, path, out, facts, text);
                 path.pop();
             }

@@ -4,7 +4,8 @@
 //! and never expanded, so alias bombs cost nothing.
 
 use super::conf::{
-    column_titles, content_span, header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle,
+    column_titles, content_span, header_role, ConfDoc, ConfEntry, ConfValue, Key, PathSeg,
+    ScalarStyle,
 };
 use super::{header_shaped, FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
 use crate::source::{CharToByte, Span};
@@ -23,7 +24,7 @@ enum Kind {
 enum Frame {
     Map {
         /// The key read and waiting for its value.
-        pending: Option<(String, Span)>,
+        pending: Option<(Key, Span)>,
     },
     Seq {
         next: usize,
@@ -476,7 +477,7 @@ pub(super) fn build_from_events<'a>(
                     skip_depth -= 1;
                     if skip_depth == 0 {
                         if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
-                            *pending = Some(("?".to_string(), span));
+                            *pending = Some((Key::from("?"), span));
                         }
                     }
                 }
@@ -514,7 +515,7 @@ pub(super) fn build_from_events<'a>(
                 };
                 if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
                     if pending.is_none() {
-                        *pending = Some((value.to_string(), span));
+                        *pending = Some((Key::from(&*value), span));
                         continue;
                     }
                 }
@@ -527,7 +528,7 @@ pub(super) fn build_from_events<'a>(
             Event::Alias(_) => {
                 if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
                     if pending.is_none() {
-                        *pending = Some(("*alias".to_string(), span));
+                        *pending = Some((Key::from("*alias"), span));
                         continue;
                     }
                 }
@@ -606,7 +607,7 @@ pub(super) fn error_span(text: &str, at: usize) -> Span {
 fn enter(stack: &mut [Frame], path: &mut Vec<PathSeg>) -> Option<Span> {
     match stack.last_mut() {
         Some(Frame::Map { pending, .. }) => {
-            let (key, key_span) = pending.clone().unwrap_or_default();
+            let (key, key_span) = pending.take().unwrap_or_default();
             path.push(PathSeg::Key(key));
             Some(key_span)
         }

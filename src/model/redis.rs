@@ -962,7 +962,7 @@ fn owner_blocks(entries: &[ConfEntry], text: &str) -> Vec<(Span, Owner)> {
         }
         let owner = match (e.path.first(), e.path.get(1)) {
             (Some(PathSeg::Key(s)), Some(PathSeg::Key(svc))) if s == "services" && at == 2 => {
-                Some(Owner::Compose(svc.clone()))
+                Some(Owner::Compose(svc.to_string()))
             }
             _ => workload(e.doc).map(Owner::Workload),
         };
@@ -1120,7 +1120,7 @@ fn build_contexts(files: &[FileFacts], sources: &SourceMap) -> Vec<(FileId, Stri
             if ctx.contains("://") || ctx.contains('$') {
                 continue;
             }
-            out.push((f.file, svc.clone(), normalise(&format!("{dir}/{ctx}"))));
+            out.push((f.file, svc.to_string(), normalise(&format!("{dir}/{ctx}"))));
         }
     }
     out
@@ -1180,7 +1180,7 @@ fn setting_of(e: &ConfEntry, text: &str) -> Option<(String, String, Span)> {
                 .iter()
                 .any(|s| matches!(s, PathSeg::Key(x) if x.eq_ignore_ascii_case("environment") || x == "env"));
             let key = if in_env || e.path.len() == 1 {
-                k.clone()
+                k.to_string()
             } else {
                 e.dotted()
             };
