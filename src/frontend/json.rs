@@ -42,13 +42,17 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
 
 /// The tree of a strict JSON text by the fast reader, or `None` when the
 /// text is not strict JSON (then the YAML parser reads it, as YAML 1.2 flow
-/// syntax, and words any fault). On strict JSON both give the same tree.
+/// syntax, and words any fault). On strict JSON both give the same tree,
+/// and stop at the same node when the tree builder's node limit is reached.
 fn read_strict(prepared: &str) -> Option<(ConfDoc, Option<Stop>)> {
     if !json_reader::may_read(prepared) {
         return None;
     }
-    let (doc, stop) = yaml::build_from_events(prepared, json_reader::JsonEvents::new(prepared));
-    stop.is_none().then_some((doc, None))
+    match yaml::build_from_events(prepared, json_reader::JsonEvents::new(prepared)) {
+        (doc, None) => Some((doc, None)),
+        (doc, Some(Stop::Limit(p))) => Some((doc, Some(Stop::Limit(p)))),
+        (_, Some(Stop::Syntax { .. })) => None,
+    }
 }
 
 /// The problem for a file the tree builder stopped on at byte `at`.
@@ -225,6 +229,22 @@ mod tests {
         same_tree(&ok);
     }
 
+    /// Past the tree builder's node limit both readers stop at the same
+    /// node, with the same problem.
+    #[test]
+    fn the_node_limit_stops_both_readers_at_the_same_node() {
+        let text = format!("{{\"a\": [{}]}}", vec!["1"; 260_000].join(","));
+        let (fast, fast_stop) = read_strict(&text).expect("read fast");
+        let (slow, slow_stop) = yaml::build_once(&text);
+        assert!(matches!(fast_stop, Some(Stop::Limit(_))));
+        assert_eq!(format!("{fast_stop:?}"), format!("{slow_stop:?}"));
+        assert_eq!(fast.entries.len(), slow.entries.len());
+        assert_eq!(
+            format!("{:?}", fast.entries.last()),
+            format!("{:?}", slow.entries.last())
+        );
+    }
+
     fn json_value() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         let leaf = prop_oneof![
@@ -289,10 +309,15 @@ mod tests {
             }
             let prepared = prepare(&text);
             match read_strict(&prepared) {
-                Some((doc, _)) => {
+                Some((doc, fast_stop)) => {
                     fast += 1;
                     let (y, stop) = yaml::build_once(&prepared);
-                    assert!(stop.is_none(), "{}", e.path().display());
+                    assert_eq!(
+                        format!("{fast_stop:?}"),
+                        format!("{stop:?}"),
+                        "{}",
+                        e.path().display()
+                    );
                     assert_eq!(
                         format!("{:?}", doc.entries),
                         format!("{:?}", y.entries),

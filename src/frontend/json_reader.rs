@@ -4,9 +4,11 @@
 //! keys, a character-index table, token buffers). It only ever reads strict
 //! JSON: at the first thing strict JSON does not allow (a comment left
 //! unblanked, a single quote, a raw control character, a surrogate escape,
-//! a tab or byte-order mark the YAML reader treats its own way, nesting or a
-//! node count near the tree builder's limits) it gives up, and the file is
-//! read by the YAML parser as before, which also words any fault.
+//! a tab or byte-order mark the YAML reader treats its own way, nesting near
+//! the tree builder's limit) it gives up, and the file is read by the YAML
+//! parser as before, which also words any fault. Its events are the YAML
+//! parser's one for one, so the tree builder's node limit stops both at the
+//! same node.
 
 use saphyr_parser::{Event, ScalarStyle};
 use std::borrow::Cow;
@@ -17,10 +19,6 @@ use crate::source::Span;
 /// Deeper than this the reader gives up (the YAML parser's flow depth is a
 /// `u8`, the tree builder's limit 256): the YAML path then says why.
 const MAX_DEPTH: usize = 200;
-
-/// More events than this and the reader gives up, well before the tree
-/// builder's own limit, so that the YAML path reports it as before.
-const MAX_EVENTS: usize = 240_000;
 
 /// Whether the reader can take the text at all: no tab (the YAML scanner
 /// has its own rules for tabs) and no byte-order mark.
@@ -58,7 +56,6 @@ pub(super) struct JsonEvents<'a> {
     pos: usize,
     open: Vec<Open>,
     want: Want,
-    events: usize,
 }
 
 impl<'a> JsonEvents<'a> {
@@ -68,7 +65,6 @@ impl<'a> JsonEvents<'a> {
             pos: 0,
             open: Vec::new(),
             want: Want::StreamStart,
-            events: 0,
         }
     }
 
@@ -372,10 +368,6 @@ impl<'a> Iterator for JsonEvents<'a> {
     type Item = Result<(Event<'a>, Span), EventError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.events += 1;
-        if self.events > MAX_EVENTS {
-            return Some(Err(self.stop("more nodes than this reader takes")));
-        }
         self.step()
     }
 }

@@ -44,6 +44,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
 pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
 
 /// Why one read of a YAML stream stopped early.
+#[derive(Debug)]
 pub(super) enum Stop {
     /// A syntax error at byte `at`, with the parser's words.
     Syntax { at: usize, info: String },
