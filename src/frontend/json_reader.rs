@@ -232,13 +232,13 @@ impl<'a> JsonEvents<'a> {
         self.skip_blanks();
         let at = self.pos;
         match self.peek() {
-            Some(b'{') | Some(b'[') => {
+            Some(c @ (b'{' | b'[')) => {
                 if self.open.len() >= MAX_DEPTH {
                     return Err(self.stop("nested too deep for this reader"));
                 }
                 self.pos += 1;
                 let span = Span::new(at, at + 1);
-                if self.peek_is(b'{', at) {
+                if c == b'{' {
                     self.open.push(Open::Object);
                     self.want = Want::FirstKey;
                     Ok((Event::MappingStart(0, None), span))
@@ -262,10 +262,6 @@ impl<'a> JsonEvents<'a> {
         }
     }
 
-    fn peek_is(&self, c: u8, at: usize) -> bool {
-        self.text.as_bytes().get(at) == Some(&c)
-    }
-
     /// A key at `self.pos` and the `:` after it.
     fn key(&mut self) -> Result<(Event<'a>, Span), EventError> {
         self.skip_blanks();
@@ -280,6 +276,13 @@ impl<'a> JsonEvents<'a> {
         self.pos += 1;
         self.want = Want::Value;
         Ok((Event::Scalar(k, ScalarStyle::DoubleQuoted, 0, None), span))
+    }
+
+    /// The end event of the innermost container when `end` closes it
+    /// next (after `{` or `[`, an empty container).
+    fn close_if(&mut self, end: u8) -> Option<(Event<'a>, Span)> {
+        self.skip_blanks();
+        (self.peek() == Some(end)).then(|| self.close())
     }
 
     /// The end event of the innermost container, at `self.pos`.
@@ -312,23 +315,15 @@ impl<'a> JsonEvents<'a> {
                 Ok((Event::DocumentStart(false), Span::new(self.pos, self.pos)))
             }
             Want::Value => self.value(),
-            Want::FirstKey => {
-                self.skip_blanks();
-                if self.peek() == Some(b'}') {
-                    Ok(self.close())
-                } else {
-                    self.key()
-                }
-            }
+            Want::FirstKey => match self.close_if(b'}') {
+                Some(end) => Ok(end),
+                None => self.key(),
+            },
             Want::Key => self.key(),
-            Want::FirstItem => {
-                self.skip_blanks();
-                if self.peek() == Some(b']') {
-                    Ok(self.close())
-                } else {
-                    self.value()
-                }
-            }
+            Want::FirstItem => match self.close_if(b']') {
+                Some(end) => Ok(end),
+                None => self.value(),
+            },
             Want::AfterValue => {
                 self.skip_blanks();
                 match (self.open.last().copied(), self.peek()) {
