@@ -10,11 +10,12 @@
 //! hook runs where git is installed by definition.
 
 use crate::walk::{self, Candidate, Keywords, WalkError};
+use sha2::Digest as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
 
 #[derive(Debug, thiserror::Error)]
 pub enum FilesError {
@@ -70,8 +71,6 @@ pub enum Read {
         matches: bool,
     },
     Failed(String),
-    /// Holds no word that can matter (already known without the bytes).
-    Skipped,
 }
 
 /// One file of the index or of a commit.
@@ -99,27 +98,31 @@ pub struct Selection {
     root: Option<PathBuf>,
     /// The repository root, where git runs.
     workdir: PathBuf,
-    /// Display paths whose findings are reported; `None` reports all.
-    reported: Option<BTreeSet<String>>,
+    /// Display paths whose findings are reported; `None` reports all. Set
+    /// by [`Selection::settle`] when git is still listing them.
+    reported: OnceLock<Option<BTreeSet<String>>>,
+    /// The git commands listing the changed files, started at resolve and
+    /// read by [`Selection::settle`]: git works while the files are read.
+    pending: Mutex<Option<Pending>>,
     /// The candidates' blob ids, listed by `discover`.
-    oids: Mutex<Vec<(PathBuf, String)>>,
-    /// Blob contents by candidate path, read at the first `read`.
-    blobs: Mutex<Option<HashMap<PathBuf, Blob>>>,
+    oids: Mutex<HashMap<PathBuf, String>>,
+    /// The `git cat-file --batch` that reads the blobs the work tree does
+    /// not hold, started at the first of them.
+    cat_file: Mutex<Option<Result<CatFile, String>>>,
     /// The commit read, in a revision mode.
     revision: Option<Revision>,
 }
 
-/// A blob as read: kept only when it can matter, so memory grows with the
-/// relevant files, not with the repository.
+/// Changed files still being listed: the running git commands (their
+/// outputs are one NUL-separated list) and what turns a path into a
+/// reported display path.
 #[derive(Debug)]
-enum Blob {
-    Bytes(Vec<u8>),
-    TooLarge {
-        len: u64,
-        matches: bool,
-    },
-    /// No keyword: not worth keeping.
-    Skipped,
+struct Pending {
+    flag: &'static str,
+    children: Vec<Child>,
+    root: PathBuf,
+    cwd: PathBuf,
+    under: Vec<String>,
 }
 
 impl Selection {
@@ -153,21 +156,20 @@ impl Selection {
         let err = |message: String| FilesError::Git { flag, message };
         let in_root = |args: &[&str]| git(&cwd.join(&root), args).map_err(err);
         let mut revision = None;
+        let spawn = |args: &[&str]| spawn_git(&cwd.join(&root), args).map_err(err);
         let (origin, changed) = match mode {
             Mode::WorkTree => unreachable!("handled above"),
             Mode::Staged => {
-                let listing = in_root(&["ls-files", "--stage", "-z"])?;
-                let changed = in_root(&[
+                // listed while the index is read below, and read at settle
+                let changed = spawn(&[
                     "diff",
                     "--cached",
                     "--name-only",
                     "-z",
                     "--diff-filter=ACMR",
                 ])?;
-                (
-                    Origin::Git(index_entries(&listing)),
-                    Some(split_z(&changed)),
-                )
+                let listing = in_root(&["ls-files", "--stage", "-z"])?;
+                (Origin::Git(index_entries(&listing)), Some(vec![changed]))
             }
             Mode::ChangedSince(rev) => {
                 let base = git(&cwd.join(&root), &["merge-base", rev, "HEAD"]).map_err(|e| {
@@ -177,20 +179,9 @@ impl Selection {
                     }
                 })?;
                 let base = base.trim();
-                let mut changed = split_z(&in_root(&[
-                    "diff",
-                    "--name-only",
-                    "-z",
-                    "--diff-filter=ACMR",
-                    base,
-                ])?);
-                changed.extend(split_z(&in_root(&[
-                    "ls-files",
-                    "--others",
-                    "--exclude-standard",
-                    "-z",
-                ])?));
-                (Origin::WorkTree, Some(changed))
+                let committed = spawn(&["diff", "--name-only", "-z", "--diff-filter=ACMR", base])?;
+                let untracked = spawn(&["ls-files", "--others", "--exclude-standard", "-z"])?;
+                (Origin::WorkTree, Some(vec![committed, untracked]))
             }
             Mode::Revision(rev) => {
                 let commit = format!("{rev}^{{commit}}");
@@ -213,44 +204,65 @@ impl Selection {
             }
         };
         let under: Vec<String> = paths.iter().map(|p| walk::display_path(p, cwd)).collect();
-        let narrowed = |display: &str| {
-            under.is_empty()
-                || under.iter().any(|u| match u.as_str() {
-                    // the current directory: what is shown below it
-                    "." => !display.starts_with("../") && !display.starts_with('/'),
-                    u => Path::new(display).starts_with(u),
-                })
-        };
-        let reported = match changed {
-            Some(files) => Some(
-                files
-                    .iter()
-                    .map(|f| walk::display_path(&root.join(f), cwd))
-                    .filter(|d| narrowed(d))
-                    .collect(),
-            ),
-            None if under.is_empty() => None,
-            // A revision narrowed to some paths: report what lies under them.
-            None => match &origin {
-                Origin::Git(entries) => Some(
-                    entries
-                        .iter()
-                        .map(|e| walk::display_path(&root.join(&e.path), cwd))
-                        .filter(|d| narrowed(d))
-                        .collect(),
-                ),
-                Origin::WorkTree => None,
-            },
+        let reported = OnceLock::new();
+        let pending = match changed {
+            Some(children) => Some(Pending {
+                flag,
+                children,
+                root: root.clone(),
+                cwd: cwd.to_path_buf(),
+                under,
+            }),
+            None => {
+                // A revision narrowed to some paths: report what lies under them.
+                let shown = match &origin {
+                    Origin::Git(entries) if !under.is_empty() => Some(
+                        entries
+                            .iter()
+                            .map(|e| walk::display_path(&root.join(&e.path), cwd))
+                            .filter(|d| narrowed(&under, d))
+                            .collect(),
+                    ),
+                    _ => None,
+                };
+                let _ = reported.set(shown);
+                None
+            }
         };
         Ok(Selection {
             origin,
             workdir: cwd.join(&root),
             root: Some(root),
             reported,
-            oids: Mutex::new(Vec::new()),
-            blobs: Mutex::new(None),
+            pending: Mutex::new(pending),
+            oids: Mutex::new(HashMap::new()),
+            cat_file: Mutex::new(None),
             revision,
         })
+    }
+
+    /// Finish listing the changed files (`--staged`, `--changed-since`):
+    /// wait for the git commands started at resolve. Call it before
+    /// [`Selection::reports`]; later calls do nothing.
+    pub fn settle(&self) -> Result<(), FilesError> {
+        let Some(p) = lock(&self.pending).take() else {
+            return Ok(());
+        };
+        let mut files = Vec::new();
+        for child in p.children {
+            let text = finish_git(child).map_err(|message| FilesError::Git {
+                flag: p.flag,
+                message,
+            })?;
+            files.extend(split_z(&text));
+        }
+        let shown = files
+            .iter()
+            .map(|f| walk::display_path(&p.root.join(f), &p.cwd))
+            .filter(|d| narrowed(&p.under, d))
+            .collect();
+        let _ = self.reported.set(Some(shown));
+        Ok(())
     }
 
     /// The commit a revision mode reads.
@@ -268,7 +280,11 @@ impl Selection {
 
     /// Whether findings in the file shown as `display` are reported.
     pub fn reports(&self, display: &str) -> bool {
-        self.reported.as_ref().is_none_or(|r| r.contains(display))
+        debug_assert!(lock(&self.pending).is_none(), "reports() before settle()");
+        self.reported
+            .get()
+            .and_then(Option::as_ref)
+            .is_none_or(|r| r.contains(display))
     }
 
     /// The candidates of a run: walked in the work tree, or listed from the
@@ -284,7 +300,7 @@ impl Selection {
         };
         let excluded = walk::exclude_set(exclude);
         let mut out = Vec::new();
-        let mut oids = Vec::new();
+        let mut oids = HashMap::new();
         for e in entries {
             if e.path.split('/').any(walk::is_skipped_hidden) {
                 continue;
@@ -297,7 +313,7 @@ impl Selection {
             if excluded.is_match(&display) {
                 continue;
             }
-            oids.push((path.clone(), e.oid.clone()));
+            oids.insert(path.clone(), e.oid.clone());
             out.push(Candidate {
                 display,
                 path,
@@ -306,7 +322,6 @@ impl Selection {
             });
         }
         *lock(&self.oids) = oids;
-        *lock(&self.blobs) = None;
         out.sort();
         Ok(out)
     }
@@ -314,14 +329,18 @@ impl Selection {
     /// A candidate's bytes, from the work tree or from git.
     pub fn read(&self, c: &Candidate, max: u64, keywords: &Keywords) -> Read {
         if let Origin::Git(_) = self.origin {
-            let mut blobs = lock(&self.blobs);
-            let blobs = blobs
-                .get_or_insert_with(|| read_blobs(&self.workdir, &lock(&self.oids), max, keywords));
-            return match blobs.remove(&c.path) {
-                None => Read::Failed("git could not read the blob".to_string()),
-                Some(Blob::TooLarge { len, matches }) => Read::TooLarge { len, matches },
-                Some(Blob::Bytes(b)) => Read::Bytes(b),
-                Some(Blob::Skipped) => Read::Skipped,
+            let Some(oid) = lock(&self.oids).get(&c.path).cloned() else {
+                return Read::Failed("not in the listing of git".to_string());
+            };
+            // The work tree's copy when it is the blob, byte for byte (its
+            // object id says so); git's otherwise.
+            if let Some(bytes) = same_as_blob(&c.path, &oid, max) {
+                return Read::Bytes(bytes);
+            }
+            let mut cat_file = lock(&self.cat_file);
+            return match cat_file.get_or_insert_with(|| CatFile::start(&self.workdir)) {
+                Ok(git) => git.read(&oid, max, keywords),
+                Err(e) => Read::Failed(e.clone()),
             };
         }
         match std::fs::metadata(&c.path) {
@@ -359,15 +378,41 @@ fn lexical(p: &Path) -> PathBuf {
     }
 }
 
+/// Whether a display path lies under one of the paths given (all do
+/// when none was given).
+fn narrowed(under: &[String], display: &str) -> bool {
+    under.is_empty()
+        || under.iter().any(|u| match u.as_str() {
+            // the current directory: what is shown below it
+            "." => !display.starts_with("../") && !display.starts_with('/'),
+            u => Path::new(display).starts_with(u),
+        })
+}
+
 /// Run git in `dir`; its standard output, or its error text.
 fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
+    finish_git(spawn_git(dir, args)?)
+}
+
+/// Start git in `dir`, its output read later by [`finish_git`].
+fn spawn_git(dir: &Path, args: &[&str]) -> Result<Child, String> {
+    Command::new("git")
         .arg("-c")
         .arg("core.quotePath=false")
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run `git`: {e}"))
+}
+
+/// Wait for a git started by [`spawn_git`]: its standard output, or its
+/// error text.
+fn finish_git(child: Child) -> Result<String, String> {
+    let out = child
+        .wait_with_output()
         .map_err(|e| format!("cannot run `git`: {e}"))?;
     if !out.status.success() {
         return Err(error_text(&String::from_utf8_lossy(&out.stderr)));
@@ -427,70 +472,129 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Read blobs with one `git cat-file --batch`, keeping the bytes of those
-/// that hold a keyword (or may define Rust constants); a blob git cannot
-/// give is left out (and reported as unreadable by [`Selection::read`]).
-fn read_blobs(
-    dir: &Path,
-    oids: &[(PathBuf, String)],
-    max: u64,
-    keywords: &Keywords,
-) -> HashMap<PathBuf, Blob> {
-    let mut out = HashMap::new();
-    if oids.is_empty() {
-        return out;
+/// The work tree's bytes at `path` when they are the blob `oid`: their
+/// git object id (SHA-1, or SHA-256 in a repository that uses it) is
+/// `oid`. So a staged or committed file that the work tree still holds is
+/// read as any file is, and git is asked only for the others; a filter, a
+/// line-ending conversion or an `assume-unchanged` file cannot make the
+/// work tree pass for the blob.
+fn same_as_blob(path: &Path, oid: &str, max: u64) -> Option<Vec<u8>> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
     }
-    let Ok(mut child) = Command::new("git")
-        .args(["cat-file", "--batch"])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    else {
-        return out;
+    let bytes = std::fs::read(path).ok()?;
+    let header = format!("blob {}\0", bytes.len());
+    let id = match oid.len() {
+        40 => hex(&sha1::Sha1::new()
+            .chain_update(&header)
+            .chain_update(&bytes)
+            .finalize()),
+        64 => hex(&sha2::Sha256::new()
+            .chain_update(&header)
+            .chain_update(&bytes)
+            .finalize()),
+        _ => return None,
     };
-    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        return out;
-    };
-    let request: String = oids.iter().map(|(_, oid)| format!("{oid}\n")).collect();
-    // Written from another thread: git answers while it reads, and a full
-    // pipe each way would deadlock.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(request.as_bytes());
-    });
-    let mut reader = BufReader::new(stdout);
-    for (path, _) in oids {
-        let mut header = String::new();
-        if reader.read_line(&mut header).unwrap_or(0) == 0 {
-            break;
+    (id == oid).then_some(bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// One `git cat-file --batch`, asked for one blob at a time.
+struct CatFile {
+    child: Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl std::fmt::Debug for CatFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CatFile")
+            .field("pid", &self.child.id())
+            .finish()
+    }
+}
+
+impl CatFile {
+    fn start(dir: &Path) -> Result<CatFile, String> {
+        let mut child = Command::new("git")
+            .args(["cat-file", "--batch"])
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run `git cat-file`: {e}"))?;
+        match (child.stdin.take(), child.stdout.take()) {
+            (Some(stdin), Some(stdout)) => Ok(CatFile {
+                child,
+                stdin: Some(stdin),
+                stdout: BufReader::new(stdout),
+            }),
+            _ => Err("cannot talk to `git cat-file`".to_string()),
         }
+    }
+
+    /// The blob `oid`: its bytes, or only its size and whether it holds a
+    /// keyword when it is over `max`.
+    fn read(&mut self, oid: &str, max: u64, keywords: &Keywords) -> Read {
+        let failed = || Read::Failed("git could not read the blob".to_string());
+        let Some(stdin) = self.stdin.as_mut() else {
+            return failed();
+        };
+        if writeln!(stdin, "{oid}")
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
+            return failed();
+        }
+        let mut header = String::new();
+        if self.stdout.read_line(&mut header).unwrap_or(0) == 0 {
+            return failed();
+        }
+        // `<oid> blob <size>`, or `<oid> missing` (nothing follows)
         let mut f = header.split_whitespace();
-        let size = match (f.next(), f.next(), f.next()) {
+        let Some(size) = (match (f.next(), f.next(), f.next()) {
             (Some(_), Some("blob"), Some(size)) => size.parse::<usize>().ok(),
             _ => None,
+        }) else {
+            return failed();
         };
-        let Some(size) = size else { continue };
         let mut bytes = vec![0; size];
         let mut newline = [0u8; 1];
-        if reader.read_exact(&mut bytes).is_err() || reader.read_exact(&mut newline).is_err() {
-            break;
+        if self.stdout.read_exact(&mut bytes).is_err()
+            || self.stdout.read_exact(&mut newline).is_err()
+        {
+            // out of step with git: ask it nothing more
+            self.stdin = None;
+            return failed();
         }
-        let blob = if bytes.len() as u64 > max {
-            Blob::TooLarge {
+        if bytes.len() as u64 > max {
+            Read::TooLarge {
                 len: bytes.len() as u64,
                 matches: keywords.matches(&bytes),
             }
-        } else if keywords.matches(&bytes) || walk::rust_constants_prefilter(&bytes) {
-            Blob::Bytes(bytes)
         } else {
-            Blob::Skipped
-        };
-        out.insert(path.clone(), blob);
+            Read::Bytes(bytes)
+        }
     }
-    let _ = writer.join();
-    let _ = child.wait();
-    out
+}
+
+impl Drop for CatFile {
+    fn drop(&mut self) {
+        // git ends when its input closes
+        self.stdin = None;
+        let _ = self.child.wait();
+    }
 }
 
 #[cfg(test)]

@@ -435,6 +435,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     }
 
     // a gate reports only the files it selects, and what no baseline records
+    gate.files.settle()?;
     diagnostics.retain(|d| gate.files.reports(sources.path(d.file)));
     suppressed.retain(|s| gate.files.reports(sources.path(s.diagnostic.file)));
     let baselined = gate
@@ -631,7 +632,6 @@ fn read_candidate(
                 ),
             )),
         ),
-        files::Read::Skipped => (0, None),
         files::Read::Failed(e) => (
             0,
             Some(problem_only(

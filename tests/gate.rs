@@ -665,6 +665,42 @@ fn staged_checks_the_index_and_reports_staged_files_judged_against_the_whole_rep
 }
 
 #[test]
+fn staged_reads_the_index_when_the_work_tree_no_longer_holds_the_blob() {
+    let dir = repo();
+    let d = dir.path();
+    write(d, "src/stripe_client.rs", STRIPE_CLIENT);
+    git(d, &["add", "src/stripe_client.rs"]);
+    let header = (
+        "misspelled-idempotency-header".to_string(),
+        "src/stripe_client.rs".to_string(),
+    );
+    // the finding and the byte it starts at, as a staged run reports them
+    let at = || {
+        let o = idemlint(d, &["check", "--isolated", "--staged", "--format", "json"]);
+        assert_eq!(findings(&o), std::slice::from_ref(&header));
+        let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+        j["diagnostics"][0]["span"]["byte_start"].as_u64().unwrap()
+    };
+    // read from the work tree, which holds the staged bytes
+    let start = at();
+    // gone from the work tree: read from git
+    std::fs::remove_file(d.join("src/stripe_client.rs")).unwrap();
+    assert_eq!(at(), start);
+    // the same text with CRLF line endings is another blob: git's bytes,
+    // whose offsets are the LF text's
+    write(
+        d,
+        "src/stripe_client.rs",
+        &STRIPE_CLIENT.replace('\n', "\r\n"),
+    );
+    assert_eq!(at(), start);
+    // a directory where the file was: git's
+    std::fs::remove_file(d.join("src/stripe_client.rs")).unwrap();
+    std::fs::create_dir(d.join("src/stripe_client.rs")).unwrap();
+    assert_eq!(at(), start);
+}
+
+#[test]
 fn a_staged_rust_handler_is_judged_against_the_migrations_in_the_index() {
     let cti = manifest().join("testdata/rules/check-then-insert");
     let read = |p: &str| std::fs::read_to_string(cti.join(p)).unwrap();
