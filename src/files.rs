@@ -628,6 +628,32 @@ mod tests {
     }
 
     #[test]
+    fn the_work_tree_copy_is_used_only_when_its_object_id_is_the_blobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "hello\n").unwrap();
+        // `printf 'hello\n' | git hash-object --stdin`, in a SHA-1 and in a
+        // SHA-256 repository
+        let sha1 = "ce013625030ba8dba906f756967f9e9ca394464a";
+        let sha256 = "2cf8d83d9ee29543b34a87727421fdecb7e3f3a183d337639025de576db9ebb4";
+        for oid in [sha1, sha256] {
+            assert_eq!(
+                same_as_blob(&path, oid, 1024).as_deref(),
+                Some(&b"hello\n"[..])
+            );
+            assert_eq!(same_as_blob(&path, oid, 3), None, "over the size limit");
+        }
+        assert_eq!(same_as_blob(&path, &sha1.replace('c', "d"), 1024), None);
+        assert_eq!(
+            same_as_blob(&path, "abc", 1024),
+            None,
+            "an id of no known length"
+        );
+        assert_eq!(same_as_blob(&dir.path().join("gone"), sha1, 1024), None);
+        assert_eq!(same_as_blob(dir.path(), sha1, 1024), None, "a directory");
+    }
+
+    #[test]
     fn a_work_tree_selection_reports_everything() {
         let s = Selection::default();
         assert!(s.reports("any/path.rs"));
