@@ -184,9 +184,12 @@ struct Weak {
 pub struct Keywords {
     /// Every word, strong and weak: whether a file can matter at all.
     any: AhoCorasick,
+    /// The strong words alone, for a path.
     strong: AhoCorasick,
-    /// The weak words; pattern `i` belongs to group `weak_group[i]`.
-    weak: AhoCorasick,
+    /// How many of `any`'s patterns, the first ones, are strong words.
+    strong_len: usize,
+    /// The weak words, `any`'s patterns after the strong ones: weak word
+    /// `i` belongs to group `weak_group[i]`.
     weak_group: Vec<usize>,
     groups: Vec<Weak>,
 }
@@ -220,7 +223,7 @@ impl Keywords {
         Keywords {
             any: automaton(&all, dfa),
             strong: automaton(&strong, dfa),
-            weak: automaton(&weak, dfa),
+            strong_len: strong.len(),
             weak_group,
             groups,
         }
@@ -239,34 +242,35 @@ impl Keywords {
     /// (no Rust rule reads comments): `/// This call is idempotent` alone
     /// admits nothing, unless the file's path holds a strong word too.
     pub fn admits(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> bool {
-        let comments = if kind == FileKind::Rust && self.any.is_match(bytes) {
-            crate::frontend::rust::comments::ranges(bytes)
-        } else {
-            Vec::new()
-        };
-        let in_code = |at: usize| !crate::frontend::rust::comments::contains(&comments, at);
-        if self.strong.find_iter(bytes).any(|m| in_code(m.start())) {
-            return true;
-        }
-        // A Rust module named for a strong word (`src/idempotency/mod.rs`)
-        // is that code, whatever its comments say.
-        if !comments.is_empty()
-            && self.strong.is_match(bytes)
-            && self.strong.is_match(path.as_os_str().as_encoded_bytes())
-        {
-            return true;
-        }
         let conf =
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
+        let rust = kind == FileKind::Rust;
         let kind = if conf { FileKind::RedisConf } else { kind };
+        // One pass over every occurrence of every word (strong words first
+        // in `any`, then the weak ones); a Rust file's comments are found
+        // at its first occurrence, and most files have none.
+        let mut comments = None;
+        let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
-        for m in self.weak.find_overlapping_iter(bytes) {
-            let Some(g) = self.weak_group.get(m.pattern().as_usize()) else {
-                continue;
-            };
+        for m in self.any.find_overlapping_iter(bytes) {
+            let comments = comments.get_or_insert_with(|| {
+                if rust {
+                    crate::frontend::rust::comments::ranges(bytes)
+                } else {
+                    Vec::new()
+                }
+            });
+            let in_code = |at: usize| !crate::frontend::rust::comments::contains(comments, at);
             if !in_code(m.start()) {
+                strong_seen |= m.pattern().as_usize() < self.strong_len;
                 continue;
             }
+            let Some(weak) = m.pattern().as_usize().checked_sub(self.strong_len) else {
+                return true;
+            };
+            let Some(g) = self.weak_group.get(weak) else {
+                continue;
+            };
             let group = &self.groups[*g];
             if group.parse.iter().any(|k| k == kind.name()) {
                 return true;
@@ -283,7 +287,9 @@ impl Keywords {
                 }
             }
         }
-        false
+        // A Rust module named for a strong word (`src/idempotency/mod.rs`)
+        // is that code, whatever its comments say.
+        strong_seen && self.strong.is_match(path.as_os_str().as_encoded_bytes())
     }
 
     /// The same search over a file read in chunks, for files too large to
@@ -617,6 +623,17 @@ mod tests {
             "use backoff::ExponentialBackoff;"
         ));
         assert!(!admits(FileKind::Yaml, "v.yaml", "backoffLimit: 6\n"));
+        // A word in a comment does not hide the same word in code after it.
+        assert!(admits(
+            FileKind::Rust,
+            "a.rs",
+            "// idempotent\nlet idempotency_key = k;"
+        ));
+        assert!(admits(
+            FileKind::Rust,
+            "a.rs",
+            "// uses backoff\nuse backoff::ExponentialBackoff;"
+        ));
         // Names the config declares are strong.
         let k = Keywords::new(&["payment_requests".to_string()], DFA_FROM_FILES);
         assert!(k.admits(FileKind::Rust, rs, b"INSERT INTO payment_requests"));
