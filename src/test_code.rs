@@ -81,10 +81,16 @@ fn span_of(tokens: &impl syn::spanned::Spanned) -> Span {
 
 impl Regions {
     /// A test item is one region; any other item is walked for test items
-    /// inside it.
-    fn item(&mut self, attrs: &[syn::Attribute], span: Span, walk: impl FnOnce(&mut Self)) {
+    /// inside it. The span is taken only for a test item: an item's span is
+    /// found by printing it to tokens, which costs as much as the item.
+    fn item<T: syn::spanned::Spanned>(
+        &mut self,
+        attrs: &[syn::Attribute],
+        item: &T,
+        walk: impl FnOnce(&mut Self),
+    ) {
         if attrs.iter().any(is_test_attr) {
-            self.0.push(span);
+            self.0.push(span_of(item));
         } else {
             walk(self);
         }
@@ -93,21 +99,19 @@ impl Regions {
 
 impl<'ast> Visit<'ast> for Regions {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        self.item(&m.attrs, span_of(m), |v| syn::visit::visit_item_mod(v, m));
+        self.item(&m.attrs, m, |v| syn::visit::visit_item_mod(v, m));
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        self.item(&f.attrs, span_of(f), |v| syn::visit::visit_item_fn(v, f));
+        self.item(&f.attrs, f, |v| syn::visit::visit_item_fn(v, f));
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.item(&f.attrs, span_of(f), |v| {
-            syn::visit::visit_impl_item_fn(v, f)
-        });
+        self.item(&f.attrs, f, |v| syn::visit::visit_impl_item_fn(v, f));
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        self.item(&i.attrs, span_of(i), |v| syn::visit::visit_item_impl(v, i));
+        self.item(&i.attrs, i, |v| syn::visit::visit_item_impl(v, i));
     }
 }
 
