@@ -357,14 +357,14 @@ mod tests {
 
     #[test]
     fn tab_indented_json_parses_with_exact_spans() {
-        let text = "{\n\t\"headers\": {\"Idempotency-Key\": \"x\"}\n}\n";
-        reads_cleanly_with(text, "Idempotency-Key");
+        let text = "{\n\t\"headers\": {\"Idempotency_Key\": \"x\"}\n}\n";
+        reads_cleanly_with(text, "Idempotency_Key");
     }
 
     #[test]
     fn comments_and_trailing_commas_are_read_with_exact_spans() {
-        let text = "{\n  // the replay guard's header\n  \"compilerOptions\": {\n    /* paths\n       for é */ \"paths\": {\"@idempotency/*\": [\"src/idempotency/*\",],},\n  },\n  \"header\": \"Idempotency-Key\", // trailing\n}\n";
-        let facts = reads_cleanly_with(text, "Idempotency-Key");
+        let text = "{\n  // the replay guard's header\n  \"compilerOptions\": {\n    /* paths\n       for é */ \"paths\": {\"@idempotency/*\": [\"src/idempotency/*\",],},\n  },\n  \"header\": \"Idempotency_Key\", // trailing\n}\n";
+        let facts = reads_cleanly_with(text, "Idempotency_Key");
         has_quoted_scalar(&facts, text, "src/idempotency/*");
     }
 
@@ -402,8 +402,8 @@ mod tests {
     }
 
     /// The tree holds the quoted string `value`, its span exactly its
-    /// quotes and text. (Strings that cannot be header names are kept in
-    /// the tree only, not among the file's strings.)
+    /// quotes and text. (Strings the header rule cannot speak of are kept
+    /// in the tree only, not among the file's strings.)
     fn has_quoted_scalar(facts: &FileFacts, text: &str, value: &str) {
         let doc = facts.conf.as_ref().unwrap();
         let e = doc

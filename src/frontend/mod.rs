@@ -200,12 +200,20 @@ pub struct FileFacts {
 const MAX_HEADER_LEN: usize = 64;
 
 /// Whether a string could be a header name (`Idempotency-Key`,
-/// `idempotency_key`): what the header model keeps of the strings.
+/// `idempotency_key`).
 pub fn header_shaped(s: &str) -> bool {
     (3..=MAX_HEADER_LEN).contains(&s.len())
         && s.starts_with(|c: char| c.is_ascii_alphabetic())
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// What the header model keeps of the strings: those shaped like a header
+/// name that the header rule can speak of (a miss of a canonical name, or
+/// the replay header). A large OpenAPI file holds hundreds of thousands of
+/// header-shaped names, and almost none of them concern the rule.
+pub fn header_relevant(s: &str) -> bool {
+    header_shaped(s) && crate::rules::misspelled_idempotency_header::concerns(s)
 }
 
 impl FileFacts {

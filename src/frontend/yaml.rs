@@ -7,7 +7,7 @@ use super::conf::{
     column_titles, content_span, header_role, ConfDoc, ConfEntry, ConfValue, Key, PathSeg,
     ScalarStyle,
 };
-use super::{header_shaped, FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
+use super::{header_relevant, FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
 use crate::source::{CharToByte, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle as YStyle};
 
@@ -692,7 +692,7 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
         .collect();
     let is_header_param =
         |e: &ConfEntry| e.key() == Some("name") && header_params.contains(&(e.doc, e.parent()));
-    // Only the strings that could be header names are kept: the header
+    // Only the strings the header rule can speak of are kept: the header
     // model, their only reader in a config file, takes no other. A large
     // OpenAPI or typedoc file is mostly prose and names.
     for e in doc.entries.iter().filter(|e| !column_titles(&e.path)) {
@@ -700,7 +700,7 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
             // Each key is seen once, on the node it introduces.
             let span = content_span(text, span, quoted_style(text, span));
             push_gateway_header(text, key, span, facts);
-            if header_shaped(key) {
+            if header_relevant(key) {
                 let parent = &e.path[..e.path.len().saturating_sub(1)];
                 facts.strings.push(StrLit {
                     value: key.to_string(),
@@ -714,7 +714,7 @@ pub fn push_strings(text: &str, doc: &ConfDoc, facts: &mut FileFacts) {
                 continue;
             }
             push_gateway_header(text, v, content_span(text, e.value_span, *style), facts);
-            if !header_shaped(v) {
+            if !header_relevant(v) {
                 continue;
             }
             facts.strings.push(StrLit {
@@ -872,7 +872,7 @@ mod tests {
 
     #[test]
     fn strings_under_header_paths_are_header_names() {
-        let text = "routes:\n  - match:\n      headers:\n        - name: idempotency-key\n    request_headers_to_add:\n      - header: { key: idempotency_key, value: x }\nidempotency:\n  key_field: idempotency_key\n";
+        let text = "routes:\n  - match:\n      headers:\n        - name: idempotency-kye\n    request_headers_to_add:\n      - header: { key: idempotency_key, value: x }\nidempotency:\n  key_field: idempotency_key\n  idempotency_key: y\n  header: Idempotency-Key\n";
         let mut facts = FileFacts::default();
         parse(text, &mut facts);
         let role = |v: &str, nth: usize| {
@@ -883,10 +883,14 @@ mod tests {
                 .nth(nth)
                 .map(|s| s.role)
         };
-        assert_eq!(role("idempotency-key", 0), Some(StrRole::HeaderName));
+        assert_eq!(role("idempotency-kye", 0), Some(StrRole::HeaderName));
         assert_eq!(role("idempotency_key", 0), Some(StrRole::Write));
         assert_eq!(role("idempotency_key", 1), Some(StrRole::Mention));
-        assert_eq!(role("key_field", 0), Some(StrRole::ConfKey));
+        assert_eq!(role("idempotency_key", 2), Some(StrRole::ConfKey));
+        // Only strings the header rule can speak of are kept: not a key
+        // that names no header, nor a header spelt right.
+        assert_eq!(role("key_field", 0), None);
+        assert_eq!(role("Idempotency-Key", 0), None);
     }
 
     #[test]

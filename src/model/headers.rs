@@ -30,7 +30,7 @@ pub struct HeaderModel {
     pub underscores_passed: Option<(FileId, Span)>,
 }
 
-use crate::frontend::header_shaped;
+use crate::frontend::header_relevant;
 
 impl HeaderModel {
     pub fn build(files: &[FileFacts]) -> Self {
@@ -56,7 +56,7 @@ impl HeaderModel {
                 }
             }
             for (s, role) in f.strings.iter().zip(roles) {
-                if header_shaped(&s.value) {
+                if header_relevant(&s.value) {
                     uses.push(HeaderUse {
                         file: f.file,
                         span: s.span,

@@ -23,6 +23,14 @@ enum Miss {
     Typo,
 }
 
+/// Whether this rule can say anything of a string spelled `value`: it
+/// misses a canonical name ([`classify`]) or is the replay header, whose
+/// right spellings the rule compares with the wrong ones. The header model
+/// keeps no other string.
+pub fn concerns(value: &str) -> bool {
+    value.eq_ignore_ascii_case(REPLAYED) || classify(value).is_some()
+}
+
 /// The canonical name `value` misses, if any, and how.
 fn classify(value: &str) -> Option<(&'static str, Miss)> {
     if !may_miss(value) {
@@ -510,6 +518,28 @@ fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rule_concerns_misses_and_the_replay_header_only() {
+        for v in [
+            "Idempotency_Key",
+            "IdempotencyKey",
+            "Idempotency-Kye",
+            "Idempotent-Replayed",
+            "idempotency-replayed",
+        ] {
+            assert!(concerns(v), "{v}");
+        }
+        for v in [
+            "Idempotency-Key",
+            "idempotency-key",
+            "description",
+            "application-json",
+            "key_field",
+        ] {
+            assert!(!concerns(v), "{v}");
+        }
+    }
 
     /// Every name one or two edits from a canonical name (over an alphabet
     /// of its own bytes and a few others) passes the byte-count screen
