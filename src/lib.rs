@@ -514,7 +514,9 @@ impl supervise::Job for ParseJob {
             frontend::rust::retention::parse_consts(&l.text, &mut f);
             f
         } else if l.parse {
-            frontend::parse(id, l.kind, &l.text)
+            let mut f = frontend::parse(id, l.kind, &l.text);
+            model::keep_model_inputs(&mut f, &l.text);
+            f
         } else {
             frontend::FileFacts {
                 file: id,

@@ -17,6 +17,49 @@ use crate::config::Config;
 use crate::frontend::FileFacts;
 use crate::source::SourceMap;
 
+/// Keep of a file's config tree only the entries the model reads: the
+/// trees are held from parsing until the model is built, and a large
+/// OpenAPI or typedoc file is almost all entries no model part looks at.
+/// Each condition below is what one reader of `FileFacts::conf` looks for,
+/// taken wide (a kept entry no reader wants costs only memory):
+///
+/// - `name`, `value` and `kind` keys: Kubernetes `env:` items read as
+///   name/value pairs (Redis settings, retentions, retry settings) and a
+///   workload's `kind` (`redis::owner_blocks`);
+/// - every entry no deeper than the file's deepest `env`/`environment`
+///   key: an environment block ends at the next entry at its depth or above
+///   (`redis::owner_blocks`); a workload's `metadata.name` is at depth 2;
+/// - compose `services` entries down to `build.context`
+///   (`redis::build_contexts`);
+/// - a path or value that mentions Redis, Valkey or a cache (the screens of
+///   `redis::settings` for endpoints and cache selections);
+/// - a retention name (`retention::config_retentions`);
+/// - a count or duration a retry setting could take (`retries::given_of`).
+pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
+    use crate::frontend::conf::PathSeg;
+    let Some(doc) = &mut facts.conf else { return };
+    let is = |seg: Option<&PathSeg>, name: &str| matches!(seg, Some(PathSeg::Key(k)) if k == name);
+    let env_depth = doc
+        .entries
+        .iter()
+        .filter(|e| matches!(e.key(), Some("env" | "environment")))
+        .map(|e| e.path.len())
+        .max()
+        .unwrap_or(0);
+    let words = crate::knowledge::retention_words();
+    let mentions: Vec<&str> = redis::HOST_WORDS.iter().copied().chain(["cache"]).collect();
+    doc.entries.retain(|e| {
+        matches!(e.key(), Some("name" | "value" | "kind"))
+            || e.path.len() <= env_depth
+            || (is(e.path.first(), "services") && e.path.len() <= 4)
+            || redis::mentions_any(e, &mentions)
+            || e.key().is_some_and(|k| words.is_retention_name(k))
+            || retries::given_of(e, text).is_some()
+    });
+    // The room the dropped entries took was written, so it is resident.
+    doc.entries.shrink_to_fit();
+}
+
 pub struct ProjectModel {
     /// Per-file facts, in `FileId` order.
     pub files: Vec<FileFacts>,
@@ -106,5 +149,101 @@ impl ProjectModel {
             flows,
             retries,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{FileKind, SourceFile};
+
+    /// Every reader of the config trees finds in the pruned trees what it
+    /// finds in the whole ones.
+    #[test]
+    fn the_model_reads_the_same_from_pruned_trees() {
+        let files: &[(&str, FileKind, &str)] = &[
+            (
+                "deploy/payments.yaml",
+                FileKind::Yaml,
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: payments\n  labels:\n    app: payments\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n        - name: api\n          image: ghcr.io/acme/payments:1.2\n          env:\n            - name: IDEMPOTENCY_REDIS_URL\n              value: redis://idem-redis:6379\n            - name: IDEMPOTENCY_TTL_SECONDS\n              value: \"86400\"\n            - name: PAYOUT_MAX_RETRIES\n              value: \"50\"\n          ports:\n            - containerPort: 8080\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: idem-redis\ndata:\n  redis.conf: |\n    maxmemory-policy allkeys-lru\n",
+            ),
+            (
+                "docker-compose.yml",
+                FileKind::Yaml,
+                "services:\n  api:\n    build:\n      context: ./api\n    environment:\n      - CACHE_TYPE=redis\n      - REDIS_URL=redis://cache:6379/0\n      - LOG_LEVEL=info\n    ports:\n      - \"8080:8080\"\n  worker:\n    build: ./worker\n    environment:\n      PAYOUT_RETRY_DELAY: 30s\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n",
+            ),
+            (
+                "config/app.toml",
+                FileKind::Toml,
+                "[stripe.webhooks]\ndedup_ttl_hours = 24\nendpoint = \"/hooks/stripe\"\n\n[payouts]\nmax_retries = 30\nretry_delay = \"10m\"\n\n[cache]\nbackend = \"redis\"\n",
+            ),
+            (
+                "openapi.json",
+                FileKind::Json,
+                "{\"openapi\": \"3.0.0\", \"paths\": {\"/payments\": {\"post\": {\"parameters\": [{\"name\": \"Idempotency-Key\", \"in\": \"header\", \"schema\": {\"type\": \"string\", \"maxLength\": 255}}], \"responses\": {\"200\": {\"description\": \"ok\", \"content\": {\"application/json\": {\"schema\": {\"type\": \"object\", \"properties\": {\"id\": {\"type\": \"string\"}, \"amount\": {\"type\": \"integer\", \"example\": 1000}}}}}}}}}}}",
+            ),
+            (
+                ".env",
+                FileKind::Env,
+                "REDIS_URL=redis://localhost:6379\nWEBHOOK_DEDUP_TTL=3600\nPAYOUT_MAX_ATTEMPTS=12\nAPP_NAME=payments\n",
+            ),
+        ];
+        let mut sources = SourceMap::default();
+        let (mut full, mut pruned) = (Vec::new(), Vec::new());
+        let (mut before, mut after) = (0, 0);
+        for (i, (path, kind, text)) in files.iter().enumerate() {
+            sources.files.push(SourceFile {
+                path: path.to_string(),
+                kind: *kind,
+                text: std::sync::Arc::from(*text),
+                bom: false,
+            });
+            let f = crate::frontend::parse(i, *kind, text);
+            before += f.conf.as_ref().map_or(0, |d| d.entries.len());
+            full.push(f);
+            let mut f = crate::frontend::parse(i, *kind, text);
+            keep_model_inputs(&mut f, text);
+            after += f.conf.as_ref().map_or(0, |d| d.entries.len());
+            pruned.push(f);
+        }
+        assert!(after < before, "{after} of {before} entries kept");
+        let config = Config::default();
+        let whole = redis::RedisModel::build(&full, &sources, &config);
+        // the idempotency Redis (linked through the workload's env) and the cache
+        assert_eq!(whole.instances.len(), 2, "{:?}", whole.instances);
+        let redis =
+            |f: &[FileFacts]| format!("{:?}", redis::RedisModel::build(f, &sources, &config));
+        assert_eq!(redis(&full), redis(&pruned));
+        let whole = retention::RetentionModel::build(&full, &sources, &config);
+        // Kubernetes env, TOML and .env
+        assert_eq!(whole.items.len(), 3, "{:?}", whole.items);
+        let retention = |f: &[FileFacts]| {
+            format!(
+                "{:?}",
+                retention::RetentionModel::build(f, &sources, &config)
+            )
+        };
+        assert_eq!(retention(&full), retention(&pruned));
+        let wanted: std::collections::HashSet<String> = [
+            "$PAYOUT_MAX_RETRIES",
+            "$PAYOUT_MAX_ATTEMPTS",
+            "$PAYOUT_RETRY_DELAY",
+            "payouts.max_retries",
+            "payouts.retry_delay",
+        ]
+        .iter()
+        .filter_map(|r| retries::join_key(r))
+        .collect();
+        let given = |f: &[FileFacts]| {
+            let mut g: Vec<String> = retries::given_settings(f, &sources, &wanted)
+                .iter()
+                .map(|(k, v)| format!("{k}: {v:?}"))
+                .collect();
+            g.sort();
+            g
+        };
+        let g = given(&full);
+        assert_eq!(g.len(), wanted.len(), "{g:?}");
+        assert_eq!(g, given(&pruned));
     }
 }

@@ -864,7 +864,7 @@ fn settings<'a>(
 
 /// Whether a key of the entry's path or its scalar value holds one of
 /// `words` (lowercase), ignoring ASCII case.
-fn mentions_any(e: &ConfEntry, words: &[&str]) -> bool {
+pub(super) fn mentions_any(e: &ConfEntry, words: &[&str]) -> bool {
     let holds = |s: &str| {
         words
             .iter()
@@ -878,7 +878,7 @@ fn mentions_any(e: &ConfEntry, words: &[&str]) -> bool {
 
 /// What a setting that names a Redis host mentions: a `redis://` or
 /// `valkey://` URL, or a key that speaks of Redis (see `host_of`).
-const HOST_WORDS: &[&str] = &["redis", "valkey"];
+pub(super) const HOST_WORDS: &[&str] = &["redis", "valkey"];
 
 /// The Redis endpoints the configuration files set, in one pass: those set
 /// under a generic name (`REDIS_URL`), and those whose name speaks of

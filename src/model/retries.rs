@@ -97,7 +97,7 @@ struct Consts<'a> {
 
 /// A value a configuration file gives to a setting the code reads.
 #[derive(Debug, Clone)]
-struct Given {
+pub(super) struct Given {
     file: FileId,
     span: Span,
     /// `workers.payouts.max_retries: 50`
@@ -114,7 +114,7 @@ struct Given {
 /// `workers.payouts.max-retries` → `payouts.maxretries`), so the file must
 /// name the section (the worker) as well as the setting; an environment
 /// variable by its exact name (`$PAYOUT_MAX_RETRIES`).
-fn join_key(read: &str) -> Option<String> {
+pub(super) fn join_key(read: &str) -> Option<String> {
     if let Some(env) = read.strip_prefix('$') {
         return Some(format!("${env}"));
     }
@@ -183,7 +183,20 @@ impl Settings {
     }
 }
 
-fn given_settings(
+/// The value a config entry gives a retry setting: a count or a duration,
+/// or an environment reference's default (`${MAX_RETRIES:-5}`), with its
+/// span and text.
+pub(super) fn given_of(e: &ConfEntry, text: &str) -> Option<(ConstExpr, u128, Span, String)> {
+    let ConfValue::Scalar { text: v, style } = &e.value else {
+        return None;
+    };
+    let span = content_span(text, e.value_span, *style);
+    let (v, span) = super::retention::env_default(v, span, text)?;
+    let (expr, size) = given_value(v)?;
+    Some((expr, size, span, v.trim().to_string()))
+}
+
+pub(super) fn given_settings(
     files: &[FileFacts],
     sources: &SourceMap,
     wanted: &HashSet<String>,
@@ -214,15 +227,7 @@ fn given_settings(
         } else {
             ": "
         };
-        let value_of = |e: &ConfEntry| -> Option<(ConstExpr, u128, Span, String)> {
-            let ConfValue::Scalar { text: v, style } = &e.value else {
-                return None;
-            };
-            let span = content_span(text, e.value_span, *style);
-            let (v, span) = super::retention::env_default(v, span, text)?;
-            let (expr, size) = given_value(v)?;
-            Some((expr, size, span, v.trim().to_string()))
-        };
+        let value_of = |e: &ConfEntry| given_of(e, text);
         for e in &doc.entries {
             let Some(key) = e.key() else { continue };
             let env_key = is_env_name(key).then(|| format!("${key}"));
