@@ -45,9 +45,17 @@ pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// The start of the `parse-error` message of a file past its time bound.
 pub(crate) const GAVE_UP: &str = "gave up on this file after";
 
-/// Files larger than this are parsed one at a time, so that peak memory is
-/// one big parse plus small ones, whatever the number of threads.
+/// Files larger than this are parsed [`BIG_FILES_AT_ONCE`] at a time, so
+/// that peak memory is that many big parses plus small ones, whatever the
+/// number of threads.
 const BIG_FILE_BYTES: usize = 1024 * 1024;
+
+/// How many big files are parsed at once: two, which on two cores is no
+/// wait at all. Measured 2026-12-02 on medusa (23 JSON files parsed, the
+/// largest near 4 MiB): one at a time 0.48 s, two 0.41 s, the same peak
+/// memory (about 85 MiB), the trees being cut to what the model reads once
+/// each file is parsed.
+const BIG_FILES_AT_ONCE: usize = 2;
 
 /// Stack for parser threads: generous, on top of each front end's depth guard.
 const PARSER_STACK_BYTES: usize = 64 * 1024 * 1024;
@@ -277,7 +285,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         ParseJob(Arc::clone(&loaded)),
         pool.current_num_threads(),
         PARSER_STACK_BYTES,
-        BIG_FILE_BYTES,
+        (BIG_FILE_BYTES, BIG_FILES_AT_ONCE),
         opts.parse_timeout
             .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
     )

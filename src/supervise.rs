@@ -5,9 +5,10 @@
 //! A thread cannot be stopped from outside, so a worker that overruns is
 //! abandoned: its eventual result is dropped, a fresh worker takes its place,
 //! and the process exits without waiting for it. Files over
-//! [`crate::BIG_FILE_BYTES`] are parsed one at a time (their trees take many
-//! times their size in memory); the clock of such a file starts when it gets
-//! its turn, and an abandoned worker's turn is handed on.
+//! [`crate::BIG_FILE_BYTES`] are parsed a few at a time
+//! ([`crate::BIG_FILES_AT_ONCE`]: their trees take many times their size in
+//! memory); the clock of such a file starts when it gets its turn, and an
+//! abandoned worker's turn is handed on.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -89,10 +90,12 @@ struct Shared<J> {
     job: J,
     next: std::sync::atomic::AtomicUsize,
     slots: Mutex<Vec<Slot>>,
-    /// The worker whose big file is being parsed.
-    big_turn: Mutex<Option<usize>>,
+    /// The workers whose big files are being parsed.
+    big_turns: Mutex<Vec<usize>>,
     big_cv: Condvar,
     big_bytes: usize,
+    /// How many big files may be parsed at once.
+    big_at_once: usize,
     stack: usize,
 }
 
@@ -102,17 +105,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl<J: Job> Shared<J> {
     fn take_big_turn(&self, w: usize) {
-        let mut turn = lock(&self.big_turn);
-        while turn.is_some_and(|o| o != w) {
-            turn = self.big_cv.wait(turn).unwrap_or_else(|e| e.into_inner());
+        let mut turns = lock(&self.big_turns);
+        while !turns.contains(&w) && turns.len() >= self.big_at_once {
+            turns = self.big_cv.wait(turns).unwrap_or_else(|e| e.into_inner());
         }
-        *turn = Some(w);
+        if !turns.contains(&w) {
+            turns.push(w);
+        }
     }
 
     fn give_up_big_turn(&self, w: usize) {
-        let mut turn = lock(&self.big_turn);
-        if *turn == Some(w) {
-            *turn = None;
+        let mut turns = lock(&self.big_turns);
+        if let Some(at) = turns.iter().position(|&o| o == w) {
+            turns.swap_remove(at);
             self.big_cv.notify_all();
         }
     }
@@ -178,12 +183,12 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 /// Run every item of `job` on `threads` workers with stacks of `stack`
 /// bytes, each within `bound`, and say what became of each, in order.
-/// Items over `big_bytes` run one at a time.
+/// Items over `big_bytes` run at most `big_at_once` at a time.
 pub fn run<J: Job>(
     job: J,
     threads: usize,
     stack: usize,
-    big_bytes: usize,
+    (big_bytes, big_at_once): (usize, usize),
     bound: Bound,
 ) -> std::io::Result<Vec<Fate<J::Output>>> {
     let len = job.len();
@@ -192,9 +197,10 @@ pub fn run<J: Job>(
         job,
         next: std::sync::atomic::AtomicUsize::new(0),
         slots: Mutex::new((0..threads).map(|_| Slot::default()).collect()),
-        big_turn: Mutex::new(None),
+        big_turns: Mutex::new(Vec::new()),
         big_cv: Condvar::new(),
         big_bytes,
+        big_at_once: big_at_once.max(1),
         stack,
     });
     let mut fates: Vec<Option<Fate<J::Output>>> = (0..len).map(|_| None).collect();
@@ -289,7 +295,7 @@ mod tests {
             Sleepy(vec![3, 1, 2, 0, 5]),
             2,
             1 << 20,
-            usize::MAX,
+            (usize::MAX, 1),
             fixed(60_000),
         )
         .unwrap();
@@ -309,7 +315,7 @@ mod tests {
             Sleepy(vec![1, 999_999, 1]),
             2,
             1 << 20,
-            usize::MAX,
+            (usize::MAX, 1),
             fixed(60_000),
         )
         .unwrap();
@@ -327,7 +333,7 @@ mod tests {
             Sleepy(vec![1, 30_000, 1, 1, 1]),
             1,
             1 << 20,
-            usize::MAX,
+            (usize::MAX, 1),
             bound,
         )
         .unwrap();
@@ -340,10 +346,79 @@ mod tests {
     #[test]
     fn big_items_take_turns_and_an_abandoned_turn_is_handed_on() {
         // All three are "big": one at a time; the first overruns.
-        let fates = run(Sleepy(vec![30_000, 5, 5]), 3, 1 << 20, 1, fixed(20)).unwrap();
+        let fates = run(Sleepy(vec![30_000, 5, 5]), 3, 1 << 20, (1, 1), fixed(20)).unwrap();
         assert!(matches!(fates[0], Fate::TimedOut(_)));
         assert!(matches!(fates[1], Fate::Done(10, _)));
         assert!(matches!(fates[2], Fate::Done(20, _)));
+    }
+
+    /// Sleeps 50 ms an item, counting how many of the items over 100
+    /// bytes run at once.
+    struct Counted {
+        sizes: Vec<usize>,
+        now: std::sync::atomic::AtomicUsize,
+        most: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Job for Counted {
+        type Output = ();
+        fn run(&self, i: usize) {
+            use std::sync::atomic::Ordering::SeqCst;
+            let big = self.sizes[i] > 100;
+            if big {
+                let n = self.now.fetch_add(1, SeqCst) + 1;
+                self.most.fetch_max(n, SeqCst);
+            }
+            thread::sleep(Duration::from_millis(50));
+            if big {
+                self.now.fetch_sub(1, SeqCst);
+            }
+        }
+        fn len(&self) -> usize {
+            self.sizes.len()
+        }
+        fn size(&self, i: usize) -> usize {
+            self.sizes[i]
+        }
+    }
+
+    #[test]
+    fn no_more_big_items_run_at_once_than_allowed() {
+        for (threads, at_once) in [(4, 1), (4, 2), (2, 2), (4, 8)] {
+            let job = Counted {
+                sizes: vec![500, 500, 1, 500, 500, 1, 500, 500],
+                now: Default::default(),
+                most: Default::default(),
+            };
+            let job = std::sync::Arc::new(job);
+            struct Shared(std::sync::Arc<Counted>);
+            impl Job for Shared {
+                type Output = ();
+                fn run(&self, i: usize) {
+                    self.0.run(i)
+                }
+                fn len(&self) -> usize {
+                    self.0.len()
+                }
+                fn size(&self, i: usize) -> usize {
+                    self.0.size(i)
+                }
+            }
+            let fates = run(
+                Shared(std::sync::Arc::clone(&job)),
+                threads,
+                1 << 20,
+                (100, at_once),
+                fixed(60_000),
+            )
+            .unwrap();
+            assert!(fates.iter().all(|f| matches!(f, Fate::Done((), _))));
+            let seen = job.most.load(std::sync::atomic::Ordering::SeqCst);
+            assert!(
+                (1..=at_once.min(threads)).contains(&seen),
+                "{threads} threads, {at_once} at once: {seen}"
+            );
+        }
     }
 
     #[test]
