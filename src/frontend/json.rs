@@ -18,8 +18,21 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         facts.conf = Some(Default::default());
         return;
     }
-    let prepared = prepare(text);
-    let (doc, stop) = read_strict(&prepared).unwrap_or_else(|| yaml::build_once(&prepared));
+    let (prepared, (doc, stop)) = match read_whole(text) {
+        // Strict JSON, read to its end, has no comment or trailing comma to
+        // blank, and a tab only between tokens, where the reader took it
+        // for the space `prepare` makes of it.
+        Some(doc) if text.contains('\t') => (
+            std::borrow::Cow::Owned(text.replace('\t', " ")),
+            (doc, None),
+        ),
+        Some(doc) => (std::borrow::Cow::Borrowed(text), (doc, None)),
+        None => {
+            let prepared = prepare(text);
+            let read = read_strict(&prepared).unwrap_or_else(|| yaml::build_once(&prepared));
+            (std::borrow::Cow::Owned(prepared), read)
+        }
+    };
     match stop {
         None => {}
         Some(Stop::Limit(p)) => facts.problems.push(p),
@@ -52,6 +65,15 @@ fn read_strict(prepared: &str) -> Option<(ConfDoc, Option<Stop>)> {
         (doc, None) => Some((doc, None)),
         (doc, Some(Stop::Limit(p))) => Some((doc, Some(Stop::Limit(p)))),
         (_, Some(Stop::Syntax { .. })) => None,
+    }
+}
+
+/// The tree of a text that is strict JSON to its end (no node limit
+/// reached), read as it is.
+fn read_whole(text: &str) -> Option<ConfDoc> {
+    match read_strict(text)? {
+        (doc, None) => Some(doc),
+        _ => None,
     }
 }
 
@@ -168,6 +190,20 @@ mod tests {
     /// and the YAML parser's, which must be the same.
     fn same_tree(text: &str) {
         let (fast, _) = read_strict(text).unwrap_or_else(|| panic!("not read fast: {text:?}"));
+        // `parse` reads strict JSON as it is, without preparing it: the
+        // same text, and with tabs between its tokens the same tree.
+        assert_eq!(prepare(text), text, "{text:?}");
+        // (A `: ` inside a string becomes a raw tab there, which strict
+        // JSON refuses: then there is nothing to compare.)
+        let tabbed = text.replace(": ", ":\t").replace(", ", ",\t\t");
+        if let Some(with_tabs) = read_whole(&tabbed) {
+            let (spaced, _) = read_strict(&tabbed.replace('\t', " ")).unwrap();
+            assert_eq!(
+                format!("{:?}", with_tabs.entries),
+                format!("{:?}", spaced.entries),
+                "{tabbed:?}"
+            );
+        }
         let (slow, stop) = yaml::build_once(text);
         assert!(stop.is_none(), "{text:?}");
         assert_eq!(
@@ -206,7 +242,7 @@ mod tests {
             "{a: 1}",
             "{'a': 1}",
             "{\"a\": 1,}",
-            "{\"a\":\t1}",
+            "{\"a\": \"x\ty\"}",
             "\u{feff}{}",
             "{\"a\": 01}",
             "{\"a\": 1.}",
@@ -222,6 +258,13 @@ mod tests {
         ] {
             assert!(read_strict(text).is_none(), "{text:?}");
         }
+        // A tab between tokens is read as a space.
+        let (tabbed, _) = read_strict("{\"a\":\t1}").expect("a tab between tokens");
+        let (spaced, _) = read_strict("{\"a\": 1}").unwrap();
+        assert_eq!(
+            format!("{:?}", tabbed.entries),
+            format!("{:?}", spaced.entries)
+        );
         // Deep nesting is the YAML path's to report.
         let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
         assert!(read_strict(&deep).is_none());
@@ -308,6 +351,18 @@ mod tests {
                 continue;
             }
             let prepared = prepare(&text);
+            // Strict JSON read whole needs no preparing but its tabs made
+            // spaces, and its tree is that of the prepared text.
+            if let Some(raw) = read_whole(&text) {
+                assert_eq!(prepared, text.replace('\t', " "), "{}", e.path().display());
+                let (doc, _) = read_strict(&prepared).unwrap();
+                assert_eq!(
+                    format!("{:?}", raw.entries),
+                    format!("{:?}", doc.entries),
+                    "{}",
+                    e.path().display()
+                );
+            }
             match read_strict(&prepared) {
                 Some((doc, fast_stop)) => {
                     fast += 1;

@@ -4,9 +4,11 @@
 //! keys, a character-index table, token buffers). It only ever reads strict
 //! JSON: at the first thing strict JSON does not allow (a comment left
 //! unblanked, a single quote, a raw control character, a surrogate escape,
-//! a tab or byte-order mark the YAML reader treats its own way, nesting near
-//! the tree builder's limit) it gives up, and the file is read by the YAML
-//! parser as before, which also words any fault. Its events are the YAML
+//! a byte-order mark the YAML reader treats its own way, nesting near the
+//! tree builder's limit) it gives up, and the file is read by the YAML
+//! parser as before, which also words any fault. A tab between tokens is
+//! read as the space the JSON front end would have made of it (the YAML
+//! reader is only ever given tabs turned into spaces). Its events are the YAML
 //! parser's one for one, so the tree builder's node limit stops both at the
 //! same node.
 
@@ -20,10 +22,9 @@ use crate::source::Span;
 /// `u8`, the tree builder's limit 256): the YAML path then says why.
 const MAX_DEPTH: usize = 200;
 
-/// Whether the reader can take the text at all: no tab (the YAML scanner
-/// has its own rules for tabs) and no byte-order mark.
+/// Whether the reader can take the text at all: no byte-order mark.
 pub(super) fn may_read(text: &str) -> bool {
-    !text.starts_with('\u{feff}') && memchr::memchr(b'\t', text.as_bytes()).is_none()
+    !text.starts_with('\u{feff}')
 }
 
 #[derive(Clone, Copy)]
@@ -80,7 +81,7 @@ impl<'a> JsonEvents<'a> {
         let b = self.text.as_bytes();
         while let Some(c) = b.get(self.pos) {
             match c {
-                b' ' | b'\n' | b'\r' => self.pos += 1,
+                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
                 _ => break,
             }
         }
@@ -217,7 +218,7 @@ impl<'a> JsonEvents<'a> {
         if !ok
             || !matches!(
                 b.get(i),
-                None | Some(b' ' | b'\n' | b'\r' | b',' | b']' | b'}')
+                None | Some(b' ' | b'\t' | b'\n' | b'\r' | b',' | b']' | b'}')
             )
         {
             self.pos = i;
