@@ -152,10 +152,30 @@ impl ProjectModel {
     }
 }
 
+/// In-memory files `(path, kind, text)` parsed as a run parses them, for
+/// the model's tests: their source map and facts.
+#[cfg(test)]
+pub(crate) fn parsed(
+    files: &[(&str, crate::source::FileKind, &str)],
+) -> (SourceMap, Vec<FileFacts>) {
+    let mut sources = SourceMap::default();
+    let mut facts = Vec::new();
+    for (i, (path, kind, text)) in files.iter().enumerate() {
+        sources.files.push(crate::source::SourceFile {
+            path: path.to_string(),
+            kind: *kind,
+            text: std::sync::Arc::from(*text),
+            bom: false,
+        });
+        facts.push(crate::frontend::parse(i, *kind, text));
+    }
+    (sources, facts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{FileKind, SourceFile};
+    use crate::source::FileKind;
 
     /// Every reader of the config trees finds in the pruned trees what it
     /// finds in the whole ones.
@@ -188,24 +208,19 @@ mod tests {
                 "REDIS_URL=redis://localhost:6379\nWEBHOOK_DEDUP_TTL=3600\nPAYOUT_MAX_ATTEMPTS=12\nAPP_NAME=payments\n",
             ),
         ];
-        let mut sources = SourceMap::default();
-        let (mut full, mut pruned) = (Vec::new(), Vec::new());
-        let (mut before, mut after) = (0, 0);
-        for (i, (path, kind, text)) in files.iter().enumerate() {
-            sources.files.push(SourceFile {
-                path: path.to_string(),
-                kind: *kind,
-                text: std::sync::Arc::from(*text),
-                bom: false,
-            });
-            let f = crate::frontend::parse(i, *kind, text);
-            before += f.conf.as_ref().map_or(0, |d| d.entries.len());
-            full.push(f);
-            let mut f = crate::frontend::parse(i, *kind, text);
-            keep_model_inputs(&mut f, text);
-            after += f.conf.as_ref().map_or(0, |d| d.entries.len());
-            pruned.push(f);
+        let (sources, full) = parsed(files);
+        let (_, mut pruned) = parsed(files);
+        for (f, (_, _, text)) in pruned.iter_mut().zip(files) {
+            keep_model_inputs(f, text);
         }
+        let entries = |facts: &[FileFacts]| -> usize {
+            facts
+                .iter()
+                .filter_map(|f| f.conf.as_ref())
+                .map(|d| d.entries.len())
+                .sum()
+        };
+        let (before, after) = (entries(&full), entries(&pruned));
         assert!(after < before, "{after} of {before} entries kept");
         let config = Config::default();
         let whole = redis::RedisModel::build(&full, &sources, &config);

@@ -482,20 +482,10 @@ pub(super) fn env_default<'v>(value: &'v str, span: Span, text: &str) -> Option<
 mod tests {
     use super::*;
     use crate::duration::{DAY, HOUR};
-    use crate::source::{FileKind, SourceFile};
+    use crate::source::FileKind;
 
     fn run(files: &[(&str, FileKind, &str)], config: &Config) -> RetentionModel {
-        let mut sources = SourceMap::default();
-        let mut facts = Vec::new();
-        for (i, (path, kind, text)) in files.iter().enumerate() {
-            sources.files.push(SourceFile {
-                path: path.to_string(),
-                kind: *kind,
-                text: std::sync::Arc::from(*text),
-                bom: false,
-            });
-            facts.push(crate::frontend::parse(i, *kind, text));
-        }
+        let (sources, facts) = super::super::parsed(files);
         RetentionModel::build(&facts, &sources, config)
     }
 
