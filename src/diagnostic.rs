@@ -176,8 +176,7 @@ pub fn assign_fingerprints(diags: &mut [Diagnostic], sources: &SourceMap) {
         h.update(n.to_string().as_bytes());
         *n += 1;
         let digest = h.finalize();
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        d.fingerprint = format!("sha256:{hex}");
+        d.fingerprint = format!("sha256:{}", crate::source::hex(&digest));
     }
 }
 

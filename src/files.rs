@@ -486,27 +486,21 @@ fn same_as_blob(path: &Path, oid: &str, max: u64) -> Option<Vec<u8>> {
     let bytes = std::fs::read(path).ok()?;
     let header = format!("blob {}\0", bytes.len());
     let id = match oid.len() {
-        40 => hex(&sha1::Sha1::new()
-            .chain_update(&header)
-            .chain_update(&bytes)
-            .finalize()),
-        64 => hex(&sha2::Sha256::new()
-            .chain_update(&header)
-            .chain_update(&bytes)
-            .finalize()),
+        40 => crate::source::hex(
+            &sha1::Sha1::new()
+                .chain_update(&header)
+                .chain_update(&bytes)
+                .finalize(),
+        ),
+        64 => crate::source::hex(
+            &sha2::Sha256::new()
+                .chain_update(&header)
+                .chain_update(&bytes)
+                .finalize(),
+        ),
         _ => return None,
     };
     (id == oid).then_some(bytes)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 /// One `git cat-file --batch`, asked for one blob at a time.

@@ -180,6 +180,18 @@ impl LineIndex {
     }
 }
 
+/// Bytes as lowercase hexadecimal (a digest: a fingerprint, a git object
+/// id).
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
 pub fn clamp_to_char_boundary(text: &str, offset: usize) -> usize {
     let mut offset = offset.min(text.len());
     while offset > 0 && !text.is_char_boundary(offset) {
