@@ -365,7 +365,18 @@ impl RetentionWords {
 /// `needle` (lowercase ASCII) in `hay`, ignoring ASCII case.
 pub fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+    let Some((&first, rest)) = n.split_first() else {
+        return true;
+    };
+    if h.len() < n.len() {
+        return false;
+    }
+    // Candidates are the places of the first byte in either case; most
+    // keys and values hold none (this runs on every entry of a config tree).
+    let last_start = h.len() - n.len();
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), h)
+        .take_while(|&i| i <= last_start)
+        .any(|i| h[i + 1..i + n.len()].eq_ignore_ascii_case(rest))
 }
 
 pub fn name_words(name: &str) -> Vec<String> {
@@ -588,6 +599,17 @@ pub fn counterparties() -> &'static Counterparties {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contains_ignores_ascii_case_only() {
+        assert!(contains_ignore_ascii_case("REDIS_URL", "redis"));
+        assert!(contains_ignore_ascii_case("my-Redis", "redis"));
+        assert!(contains_ignore_ascii_case("x", ""));
+        assert!(contains_ignore_ascii_case("rredis", "redis"));
+        assert!(!contains_ignore_ascii_case("redi", "redis"));
+        assert!(!contains_ignore_ascii_case("cache", "redis"));
+        assert!(!contains_ignore_ascii_case("rédis", "redis"));
+    }
 
     #[test]
     fn camel_case_columns_read_as_snake_case_words() {
