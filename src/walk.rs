@@ -330,9 +330,31 @@ impl Keywords {
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
         let rust = kind == FileKind::Rust;
         let kind = if conf { FileKind::RedisConf } else { kind };
-        lowered(bytes, |lower| {
+        if !lowered(bytes, |lower| {
             self.admits_lowered(kind, rust, path, bytes, lower)
-        })
+        }) {
+            return false;
+        }
+        // Words inside a Kubernetes CRD's schema (`description: ... dedup
+        // ...`, `maxRetries` properties) document a resource kind: the file
+        // counts only for its other documents.
+        if kind == FileKind::Yaml {
+            let crds = schema_documents(bytes);
+            if !crds.is_empty() {
+                let mut rest = bytes.to_vec();
+                for r in crds {
+                    for b in &mut rest[r] {
+                        if *b != b'\n' {
+                            *b = b' ';
+                        }
+                    }
+                }
+                return lowered(&rest, |lower| {
+                    self.admits_lowered(kind, rust, path, &rest, lower)
+                });
+            }
+        }
+        true
     }
 
     fn admits_lowered(
@@ -422,6 +444,61 @@ impl Keywords {
             buf.copy_within(filled - held..filled, 0);
         }
     }
+}
+
+/// The byte ranges of the documents of a YAML stream that define a
+/// Kubernetes CustomResourceDefinition (top-level `apiVersion:
+/// apiextensions.k8s.io/...` and `kind: CustomResourceDefinition`). Such a
+/// document is an OpenAPI schema of a resource kind: its words are field
+/// names and prose, and it deploys nothing a rule reads (no Redis, no
+/// setting, no header). Documents are split at `---` and `...` lines, as a
+/// YAML parser splits them; a Helm template's `{{ }}` lines change nothing.
+fn schema_documents(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    if memchr::memmem::find(bytes, b"CustomResourceDefinition").is_none() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let (mut start, mut kind, mut api) = (0, false, false);
+    let mut at = 0;
+    let mut close = |start: usize, end: usize, kind: bool, api: bool| {
+        if kind && api && start < end {
+            out.push(start..end);
+        }
+    };
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let marker = |m: &[u8]| {
+            line.strip_prefix(m)
+                .is_some_and(|r| r.first().is_none_or(|b| b.is_ascii_whitespace()))
+        };
+        if marker(b"---") || marker(b"...") {
+            close(start, at, kind, api);
+            (start, kind, api) = (at + line.len(), false, false);
+        } else if let Some(v) = top_level_value(line, b"kind:") {
+            kind |= v == b"CustomResourceDefinition";
+        } else if let Some(v) = top_level_value(line, b"apiVersion:") {
+            api |= v.starts_with(b"apiextensions.k8s.io/");
+        }
+        at += line.len();
+    }
+    close(start, at, kind, api);
+    out
+}
+
+/// The value of a top-level `key:` line, unquoted, without a trailing
+/// comment or spaces.
+fn top_level_value<'a>(line: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    let v = line.strip_prefix(key)?;
+    let v = match memchr::memmem::find(v, b" #") {
+        Some(i) => &v[..i],
+        None => v,
+    };
+    let v = v.trim_ascii();
+    let v = v
+        .strip_prefix(b"\"")
+        .and_then(|v| v.strip_suffix(b"\""))
+        .or_else(|| v.strip_prefix(b"'").and_then(|v| v.strip_suffix(b"'")))
+        .unwrap_or(v);
+    Some(v)
 }
 
 /// Whether the name around `bytes[start..end]` (letters, digits, `_`, `-`,
@@ -777,6 +854,40 @@ mod tests {
         // Case is folded in the text, not only in the words.
         let w = Words::new(&["MaxMemory".to_string()], true);
         assert!(w.is_match(b"maxmemory-policy"));
+    }
+
+    #[test]
+    fn words_in_a_crd_schema_admit_nothing() {
+        let k = Keywords::new(&[], DFA_FROM_FILES);
+        let y = |t: &str| k.admits(FileKind::Yaml, Path::new("crds.yaml"), t.as_bytes());
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+                   spec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        \
+                   description: Enables deduplication of samples.\n";
+        assert!(!y(crd));
+        assert!(!y(&format!(
+            "{{{{- if .Values.crds }}}}\n---\n{crd}{{{{- end }}}}\n"
+        )));
+        // Another document of the stream still counts, before or after it.
+        let redis =
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  redis.conf: maxmemory-policy allkeys-lru\n";
+        assert!(y(&format!("{crd}---\n{redis}")));
+        assert!(y(&format!("{redis}...\n---\n{crd}")));
+        // A resource of a custom kind is not its definition; `kind:` must be
+        // top-level and the API group the CRDs' own.
+        assert!(y(
+            "apiVersion: example.com/v1\nkind: Dedup\nspec:\n  window: 1h\n"
+        ));
+        assert!(y(
+            "apiVersion: v1\nkind: CustomResourceDefinition\nmetadata:\n  name: dedup\n"
+        ));
+        assert!(y(&crd.replace("\nkind:", "\n  kind:")));
+        assert_eq!(
+            schema_documents(format!("a: 1\n---\n{crd}").as_bytes()),
+            vec![std::ops::Range {
+                start: 9,
+                end: 9 + crd.len()
+            }]
+        );
     }
 
     #[test]
