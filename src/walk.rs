@@ -244,8 +244,8 @@ fn lowered<R>(bytes: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
             buf.clear();
             buf.extend(bytes.iter().map(u8::to_ascii_lowercase));
             let r = f(&buf);
-            // A huge file's copy is not kept for the rest of the run.
-            if buf.capacity() > 4 << 20 {
+            // A large file's copy is not kept for the rest of the run.
+            if buf.capacity() > 256 << 10 {
                 *buf = Vec::new();
             }
             r

@@ -23,9 +23,13 @@ use crate::source::SourceMap;
 /// Each condition below is what one reader of `FileFacts::conf` looks for,
 /// taken wide (a kept entry no reader wants costs only memory):
 ///
-/// - `name`, `value` and `kind` keys: Kubernetes `env:` items read as
-///   name/value pairs (Redis settings, retentions, retry settings) and a
-///   workload's `kind` (`redis::owner_blocks`);
+/// - a list item's `name` and `value` when the item holds both:
+///   Kubernetes `env:` items read as name/value pairs (Redis settings,
+///   retry settings, `redis::k8s_env_pairs`);
+/// - a `name` whose value is a retention name, and any `value` beside such
+///   a `name` (`retention::config_retentions`);
+/// - a workload's top-level `kind` and its `metadata.name`
+///   (`redis::owner_blocks`);
 /// - every entry no deeper than the file's deepest `env`/`environment`
 ///   key: an environment block ends at the next entry at its depth or above
 ///   (`redis::owner_blocks`); a workload's `metadata.name` is at depth 2;
@@ -34,7 +38,8 @@ use crate::source::SourceMap;
 /// - a path or value that mentions Redis, Valkey or a cache (the screens of
 ///   `redis::settings` for endpoints and cache selections);
 /// - a retention name (`retention::config_retentions`);
-/// - a count or duration a retry setting could take (`retries::given_of`).
+/// - a count or duration a retry setting could take, under a section key
+///   or an environment name (`retries::may_be_given`).
 pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
     use crate::frontend::conf::PathSeg;
     let Some(doc) = &mut facts.conf else { return };
@@ -48,13 +53,57 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
         .unwrap_or(0);
     let words = crate::knowledge::retention_words();
     let mentions: Vec<&str> = redis::HOST_WORDS.iter().copied().chain(["cache"]).collect();
+    // Parents (by document and path) of list items' `name` and `value`
+    // keys, and the dotted parents of retention-named `name`s. A hash
+    // stands for a path: two paths of one hash keep more, never less.
+    let parent_hash = |e: &crate::frontend::conf::ConfEntry| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (e.doc, e.parent()).hash(&mut h);
+        h.finish()
+    };
+    let item = |e: &crate::frontend::conf::ConfEntry| {
+        e.path.len() >= 2 && matches!(e.path[e.path.len() - 2], PathSeg::Index(_))
+    };
+    let mut item_names = std::collections::HashSet::new();
+    let mut item_values = std::collections::HashSet::new();
+    let mut retention_parents = std::collections::HashSet::new();
+    for e in &doc.entries {
+        match e.key() {
+            Some("name") => {
+                if item(e) {
+                    item_names.insert(parent_hash(e));
+                }
+                if e.scalar().is_some_and(|n| words.is_retention_name(n)) {
+                    retention_parents.insert(e.parent_dotted());
+                }
+            }
+            Some("value") if item(e) => {
+                item_values.insert(parent_hash(e));
+            }
+            _ => {}
+        }
+    }
+    let pair_part = |e: &crate::frontend::conf::ConfEntry| match e.key() {
+        Some("name") => {
+            (item(e) && item_values.contains(&parent_hash(e)))
+                || e.scalar().is_some_and(|n| words.is_retention_name(n))
+                || (e.path.len() == 2 && is(e.path.first(), "metadata"))
+        }
+        Some("value") => {
+            (item(e) && item_names.contains(&parent_hash(e)))
+                || (!retention_parents.is_empty() && retention_parents.contains(&e.parent_dotted()))
+        }
+        Some("kind") => e.path.len() == 1,
+        _ => false,
+    };
     doc.entries.retain(|e| {
-        matches!(e.key(), Some("name" | "value" | "kind"))
+        pair_part(e)
             || e.path.len() <= env_depth
             || (is(e.path.first(), "services") && e.path.len() <= 4)
             || redis::mentions_any(e, &mentions)
             || e.key().is_some_and(|k| words.is_retention_name(k))
-            || retries::given_of(e, text).is_some()
+            || retries::may_be_given(e, text)
     });
     // The room the dropped entries took was written, so it is resident.
     doc.entries.shrink_to_fit();
@@ -203,6 +252,11 @@ mod tests {
                 "{\"openapi\": \"3.0.0\", \"paths\": {\"/payments\": {\"post\": {\"parameters\": [{\"name\": \"Idempotency-Key\", \"in\": \"header\", \"schema\": {\"type\": \"string\", \"maxLength\": 255}}], \"responses\": {\"200\": {\"description\": \"ok\", \"content\": {\"application/json\": {\"schema\": {\"type\": \"object\", \"properties\": {\"id\": {\"type\": \"string\"}, \"amount\": {\"type\": \"integer\", \"example\": 1000}}}}}}}}}}}",
             ),
             (
+                "charts/dedup/values.yaml",
+                FileKind::Yaml,
+                "dedup:\n  window:\n    name: dedup_ttl_seconds\n    value: 7200\n  docs:\n    - name: intro\n      kind: page\n    - name: usage\n",
+            ),
+            (
                 ".env",
                 FileKind::Env,
                 "REDIS_URL=redis://localhost:6379\nWEBHOOK_DEDUP_TTL=3600\nPAYOUT_MAX_ATTEMPTS=12\nAPP_NAME=payments\n",
@@ -230,8 +284,8 @@ mod tests {
             |f: &[FileFacts]| format!("{:?}", redis::RedisModel::build(f, &sources, &config));
         assert_eq!(redis(&full), redis(&pruned));
         let whole = retention::RetentionModel::build(&full, &sources, &config);
-        // Kubernetes env, TOML and .env
-        assert_eq!(whole.items.len(), 3, "{:?}", whole.items);
+        // Kubernetes env, TOML, a name/value mapping in Helm values and .env
+        assert_eq!(whole.items.len(), 4, "{:?}", whole.items);
         let retention = |f: &[FileFacts]| {
             format!(
                 "{:?}",

@@ -196,6 +196,16 @@ pub(super) fn given_of(e: &ConfEntry, text: &str) -> Option<(ConstExpr, u128, Sp
     Some((expr, size, span, v.trim().to_string()))
 }
 
+/// Whether [`given_settings`] can read an entry: a count or duration under
+/// an environment name (`PAYOUT_MAX_RETRIES: 50`) or a key in a section
+/// (`payouts.max_retries`). An item of a list (`sources[0].line: 12`) is
+/// neither; Kubernetes `env:` items are read as name/value pairs instead.
+pub(super) fn may_be_given(e: &ConfEntry, text: &str) -> bool {
+    let Some(key) = e.key() else { return false };
+    let in_section = matches!(e.path.as_slice(), [.., PathSeg::Key(_), PathSeg::Key(_)]);
+    (in_section || is_env_name(key)) && given_of(e, text).is_some()
+}
+
 pub(super) fn given_settings(
     files: &[FileFacts],
     sources: &SourceMap,
