@@ -330,31 +330,9 @@ impl Keywords {
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
         let rust = kind == FileKind::Rust;
         let kind = if conf { FileKind::RedisConf } else { kind };
-        if !lowered(bytes, |lower| {
+        lowered(bytes, |lower| {
             self.admits_lowered(kind, rust, path, bytes, lower)
-        }) {
-            return false;
-        }
-        // Words inside a Kubernetes CRD's schema (`description: ... dedup
-        // ...`, `maxRetries` properties) document a resource kind: the file
-        // counts only for its other documents.
-        if kind == FileKind::Yaml {
-            let crds = schema_documents(bytes);
-            if !crds.is_empty() {
-                let mut rest = bytes.to_vec();
-                for r in crds {
-                    for b in &mut rest[r] {
-                        if *b != b'\n' {
-                            *b = b' ';
-                        }
-                    }
-                }
-                return lowered(&rest, |lower| {
-                    self.admits_lowered(kind, rust, path, &rest, lower)
-                });
-            }
-        }
-        true
+        })
     }
 
     fn admits_lowered(
@@ -366,22 +344,23 @@ impl Keywords {
         lower: &[u8],
     ) -> bool {
         // Every occurrence of every word (strong words first in `any`, then
-        // the weak ones); a Rust file's comments are found at its first
-        // occurrence, and most files have none.
-        let mut comments = None;
+        // the weak ones). Where words do not count is found at the first
+        // occurrence, and most files have none: a Rust file's comments, and
+        // a YAML stream's CRD documents (`description: ... dedup ...`,
+        // `maxRetries` properties), which document a resource kind and
+        // deploy nothing a rule reads.
+        let mut silent = None;
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
         for (start, pattern) in self.any.occurrences(lower) {
-            let comments = comments.get_or_insert_with(|| {
-                if rust {
-                    crate::frontend::rust::comments::ranges(bytes)
-                } else {
-                    Vec::new()
-                }
+            let silent = silent.get_or_insert_with(|| match kind {
+                FileKind::Rust => crate::frontend::rust::comments::ranges(bytes),
+                FileKind::Yaml => schema_documents(bytes),
+                _ => Vec::new(),
             });
-            let in_code = |at: usize| !crate::frontend::rust::comments::contains(comments, at);
+            let in_code = |at: usize| !crate::frontend::rust::comments::contains(silent, at);
             if !in_code(start) {
-                strong_seen |= pattern < self.strong_len;
+                strong_seen |= rust && pattern < self.strong_len;
                 continue;
             }
             let Some(weak) = pattern.checked_sub(self.strong_len) else {
@@ -410,9 +389,9 @@ impl Keywords {
         // A Rust module named for a strong word (`src/idempotency/mod.rs`)
         // is that code, whatever its comments say.
         strong_seen
-            && lowered(path.as_os_str().as_encoded_bytes(), |p| {
-                self.strong.is_match(p)
-            })
+            && self
+                .strong
+                .is_match(&path.as_os_str().as_encoded_bytes().to_ascii_lowercase())
     }
 
     /// The same search over a file read in chunks, for files too large to

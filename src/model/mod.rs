@@ -62,9 +62,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
         (e.doc, e.parent()).hash(&mut h);
         h.finish()
     };
-    let item = |e: &crate::frontend::conf::ConfEntry| {
-        e.path.len() >= 2 && matches!(e.path[e.path.len() - 2], PathSeg::Index(_))
-    };
+    let item = redis::in_list_item;
     let mut item_names = std::collections::HashSet::new();
     let mut item_values = std::collections::HashSet::new();
     let mut retention_parents = std::collections::HashSet::new();

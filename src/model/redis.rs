@@ -1262,6 +1262,11 @@ fn host_of(key: &str, value: &str) -> Option<String> {
     (!host.is_empty() && !host.contains('$')).then(|| host.to_ascii_lowercase())
 }
 
+/// Whether an entry is a key of a list item's mapping (`env[2].name`).
+pub(super) fn in_list_item(e: &ConfEntry) -> bool {
+    e.path.len() >= 2 && matches!(e.path[e.path.len() - 2], PathSeg::Index(_))
+}
+
 /// Kubernetes env lists: `- name: IDEMPOTENCY_REDIS_URL` / `value: redis://…`.
 pub(super) fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
     // Values by (document, parent path), so a large manifest stays linear.
@@ -1275,8 +1280,7 @@ pub(super) fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntr
         }
         (e.doc, key)
     };
-    let item =
-        |e: &&ConfEntry| e.path.len() >= 2 && matches!(e.path[e.path.len() - 2], PathSeg::Index(_));
+    let item = |e: &&ConfEntry| in_list_item(e);
     let values: std::collections::HashMap<(usize, String), &ConfEntry> = entries
         .iter()
         .filter(|e| e.key() == Some("value"))
