@@ -7,8 +7,10 @@
 //! and the process exits without waiting for it. Files over
 //! [`crate::BIG_FILE_BYTES`] are parsed a few at a time
 //! ([`crate::BIG_FILES_AT_ONCE`]: their trees take many times their size in
-//! memory); the clock of such a file starts when it gets its turn, and an
-//! abandoned worker's turn is handed on.
+//! memory), largest first; a worker that finds no free turn takes a small
+//! file instead, and waits only when none is left. The clock of a big file
+//! starts when it gets its turn, and an abandoned worker's turn is handed
+//! on.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -88,15 +90,24 @@ struct Slot {
 
 struct Shared<J> {
     job: J,
+    /// The items of at most `big_bytes`, in order, and the next one to take.
+    small: Vec<usize>,
     next: std::sync::atomic::AtomicUsize,
     slots: Mutex<Vec<Slot>>,
-    /// The workers whose big files are being parsed.
-    big_turns: Mutex<Vec<usize>>,
+    big: Mutex<Big>,
     big_cv: Condvar,
-    big_bytes: usize,
     /// How many big files may be parsed at once.
     big_at_once: usize,
     stack: usize,
+}
+
+/// The big items and who is parsing them.
+struct Big {
+    /// The items over `big_bytes`, largest first.
+    items: Vec<usize>,
+    next: usize,
+    /// The workers whose big items are being parsed.
+    turns: Vec<usize>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -104,20 +115,45 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl<J: Job> Shared<J> {
-    fn take_big_turn(&self, w: usize) {
-        let mut turns = lock(&self.big_turns);
-        while !turns.contains(&w) && turns.len() >= self.big_at_once {
-            turns = self.big_cv.wait(turns).unwrap_or_else(|e| e.into_inner());
+    /// The next item for worker `w`, and whether it is big. A big item is
+    /// taken while a turn is free; otherwise a small one, so a worker never
+    /// waits while small items are left; with none left, the worker waits
+    /// for a turn. `None` when nothing is left.
+    fn take(&self, w: usize) -> Option<(usize, bool)> {
+        use std::sync::atomic::Ordering;
+        if let Some(i) = self.take_big(w, false) {
+            return Some((i, true));
         }
-        if !turns.contains(&w) {
-            turns.push(w);
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        if let Some(&i) = self.small.get(k) {
+            return Some((i, false));
+        }
+        self.take_big(w, true).map(|i| (i, true))
+    }
+
+    fn take_big(&self, w: usize, wait: bool) -> Option<usize> {
+        let mut big = lock(&self.big);
+        loop {
+            if big.next >= big.items.len() {
+                return None;
+            }
+            if big.turns.len() < self.big_at_once {
+                let i = big.items[big.next];
+                big.next += 1;
+                big.turns.push(w);
+                return Some(i);
+            }
+            if !wait {
+                return None;
+            }
+            big = self.big_cv.wait(big).unwrap_or_else(|e| e.into_inner());
         }
     }
 
     fn give_up_big_turn(&self, w: usize) {
-        let mut turns = lock(&self.big_turns);
-        if let Some(at) = turns.iter().position(|&o| o == w) {
-            turns.swap_remove(at);
+        let mut big = lock(&self.big);
+        if let Some(at) = big.turns.iter().position(|&o| o == w) {
+            big.turns.swap_remove(at);
             self.big_cv.notify_all();
         }
     }
@@ -139,16 +175,7 @@ fn spawn<J: Job>(
 }
 
 fn worker<J: Job>(shared: &Shared<J>, w: usize, tx: &mpsc::Sender<Report<J::Output>>) {
-    use std::sync::atomic::Ordering;
-    loop {
-        let i = shared.next.fetch_add(1, Ordering::Relaxed);
-        if i >= shared.job.len() {
-            return;
-        }
-        let big = shared.job.size(i) > shared.big_bytes;
-        if big {
-            shared.take_big_turn(w);
-        }
+    while let Some((i, big)) = shared.take(w) {
         let t0 = Instant::now();
         {
             let mut slots = lock(&shared.slots);
@@ -193,13 +220,20 @@ pub fn run<J: Job>(
 ) -> std::io::Result<Vec<Fate<J::Output>>> {
     let len = job.len();
     let threads = threads.clamp(1, len.max(1));
+    let (mut big, small): (Vec<usize>, Vec<usize>) =
+        (0..len).partition(|&i| job.size(i) > big_bytes);
+    big.sort_by_key(|&i| std::cmp::Reverse(job.size(i)));
     let shared = Arc::new(Shared {
         job,
+        small,
         next: std::sync::atomic::AtomicUsize::new(0),
         slots: Mutex::new((0..threads).map(|_| Slot::default()).collect()),
-        big_turns: Mutex::new(Vec::new()),
+        big: Mutex::new(Big {
+            items: big,
+            next: 0,
+            turns: Vec::new(),
+        }),
         big_cv: Condvar::new(),
-        big_bytes,
         big_at_once: big_at_once.max(1),
         stack,
     });
@@ -380,6 +414,59 @@ mod tests {
         fn size(&self, i: usize) -> usize {
             self.sizes[i]
         }
+    }
+
+    /// Sleeps 60 ms a big item (over 100 bytes) and 10 ms a small one,
+    /// counting the small ones that start while the first big one runs.
+    struct Overlap {
+        sizes: Vec<usize>,
+        big_now: std::sync::atomic::AtomicUsize,
+        big_done: std::sync::atomic::AtomicUsize,
+        beside_first: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Job for Arc<Overlap> {
+        type Output = ();
+        fn run(&self, i: usize) {
+            use std::sync::atomic::Ordering::SeqCst;
+            let big = self.sizes[i] > 100;
+            if big {
+                self.big_now.fetch_add(1, SeqCst);
+            } else if self.big_now.load(SeqCst) > 0 && self.big_done.load(SeqCst) == 0 {
+                self.beside_first.fetch_add(1, SeqCst);
+            }
+            thread::sleep(Duration::from_millis(if big { 60 } else { 10 }));
+            if big {
+                self.big_done.fetch_add(1, SeqCst);
+                self.big_now.fetch_sub(1, SeqCst);
+            }
+        }
+        fn len(&self) -> usize {
+            self.sizes.len()
+        }
+        fn size(&self, i: usize) -> usize {
+            self.sizes[i]
+        }
+    }
+
+    #[test]
+    fn a_worker_without_a_big_turn_takes_small_items_meanwhile() {
+        // Two big items, one at a time, on two workers: while the first
+        // runs, the other worker parses the small items instead of waiting
+        // for the turn (three of 10 ms fit in the first big one's 60).
+        let job = Arc::new(Overlap {
+            sizes: vec![500, 500, 1, 1, 1],
+            big_now: Default::default(),
+            big_done: Default::default(),
+            beside_first: Default::default(),
+        });
+        let fates = run(Arc::clone(&job), 2, 1 << 20, (100, 1), fixed(60_000)).unwrap();
+        assert!(fates.iter().all(|f| matches!(f, Fate::Done((), _))));
+        let beside = job.beside_first.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            beside >= 2,
+            "{beside} small items ran beside the first big one"
+        );
     }
 
     #[test]
