@@ -103,9 +103,9 @@ struct Shared<J> {
 
 /// The big items and who is parsing them.
 struct Big {
-    /// The items over `big_bytes`, largest first.
+    /// The items over `big_bytes` not taken yet, smallest first: the
+    /// largest is taken from the end.
     items: Vec<usize>,
-    next: usize,
     /// The workers whose big items are being parsed.
     turns: Vec<usize>,
 }
@@ -134,12 +134,11 @@ impl<J: Job> Shared<J> {
     fn take_big(&self, w: usize, wait: bool) -> Option<usize> {
         let mut big = lock(&self.big);
         loop {
-            if big.next >= big.items.len() {
+            if big.items.is_empty() {
                 return None;
             }
             if big.turns.len() < self.big_at_once {
-                let i = big.items[big.next];
-                big.next += 1;
+                let i = big.items.pop()?;
                 big.turns.push(w);
                 return Some(i);
             }
@@ -222,7 +221,7 @@ pub fn run<J: Job>(
     let threads = threads.clamp(1, len.max(1));
     let (mut big, small): (Vec<usize>, Vec<usize>) =
         (0..len).partition(|&i| job.size(i) > big_bytes);
-    big.sort_by_key(|&i| std::cmp::Reverse(job.size(i)));
+    big.sort_by_key(|&i| job.size(i));
     let shared = Arc::new(Shared {
         job,
         small,
@@ -230,7 +229,6 @@ pub fn run<J: Job>(
         slots: Mutex::new((0..threads).map(|_| Slot::default()).collect()),
         big: Mutex::new(Big {
             items: big,
-            next: 0,
             turns: Vec::new(),
         }),
         big_cv: Condvar::new(),
