@@ -369,7 +369,8 @@ impl<'a> Index<'a> {
                 },
             };
         }
-        let segs = &site.path;
+        let segs: Vec<String> = site.path.iter().map(|s| s.to_string()).collect();
+        let segs = &segs;
         let Some(last) = segs.last() else {
             return Resolved::None;
         };
@@ -693,10 +694,12 @@ impl FlowModel {
                                         .params
                                         .iter()
                                         .zip(&site.arg_roots)
-                                        .filter_map(|((p, _), a)| Some((p.clone(), a.clone()?)))
+                                        .filter_map(|((p, _), a)| {
+                                            Some((p.clone(), a.as_deref()?.to_string()))
+                                        })
                                         .collect();
                                     if let Some(r) = site.receiver.last() {
-                                        subst.push(("self".into(), r.clone()));
+                                        subst.push(("self".into(), r.to_string()));
                                     }
                                     out.push(Local::Call {
                                         target: g,

@@ -10,10 +10,11 @@
 use super::sql_strings::{self, StrConsts};
 use crate::frontend::sql::dml::Dml;
 use crate::frontend::FileFacts;
-use crate::knowledge::{self, CallShape};
+use crate::knowledge::{self, CallShape, Name};
 use crate::source::Span;
 use std::collections::HashMap;
 use syn::visit::{self, Visit};
+use thin_vec::ThinVec;
 
 /// What the flow reader found in one file.
 #[derive(Debug, Default, Clone)]
@@ -66,10 +67,10 @@ pub struct Event {
     pub kind: EventKind,
     /// Branches the event sits in: (branch site, arm). Two events in
     /// different arms of one site never both run.
-    pub branch: Vec<(u32, u32)>,
+    pub branch: ThinVec<(u32, u32)>,
     /// Blocks the event sits in that leave the function or loop (`return`,
     /// `break`, `let … else`): what runs in them precedes nothing after them.
-    pub exits: Vec<u32>,
+    pub exits: ThinVec<u32>,
     /// Inside an `Ok(..)` arm, `if let Ok`, an `is_ok()`/`is_success()`
     /// guard, or a `.map`/`.and_then` closure: runs only on success.
     pub success_only: bool,
@@ -117,21 +118,24 @@ pub struct RedisKey {
 /// A call the model may match against the effect catalogue or resolve to a
 /// function of the crate.
 #[derive(Debug, Clone, Default)]
+///
+/// Every call of a parsed file is one, so it is kept small: names inline
+/// ([`Name`]) and lists that are one pointer when empty ([`ThinVec`]).
 pub struct CallSite {
     /// The called path of a function call (`stripe::Charge::create`).
-    pub path: Vec<String>,
+    pub path: ThinVec<Name>,
     /// The method of a method call.
-    pub method: Option<String>,
+    pub method: Option<Name>,
     /// The chain's root as a path (`self.inner` → `self`, `inner`).
-    pub receiver: Vec<String>,
+    pub receiver: ThinVec<Name>,
     /// The receiver's type when known from a parameter or binding.
-    pub recv_type: Option<String>,
+    pub recv_type: Option<Name>,
     /// Methods called earlier in the chain and the root call's path.
-    pub chain: Vec<String>,
+    pub chain: ThinVec<Name>,
     /// Path segments named in the arguments (`FutureRecord`).
-    pub args: Vec<String>,
+    pub args: ThinVec<Name>,
     /// The plain name each argument starts from (`&mut *tx` → `tx`).
-    pub arg_roots: Vec<Option<String>>,
+    pub arg_roots: ThinVec<Option<Name>>,
 }
 
 impl CallSite {
@@ -139,7 +143,7 @@ impl CallSite {
         CallShape {
             path: &self.path,
             method: self.method.as_deref(),
-            receiver_last: self.receiver.last().map(String::as_str),
+            receiver_last: self.receiver.last().map(Name::as_str),
             chain: &self.chain,
             args: &self.args,
         }
@@ -538,6 +542,16 @@ pub(super) fn root_name(e: &syn::Expr) -> Option<String> {
     path_of(e).into_iter().rfind(|s| s != "self")
 }
 
+/// Names as a call site keeps them.
+fn names(v: Vec<String>) -> ThinVec<Name> {
+    v.into_iter().map(Name::from).collect()
+}
+
+/// The plain name each argument starts from ([`root_name`]).
+fn arg_roots(args: &[&syn::Expr]) -> ThinVec<Option<Name>> {
+    args.iter().map(|a| root_name(a).map(Name::from)).collect()
+}
+
 /// Path segments named in an expression's calls and struct literals.
 fn arg_words(e: &syn::Expr, out: &mut Vec<String>) {
     match e {
@@ -593,8 +607,8 @@ impl FnWalker<'_> {
         self.events.push(Event {
             span,
             kind,
-            branch: self.branch.clone(),
-            exits: self.exits.clone(),
+            branch: ThinVec::from(self.branch.as_slice()),
+            exits: ThinVec::from(self.exits.as_slice()),
             success_only: self.success > 0,
         });
         self.events.len() - 1
@@ -920,7 +934,7 @@ struct FreshFinder<'s> {
 /// A generator of fresh keys (`Uuid::new_v4()`, `nanoid!()`), by the
 /// catalogue: its text, written with `call` (`()` or `!()`) after the path.
 fn generator(segs: &[String], call: &str) -> Option<String> {
-    CallShape::path(segs)
+    CallShape::path(&names(segs.to_vec()))
         .any_of(&knowledge::effects().fresh_key)
         .then(|| format!("{}{call}", segs.join("::")))
 }
@@ -1205,7 +1219,9 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             _ => Vec::new(),
         };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        if !segs.is_empty() && CallShape::path(&segs).any_of(&knowledge::effects().retry) {
+        if !segs.is_empty()
+            && CallShape::path(&names(segs.clone())).any_of(&knowledge::effects().retry)
+        {
             let at = sql_strings::span_of(&c.func);
             let what = format!("`{}`", segs.join("::"));
             for a in &args {
@@ -1237,9 +1253,9 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             arg_words(a, &mut words);
         }
         let site = CallSite {
-            path: segs,
-            args: words,
-            arg_roots: args.iter().map(|a| root_name(a)).collect(),
+            path: names(segs),
+            args: names(words),
+            arg_roots: arg_roots(&args),
             ..CallSite::default()
         };
         self.call_event(sql_strings::span_of(c), site);
@@ -1374,13 +1390,13 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         };
         let recv_type = self.type_of_path(&receiver);
         let site = CallSite {
-            path: Vec::new(),
-            method: Some(name.clone()),
-            receiver,
-            recv_type,
-            chain,
-            args: words,
-            arg_roots: args.iter().map(|a| root_name(a)).collect(),
+            path: ThinVec::new(),
+            method: Some(Name::from(name)),
+            receiver: names(receiver),
+            recv_type: recv_type.map(Name::from),
+            chain: names(chain),
+            args: names(words),
+            arg_roots: arg_roots(&args),
         };
         self.call_event(at, site);
     }
@@ -1389,6 +1405,14 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_stays_small() {
+        // One per call of every parsed function (44,600 on omicron): at
+        // 240 bytes they were the largest part of a Rust tree's peak.
+        assert!(std::mem::size_of::<Event>() <= 128);
+        assert!(std::mem::size_of::<CallSite>() <= 88);
+    }
 
     fn flows(text: &str) -> (FlowFacts, FileFacts) {
         let mut f = FileFacts::default();
@@ -1618,7 +1642,7 @@ async fn capture(paypal: &mut Client, id: &str) -> anyhow::Result<()> {
         let mut f = FileFacts::default();
         super::super::parse(text, &mut f);
         let flow = f.rust.as_ref().map(|r| r.flow.clone()).unwrap_or_default();
-        let calls: Vec<(Option<String>, Vec<String>)> = flow.functions[0]
+        let calls: Vec<(Option<Name>, ThinVec<Name>)> = flow.functions[0]
             .events
             .iter()
             .filter_map(|e| match &e.kind {
