@@ -51,15 +51,17 @@ pub(crate) const GAVE_UP: &str = "gave up on this file after";
 /// while it is built (before it is cut to what the model reads).
 const BIG_FILE_BYTES: usize = 1024 * 1024;
 
-/// How many big files are parsed at once: two. Big files go first, largest
+/// How many big files are parsed at once: one. Big files go first, largest
 /// first, and a worker that finds no turn free parses small files
-/// meanwhile (`supervise`). Measured 2026-12-02 on medusa (bench/run's
-/// tree), three runs each: two over 1 MiB at once 0.32 to 0.36 s and 72
-/// to 74 MiB; one over 1 MiB 0.35 to 0.37 s and 65 to 68 MiB; one over
+/// meanwhile (`supervise`). Measured on medusa (bench/run's tree):
+/// 2026-12-02, three runs each: two over 1 MiB at once 0.32 to 0.36 s and
+/// 72 to 74 MiB; one over 1 MiB 0.35 to 0.37 s and 65 to 68 MiB; one over
 /// 512 KiB 0.39 to 0.48 s and 62 MiB (bench/run: 2.4x ripgrep, over the
-/// time target); one over 256 KiB 0.46 to 0.51 s and 58 to 62 MiB. Less
-/// memory here costs the 2x time target.
-const BIG_FILES_AT_ONCE: usize = 2;
+/// time target); one over 256 KiB 0.46 to 0.51 s and 58 to 62 MiB.
+/// 2026-12-03, with malloc's arenas capped (`src/main.rs`): two at once
+/// 0.34 s and 68 to 69 MiB; one at once 0.35 to 0.37 s and 62 to 63 MiB
+/// (bench/run, 10 runs: 1.6x ripgrep, 62 MiB), under the 64 MiB target.
+const BIG_FILES_AT_ONCE: usize = 1;
 
 /// Stack for parser threads: generous, on top of each front end's depth guard.
 const PARSER_STACK_BYTES: usize = 64 * 1024 * 1024;
