@@ -117,10 +117,10 @@ pub struct RedisKey {
 
 /// A call the model may match against the effect catalogue or resolve to a
 /// function of the crate.
-#[derive(Debug, Clone, Default)]
 ///
 /// Every call of a parsed file is one, so it is kept small: names inline
 /// ([`Name`]) and lists that are one pointer when empty ([`ThinVec`]).
+#[derive(Debug, Clone, Default)]
 pub struct CallSite {
     /// The called path of a function call (`stripe::Charge::create`).
     pub path: ThinVec<Name>,
@@ -543,8 +543,8 @@ pub(super) fn root_name(e: &syn::Expr) -> Option<String> {
 }
 
 /// Names as a call site keeps them.
-fn names(v: Vec<String>) -> ThinVec<Name> {
-    v.into_iter().map(Name::from).collect()
+pub(super) fn names<S: AsRef<str>>(v: impl IntoIterator<Item = S>) -> ThinVec<Name> {
+    v.into_iter().map(|s| Name::from(s.as_ref())).collect()
 }
 
 /// The plain name each argument starts from ([`root_name`]).
@@ -934,7 +934,7 @@ struct FreshFinder<'s> {
 /// A generator of fresh keys (`Uuid::new_v4()`, `nanoid!()`), by the
 /// catalogue: its text, written with `call` (`()` or `!()`) after the path.
 fn generator(segs: &[String], call: &str) -> Option<String> {
-    CallShape::path(&names(segs.to_vec()))
+    CallShape::path(&names(segs))
         .any_of(&knowledge::effects().fresh_key)
         .then(|| format!("{}{call}", segs.join("::")))
 }
@@ -1219,9 +1219,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             _ => Vec::new(),
         };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        if !segs.is_empty()
-            && CallShape::path(&names(segs.clone())).any_of(&knowledge::effects().retry)
-        {
+        if !segs.is_empty() && CallShape::path(&names(&segs)).any_of(&knowledge::effects().retry) {
             let at = sql_strings::span_of(&c.func);
             let what = format!("`{}`", segs.join("::"));
             for a in &args {

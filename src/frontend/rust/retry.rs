@@ -10,7 +10,7 @@
 use super::flow::{self, chain_methods, is_closure, pat_names, path_of, root_name};
 use super::retention::{read_expr, str_lit, ConstExpr};
 use super::sql_strings::{self, StrConsts};
-use crate::knowledge::{self, CallShape, Name};
+use crate::knowledge::{self, CallShape};
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};
@@ -2201,8 +2201,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             }
             return;
         }
-        let names: Vec<Name> = segs.iter().map(Name::from).collect();
-        if !CallShape::path(&names).any_of(&knowledge::effects().retry) {
+        if !CallShape::path(&flow::names(&segs)).any_of(&knowledge::effects().retry) {
             return;
         }
         // backoff::retry(policy, op), tokio_retry::Retry::spawn(strategy, op)
