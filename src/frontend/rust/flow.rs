@@ -1219,7 +1219,8 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             _ => Vec::new(),
         };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        if !segs.is_empty() && CallShape::path(&names(&segs)).any_of(&knowledge::effects().retry) {
+        let path = names(&segs);
+        if !segs.is_empty() && CallShape::path(&path).any_of(&knowledge::effects().retry) {
             let at = sql_strings::span_of(&c.func);
             let what = format!("`{}`", segs.join("::"));
             for a in &args {
@@ -1251,7 +1252,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             arg_words(a, &mut words);
         }
         let site = CallSite {
-            path: names(segs),
+            path,
             args: names(words),
             arg_roots: arg_roots(&args),
             ..CallSite::default()
