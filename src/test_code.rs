@@ -74,23 +74,17 @@ fn is_test_attr(a: &syn::Attribute) -> bool {
     false
 }
 
-fn span_of(tokens: &impl syn::spanned::Spanned) -> Span {
-    let r = tokens.span().byte_range();
-    Span::new(r.start, r.end)
-}
-
 impl Regions {
     /// A test item is one region; any other item is walked for test items
-    /// inside it. The span is taken only for a test item: an item's span is
-    /// found by printing it to tokens, which costs as much as the item.
-    fn item<T: syn::spanned::Spanned>(
+    /// inside it.
+    fn item<T: syn::spanned::Spanned + std::any::Any>(
         &mut self,
         attrs: &[syn::Attribute],
         item: &T,
         walk: impl FnOnce(&mut Self),
     ) {
         if attrs.iter().any(is_test_attr) {
-            self.0.push(span_of(item));
+            self.0.push(crate::frontend::rust::span::of(item));
         } else {
             walk(self);
         }

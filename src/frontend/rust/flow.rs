@@ -598,6 +598,19 @@ fn names_idempotency(name: &str) -> bool {
     name.to_ascii_lowercase().contains("idempot")
 }
 
+/// Whether a word occurs in a token stream's text: inside one identifier or
+/// literal, the only tokens with letters (the printed stream puts a space or
+/// a punctuation mark between tokens). Walks the tokens instead of printing
+/// them.
+fn tokens_contain(ts: &proc_macro2::TokenStream, word: &str) -> bool {
+    ts.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i.to_string().contains(word),
+        proc_macro2::TokenTree::Literal(l) => l.to_string().contains(word),
+        proc_macro2::TokenTree::Group(g) => tokens_contain(&g.stream(), word),
+        proc_macro2::TokenTree::Punct(_) => false,
+    })
+}
+
 fn tokens_text(e: &impl quote::ToTokens) -> String {
     e.to_token_stream().to_string()
 }
@@ -1207,7 +1220,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             return;
         }
         // A macro we cannot see into that awaits something hides the order.
-        let awaits = m.tokens.to_string().contains("await");
+        let awaits = tokens_contain(&m.tokens, "await");
         if awaits {
             self.opaque.get_or_insert(sql_strings::span_of(m));
         }
@@ -1404,6 +1417,23 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_in_a_token_stream_is_found_inside_one_token() {
+        let ts: proc_macro2::TokenStream = "x.await; y(\"awaits\", r#await) { z.aw_ait }"
+            .parse()
+            .unwrap();
+        assert!(tokens_contain(&ts, "await"));
+        assert!(tokens_contain(&ts, "awaits"));
+        assert!(!tokens_contain(&ts, "aw_aitx"));
+        let ts: proc_macro2::TokenStream = "aw ait . aw_ait".parse().unwrap();
+        assert!(!tokens_contain(&ts, "await"));
+        assert_eq!(
+            ts.to_string().contains("await"),
+            tokens_contain(&ts, "await")
+        );
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
 
     #[test]
     fn an_event_stays_small() {

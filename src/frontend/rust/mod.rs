@@ -8,6 +8,7 @@ pub mod flow;
 pub mod redis_config;
 pub mod retention;
 pub mod retry;
+pub mod span;
 pub mod sql_strings;
 
 use super::{FileFacts, Problem, StrLit, StrRole};

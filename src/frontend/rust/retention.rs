@@ -465,8 +465,7 @@ impl<'ast> Visitor<'ast> {
     }
 
     fn expr_span(&self, e: &syn::Expr) -> Span {
-        use syn::spanned::Spanned;
-        self.span(e.span())
+        super::span::of(e).shift(self.offset)
     }
 
     fn read(&self, e: &syn::Expr, depth: usize) -> ConstExpr {

@@ -229,7 +229,7 @@ struct Walker<'a> {
     jobs_read: HashSet<usize>,
 }
 
-fn span_of(e: &impl quote::ToTokens) -> Span {
+fn span_of<T: syn::spanned::Spanned + std::any::Any>(e: &T) -> Span {
     sql_strings::span_of(e)
 }
 

@@ -328,8 +328,8 @@ fn is_schema_text(sql: &str) -> bool {
 }
 
 /// The span of an expression.
-pub fn span_of(e: &impl Spanned) -> Span {
-    super::byte_span(e.span())
+pub fn span_of<T: Spanned + std::any::Any>(e: &T) -> Span {
+    super::span::of(e)
 }
 
 #[cfg(test)]
