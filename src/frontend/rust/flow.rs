@@ -1255,7 +1255,8 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         }
         visit::visit_expr_call(self, c);
         let last = segs.last().cloned().unwrap_or_default();
-        self.check_sends(&last, &args, sql_strings::span_of(c));
+        let span = sql_strings::span_of(c);
+        self.check_sends(&last, &args, span);
         // `Ok(x)`, `Json(x)`: constructors, not calls.
         if segs.is_empty() || (segs.len() == 1 && last.starts_with(|ch: char| ch.is_uppercase())) {
             return;
@@ -1270,7 +1271,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             arg_roots: arg_roots(&args),
             ..CallSite::default()
         };
-        self.call_event(sql_strings::span_of(c), site);
+        self.call_event(span, site);
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {

@@ -847,7 +847,6 @@ impl<'ast> Visitor<'ast> {
                 other => break other,
             }
         };
-        let root_span = self.expr_span(root);
         let root_cmd = match root {
             syn::Expr::Call(c) => match &*c.func {
                 syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "cmd") => {
@@ -860,6 +859,7 @@ impl<'ast> Visitor<'ast> {
         if root_cmd.is_none() && !calls.iter().any(|c| c.method == "cmd") {
             return false;
         }
+        let root_span = self.expr_span(root);
         if !self.chains.insert((root_span.start, root_span.end)) {
             return true;
         }
@@ -933,18 +933,19 @@ impl<'ast> Visitor<'ast> {
     fn read_method(&mut self, call: &syn::ExprMethodCall) {
         let m = call.method.to_string();
         let args: Vec<&syn::Expr> = call.args.iter().collect();
-        let at = self.span(call.method.span());
+        // the method's span, looked up only for a write
+        let at = |v: &Self| v.span(call.method.span());
         let key = args.first().copied();
         match (m.as_str(), args.len()) {
-            ("set_ex", 3) => self.record_write(at, key, Some((args[2], SECS)), false),
-            ("pset_ex", 3) => self.record_write(at, key, Some((args[2], MILLIS)), false),
+            ("set_ex", 3) => self.record_write(at(self), key, Some((args[2], SECS)), false),
+            ("pset_ex", 3) => self.record_write(at(self), key, Some((args[2], MILLIS)), false),
             ("expire", 2) | ("expire", 3) => {
-                self.record_write(at, key, Some((args[1], SECS)), false)
+                self.record_write(at(self), key, Some((args[1], SECS)), false)
             }
             ("pexpire", 2) | ("pexpire", 3) => {
-                self.record_write(at, key, Some((args[1], MILLIS)), false)
+                self.record_write(at(self), key, Some((args[1], MILLIS)), false)
             }
-            ("set_nx", 2) => self.record_write(at, key, None, true),
+            ("set_nx", 2) => self.record_write(at(self), key, None, true),
             ("set_options", 3) | ("set", 5) => {
                 let opts = args[2..].iter().copied();
                 let mut ttl = None;
@@ -952,10 +953,10 @@ impl<'ast> Visitor<'ast> {
                 for o in opts {
                     find_set_options(o, &mut ttl, &mut nx, 0);
                 }
-                self.record_write(at, key, ttl, nx);
+                self.record_write(at(self), key, ttl, nx);
             }
             ("set", 2) if key.is_some_and(|k| self.key_prefix(k).is_some()) => {
-                self.record_write(at, key, None, false)
+                self.record_write(at(self), key, None, false)
             }
             _ => {}
         }
