@@ -761,7 +761,7 @@ impl FnWalker<'_> {
         let conn = m.args.first().and_then(root_name);
         let mut cmds: Vec<(String, Vec<&syn::Expr>, Span)> = Vec::new();
         if let Some(c) = first {
-            cmds.push((c, Vec::new(), sql_strings::span_of(root)));
+            cmds.push((c, Vec::new(), super::span::of(root)));
         }
         for c in methods {
             match c.method.to_string().as_str() {
@@ -889,14 +889,14 @@ impl FnWalker<'_> {
         match (name, args) {
             ("header" | "insert" | "append", [n, v]) => {
                 if let Some(h) = self.idempotency_header_arg(n) {
-                    self.sent(v, sql_strings::span_of(*v), format!("as the `{h}` header"));
+                    self.sent(v, super::span::of(*v), format!("as the `{h}` header"));
                 }
             }
             ("insert_header" | "append_header", [syn::Expr::Tuple(t)]) if t.elems.len() == 2 => {
                 if let Some(h) = self.idempotency_header_arg(&t.elems[0]) {
                     self.sent(
                         &t.elems[1],
-                        sql_strings::span_of(&t.elems[1]),
+                        super::span::of(&t.elems[1]),
                         format!("as the `{h}` header"),
                     );
                 }
@@ -978,7 +978,7 @@ impl<'ast> Visit<'ast> for FreshFinder<'_> {
                     .find_map(|s| s.fresh.get(&name).cloned());
             }
             syn::Expr::Call(c) => match generator_call(c) {
-                Some(what) => self.found = Some((sql_strings::span_of(c), what)),
+                Some(what) => self.found = Some((super::span::of(c), what)),
                 None => visit::visit_expr(self, e),
             },
             syn::Expr::Closure(_) => {}
@@ -991,7 +991,7 @@ impl<'ast> Visit<'ast> for FreshFinder<'_> {
             return;
         }
         if let Some(what) = generator_macro(m) {
-            self.found = Some((sql_strings::span_of(m), what));
+            self.found = Some((super::span::of(m), what));
             return;
         }
         if let Ok(args) = m.parse_body_with(
@@ -1183,7 +1183,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             if let syn::Member::Named(n) = &f.member {
                 let n = n.to_string();
                 if names_idempotency(&n) {
-                    self.sent(&f.expr, sql_strings::span_of(f), format!("as `{n}`"));
+                    self.sent(&f.expr, super::span::of(f), format!("as `{n}`"));
                 }
             }
         }
@@ -1191,7 +1191,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
 
     fn visit_expr_macro(&mut self, e: &'ast syn::ExprMacro) {
         if let Some(sql) = sql_strings::of_macro(self.text, &e.mac) {
-            let span = sql_strings::span_of(e);
+            let span = super::span::of(e);
             self.sql(span, &sql, span);
             return;
         }
@@ -1206,7 +1206,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
         if CONCURRENT_MACROS.contains(&name.as_str()) {
-            self.opaque.get_or_insert(sql_strings::span_of(m));
+            self.opaque.get_or_insert(super::span::of(m));
             return;
         }
         if EXPR_MACROS.contains(&name.as_str()) {
@@ -1222,7 +1222,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         // A macro we cannot see into that awaits something hides the order.
         let awaits = tokens_contain(&m.tokens, "await");
         if awaits {
-            self.opaque.get_or_insert(sql_strings::span_of(m));
+            self.opaque.get_or_insert(super::span::of(m));
         }
     }
 
@@ -1234,7 +1234,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let args: Vec<&syn::Expr> = c.args.iter().collect();
         let path = names(&segs);
         if !segs.is_empty() && CallShape::path(&path).any_of(&knowledge::effects().retry) {
-            let at = sql_strings::span_of(&c.func);
+            let at = super::span::of(&c.func);
             let what = format!("`{}`", segs.join("::"));
             for a in &args {
                 if is_closure(a) {
@@ -1249,13 +1249,13 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             for a in &args {
                 self.visit_expr(a);
             }
-            let span = sql_strings::span_of(c);
+            let span = super::span::of(c);
             self.sql(span, &sql, span);
             return;
         }
         visit::visit_expr_call(self, c);
         let last = segs.last().cloned().unwrap_or_default();
-        let span = sql_strings::span_of(c);
+        let span = super::span::of(c);
         self.check_sends(&last, &args, span);
         // `Ok(x)`, `Json(x)`: constructors, not calls.
         if segs.is_empty() || (segs.len() == 1 && last.starts_with(|ch: char| ch.is_uppercase())) {
@@ -1311,7 +1311,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
 
         let methods = chain_methods(m);
         let root = root_of(&m.receiver);
-        let root_span = sql_strings::span_of(root);
+        let root_span = super::span::of(root);
         let root_key = (root_span.start, root_span.end);
         // SQL handed to a method (`tx.execute("…", &[..])`)
         if let Some(sql) = sql_strings::of_method(self.text, m, self.consts) {

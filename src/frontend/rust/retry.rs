@@ -9,7 +9,7 @@
 
 use super::flow::{self, chain_methods, is_closure, pat_names, path_of, root_name};
 use super::retention::{read_expr, str_lit, ConstExpr};
-use super::sql_strings::{self, StrConsts};
+use super::sql_strings::StrConsts;
 use crate::knowledge::{self, CallShape};
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
@@ -229,10 +229,6 @@ struct Walker<'a> {
     jobs_read: HashSet<usize>,
 }
 
-fn span_of<T: syn::spanned::Spanned + std::any::Any>(e: &T) -> Span {
-    sql_strings::span_of(e)
-}
-
 fn path_segs(e: &syn::Expr) -> Vec<String> {
     match e {
         syn::Expr::Path(p) => super::path_idents(&p.path),
@@ -317,7 +313,7 @@ impl Walker<'_> {
         };
         Setting::Written {
             expr: read_expr(e, &lets, &params),
-            span: span_of(e),
+            span: super::span::of(e),
             unit_ms,
         }
     }
@@ -335,7 +331,7 @@ impl Walker<'_> {
             syn::Expr::Try(t) => return self.policy(&t.expr),
             _ => {}
         }
-        let span = span_of(e);
+        let span = super::span::of(e);
         if let syn::Expr::Struct(s) = e {
             return self.backoff_struct(s, span);
         }
@@ -359,7 +355,10 @@ impl Walker<'_> {
         let calls: Vec<Call<'_>> = methods
             .iter()
             .map(|m| {
-                let at = Span::new(super::byte_span(m.method.span()).start, span_of(*m).end);
+                let at = Span::new(
+                    super::byte_span(m.method.span()).start,
+                    super::span::of(*m).end,
+                );
                 (method_str(m), m.args.iter().collect(), at)
             })
             .collect();
@@ -452,7 +451,7 @@ impl Walker<'_> {
     /// `.with_backoff(b)` where `b` is a tower backoff the reader knows.
     /// Without a backoff apalis retries at once.
     fn apalis_policy(&self, e: &syn::Expr) -> Option<Policy> {
-        let span = span_of(e);
+        let span = super::span::of(e);
         let (syn::Expr::MethodCall(_) | syn::Expr::Call(_)) = e else {
             return None;
         };
@@ -536,7 +535,7 @@ impl Walker<'_> {
             Some(Opt::Some(d)) => PolicyKind::Total(self.setting(d, None)),
             Some(Opt::None) => PolicyKind::Unbounded(
                 "`max_elapsed_time: None`".into(),
-                field.map(|f| span_of(&f.expr)),
+                field.map(|f| super::span::of(&f.expr)),
             ),
             Some(Opt::Other) => PolicyKind::Unknown,
         };
@@ -559,7 +558,7 @@ impl Walker<'_> {
                     Some(Opt::Some(d)) => PolicyKind::Total(self.setting(d, None)),
                     Some(Opt::None) => PolicyKind::Unbounded(
                         "`with_max_elapsed_time(None)`".into(),
-                        args.first().map(|a| span_of(*a)),
+                        args.first().map(|a| super::span::of(*a)),
                     ),
                     _ => PolicyKind::Unknown,
                 };
@@ -613,7 +612,7 @@ impl Walker<'_> {
                 }
                 ("with_factor", Some(a)) => {
                     ratio = Some(match float_lit(a) {
-                        Some(f) => Ratio::Float(f, span_of(a)),
+                        Some(f) => Ratio::Float(f, super::span::of(a)),
                         None => return PolicyKind::Unknown,
                     })
                 }
@@ -651,7 +650,7 @@ impl Walker<'_> {
                     first = self.setting(lo, None);
                     max = self.setting(hi, None);
                 }
-                ("base", [b]) => ratio = Ratio::Int(self.expr(b), span_of(*b)),
+                ("base", [b]) => ratio = Ratio::Int(self.expr(b), super::span::of(*b)),
                 ("build_with_max_retries", [n]) => {
                     return Some(PolicyKind::Series {
                         shape: Shape::Geometric,
@@ -705,7 +704,7 @@ impl Walker<'_> {
             let a = args.first().copied();
             match (m.as_str(), a) {
                 ("factor", Some(a)) if ty != "ExponentialFactorBackoff" => {
-                    factor = Some((self.expr(a), span_of(a)))
+                    factor = Some((self.expr(a), super::span::of(a)))
                 }
                 ("initial_delay", Some(a)) if ty == "ExponentialFactorBackoff" => {
                     base = self.setting(a, Some(1))
@@ -726,7 +725,7 @@ impl Walker<'_> {
             "FixedInterval" => (base, Ratio::Float(1.0, Span::new(0, 0)), Shape::Geometric),
             "ExponentialFactorBackoff" => match c.args.get(1) {
                 Some(f) => match float_lit(f) {
-                    Some(r) => (base, Ratio::Float(r, span_of(f)), Shape::Geometric),
+                    Some(r) => (base, Ratio::Float(r, super::span::of(f)), Shape::Geometric),
                     None => return PolicyKind::Unknown,
                 },
                 None => return PolicyKind::Unknown,
@@ -891,7 +890,10 @@ impl Walker<'_> {
                 break;
             }
         }
-        let at = Span::new(super::byte_span(m.method.span()).start, span_of(m).end);
+        let at = Span::new(
+            super::byte_span(m.method.span()).start,
+            super::span::of(m).end,
+        );
         self.push_request(at, header, value, method, url, None, client);
         if let Some(r) = self.out.requests.last_mut() {
             r.client_on_self = on_self;
@@ -920,7 +922,7 @@ impl Walker<'_> {
             function: f.name,
             at,
             header,
-            key: span_of(value),
+            key: super::span::of(value),
             key_fresh_here: has_generator(value),
             key_made,
             method,
@@ -957,10 +959,14 @@ impl Walker<'_> {
     /// The operation a retry wrapper runs: a closure (its body) or a function.
     fn op(&self, e: &syn::Expr) -> Option<(Span, Option<Vec<String>>, bool)> {
         match e {
-            syn::Expr::Closure(c) => Some((span_of(&*c.body), None, has_generator(&c.body))),
+            syn::Expr::Closure(c) => {
+                Some((super::span::of(&*c.body), None, has_generator(&c.body)))
+            }
             syn::Expr::Paren(p) => self.op(&p.expr),
             syn::Expr::Reference(r) => self.op(&r.expr),
-            syn::Expr::Path(p) => Some((span_of(p), Some(super::path_idents(&p.path)), false)),
+            syn::Expr::Path(p) => {
+                Some((super::span::of(p), Some(super::path_idents(&p.path)), false))
+            }
             _ => None,
         }
     }
@@ -1090,7 +1096,7 @@ impl Walker<'_> {
             self.site(
                 at,
                 format!("the job table's `{col} = {col} + 1`"),
-                span_of(body),
+                super::span::of(body),
                 None,
                 policy,
                 fresh,
@@ -1124,11 +1130,11 @@ impl Walker<'_> {
         // Sleeps between the first attempt and the last: one fewer.
         let times = Setting::Written {
             expr: ConstExpr::Sub(Box::new(attempts), Box::new(ConstExpr::Int(1))),
-            span: span_of(hi),
+            span: super::span::of(hi),
             unit_ms: None,
         };
-        let policy = self.loop_policy(&sleep, &e.body, times, span_of(&*e.expr));
-        let body = span_of(&e.body);
+        let policy = self.loop_policy(&sleep, &e.body, times, super::span::of(&*e.expr));
+        let body = super::span::of(&e.body);
         let fresh = block_has_generator(&e.body);
         self.site(
             super::byte_span(e.for_token.span),
@@ -1183,7 +1189,7 @@ impl Walker<'_> {
         };
         let policy = self.loop_policy(&sleep, body, times, kw);
         let fresh = block_has_generator(body);
-        self.site(kw, what.into(), span_of(body), None, policy, fresh);
+        self.site(kw, what.into(), super::span::of(body), None, policy, fresh);
     }
 
     /// The delay of a loop's sleep: a constant, or a binding the body
@@ -1204,10 +1210,10 @@ impl Walker<'_> {
                         shape: Shape::Geometric,
                         first: Setting::Written {
                             expr: init,
-                            span: span_of(sleep),
+                            span: super::span::of(sleep),
                             unit_ms: None,
                         },
-                        ratio: Ratio::Int(ConstExpr::Int(k), span_of(sleep)),
+                        ratio: Ratio::Int(ConstExpr::Int(k), super::span::of(sleep)),
                         max: None,
                         times: Some(times),
                         cap: None,
@@ -1216,7 +1222,7 @@ impl Walker<'_> {
                         shape: Shape::Geometric,
                         first: Setting::Written {
                             expr: init,
-                            span: span_of(sleep),
+                            span: super::span::of(sleep),
                             unit_ms: None,
                         },
                         ratio: Ratio::Float(1.0, Span::new(0, 0)),
@@ -1275,18 +1281,18 @@ impl Walker<'_> {
                 // is not read.
                 "backoff" => match fn_tail(&f.block).and_then(fang_backoff) {
                     Some((_, Some(base))) => {
-                        ratio = Ratio::Float(base, span_of(&f.block));
+                        ratio = Ratio::Float(base, super::span::of(&f.block));
                         first = Setting::Written {
                             expr: ConstExpr::Int(1),
-                            span: span_of(&f.block),
+                            span: super::span::of(&f.block),
                             unit_ms: Some(1000),
                         };
                     }
                     Some((k, None)) => {
-                        ratio = Ratio::Float(1.0, span_of(&f.block));
+                        ratio = Ratio::Float(1.0, super::span::of(&f.block));
                         first = Setting::Written {
                             expr: ConstExpr::Int(k),
-                            span: span_of(&f.block),
+                            span: super::span::of(&f.block),
                             unit_ms: Some(1000),
                         };
                     }
@@ -1301,7 +1307,7 @@ impl Walker<'_> {
             _ => None,
         }
         .unwrap_or_default();
-        let at = span_of(trait_path);
+        let at = super::span::of(trait_path);
         let kind = if shape_known {
             PolicyKind::Series {
                 shape: Shape::Geometric,
@@ -1344,11 +1350,11 @@ impl Walker<'_> {
         let Some(execute) = fns.iter().find(|f| f.sig.ident == "execute") else {
             return false;
         };
-        let at = span_of(trait_path);
+        let at = super::span::of(trait_path);
         let kind = match fns.iter().find(|f| f.sig.ident == "retry_policy") {
             None => self.underway_policy(None, at),
             Some(f) => match fn_tail(&f.block) {
-                Some(e) => self.underway_policy(Some(e), span_of(e)),
+                Some(e) => self.underway_policy(Some(e), super::span::of(e)),
                 None => PolicyKind::Unknown,
             },
         };
@@ -1365,7 +1371,7 @@ impl Walker<'_> {
         self.site(
             at,
             format!("underway task `{owner}::execute`"),
-            span_of(&execute.block),
+            super::span::of(&execute.block),
             None,
             Policy {
                 span: at,
@@ -1414,12 +1420,12 @@ impl Walker<'_> {
                 match (method_str(m).as_str(), a) {
                     ("max_attempts", Some(a)) => {
                         attempts = self.expr(a);
-                        attempts_span = Some(span_of(a));
+                        attempts_span = Some(super::span::of(a));
                     }
                     ("initial_interval_ms", Some(a)) => first = self.setting(a, Some(1)),
                     ("max_interval_ms", Some(a)) => max = self.setting(a, Some(1)),
                     ("backoff_coefficient", Some(a)) => match float_lit(a) {
-                        Some(f) => ratio = Ratio::Float(f, span_of(a)),
+                        Some(f) => ratio = Ratio::Float(f, super::span::of(a)),
                         None => return PolicyKind::Unknown,
                     },
                     ("build", _) => {}
@@ -1464,7 +1470,7 @@ impl Walker<'_> {
             return;
         }
         // The outermost call of a chain is visited first: read it once.
-        if !self.jobs_read.insert(span_of(root).start) {
+        if !self.jobs_read.insert(super::span::of(root).start) {
             return;
         }
         let chain = chain_methods(m);
@@ -1490,7 +1496,7 @@ impl Walker<'_> {
                         },
                     ) => p,
                     _ => Policy {
-                        span: span_of(p),
+                        span: super::span::of(p),
                         krate: "underway",
                         kind: PolicyKind::Unknown,
                     },
@@ -1518,7 +1524,7 @@ impl Walker<'_> {
         self.site(
             at,
             format!("fang job `{owner}::run`"),
-            span_of(&run.block),
+            super::span::of(&run.block),
             None,
             Policy {
                 span: at,
@@ -1563,7 +1569,7 @@ impl Walker<'_> {
                             first = match float_lit(&x.right) {
                                 Some(s) => Setting::Written {
                                     expr: ConstExpr::Int((s * 1000.0).round() as u64),
-                                    span: span_of(&x.right),
+                                    span: super::span::of(&x.right),
                                     unit_ms: Some(1),
                                 },
                                 None => self.setting(&x.right, Some(1000)),
@@ -1578,7 +1584,7 @@ impl Walker<'_> {
             known = !proto
                 || !(matches!(times, Setting::Default(_)) || matches!(first, Setting::Default(_)));
         }
-        let at = span_of(attr);
+        let at = super::span::of(attr);
         let saved = self.cur.replace(FnState {
             name: super::byte_span(f.sig.ident.span()),
             ..FnState::default()
@@ -1586,7 +1592,7 @@ impl Walker<'_> {
         self.site(
             at,
             format!("sqlxmq job `{}`", f.sig.ident),
-            span_of(&f.block),
+            super::span::of(&f.block),
             None,
             Policy {
                 span: at,
@@ -1632,13 +1638,13 @@ impl Walker<'_> {
         };
         let at = Span::new(
             super::byte_span(retry.method.span()).start,
-            span_of(*retry).end,
+            super::span::of(*retry).end,
         );
         let name = super::path_idents(&handler.path);
         self.site(
             at,
             format!("apalis worker `{}`", name.join("::")),
-            span_of(handler),
+            super::span::of(handler),
             Some(name),
             policy,
             false,
@@ -1665,7 +1671,10 @@ impl Walker<'_> {
         let mut at = None;
         for c in &chain {
             let a = c.args.first();
-            let here = Span::new(super::byte_span(c.method.span()).start, span_of(*c).end);
+            let here = Span::new(
+                super::byte_span(c.method.span()).start,
+                super::span::of(*c).end,
+            );
             match (method_str(c).as_str(), a) {
                 ("set_retries", Some(a)) => {
                     times = Some(self.setting(a, None));
@@ -1695,7 +1704,7 @@ impl Walker<'_> {
         self.site(
             at,
             format!("sqlxmq spawn of `{}`", name.join("::")),
-            span_of(job),
+            super::span::of(job),
             Some(name),
             policy,
             false,
@@ -1722,13 +1731,13 @@ impl Walker<'_> {
         let Some(fs) = &self.cur else { return };
         let function = fs.name;
         let policy = self.policy(arg).unwrap_or(Policy {
-            span: span_of(arg),
+            span: super::span::of(arg),
             krate: "reqwest-retry",
             kind: PolicyKind::Unknown,
         });
         self.out.clients.push(RetryClient {
             function,
-            at: span_of(c),
+            at: super::span::of(c),
             binding,
             field,
             policy,
@@ -1870,7 +1879,7 @@ fn loop_bound<'e>(
         (BoundSense::Continue, syn::BinOp::Le(_)) => true,
         _ => return None,
     };
-    Some((limit, plus_one, span_of(limit)))
+    Some((limit, plus_one, super::span::of(limit)))
 }
 
 /// A bound on `counter` in the body: an `if` or a match guard on it whose
@@ -1955,7 +1964,7 @@ fn column_bound<'e>(b: &'e syn::Block, col: &str) -> Option<(&'e syn::Expr, bool
                     _ => None,
                 };
                 if let (Some(l), Some(p)) = (limit, plus_one) {
-                    self.1 = Some((l, p, span_of(l)));
+                    self.1 = Some((l, p, super::span::of(l)));
                 }
             }
             visit::visit_expr_binary(self, e);
@@ -2158,7 +2167,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         };
         let value = self.expr(e);
         let fresh = has_generator(e);
-        let span = span_of(&local.pat);
+        let span = super::span::of(&local.pat);
         let Some(f) = &mut self.cur else { return };
         f.bindings.insert(name.clone(), (span, fresh));
         if !matches!(value, ConstExpr::Unknown) {
@@ -2197,7 +2206,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         {
             if let Some(key) = args.first() {
                 let (header, cp) = (sdk.header.clone(), sdk.counterparty.clone());
-                self.push_request(span_of(c), header, key, None, None, Some(cp), None);
+                self.push_request(super::span::of(c), header, key, None, None, Some(cp), None);
             }
             return;
         }
@@ -2213,7 +2222,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             return;
         };
         self.site(
-            span_of(&c.func),
+            super::span::of(&c.func),
             format!("`{}`", segs.join("::")),
             body,
             op_fn,

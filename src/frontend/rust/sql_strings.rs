@@ -12,7 +12,6 @@ use crate::frontend::sql::dml::{self, Dml, DmlKind};
 use crate::frontend::FileFacts;
 use crate::source::Span;
 use std::collections::HashMap;
-use syn::spanned::Spanned;
 
 /// SQL text found in code.
 #[derive(Debug, Clone)]
@@ -325,11 +324,6 @@ fn is_schema_text(sql: &str) -> bool {
         .iter()
         .skip(1)
         .any(|w| matches!(w.as_str(), "table" | "index" | "unique"))
-}
-
-/// The span of an expression.
-pub fn span_of<T: Spanned + std::any::Any>(e: &T) -> Span {
-    super::span::of(e)
 }
 
 #[cfg(test)]
