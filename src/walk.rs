@@ -352,6 +352,7 @@ impl Keywords {
         let mut silent = None;
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
+        let mut judged: std::collections::HashSet<(&[u8], bool)> = Default::default();
         for (start, pattern) in self.any.occurrences(lower) {
             let silent = silent.get_or_insert_with(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::ranges(bytes),
@@ -374,8 +375,17 @@ impl Keywords {
                 return true;
             }
             let end = start + self.any.words[pattern].len();
-            if group.names && names_a_store(bytes, start, end) {
-                return true;
+            if group.names {
+                // The same names recur through a file (`webhook_url` in
+                // every handler): judge each once.
+                let name = store_name_at(bytes, start, end);
+                let key = (&bytes[name.0..name.1], name.2);
+                if !judged.contains(&key) {
+                    if names_a_store(bytes, name) {
+                        return true;
+                    }
+                    judged.insert(key);
+                }
             }
             if let Some(with) = &group.with {
                 if !with_checked[*g] {
@@ -480,12 +490,9 @@ fn top_level_value<'a>(line: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     Some(v)
 }
 
-/// Whether the name around `bytes[start..end]` (letters, digits, `_`, `-`,
-/// `:`) is an idempotency store of `rules/stores.toml` or a header name of
-/// `rules/headers.toml`: `processed_webhook_events`, `ProcessedEvent`,
-/// `webhook:event:`, `stripe_webhooks`, `webhook-id`; not `webhook_url` nor
-/// `WebhookConfig`.
-fn names_a_store(bytes: &[u8], start: usize, end: usize) -> bool {
+/// The name around `bytes[start..end]` (letters, digits, `_`, `-`, `:`):
+/// its byte range, and whether it starts a literal or follows a placeholder.
+fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (usize, usize, bool) {
     let part = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':');
     let from = bytes[..start]
         .iter()
@@ -495,13 +502,6 @@ fn names_a_store(bytes: &[u8], start: usize, end: usize) -> bool {
         .iter()
         .position(|b| !part(b))
         .map_or(bytes.len(), |i| end + i);
-    let Ok(name) = std::str::from_utf8(&bytes[from..to]) else {
-        return false;
-    };
-    let name = name.trim_matches(|c| c == ':' || c == '-');
-    let stores = crate::knowledge::stores();
-    let snake = crate::knowledge::snake(name);
-    let headers = crate::knowledge::headers();
     // A Redis key prefix is a string's text (`"processed:adyen:{id}"`,
     // `` `processed:${id}` ``), not a path (`Status::Reprocessed`) nor a
     // variable (`members_processed`): its name has a lone `:` or starts a
@@ -509,6 +509,21 @@ fn names_a_store(bytes: &[u8], start: usize, end: usize) -> bool {
     let literal = from
         .checked_sub(1)
         .is_some_and(|i| matches!(bytes[i], b'"' | b'\'' | b'`' | b'}'));
+    (from, to, literal)
+}
+
+/// Whether the name [`store_name_at`] found is an idempotency store of `rules/stores.toml` or a header name of
+/// `rules/headers.toml`: `processed_webhook_events`, `ProcessedEvent`,
+/// `webhook:event:`, `stripe_webhooks`, `webhook-id`; not `webhook_url` nor
+/// `WebhookConfig`.
+fn names_a_store(bytes: &[u8], (from, to, literal): (usize, usize, bool)) -> bool {
+    let Ok(name) = std::str::from_utf8(&bytes[from..to]) else {
+        return false;
+    };
+    let name = name.trim_matches(|c| c == ':' || c == '-');
+    let stores = crate::knowledge::stores();
+    let snake = crate::knowledge::snake(name);
+    let headers = crate::knowledge::headers();
     let prefix =
         (literal || (name.contains(':') && !name.contains("::"))) && stores.is_store_prefix(name);
     prefix
@@ -537,7 +552,14 @@ pub fn prefilter(bytes: &[u8]) -> bool {
 /// constant items parsed.
 pub fn rust_constants_prefilter(bytes: &[u8]) -> bool {
     static M: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    let m = M.get_or_init(|| AhoCorasick::new(builtin().rust_constants?.words).ok());
+    // A DFA: most files that get here hold `const`, and the words are short
+    // and common (`DAY`, `_MS`), so the search verifies many candidates.
+    let m = M.get_or_init(|| {
+        AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(builtin().rust_constants?.words)
+            .ok()
+    });
     let has_item = memchr::memmem::find(bytes, b"const ").is_some()
         || memchr::memmem::find(bytes, b"static ").is_some();
     has_item && m.as_ref().is_some_and(|m| m.is_match(bytes))
