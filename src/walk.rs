@@ -512,10 +512,10 @@ fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (usize, usize, bool)
     (from, to, literal)
 }
 
-/// Whether the name [`store_name_at`] found is an idempotency store of `rules/stores.toml` or a header name of
-/// `rules/headers.toml`: `processed_webhook_events`, `ProcessedEvent`,
-/// `webhook:event:`, `stripe_webhooks`, `webhook-id`; not `webhook_url` nor
-/// `WebhookConfig`.
+/// Whether the name [`store_name_at`] found is an idempotency store of
+/// `rules/stores.toml` or a header name of `rules/headers.toml`:
+/// `processed_webhook_events`, `ProcessedEvent`, `webhook:event:`,
+/// `stripe_webhooks`, `webhook-id`; not `webhook_url` nor `WebhookConfig`.
 fn names_a_store(bytes: &[u8], (from, to, literal): (usize, usize, bool)) -> bool {
     let Ok(name) = std::str::from_utf8(&bytes[from..to]) else {
         return false;

@@ -124,7 +124,7 @@ fn table_use_re() -> Option<&'static Regex> {
     static R: OnceLock<Option<Regex>> = OnceLock::new();
     R.get_or_init(|| {
         Regex::new(
-            r#"\b(?:(insert)\s+(?:or\s+\w+\s+|ignore\s+)?into|(delete)\s+from|(update)|(replace)\s+into|(merge)\s+into|from|join)\s+(?:only\s+)?((?:["`]?[A-Za-z_][\w$]*["`]?\.)?["`]?[A-Za-z_][\w$]*["`]?)"#,
+            r#"(?i)\b(?:(insert)\s+(?:or\s+\w+\s+|ignore\s+)?into|(delete)\s+from|(update)|(replace)\s+into|(merge)\s+into|from|join)\s+(?:only\s+)?((?:["`]?[A-Za-z_][\w$]*["`]?\.)?["`]?[A-Za-z_][\w$]*["`]?)"#,
         )
         .ok()
     })
@@ -139,17 +139,10 @@ const FROM_WINDOW: usize = 400;
 /// as often as a one-line literal); a `FROM` counts only after a `SELECT` or
 /// `DELETE` close before it, and an `UPDATE` only before `SET`, so
 /// `from x import y` or prose is not a read.
-///
-/// The pattern runs on an ASCII-lowered copy rather than case-insensitively:
-/// the same bytes at the same offsets, and the keywords' literal search
-/// stays exact instead of trying every mix of cases (`fRoM`), which made
-/// this scan about 1.4% of a Rust monorepo's CPU.
 pub fn table_uses(text: &str) -> Vec<TableUse> {
     let Some(re) = table_use_re() else {
         return Vec::new();
     };
-    let lowered = text.to_ascii_lowercase();
-    let text = lowered.as_str();
     let mut out = Vec::new();
     for c in re.captures_iter(text) {
         let (Some(whole), Some(name)) = (c.get(0), c.get(6)) else {

@@ -19,21 +19,15 @@ use std::ops::Range;
 /// occurs in).
 pub fn ranges(bytes: &[u8]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    let n = bytes.len();
     let mut i = 0;
     while let Some(p) = memchr::memchr3(b'/', b'"', b'\'', &bytes[i..]) {
         i += p;
+        if let Some(c) = comment_at(bytes, i) {
+            i = c.end;
+            out.push(c);
+            continue;
+        }
         match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                let end = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |p| i + p);
-                out.push(i..end);
-                i = end;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let end = block_end(bytes, i);
-                out.push(i..end);
-                i = end;
-            }
             b'"' => {
                 i = raw_prefix(bytes, i)
                     .and_then(|hashes| raw_end(bytes, i + 1, hashes))
@@ -44,6 +38,19 @@ pub fn ranges(bytes: &[u8]) -> Vec<Range<usize>> {
         }
     }
     out
+}
+
+/// The comment that opens at `i`, if one does: a line comment to the end of
+/// its line, a block comment to its close.
+fn comment_at(bytes: &[u8], i: usize) -> Option<Range<usize>> {
+    if bytes[i] != b'/' {
+        return None;
+    }
+    match bytes.get(i + 1) {
+        Some(b'/') => Some(i..memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |p| i + p)),
+        Some(b'*') => Some(i..block_end(bytes, i)),
+        _ => None,
+    }
 }
 
 /// When the `"` at `quote` opens a raw string (`r"`, `r#"`, `br##"`,
@@ -174,17 +181,12 @@ mod tests {
         let n = bytes.len();
         let mut i = 0;
         while i < n {
+            if let Some(c) = comment_at(bytes, i) {
+                i = c.end;
+                out.push(c);
+                continue;
+            }
             match bytes[i] {
-                b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                    let end = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |p| i + p);
-                    out.push(i..end);
-                    i = end;
-                }
-                b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                    let end = block_end(bytes, i);
-                    out.push(i..end);
-                    i = end;
-                }
                 b'"' => i = string_end(bytes, i + 1),
                 b'\'' => i = char_end(bytes, i),
                 b'r' | b'b' | b'c' if !ident_byte(i.checked_sub(1).map(|p| bytes[p])) => {
