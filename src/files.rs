@@ -327,6 +327,12 @@ impl Selection {
     }
 
     /// A candidate's bytes, from the work tree or from git.
+    /// Whether the files are the work tree's (a path read twice gives the
+    /// same file), not blobs of the index or a commit.
+    pub fn reads_work_tree(&self) -> bool {
+        matches!(self.origin, Origin::WorkTree)
+    }
+
     pub fn read(&self, c: &Candidate, max: u64, keywords: &Keywords) -> Read {
         if let Origin::Git(_) = self.origin {
             let Some(oid) = lock(&self.oids).get(&c.path).cloned() else {

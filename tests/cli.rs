@@ -193,6 +193,48 @@ fn stdin_is_read_and_reported_under_the_given_name() {
     assert_eq!(d["span"]["start"]["column"], 15);
 }
 
+/// A file over 1 MiB is read again by the worker that parses it (its text
+/// is not held while it waits): a finding in one, after a byte-order mark,
+/// is reported at the same place, with the same snippet, as when the same
+/// text comes on stdin (read once) and as in a small file.
+#[test]
+fn a_big_file_read_again_by_its_parser_reports_as_one_read_once() {
+    let small =
+        std::fs::read_to_string(manifest().join(FLAG).join("openapi/payments.yaml")).unwrap();
+    let pad_lines = 40_000;
+    let mut big = String::from("\u{feff}");
+    for i in 0..pad_lines {
+        big.push_str(&format!("# padding {i:05}: filler filler filler\n"));
+    }
+    big.push_str(&small);
+    assert!(big.len() > 1 << 20);
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "api/openapi.yaml", &big);
+    write(dir.path(), "small/openapi.yaml", &small);
+    let args = ["check", "--isolated", "--format", "json"];
+    let tree = json(&idemlint(dir.path(), &[&args[..], &["api"]].concat()));
+    let read_once = json(&with_stdin(
+        dir.path(),
+        &[&args[..], &["-", "--stdin-filename", "api/openapi.yaml"]].concat(),
+        &big,
+    ));
+    assert_eq!(tree["diagnostics"], read_once["diagnostics"]);
+    let d = &tree["diagnostics"][0];
+    assert_eq!(d["rule"], "misspelled-idempotency-header", "{tree}");
+    let s = json(&idemlint(dir.path(), &[&args[..], &["small"]].concat()));
+    let line = |v: &Value| v["span"]["start"]["line"].as_u64().unwrap();
+    assert_eq!(line(d), line(&s["diagnostics"][0]) + pad_lines);
+    assert_eq!(
+        d["span"]["start"]["column"],
+        s["diagnostics"][0]["span"]["start"]["column"]
+    );
+    let human = stdout(&idemlint(
+        dir.path(),
+        &["check", "--isolated", "--color", "never", "api"],
+    ));
+    assert!(human.contains("name: idempotancy-key"), "{human}");
+}
+
 #[test]
 fn stdin_without_a_filename_exits_2() {
     let dir = tempfile::tempdir().unwrap();
