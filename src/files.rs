@@ -326,13 +326,13 @@ impl Selection {
         Ok(out)
     }
 
-    /// A candidate's bytes, from the work tree or from git.
     /// Whether the files are the work tree's (a path read twice gives the
     /// same file), not blobs of the index or a commit.
     pub fn reads_work_tree(&self) -> bool {
         matches!(self.origin, Origin::WorkTree)
     }
 
+    /// A candidate's bytes, from the work tree or from git.
     pub fn read(&self, c: &Candidate, max: u64, keywords: &Keywords) -> Read {
         if let Origin::Git(_) = self.origin {
             let Some(oid) = lock(&self.oids).get(&c.path).cloned() else {

@@ -549,10 +549,7 @@ impl supervise::Job for ParseJob {
                 Err(e) => {
                     return frontend::FileFacts {
                         file: id,
-                        problems: vec![frontend::Problem::new(
-                            Span::new(0, 0),
-                            format!("cannot read file: {e}"),
-                        )],
+                        problems: vec![frontend::Problem::new(Span::new(0, 0), cannot_read(e))],
                         ..Default::default()
                     };
                 }
@@ -703,11 +700,7 @@ fn read_candidate(
         ),
         files::Read::Failed(e) => (
             0,
-            Some(problem_only(
-                c.display.clone(),
-                c.kind,
-                format!("cannot read file: {e}"),
-            )),
+            Some(problem_only(c.display.clone(), c.kind, cannot_read(e))),
         ),
     }
 }
@@ -738,30 +731,27 @@ fn load_text(
     // A big file's text is read again by the worker that parses it, so that
     // the texts of the big files still waiting their turn (they are parsed
     // one at a time) are not all held while the largest tree is built.
-    if defer_big && len > BIG_FILE_BYTES && !consts_only {
-        return Some(Loaded {
-            display,
-            kind,
-            text: Arc::from(""),
-            len,
-            deferred: Some(path.to_path_buf()),
-            parse: true,
-            consts_only,
-            bom: false,
-            problems: Vec::new(),
-        });
-    }
+    let deferred = (defer_big && len > BIG_FILE_BYTES && !consts_only).then(|| path.to_path_buf());
+    let (text, bom, problems) = match deferred {
+        Some(_) => (String::new(), false, Vec::new()),
+        None => (text, bom, problems),
+    };
     Some(Loaded {
         display,
         kind,
         text: Arc::from(text),
         len,
-        deferred: None,
+        deferred,
         parse: true,
         consts_only,
         bom,
         problems,
     })
+}
+
+/// The problem message of a file that cannot be read, at either read.
+fn cannot_read(e: impl std::fmt::Display) -> String {
+    format!("cannot read file: {e}")
 }
 
 /// A file's bytes as text: invalid UTF-8 replaced (and said so), a

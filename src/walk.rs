@@ -379,12 +379,11 @@ impl Keywords {
                 // The same names recur through a file (`webhook_url` in
                 // every handler): judge each once.
                 let name = store_name_at(bytes, start, end);
-                let key = (&bytes[name.0..name.1], name.2);
-                if !judged.contains(&key) {
-                    if names_a_store(bytes, name) {
+                if !judged.contains(&name) {
+                    if names_a_store(name) {
                         return true;
                     }
-                    judged.insert(key);
+                    judged.insert(name);
                 }
             }
             if let Some(with) = &group.with {
@@ -490,9 +489,9 @@ fn top_level_value<'a>(line: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     Some(v)
 }
 
-/// The name around `bytes[start..end]` (letters, digits, `_`, `-`, `:`):
-/// its byte range, and whether it starts a literal or follows a placeholder.
-fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (usize, usize, bool) {
+/// The name around `bytes[start..end]` (letters, digits, `_`, `-`, `:`),
+/// and whether it starts a literal or follows a placeholder.
+fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (&[u8], bool) {
     let part = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':');
     let from = bytes[..start]
         .iter()
@@ -509,15 +508,15 @@ fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (usize, usize, bool)
     let literal = from
         .checked_sub(1)
         .is_some_and(|i| matches!(bytes[i], b'"' | b'\'' | b'`' | b'}'));
-    (from, to, literal)
+    (&bytes[from..to], literal)
 }
 
 /// Whether the name [`store_name_at`] found is an idempotency store of
 /// `rules/stores.toml` or a header name of `rules/headers.toml`:
 /// `processed_webhook_events`, `ProcessedEvent`, `webhook:event:`,
 /// `stripe_webhooks`, `webhook-id`; not `webhook_url` nor `WebhookConfig`.
-fn names_a_store(bytes: &[u8], (from, to, literal): (usize, usize, bool)) -> bool {
-    let Ok(name) = std::str::from_utf8(&bytes[from..to]) else {
+fn names_a_store((name, literal): (&[u8], bool)) -> bool {
+    let Ok(name) = std::str::from_utf8(name) else {
         return false;
     };
     let name = name.trim_matches(|c| c == ':' || c == '-');
