@@ -2,9 +2,10 @@
 //! as key checks, key writes (claims when atomic), effects and transaction
 //! boundaries, with calls to functions of the same crate resolved (by module
 //! path, `use` items, and a method's receiver type) and inlined several
-//! levels deep, cycles cut. Every function gets a summary (checks? claims?
-//! effects? records?); every entry point (a function no other function of
-//! the crate calls) gets its flattened trace, which the flow rules read.
+//! levels deep, cycles cut. Every entry point (a function no other function
+//! of the crate calls) that is not test code gets its flattened trace, which
+//! the flow rules read; a function called by another is expanded only inside
+//! its callers' traces.
 //!
 //! What it does not do: follow dynamic dispatch through trait objects, see
 //! into macros other than the formatting ones, or guess at calls it cannot
@@ -237,16 +238,6 @@ pub struct FnEntry {
     pub test: bool,
 }
 
-/// What a function does, with the calls it makes followed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Summary {
-    pub checks: bool,
-    pub claims: bool,
-    pub effects: bool,
-    pub records: bool,
-    pub opaque: bool,
-}
-
 /// A flattened entry point.
 #[derive(Debug, Clone)]
 pub struct Trace {
@@ -257,8 +248,6 @@ pub struct Trace {
 #[derive(Debug, Default)]
 pub struct FlowModel {
     pub functions: Vec<FnEntry>,
-    /// By function index.
-    pub summaries: Vec<Summary>,
     /// Entry points that are not test code and whose order is known.
     pub traces: Vec<Trace>,
     pub fresh_keys: Vec<(FileId, FreshKey)>,
@@ -515,6 +504,17 @@ impl FlowModel {
         config: &Config,
         schema: &SchemaModel,
     ) -> Self {
+        Self::with_expansion(files, sources, config, schema).0
+    }
+
+    /// The model, and the expansion it was traced from (which the tests
+    /// read for functions that have no trace).
+    fn with_expansion(
+        files: &[FileFacts],
+        sources: &SourceMap,
+        config: &Config,
+        schema: &SchemaModel,
+    ) -> (Self, Expansion) {
         let mut entries = Vec::new();
         let mut flows: Vec<(&FnFlow, &FlowFacts)> = Vec::new();
         let mut fresh_keys = Vec::new();
@@ -738,52 +738,55 @@ impl FlowModel {
                     .collect()
             })
             .collect();
-        let mut summaries = Vec::with_capacity(entries.len());
-        let mut traces = Vec::new();
-        for i in 0..entries.len() {
-            let mut steps = Vec::new();
-            let mut stack = vec![i];
-            let mut op = false;
-            flatten(
-                i,
-                &locals,
-                &opaque,
-                &mut stack,
-                None,
-                &[],
-                &[],
-                &[],
-                false,
-                &mut steps,
-                &mut op,
-            );
-            let mut s = Summary {
-                opaque: op,
-                ..Summary::default()
-            };
-            for st in &steps {
-                match &st.kind {
-                    StepKind::Check { .. } => s.checks = true,
-                    StepKind::Write { atomic, .. } => {
-                        s.records = true;
-                        s.claims |= *atomic;
-                    }
-                    StepKind::Effect { .. } => s.effects = true,
-                    _ => {}
-                }
-            }
-            summaries.push(s);
-            if !called[i] && !entries[i].test && !op {
-                traces.push(Trace { function: i, steps });
-            }
-        }
-        FlowModel {
+        let expansion = Expansion { locals, opaque };
+        // A called function is expanded inside its callers' traces and test
+        // code is judged by no flow rule: neither needs a trace of its own
+        // (on the cargo registry's sources, expanding every function was a
+        // third of the run).
+        let traces = (0..entries.len())
+            .filter(|&i| !called[i] && !entries[i].test)
+            .filter_map(|i| {
+                let (steps, opaque) = expansion.flatten(i);
+                (!opaque).then_some(Trace { function: i, steps })
+            })
+            .collect();
+        let model = FlowModel {
             functions: entries,
-            summaries,
             traces,
             fresh_keys,
             calls,
-        }
+        };
+        (model, expansion)
+    }
+}
+
+/// Every function's own steps, calls unexpanded, and whether it makes a
+/// call whose target cannot be known.
+struct Expansion {
+    locals: Vec<Vec<Local>>,
+    opaque: Vec<bool>,
+}
+
+impl Expansion {
+    /// Function `i`'s steps with its calls expanded, and whether anything
+    /// on the way is opaque (or the trace hit its length limit).
+    fn flatten(&self, i: usize) -> (Vec<Step>, bool) {
+        let mut steps = Vec::new();
+        let mut op = false;
+        flatten(
+            i,
+            &self.locals,
+            &self.opaque,
+            &mut vec![i],
+            None,
+            &[],
+            &[],
+            &[],
+            false,
+            &mut steps,
+            &mut op,
+        );
+        (steps, op)
     }
 }
 
@@ -887,8 +890,9 @@ mod tests {
     use super::*;
     use crate::source::{FileKind, SourceFile};
 
-    /// The flow model of a small project given as (path, text) pairs.
-    fn model(files: &[(&str, &str)], config: &Config) -> FlowModel {
+    /// The flow model of a small project given as (path, text) pairs, and
+    /// the expansion its traces come from.
+    fn model(files: &[(&str, &str)], config: &Config) -> (FlowModel, Expansion) {
         let mut sources = SourceMap::default();
         let mut facts = Vec::new();
         for (id, (path, text)) in files.iter().enumerate() {
@@ -906,12 +910,38 @@ mod tests {
             facts.push(crate::frontend::parse(id, kind, text));
         }
         let schema = SchemaModel::build(&facts, &sources, config);
-        FlowModel::build(&facts, &sources, config, &schema)
+        FlowModel::with_expansion(&facts, &sources, config, &schema)
     }
 
-    fn summary_of(m: &FlowModel, name: &str) -> Summary {
+    /// What a function does, with the calls it makes followed.
+    #[derive(Debug, Default)]
+    struct Summary {
+        checks: bool,
+        claims: bool,
+        effects: bool,
+        records: bool,
+        opaque: bool,
+    }
+
+    fn summary_of((m, x): &(FlowModel, Expansion), name: &str) -> Summary {
         let i = m.functions.iter().position(|f| f.name == name).unwrap();
-        m.summaries[i]
+        let (steps, opaque) = x.flatten(i);
+        let mut s = Summary {
+            opaque,
+            ..Summary::default()
+        };
+        for st in &steps {
+            match &st.kind {
+                StepKind::Check { .. } => s.checks = true,
+                StepKind::Write { atomic, .. } => {
+                    s.records = true;
+                    s.claims |= *atomic;
+                }
+                StepKind::Effect { .. } => s.effects = true,
+                _ => {}
+            }
+        }
+        s
     }
 
     #[test]
@@ -942,8 +972,8 @@ pub async fn begin(tx: &mut PgConnection, k: &str) { store::claim_row(tx, k).awa
         let s = summary_of(&m, "handler");
         assert!(s.claims && s.records && !s.effects, "{s:?}");
         // only the handler is an entry point
-        assert_eq!(m.traces.len(), 1);
-        let steps = &m.traces[0].steps;
+        assert_eq!(m.0.traces.len(), 1);
+        let steps = &m.0.traces[0].steps;
         let conn = steps.iter().find_map(|s| match &s.kind {
             StepKind::Write { conn, .. } => conn.clone(),
             _ => None,
@@ -967,7 +997,7 @@ fn main() { a(3); }",
             &Config::default(),
         );
         assert!(summary_of(&m, "main").effects);
-        assert_eq!(m.traces.len(), 1);
+        assert_eq!(m.0.traces.len(), 1);
     }
 
     #[test]
@@ -985,9 +1015,10 @@ impl Svc {
         assert!(summary_of(&m, "typed").records);
         assert!(summary_of(&m, "dynamic").opaque);
         assert!(!m
+            .0
             .traces
             .iter()
-            .any(|t| m.functions[t.function].name == "dynamic"));
+            .any(|t| m.0.functions[t.function].name == "dynamic"));
     }
 
     #[test]
