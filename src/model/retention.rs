@@ -291,20 +291,27 @@ pub fn attribute(context: &[String], catalogue: &Catalogue) -> Attribution {
     Attribution::Unknown
 }
 
-/// Rust retentions, their constants looked up across the crate. A name
-/// resolves to its definition in the same file, else to the one definition
-/// in the crate with that name (several different ones: unresolved).
-fn rust_retentions(files: &[FileFacts]) -> Vec<Retention> {
-    let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
-    for f in files {
-        if let Some(r) = &f.rust {
-            for d in &r.retention.defs {
-                defs.entry(d.name.as_str()).or_default().push((f.file, d));
+/// The Rust constants of every file by name, for the models that fold
+/// expressions through them (retentions and retry policies).
+pub(super) struct ConstDefs<'a>(HashMap<&'a str, Vec<(FileId, &'a DurDef)>>);
+
+impl<'a> ConstDefs<'a> {
+    pub(super) fn new(files: &'a [FileFacts]) -> Self {
+        let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
+        for f in files {
+            if let Some(r) = &f.rust {
+                for d in &r.retention.defs {
+                    defs.entry(d.name.as_str()).or_default().push((f.file, d));
+                }
             }
         }
+        ConstDefs(defs)
     }
-    let find = |file: FileId, name: &str| {
-        let all = defs.get(name)?;
+
+    /// A name's definition: the one in `file`, else the one the crate has
+    /// (several different ones: none).
+    pub(super) fn find(&self, file: FileId, name: &str) -> Option<(FileId, &'a DurDef)> {
+        let all = self.0.get(name)?;
         if let Some(local) = all.iter().find(|(f, _)| *f == file) {
             return Some(*local);
         }
@@ -312,7 +319,15 @@ fn rust_retentions(files: &[FileFacts]) -> Vec<Retention> {
         all.iter()
             .all(|(_, d)| d.expr == first.1.expr)
             .then_some(*first)
-    };
+    }
+}
+
+/// Rust retentions, their constants looked up across the crate. A name
+/// resolves to its definition in the same file, else to the one definition
+/// in the crate with that name (several different ones: unresolved).
+fn rust_retentions(files: &[FileFacts]) -> Vec<Retention> {
+    let defs = ConstDefs::new(files);
+    let find = |file: FileId, name: &str| defs.find(file, name);
     // Constants used as a Redis expiry are reported at that write, not again
     // on their own.
     let used: Vec<&str> = files

@@ -11,11 +11,12 @@
 //! which produce nothing rather than a guess.
 
 use super::flows::{FlowModel, MAX_CALL_DEPTH};
+use super::retention::ConstDefs;
 use crate::config::Config;
 use crate::duration::Duration;
 use crate::frontend::conf::{content_span, ConfEntry, ConfValue, PathSeg};
 use crate::frontend::rust::retention::{
-    eval, fold_duration, refs_of, ConstExpr, DurDef, Value, CONFIG_REF,
+    eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF,
 };
 use crate::frontend::rust::retry::{
     KeyedRequest, Policy, PolicyKind, Ratio, RetrySite, Setting, Shape, DEFAULT_REF,
@@ -87,7 +88,7 @@ const MAX_TERMS: u64 = 100_000;
 const HUGE_SECS: f64 = 1e11;
 
 struct Consts<'a> {
-    defs: HashMap<&'a str, Vec<(FileId, &'a DurDef)>>,
+    defs: ConstDefs<'a>,
     /// Default values of `rules/retry.toml` as expressions.
     defaults: HashMap<String, ConstExpr>,
     /// Settings of the configuration files by [`join_key`]: the largest
@@ -337,14 +338,7 @@ fn policy_exprs(p: &Policy) -> Vec<&ConstExpr> {
 
 impl<'a> Consts<'a> {
     fn new(files: &'a [FileFacts], settings: Settings) -> Self {
-        let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
-        for f in files {
-            if let Some(r) = &f.rust {
-                for d in &r.retention.defs {
-                    defs.entry(d.name.as_str()).or_default().push((f.file, d));
-                }
-            }
-        }
+        let defs = ConstDefs::new(files);
         let mut defaults = HashMap::new();
         for d in &knowledge::retry().default {
             if let Ok(n) = d.value.parse::<u64>() {
@@ -370,14 +364,7 @@ impl<'a> Consts<'a> {
         if let Some(read) = name.strip_prefix(CONFIG_REF) {
             return self.given.get(&join_key(read)?).map(|g| &g.expr);
         }
-        let all = self.defs.get(name)?;
-        if let Some((_, d)) = all.iter().find(|(f, _)| *f == file) {
-            return Some(&d.expr);
-        }
-        let first = all.first()?;
-        all.iter()
-            .all(|(_, d)| d.expr == first.1.expr)
-            .then_some(&first.1.expr)
+        self.defs.find(file, name).map(|(_, d)| &d.expr)
     }
 
     fn duration(&self, file: FileId, krate: &str, s: &Setting) -> Option<Duration> {
