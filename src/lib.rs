@@ -45,14 +45,32 @@ pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// The start of the `parse-error` message of a file past its time bound.
 pub(crate) const GAVE_UP: &str = "gave up on this file after";
 
-/// Files larger than this are parsed [`BIG_FILES_AT_ONCE`] at a time, so
-/// that peak memory is that many big parses plus small ones, whatever the
-/// number of threads. A YAML or JSON tree takes about nine times its text
-/// while it is built (before it is cut to what the model reads). A big
-/// work-tree file's text is read again by its worker (`load_text`), so the
-/// big files still waiting hold none: medusa's peak median 62.3 -> 59.8 MiB
-/// (10 paired runs, 2026-12-03).
+/// A work-tree file larger than this is read again by the worker that
+/// parses it (`load_text`), so that the big files still waiting their turn
+/// hold no text: medusa's peak median 62.3 -> 59.8 MiB (10 paired runs,
+/// 2026-12-03).
 const BIG_FILE_BYTES: usize = 1024 * 1024;
+
+/// Parses estimated to hold more than this ([`parse_weight`]) run
+/// [`BIG_FILES_AT_ONCE`] at a time, so that peak memory is that many big
+/// parses plus small ones, whatever the number of threads: a YAML or JSON
+/// file of 1 MiB, a Rust file of 164 KiB.
+const BIG_PARSE_BYTES: usize = 9 * BIG_FILE_BYTES;
+
+/// The bytes a front end holds at once while it parses `len` bytes of a
+/// file, estimated. A YAML or JSON tree takes about nine times its text
+/// while it is built (before it is cut to what the model reads); a syn tree
+/// with its token buffer about 56 times (measured 2026-12-03, peak RSS over
+/// an empty run's: sqlparser's 915 KiB `parser/mod.rs` 53 MiB, its 450 KiB
+/// `ast/mod.rs` 24 MiB). Reading only a Rust file's constants parses one
+/// item at a time.
+fn parse_weight(kind: FileKind, consts_only: bool, len: usize) -> usize {
+    let per_byte = match kind {
+        FileKind::Rust if !consts_only => 56,
+        _ => 9,
+    };
+    len.saturating_mul(per_byte)
+}
 
 /// How many big files are parsed at once: one. Big files go first, largest
 /// first, and a worker that finds no turn free parses small files
@@ -296,7 +314,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         ParseJob(Arc::clone(&loaded), Arc::clone(&reread)),
         pool.current_num_threads(),
         PARSER_STACK_BYTES,
-        (BIG_FILE_BYTES, BIG_FILES_AT_ONCE),
+        (BIG_PARSE_BYTES, BIG_FILES_AT_ONCE),
         opts.parse_timeout
             .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
     )
@@ -588,6 +606,11 @@ impl supervise::Job for ParseJob {
         } else {
             0
         }
+    }
+
+    fn weight(&self, id: usize) -> usize {
+        let l = &self.0[id];
+        parse_weight(l.kind, l.consts_only, self.size(id))
     }
 }
 

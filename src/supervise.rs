@@ -4,8 +4,8 @@
 //!
 //! A thread cannot be stopped from outside, so a worker that overruns is
 //! abandoned: its eventual result is dropped, a fresh worker takes its place,
-//! and the process exits without waiting for it. Files over
-//! [`crate::BIG_FILE_BYTES`] are parsed a few at a time
+//! and the process exits without waiting for it. Files whose parse holds
+//! over [`crate::BIG_PARSE_BYTES`] are parsed a few at a time
 //! ([`crate::BIG_FILES_AT_ONCE`]: their trees take many times their size in
 //! memory), largest first; a worker that finds no free turn takes a small
 //! file instead, and waits only when none is left. The clock of a big file
@@ -76,9 +76,14 @@ pub trait Job: Send + Sync + 'static {
     /// Do the work for item `i`.
     fn run(&self, i: usize) -> Self::Output;
     fn len(&self) -> usize;
-    /// The bytes item `i` reads: sets its bound, and whether it is parsed
-    /// one at a time.
+    /// The bytes item `i` reads: sets its bound.
     fn size(&self, i: usize) -> usize;
+    /// The bytes item `i` is estimated to hold while it runs: whether it
+    /// runs one at a time, and in what order. Its size unless the job
+    /// knows better.
+    fn weight(&self, i: usize) -> usize {
+        self.size(i)
+    }
 }
 
 #[derive(Default)]
@@ -90,7 +95,8 @@ struct Slot {
 
 struct Shared<J> {
     job: J,
-    /// The items of at most `big_bytes`, in order, and the next one to take.
+    /// The items that weigh at most `big_bytes`, in order, and the next one
+    /// to take.
     small: Vec<usize>,
     next: std::sync::atomic::AtomicUsize,
     slots: Mutex<Vec<Slot>>,
@@ -103,8 +109,8 @@ struct Shared<J> {
 
 /// The big items and who is parsing them.
 struct Big {
-    /// The items over `big_bytes` not taken yet, smallest first: the
-    /// largest is taken from the end.
+    /// The items that weigh over `big_bytes` not taken yet, smallest first:
+    /// the largest is taken from the end.
     items: Vec<usize>,
     /// The workers whose big items are being parsed.
     turns: Vec<usize>,
@@ -209,7 +215,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 /// Run every item of `job` on `threads` workers with stacks of `stack`
 /// bytes, each within `bound`, and say what became of each, in order.
-/// Items over `big_bytes` run at most `big_at_once` at a time.
+/// Items that weigh over `big_bytes` run at most `big_at_once` at a time.
 pub fn run<J: Job>(
     job: J,
     threads: usize,
@@ -220,8 +226,8 @@ pub fn run<J: Job>(
     let len = job.len();
     let threads = threads.clamp(1, len.max(1));
     let (mut big, small): (Vec<usize>, Vec<usize>) =
-        (0..len).partition(|&i| job.size(i) > big_bytes);
-    big.sort_by_key(|&i| job.size(i));
+        (0..len).partition(|&i| job.weight(i) > big_bytes);
+    big.sort_by_key(|&i| job.weight(i));
     let shared = Arc::new(Shared {
         job,
         small,
@@ -388,6 +394,8 @@ mod tests {
     /// bytes run at once.
     struct Counted {
         sizes: Vec<usize>,
+        /// What an item weighs per byte of its size.
+        per_byte: usize,
         now: std::sync::atomic::AtomicUsize,
         most: std::sync::atomic::AtomicUsize,
     }
@@ -396,7 +404,7 @@ mod tests {
         type Output = ();
         fn run(&self, i: usize) {
             use std::sync::atomic::Ordering::SeqCst;
-            let big = self.sizes[i] > 100;
+            let big = self.weight(i) > 100;
             if big {
                 let n = self.now.fetch_add(1, SeqCst) + 1;
                 self.most.fetch_max(n, SeqCst);
@@ -411,6 +419,9 @@ mod tests {
         }
         fn size(&self, i: usize) -> usize {
             self.sizes[i]
+        }
+        fn weight(&self, i: usize) -> usize {
+            self.sizes[i] * self.per_byte
         }
     }
 
@@ -469,9 +480,17 @@ mod tests {
 
     #[test]
     fn no_more_big_items_run_at_once_than_allowed() {
-        for (threads, at_once) in [(4, 1), (4, 2), (2, 2), (4, 8)] {
+        // Big by size, or (per_byte 50) by weight alone.
+        for (threads, at_once, per_byte, sizes) in [
+            (4, 1, 1, vec![500, 500, 1, 500, 500, 1, 500, 500]),
+            (4, 2, 1, vec![500, 500, 1, 500, 500, 1, 500, 500]),
+            (2, 2, 1, vec![500, 500, 1, 500, 500, 1, 500, 500]),
+            (4, 8, 1, vec![500, 500, 1, 500, 500, 1, 500, 500]),
+            (4, 1, 50, vec![10, 10, 1, 10, 10, 1, 10, 10]),
+        ] {
             let job = Counted {
-                sizes: vec![500, 500, 1, 500, 500, 1, 500, 500],
+                sizes,
+                per_byte,
                 now: Default::default(),
                 most: Default::default(),
             };
@@ -487,6 +506,9 @@ mod tests {
                 }
                 fn size(&self, i: usize) -> usize {
                     self.0.size(i)
+                }
+                fn weight(&self, i: usize) -> usize {
+                    self.0.weight(i)
                 }
             }
             let fates = run(
