@@ -300,6 +300,61 @@ mod tests {
         assert!(c.walked * 10 > c.nodes * 9, "{} of {}", c.walked, c.nodes);
     }
 
+    /// Over the same corpus, every token's byte range read through an
+    /// ASCII file's line table is the one proc-macro2 counts, and a file
+    /// with non-ASCII text falls back to proc-macro2's.
+    #[test]
+    fn line_table_spans_are_proc_macro2_spans() {
+        fn spans(ts: proc_macro2::TokenStream, out: &mut Vec<proc_macro2::Span>) {
+            for t in ts {
+                if let proc_macro2::TokenTree::Group(g) = &t {
+                    out.extend([g.span_open(), g.span_close()]);
+                    spans(g.stream(), out);
+                }
+                out.push(t.span());
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for dir in ["src", "tests", "testdata"] {
+            rust_files(&root.join(dir), &mut files);
+        }
+        if let Some(dir) = std::env::var_os("IDEMLINT_SPAN_CORPUS") {
+            rust_files(std::path::Path::new(&dir), &mut files);
+        }
+        let (mut ascii, mut other, mut tokens) = (0, 0, 0);
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else {
+                continue;
+            };
+            let Ok(ts) = text.parse::<proc_macro2::TokenStream>() else {
+                continue;
+            };
+            let mut all = Vec::new();
+            spans(ts, &mut all);
+            let counted: Vec<Span> = all
+                .iter()
+                .map(|s| {
+                    let r = s.byte_range();
+                    Span::new(r.start, r.end)
+                })
+                .collect();
+            let lines = super::super::Lines::of(&text);
+            let read: Vec<Span> = all.iter().map(|s| super::super::byte_span(*s)).collect();
+            drop(lines);
+            assert_eq!(read, counted, "{}", f.display());
+            if text.is_ascii() {
+                ascii += 1;
+            } else {
+                other += 1;
+            }
+            tokens += all.len();
+            proc_macro2::extra::invalidate_current_thread_spans();
+        }
+        eprintln!("{ascii} ASCII files, {other} others, {tokens} tokens");
+        assert!(ascii > 100 && other > 0, "{ascii} ASCII, {other} others");
+    }
+
     #[test]
     fn a_call_spans_from_its_path_to_its_closing_paren() {
         let text = "fn f() { let x = a::b(c, || d.e()?).await; }";
