@@ -182,7 +182,7 @@ pub fn path_idents(path: &syn::Path) -> Vec<String> {
 /// Byte range of a proc-macro2 span (span-locations is enabled).
 ///
 /// proc-macro2 counts in chars and turns a char offset into a byte offset
-/// by walking the text from the nearest offset it has turned before (3% of
+/// by walking the text from the nearest offset it has turned before (4% of
 /// omicron's CPU). While an ASCII file is walked ([`Lines::of`]), a span's
 /// line and column give the byte offset from the file's line table instead.
 pub fn byte_span(span: proc_macro2::Span) -> Span {

@@ -463,8 +463,9 @@ struct Visitor<'ast> {
     let_log: Vec<(String, &'ast syn::Expr)>,
     /// The identifiers each of the first `n` bindings of `let_log` was built
     /// from, by name (a later binding of a name wins): `(n, identifiers)`.
-    /// Printing every `let`'s value was 5% of omicron's CPU, for the few
-    /// functions that build a key format, so it waits for [`Self::expand`].
+    /// Printing every `let`'s value cost about 5% of omicron's Rust parse
+    /// time, for the few functions that build a key format, so it waits for
+    /// [`Self::expand`].
     let_idents: std::cell::RefCell<(usize, HashMap<String, Vec<String>>)>,
     /// The function being read, whose identifiers say which caller is at
     /// hand around a key format; printed only when a format is found.

@@ -266,8 +266,7 @@ mod tests {
     /// shape walked above, attributes, closures, macros and non-ASCII text.
     /// `IDEMLINT_SPAN_CORPUS=DIR` adds the Rust files under DIR (a checked
     /// out repository, `~/.cargo/registry/src`).
-    #[test]
-    fn walked_spans_are_the_printed_spans() {
+    fn corpus() -> Vec<std::path::PathBuf> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
         for dir in ["src", "tests", "testdata"] {
@@ -276,6 +275,13 @@ mod tests {
         if let Some(dir) = std::env::var_os("IDEMLINT_SPAN_CORPUS") {
             rust_files(std::path::Path::new(&dir), &mut files);
         }
+        files
+    }
+
+    /// Over the [`corpus`], every walked node's span is the one syn prints.
+    #[test]
+    fn walked_spans_are_the_printed_spans() {
+        let files = corpus();
         let mut c = Check {
             nodes: 0,
             walked: 0,
@@ -314,14 +320,7 @@ mod tests {
                 out.push(t.span());
             }
         }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        for dir in ["src", "tests", "testdata"] {
-            rust_files(&root.join(dir), &mut files);
-        }
-        if let Some(dir) = std::env::var_os("IDEMLINT_SPAN_CORPUS") {
-            rust_files(std::path::Path::new(&dir), &mut files);
-        }
+        let files = corpus();
         let (mut ascii, mut other, mut tokens) = (0, 0, 0);
         for f in &files {
             let Ok(text) = std::fs::read_to_string(f) else {
