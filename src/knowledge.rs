@@ -359,9 +359,6 @@ impl RetentionWords {
     }
 }
 
-/// The words of a name, lower-cased: split at `_ - . : /`, spaces and
-/// camelCase boundaries (`dedupTtlHours` → `dedup`, `ttl`, `hours`;
-/// `IDEM_TTL_SECS` → `idem`, `ttl`, `secs`).
 /// `needle` (lowercase ASCII) in `hay`, ignoring ASCII case.
 pub fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
@@ -379,6 +376,9 @@ pub fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
         .any(|i| h[i + 1..i + n.len()].eq_ignore_ascii_case(rest))
 }
 
+/// The words of a name, lower-cased: split at `_ - . : /`, spaces and
+/// camelCase boundaries (`dedupTtlHours` → `dedup`, `ttl`, `hours`;
+/// `IDEM_TTL_SECS` → `idem`, `ttl`, `secs`).
 pub fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     for chunk in name.split(|c: char| !c.is_ascii_alphanumeric()) {

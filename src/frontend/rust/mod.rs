@@ -103,9 +103,17 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     rust.retention = retention::extract(&file, facts);
     rust.flow = flow::collect(text, &file, facts);
     rust.retry = retry::collect(text, &file);
-    rust.cache = cache::collect(&file);
+    // Both find nothing in a file without their word, so their walks are
+    // skipped there: every cache fact names a type with the word `cache`
+    // (an identifier cannot be escaped), and a policy set from code spells
+    // `maxmemory-policy` in a literal ([`redis_config::may_set_policy`]).
+    if crate::knowledge::contains_ignore_ascii_case(text, "cache") {
+        rust.cache = cache::collect(&file);
+    }
     facts.rust = Some(rust);
-    redis_config::collect(&file, facts);
+    if redis_config::may_set_policy(text) {
+        redis_config::collect(&file, facts);
+    }
 }
 
 /// Longest operator chain [`max_chain_depth`] lets through to syn. syn
@@ -534,6 +542,38 @@ mod tests {
         let mut f = FileFacts::default();
         parse(text, &mut f);
         f
+    }
+
+    /// The walks skipped in a file without their word still run where the
+    /// word is written in another case or spelled with escapes.
+    #[test]
+    fn the_cache_and_policy_walks_run_wherever_their_word_can_be() {
+        let cache =
+            facts("pub enum Store { Redis(RedisCACHE) }\nimpl KeyCACHE for RedisStore {}\n");
+        assert_eq!(cache.rust.unwrap().cache.redis_backends.len(), 1);
+        assert!(facts("pub enum Store { Redis(RedisConn) }\n")
+            .rust
+            .unwrap()
+            .cache
+            .redis_backends
+            .is_empty());
+        for policy in [
+            r#""MAXMEMORY-POLICY""#,
+            r#""maxmemory\x2dpolicy""#,
+            r#""maxmemory\u{2d}policy""#,
+            "\"maxmemory-\\\n        policy\"",
+            "\"maxmemory-\\\r\n        policy\"",
+        ] {
+            let text = format!(
+                "fn f(c: &mut Conn) {{ redis::cmd(\"CONFIG\").arg(\"SET\").arg({policy}).arg(\"allkeys-lru\").query(c); }}\n"
+            );
+            let f = facts(&text);
+            assert_eq!(f.redis.settings.len(), 1, "{text}");
+            assert_eq!(f.redis.settings[0].value, "allkeys-lru");
+        }
+        assert!(!redis_config::may_set_policy(
+            "let s = \"maxmemory policy\\n\";"
+        ));
     }
 
     #[test]

@@ -9,6 +9,19 @@ use crate::frontend::FileFacts;
 use crate::source::Span;
 use syn::visit::{self, Visit};
 
+/// Whether a string literal of `text` can hold the word
+/// `maxmemory-policy`: the word itself in any case, an escape that can
+/// write one of its letters (`\x6d`, `\u{6d}`), or a backslash that ends a
+/// line inside a literal and so joins its parts (`"maxmemory-\` and
+/// `policy"` on the next line). Other escapes write none of its letters.
+pub fn may_set_policy(text: &str) -> bool {
+    crate::knowledge::contains_ignore_ascii_case(text, "maxmemory-policy")
+        || text.contains("\\x")
+        || text.contains("\\u")
+        || text.contains("\\\n")
+        || text.contains("\\\r\n")
+}
+
 pub fn collect(file: &syn::File, facts: &mut FileFacts) {
     let mut v = Literals::default();
     v.visit_file(file);
