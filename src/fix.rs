@@ -238,12 +238,11 @@ mod tests {
         let text = "let h = \"Idempotency-Replayed\";\nlet k = 1;\n";
         std::fs::write(&path, text).unwrap();
         let mut sources = SourceMap::default();
-        sources.files.push(SourceFile {
-            path: path.to_string_lossy().into_owned(),
-            kind: FileKind::Rust,
-            text: text.into(),
-            bom: false,
-        });
+        sources.files.push(SourceFile::new(
+            path.to_string_lossy(),
+            FileKind::Rust,
+            text,
+        ));
         let word = Span::new(9, 29);
         let diags = vec![
             fixing(word, "Idempotent-Replayed"),

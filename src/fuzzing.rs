@@ -231,7 +231,7 @@ pub fn diagnostics_in(outcome: &crate::Outcome) -> Result<(), String> {
             let f = sources.files.get(file).ok_or_else(|| {
                 format!("{} names file {file}, which the run does not hold", d.rule)
             })?;
-            span_in(&f.text, span, &format!("{} {what} in {}", d.rule, f.path))
+            span_in(f.text(), span, &format!("{} {what} in {}", d.rule, f.path))
         };
         at(d.file, d.span, "primary")?;
         for l in &d.labels {

@@ -122,6 +122,18 @@ impl Words {
             || parts.iter().any(|p| self.parts.iter().any(|w| w == p))
             || self.pairs.iter().any(|[a, b]| starts(a) && starts(b))
     }
+
+    /// Whether some name in `text` may match (an identifier, or its
+    /// [`snake`] form): false only when no word, nor both of a pair, occurs
+    /// in it in any case. A word holding a separator is not looked for and
+    /// makes the answer true.
+    pub fn may_match_within(&self, text: &str) -> bool {
+        let has = |w: &String| {
+            !w.bytes().all(|b| b.is_ascii_alphanumeric()) || contains_ignore_ascii_case(text, w)
+        };
+        self.substrings.iter().chain(&self.parts).any(has)
+            || self.pairs.iter().any(|[a, b]| has(a) && has(b))
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -599,6 +611,31 @@ pub fn counterparties() -> &'static Counterparties {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `may_match_within` is never false where a name in the text matches.
+    #[test]
+    fn a_text_that_may_hold_a_matching_name_is_never_ruled_out() {
+        let w = Words {
+            substrings: vec!["dedup".into()],
+            parts: vec!["idem".into()],
+            pairs: vec![["processed".into(), "event".into()]],
+            except: Vec::new(),
+        };
+        for (text, name) in [
+            ("let s = WebhookDedupStore::new();", "WebhookDedupStore"),
+            ("IdemStore::open(x)", "IdemStore"),
+            ("t = ProcessedStripeEvents::new()", "ProcessedStripeEvents"),
+        ] {
+            assert!(w.matches(&snake(name)), "{name}");
+            assert!(w.may_match_within(text), "{text}");
+        }
+        assert!(!w.may_match_within("pub const DAY: u64 = 86_400; // processed"));
+        let with_separator = Words {
+            substrings: vec!["idem_".into()],
+            ..Words::default()
+        };
+        assert!(with_separator.may_match_within("nothing here"));
+    }
 
     #[test]
     fn contains_ignores_ascii_case_only() {

@@ -299,17 +299,14 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     timings.phase("read+prefilter");
     let mut sources = SourceMap::default();
     for l in &loaded {
-        sources.files.push(SourceFile {
-            path: l.display.clone(),
-            kind: l.kind,
-            text: l.text.clone(),
-            bom: l.bom,
-        });
+        let mut src = SourceFile::new(l.display.clone(), l.kind, "");
+        src.set_text(l.text.clone(), l.bom);
+        sources.files.push(src);
     }
 
     // front ends, in parallel, each file within its time bound
     let loaded = Arc::new(loaded);
-    let reread: Reread = Arc::new(loaded.iter().map(|_| OnceLock::new()).collect());
+    let reread: Rereads = Arc::new(loaded.iter().map(|_| OnceLock::new()).collect());
     let fates = supervise::run(
         ParseJob(Arc::clone(&loaded), Arc::clone(&reread)),
         pool.current_num_threads(),
@@ -319,10 +316,24 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
     )
     .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))?;
-    for (src, slot) in sources.files.iter_mut().zip(reread.iter()) {
-        if let Some((text, bom)) = slot.get() {
-            src.text = Arc::clone(text);
-            src.bom = *bom;
+    // Suppressions of files whose text was let go, scanned by their worker.
+    let mut early_suppressions: Vec<Option<Vec<suppress::Suppression>>> = Vec::new();
+    early_suppressions.resize_with(sources.files.len(), || None);
+    for (id, (src, slot)) in sources.files.iter_mut().zip(reread.iter()).enumerate() {
+        match slot.get() {
+            Some(Reread::Text(text, bom)) => src.set_text(Arc::clone(text), *bom),
+            Some(Reread::LetGo {
+                len,
+                hash,
+                bom,
+                suppressions,
+            }) => {
+                if let Some(disk) = &loaded[id].deferred {
+                    src.let_go(disk.clone(), *len, *hash, *bom);
+                }
+                early_suppressions[id] = Some(suppressions.clone());
+            }
+            None => {}
         }
     }
     // Files whose front end did not finish: (id, crashed).
@@ -441,13 +452,10 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         let mut sups: Vec<suppress::Suppression> = sources
             .files
             .iter()
+            .zip(early_suppressions)
             .enumerate()
-            .flat_map(|(id, f)| {
-                suppress::scan(
-                    id,
-                    &f.text,
-                    matches!(f.kind, FileKind::Sql | FileKind::Rust),
-                )
+            .flat_map(|(id, (f, early))| {
+                early.unwrap_or_else(|| suppress::scan(id, f.text(), statements(f.kind)))
             })
             .collect();
         let (hidden, unused) = suppress::apply(
@@ -541,12 +549,32 @@ pub fn load_config(choice: &ConfigChoice, paths: &[PathBuf]) -> Result<Config, R
     })
 }
 
-/// The texts of deferred files as their parse workers read them, with
-/// whether a byte-order mark was blanked; by file id.
-type Reread = Arc<Vec<OnceLock<(Arc<str>, bool)>>>;
+/// Whether suppression comments in a file of this kind may stand above a
+/// statement (not only on the finding's line).
+fn statements(kind: FileKind) -> bool {
+    matches!(kind, FileKind::Sql | FileKind::Rust)
+}
+
+/// What the parse worker of a deferred file read, by file id.
+type Rereads = Arc<Vec<OnceLock<Reread>>>;
+
+enum Reread {
+    /// The text, with whether a byte-order mark was blanked.
+    Text(Arc<str>, bool),
+    /// A constants-only file: its facts are a few constants, and its text
+    /// is wanted again only if a finding or the inventory shows a line of
+    /// it, so it is let go (`SourceFile::let_go`) with its length, digest
+    /// and suppression comments.
+    LetGo {
+        len: usize,
+        hash: u64,
+        bom: bool,
+        suppressions: Vec<suppress::Suppression>,
+    },
+}
 
 /// The front ends' work on the kept files, for [`supervise::run`].
-struct ParseJob(Arc<Vec<Loaded>>, Reread);
+struct ParseJob(Arc<Vec<Loaded>>, Rereads);
 
 impl supervise::Job for ParseJob {
     type Output = frontend::FileFacts;
@@ -560,7 +588,16 @@ impl supervise::Job for ParseJob {
                 Ok(bytes) => {
                     let (text, bom, problems) = decode(bytes);
                     let text: Arc<str> = Arc::from(text);
-                    let _ = self.1[id].set((Arc::clone(&text), bom));
+                    let _ = self.1[id].set(if l.consts_only {
+                        Reread::LetGo {
+                            len: text.len(),
+                            hash: source::text_hash(&text),
+                            bom,
+                            suppressions: suppress::scan(id, &text, statements(l.kind)),
+                        }
+                    } else {
+                        Reread::Text(Arc::clone(&text), bom)
+                    });
                     reread_problems = problems;
                     text
                 }
@@ -579,6 +616,9 @@ impl supervise::Job for ParseJob {
                 ..Default::default()
             };
             frontend::rust::retention::parse_consts(&text, &mut f);
+            if l.deferred.is_some() {
+                f.store_code_lines = Some(model::redis::store_code_lines(&text));
+            }
             f
         } else if l.parse {
             let mut f = frontend::parse(id, l.kind, &text);
@@ -635,8 +675,8 @@ struct Loaded {
     text: Arc<str>,
     /// The text's length in bytes (also when it is deferred).
     len: usize,
-    /// A big work-tree file whose text its parse worker reads again
-    /// (`text` is empty until then).
+    /// A work-tree file whose text its parse worker reads again (`text` is
+    /// empty until then): a big one, or a constants-only one.
     deferred: Option<PathBuf>,
     parse: bool,
     /// A Rust file let through only by the second prefilter tier: only its
@@ -734,7 +774,7 @@ fn load_text(
     kind: FileKind,
     bytes: Vec<u8>,
     keywords: &walk::Keywords,
-    defer_big: bool,
+    reads_work_tree: bool,
 ) -> Option<Loaded> {
     let head = &bytes[..bytes.len().min(8192)];
     if memchr::memchr(0, head).is_some() {
@@ -753,8 +793,10 @@ fn load_text(
     let len = text.len();
     // A big file's text is read again by the worker that parses it, so that
     // the texts of the big files still waiting their turn (they are parsed
-    // one at a time) are not all held while the largest tree is built.
-    let deferred = (defer_big && len > BIG_FILE_BYTES && !consts_only).then(|| path.to_path_buf());
+    // one at a time) are not all held while the largest tree is built. So is
+    // a constants-only file's, which its worker then lets go ([`Reread`]).
+    let deferred =
+        (reads_work_tree && (len > BIG_FILE_BYTES || consts_only)).then(|| path.to_path_buf());
     let (text, bom, problems) = match deferred {
         Some(_) => (String::new(), false, Vec::new()),
         None => (text, bom, problems),
@@ -777,25 +819,17 @@ fn cannot_read(e: impl std::fmt::Display) -> String {
     format!("cannot read file: {e}")
 }
 
-/// A file's bytes as text: invalid UTF-8 replaced (and said so), a
-/// byte-order mark blanked with spaces of the same length so that spans
-/// stay byte-exact and parsers see no stray character.
+/// A file's bytes as text ([`source::decode`]), invalid UTF-8 said so.
 fn decode(bytes: Vec<u8>) -> (String, bool, Vec<frontend::Problem>) {
-    let mut problems = Vec::new();
-    let mut text = match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            problems.push(frontend::Problem::new(
+    let (text, bom, invalid_at) = source::decode(bytes);
+    let problems = invalid_at
+        .map(|at| {
+            frontend::Problem::new(
                 Span::new(at, at),
                 format!("invalid UTF-8 at byte {at}; read with replacement characters"),
-            ));
-            String::from_utf8_lossy(e.as_bytes()).into_owned()
-        }
-    };
-    let bom = text.starts_with('\u{feff}');
-    if bom {
-        text.replace_range(0..3, "   ");
-    }
+            )
+        })
+        .into_iter()
+        .collect();
     (text, bom, problems)
 }

@@ -866,12 +866,9 @@ mod tests {
 
     fn table(sql: &str) -> Table {
         let mut sources = SourceMap::default();
-        sources.files.push(SourceFile {
-            path: "schema.sql".into(),
-            kind: FileKind::Sql,
-            text: std::sync::Arc::from(sql),
-            bom: false,
-        });
+        sources
+            .files
+            .push(SourceFile::new("schema.sql", FileKind::Sql, sql));
         let facts = vec![crate::frontend::parse(0, FileKind::Sql, sql)];
         let m = crate::model::schema::SchemaModel::build(&facts, &sources, &Config::default());
         m.tables.into_iter().next().expect("a table")

@@ -1,7 +1,9 @@
 //! Source files, byte spans and the line index that turns spans into lines and
 //! columns at render time. Not for parsing: front ends own that.
 
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// A half-open byte range into one file's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -72,22 +74,128 @@ pub type FileId = usize;
 pub struct SourceFile {
     pub path: String,
     pub kind: FileKind,
-    pub text: Arc<str>,
+    text: Arc<str>,
+    /// Set when the text was let go after its front end ran: read again from
+    /// the work tree the first time something asks for it.
+    reload: Option<Arc<Reload>>,
     /// The file began with a byte-order mark, blanked in `text` as three
     /// spaces so that spans stay byte offsets into the file.
     pub bom: bool,
 }
 
+/// Where a let-go text is read again from, and what it was.
+#[derive(Debug)]
+struct Reload {
+    disk: PathBuf,
+    len: usize,
+    hash: u64,
+    text: OnceLock<Arc<str>>,
+}
+
+/// How many let-go texts were read again in this process (`--timings`).
+static RELOADS: AtomicUsize = AtomicUsize::new(0);
+
+pub fn reloads() -> usize {
+    RELOADS.load(Ordering::Relaxed)
+}
+
+/// The digest a let-go text is recognised by when it is read again.
+pub fn text_hash(text: &str) -> u64 {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::with_seed(0).hash_one(text.as_bytes())
+}
+
 impl SourceFile {
+    pub fn new(path: impl Into<String>, kind: FileKind, text: impl Into<Arc<str>>) -> Self {
+        SourceFile {
+            path: path.into(),
+            kind,
+            text: text.into(),
+            reload: None,
+            bom: false,
+        }
+    }
+
+    /// The file's text (read again from disk if it was let go).
+    pub fn text(&self) -> &str {
+        match &self.reload {
+            None => &self.text,
+            Some(r) => r.text.get_or_init(|| r.read(&self.path)),
+        }
+    }
+
+    /// The text as the parse saw it.
+    pub fn set_text(&mut self, text: Arc<str>, bom: bool) {
+        self.text = text;
+        self.reload = None;
+        self.bom = bom;
+    }
+
+    /// Let the text go: nothing read it after the front end but renderers,
+    /// which read it again from `disk`, where it was `len` bytes with digest
+    /// `hash` ([`text_hash`]).
+    pub fn let_go(&mut self, disk: PathBuf, len: usize, hash: u64, bom: bool) {
+        self.text = Arc::from("");
+        self.reload = Some(Arc::new(Reload {
+            disk,
+            len,
+            hash,
+            text: OnceLock::new(),
+        }));
+        self.bom = bom;
+    }
+
     /// Line and column of a byte offset in this file; a blanked byte-order
     /// mark counts as the one character it was.
     pub fn line_col(&self, index: &LineIndex, offset: usize) -> LineCol {
-        let mut lc = index.line_col(&self.text, offset);
+        let mut lc = index.line_col(self.text(), offset);
         if self.bom && lc.line == 1 && offset >= 3 {
             lc.column -= 2;
         }
         lc
     }
+}
+
+impl Reload {
+    /// The text again, decoded as at the first read. A file that changed
+    /// since (or cannot be read) is said so on stderr: the findings stand,
+    /// as they were made from the first read, but lines and columns shown
+    /// from the new text may be off.
+    fn read(&self, shown: &str) -> Arc<str> {
+        RELOADS.fetch_add(1, Ordering::Relaxed);
+        let text = match std::fs::read(&self.disk) {
+            Ok(bytes) => decode(bytes).0,
+            Err(e) => {
+                eprintln!("idemlint: warning: cannot read {shown} again to show its lines: {e}");
+                return Arc::from("");
+            }
+        };
+        if text.len() != self.len || text_hash(&text) != self.hash {
+            eprintln!(
+                "idemlint: warning: {shown} changed while it was checked; lines and columns shown in it may be off"
+            );
+        }
+        Arc::from(text)
+    }
+}
+
+/// A file's bytes as text: invalid UTF-8 replaced (the byte offset where it
+/// began is returned), a byte-order mark blanked with spaces of the same
+/// length (`true`) so that spans stay byte-exact and parsers see no stray
+/// character.
+pub fn decode(bytes: Vec<u8>) -> (String, bool, Option<usize>) {
+    let (mut text, invalid_at) = match String::from_utf8(bytes) {
+        Ok(s) => (s, None),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
+        }
+    };
+    let bom = text.starts_with('\u{feff}');
+    if bom {
+        text.replace_range(0..3, "   ");
+    }
+    (text, bom, invalid_at)
 }
 
 /// All files whose text the run kept (the ones that were parsed), by [`FileId`].
@@ -106,7 +214,7 @@ impl SourceMap {
     }
 
     pub fn text(&self, id: FileId) -> &str {
-        &self.files[id].text
+        self.files[id].text()
     }
 
     /// The source text under `span`, or "" when the span is out of range.
@@ -245,6 +353,41 @@ impl CharToByte {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A let-go text is read once more, on the first ask, with its
+    /// byte-order mark blanked as at the first read; a file that changed or
+    /// went away since gives its new text or none, never a panic.
+    #[test]
+    fn a_let_go_text_is_read_again_once_on_the_first_ask() {
+        let dir = tempfile::tempdir().unwrap();
+        let disk = dir.path().join("consts.rs");
+        let first = "\u{feff}pub const DAY: u64 = 86_400;\n";
+        std::fs::write(&disk, first).unwrap();
+        let (seen, _, _) = decode(first.as_bytes().to_vec());
+        let mut f = SourceFile::new("consts.rs", FileKind::Rust, "");
+        f.let_go(disk.clone(), seen.len(), text_hash(&seen), true);
+        let before = reloads();
+        assert_eq!(f.text(), seen);
+        assert!(reloads() > before);
+        assert!(
+            std::ptr::eq(f.text(), f.text()),
+            "read again once, then kept"
+        );
+        assert!(f.text().starts_with("   pub const"));
+        // `c` of `const`: the mark counts as one character.
+        assert_eq!(f.line_col(&LineIndex::new(f.text()), 7).column, 6);
+
+        let mut changed = SourceFile::new("consts.rs", FileKind::Rust, "");
+        changed.let_go(disk.clone(), seen.len(), text_hash(&seen), true);
+        std::fs::write(&disk, "pub const DAY: u64 = 1;\n").unwrap();
+        assert_eq!(changed.text(), "pub const DAY: u64 = 1;\n");
+
+        let mut gone = SourceFile::new("consts.rs", FileKind::Rust, "");
+        gone.let_go(disk.clone(), seen.len(), text_hash(&seen), true);
+        std::fs::remove_file(&disk).unwrap();
+        assert_eq!(gone.text(), "");
+        assert_eq!(gone.line_col(&LineIndex::new(gone.text()), 7).line, 1);
+    }
 
     #[test]
     fn crlf_lines_and_unicode_columns() {

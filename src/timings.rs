@@ -140,6 +140,11 @@ impl Timings {
         }
         let _ = writeln!(out, "{}", row("all", &sum, mib, ms));
         out.push_str("  (parse ms: parse and fact extraction, summed over threads)\n");
+        let _ = writeln!(
+            out,
+            "  constants-only texts let go after their parse, read again to show: {}",
+            crate::source::reloads()
+        );
         out
     }
 }

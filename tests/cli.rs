@@ -235,6 +235,102 @@ fn a_big_file_read_again_by_its_parser_reports_as_one_read_once() {
     assert!(human.contains("name: idempotancy-key"), "{human}");
 }
 
+/// A Rust file with no keyword, only time constants, has only its constants
+/// read, and its text is let go after that: a finding shown in it reads the
+/// file again. Its diagnostics (after a byte-order mark), its suppression
+/// comments (one used, one unused) and its snippet are the same as when the
+/// same files come from the git index, read once and kept.
+#[test]
+fn a_constants_only_file_let_go_reports_as_one_kept() {
+    let fixture = manifest().join("testdata/rules/ttl-below-replay-horizon/flag/src");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["webhooks/stripe.rs", "time_consts.rs"] {
+        write(
+            d,
+            &format!("src/{f}"),
+            &std::fs::read_to_string(fixture.join(f)).unwrap(),
+        );
+    }
+    let settings = |allow: &str| {
+        write(
+            d,
+            "src/settings.rs",
+            &format!(
+                "\u{feff}use crate::time_consts::{{DAY, HOUR}};\n\n{allow}\
+                 pub const STRIPE_EVENT_TTL_SECS: u64 = 2 * DAY + 12 * HOUR;\n\n\
+                 // idemlint: allow(evicting-key-store) -- nothing here to hide\n\
+                 pub const POLL_SECS: u64 = 5;\n"
+            ),
+        );
+        for args in [&["init", "-q"][..], &["add", "."]] {
+            let o = Command::new("git")
+                .current_dir(d)
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", stderr(&o));
+        }
+    };
+    let run = |extra: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_idemlint"))
+            .current_dir(d)
+            .env("IDEMLINT_TIMINGS", "1")
+            .args(["check", "--isolated", "--format", "json", extra])
+            .output()
+            .unwrap();
+        let reads = stderr(&o)
+            .lines()
+            .find_map(|l| {
+                l.split_once("read again to show: ")
+                    .map(|(_, n)| n.to_string())
+            })
+            .unwrap();
+        (json(&o), reads)
+    };
+    let rules_in_settings = |j: &Value| -> Vec<String> {
+        let all = j["diagnostics"].as_array().unwrap().iter();
+        all.filter(|d| d["path"] == "src/settings.rs")
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    settings("");
+    let (let_go, let_go_reads) = run("src");
+    let (kept, kept_reads) = run("--staged");
+    assert_eq!(
+        let_go_reads, "1",
+        "settings.rs is read again to show its lines"
+    );
+    assert_eq!(kept_reads, "0");
+    assert_eq!(kept["diagnostics"], let_go["diagnostics"]);
+    assert_eq!(
+        rules_in_settings(&let_go),
+        ["ttl-below-replay-horizon", "unused-suppression"],
+        "{let_go}"
+    );
+    let d0 = &let_go["diagnostics"][0];
+    assert_eq!(d0["path"], "src/settings.rs", "{let_go}");
+    assert_eq!(d0["span"]["start"]["line"], 3);
+    assert_eq!(d0["span"]["start"]["column"], 40);
+    let human = stdout(&idemlint(
+        d,
+        &["check", "--isolated", "--color", "never", "src"],
+    ));
+    assert!(
+        human.contains("3 | pub const STRIPE_EVENT_TTL_SECS: u64 = 2 * DAY + 12 * HOUR;"),
+        "{human}"
+    );
+
+    settings("// idemlint: allow(ttl-below-replay-horizon) -- a test service\n");
+    let (let_go, let_go_reads) = run("src");
+    let (kept, _) = run("--staged");
+    assert_eq!(let_go_reads, "1", "the unused suppression is shown");
+    assert_eq!(kept["diagnostics"], let_go["diagnostics"]);
+    assert_eq!(let_go["summary"]["suppressed"], 1, "{let_go}");
+    assert_eq!(rules_in_settings(&let_go), ["unused-suppression"]);
+}
+
 #[test]
 fn stdin_without_a_filename_exits_2() {
     let dir = tempfile::tempdir().unwrap();

@@ -239,12 +239,11 @@ fn a_run_that_cannot_be_trusted_still_writes_a_failed_sarif_file_and_exits_2() {
 /// holding `%`, a newline and XML markup.
 fn hostile() -> (SourceMap, Vec<Diagnostic>) {
     let mut sources = SourceMap::default();
-    sources.files.push(SourceFile {
-        path: "src/a,b:c.rs".to_string(),
-        kind: FileKind::Rust,
-        text: "let k = \"Idempotancy-Key\";\n".into(),
-        bom: false,
-    });
+    sources.files.push(SourceFile::new(
+        "src/a,b:c.rs",
+        FileKind::Rust,
+        "let k = \"Idempotancy-Key\";\n",
+    ));
     let mut d = Diagnostic::new(
         "misspelled-idempotency-header",
         Severity::Warning,

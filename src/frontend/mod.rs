@@ -194,6 +194,11 @@ pub struct FileFacts {
     /// Go template actions read as placeholder values (a Helm template's
     /// `name: {{ include … }}`): nothing is named or set by their text.
     pub holes: Vec<Span>,
+    /// Set for a file whose text is let go after its parse (a constants-only
+    /// Rust file): its lines that call something named for idempotency,
+    /// with their byte offsets (`model::redis::store_code_lines`), all that
+    /// the model reads of such a text.
+    pub store_code_lines: Option<Vec<(usize, String)>>,
 }
 
 /// Strings longer than this cannot be header names.

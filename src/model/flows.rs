@@ -901,12 +901,7 @@ mod tests {
             } else {
                 FileKind::Rust
             };
-            sources.files.push(SourceFile {
-                path: path.to_string(),
-                kind,
-                text: std::sync::Arc::from(*text),
-                bom: false,
-            });
+            sources.files.push(SourceFile::new(*path, kind, *text));
             facts.push(crate::frontend::parse(id, kind, text));
         }
         let schema = SchemaModel::build(&facts, &sources, config);

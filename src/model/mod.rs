@@ -208,12 +208,9 @@ pub(crate) fn parsed(
     let mut sources = SourceMap::default();
     let mut facts = Vec::new();
     for (i, (path, kind, text)) in files.iter().enumerate() {
-        sources.files.push(crate::source::SourceFile {
-            path: path.to_string(),
-            kind: *kind,
-            text: std::sync::Arc::from(*text),
-            bom: false,
-        });
+        sources
+            .files
+            .push(crate::source::SourceFile::new(*path, *kind, *text));
         facts.push(crate::frontend::parse(i, *kind, text));
     }
     (sources, facts)

@@ -676,19 +676,15 @@ fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &Sourc
         if !matches!(src.kind, FileKind::Rust | FileKind::Text) {
             continue;
         }
-        let text = &*src.text;
-        let mut offset = 0;
-        for line in text.split_inclusive('\n') {
-            let start = offset;
-            offset += line.len();
+        let mut look = |start: usize, line: &str| {
             let Some(ep) = generic.iter().find(|e| whole_word(line, &e.key).is_some()) else {
-                continue;
+                return;
             };
             let Some(callee) = store_callee(line, words) else {
-                continue;
+                return;
             };
             if out.iter().any(|u| u.endpoint.host == ep.host) {
-                continue;
+                return;
             }
             let at = whole_word(line, &ep.key).unwrap_or(0);
             out.push(Used {
@@ -703,9 +699,37 @@ fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &Sourc
                 span: Span::new(start + at, start + at + ep.key.len()),
                 callee,
             });
+        };
+        match &f.store_code_lines {
+            // The text was let go; these are its only lines `look` can use.
+            Some(lines) => lines.iter().for_each(|(start, line)| look(*start, line)),
+            None => lines_at(src.text()).for_each(|(start, line)| look(start, line)),
         }
     }
     out
+}
+
+/// Each line of `text` (with its line ending) and its byte offset.
+fn lines_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_inclusive('\n').scan(0, |offset, line| {
+        let start = *offset;
+        *offset += line.len();
+        Some((start, line))
+    })
+}
+
+/// The lines of `text` that [`used_by_store_code`] can use, with their byte
+/// offsets: those that call something named for idempotency. What is kept
+/// of a file whose text is let go after its parse.
+pub fn store_code_lines(text: &str) -> Vec<(usize, String)> {
+    let words = &knowledge::redis().link_words;
+    if !words.may_match_within(text) {
+        return Vec::new();
+    }
+    lines_at(text)
+        .filter(|(_, line)| store_callee(line, words).is_some())
+        .map(|(start, line)| (start, line.to_string()))
+        .collect()
 }
 
 /// The byte offset of `word` in `line` as a whole identifier.
@@ -889,7 +913,7 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap) -> (Vec<Endpoint>, Vec<En
     let (mut generic, mut speaking) = (Vec::new(), Vec::new());
     for f in files {
         let Some(doc) = &f.conf else { continue };
-        let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
+        let text = sources.files.get(f.file).map(|s| s.text()).unwrap_or("");
         let (g0, s0) = (generic.len(), speaking.len());
         for (key, value, span) in settings(&doc.entries, text, HOST_WORDS) {
             // The host first: most settings name none, and it is cheaper
@@ -1041,7 +1065,7 @@ fn cache_selections(files: &[FileFacts], sources: &SourceMap) -> Vec<Selection> 
     let mut out = Vec::new();
     for f in files.iter().filter(|f| !f.test_path) {
         let Some(doc) = &f.conf else { continue };
-        let text = sources.files.get(f.file).map(|s| &*s.text).unwrap_or("");
+        let text = sources.files.get(f.file).map(|s| s.text()).unwrap_or("");
         let mut blocks = None;
         // `selects` wants a key with the word `cache`.
         for (key, value, span) in settings(&doc.entries, text, &["cache"]) {
@@ -1303,7 +1327,6 @@ pub(crate) mod testing {
     use crate::model::ProjectModel;
     use crate::source::{FileKind, SourceFile, SourceMap};
     use std::path::Path;
-    use std::sync::Arc;
 
     pub fn facts(files: &[(&str, &str)]) -> (Vec<FileFacts>, SourceMap) {
         let mut sources = SourceMap::default();
@@ -1312,12 +1335,7 @@ pub(crate) mod testing {
             let p = Path::new(path);
             let kind = crate::walk::classify(p).unwrap_or(FileKind::Text);
             let kind = crate::walk::refine_kind(kind, p, text);
-            sources.files.push(SourceFile {
-                path: path.to_string(),
-                kind,
-                text: Arc::from(*text),
-                bom: false,
-            });
+            sources.files.push(SourceFile::new(*path, kind, *text));
             facts.push(frontend::parse(id, kind, text));
         }
         (facts, sources)
@@ -1520,6 +1538,36 @@ mod tests {
             Some(16)
         );
         assert!(whole_word("REDIS_URLS", "REDIS_URL").is_none());
+    }
+
+    /// A file whose text is let go keeps only the lines that call
+    /// something named for idempotency; the links made from them are the
+    /// ones made from the whole text.
+    #[test]
+    fn store_code_lines_link_as_the_whole_text() {
+        let env = "REDIS_URL=redis://kv:6379/0\nCACHE_URL=redis://cache:6379/0\n";
+        let code = "use std::env;\n\
+            // IdempotencyStore::connect(&env::var(\"CACHE_URL\")?) in a comment\n\
+            pub const POLL_SECS: u64 = 5;\n\
+            fn open() { let s = IdempotencyStore::connect(&env::var(\"REDIS_URL\")?); }\n\
+            fn other() { let c = redis::Client::open(env::var(\"CACHE_URL\")?); }\n";
+        let lines = store_code_lines(code);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(code[lines[0].0..].starts_with("fn open()"));
+        assert!(store_code_lines("pub const DAY: u64 = 86_400;\n").is_empty());
+        let files = [
+            ("docker-compose.yml", COMPOSE),
+            (".env", env),
+            ("src/consts.rs", code),
+        ];
+        let (f, s) = facts(&files);
+        let whole = RedisModel::build(&f, &s, &Config::default());
+        let (mut f, mut s) = facts(&files);
+        s.files[2] = crate::source::SourceFile::new("src/consts.rs", FileKind::Rust, "");
+        f[2].store_code_lines = Some(lines);
+        let let_go = RedisModel::build(&f, &s, &Config::default());
+        assert!(!find(&whole, "kv").links.is_empty());
+        assert_eq!(format!("{whole:?}"), format!("{let_go:?}"));
     }
 
     #[test]

@@ -121,7 +121,7 @@ impl RetentionModel {
                 });
             }
             if let (Some(doc), Some(src)) = (&f.conf, sources.files.get(f.file)) {
-                items.extend(config_retentions(f.file, &doc.entries, &src.text));
+                items.extend(config_retentions(f.file, &doc.entries, src.text()));
             }
         }
         items.extend(rust_retentions(files));

@@ -232,7 +232,7 @@ pub(super) fn given_settings(
             continue;
         }
         let src = sources.get(f.file);
-        let text = &src.text;
+        let text = src.text();
         let assign = if src.kind == crate::source::FileKind::Toml {
             " = "
         } else {

@@ -758,12 +758,9 @@ mod tests {
         let mut sources = SourceMap::default();
         let mut facts = Vec::new();
         for (i, (path, text)) in files.iter().enumerate() {
-            sources.files.push(SourceFile {
-                path: path.to_string(),
-                kind: FileKind::Sql,
-                text: std::sync::Arc::from(*text),
-                bom: false,
-            });
+            sources
+                .files
+                .push(SourceFile::new(*path, FileKind::Sql, *text));
             facts.push(crate::frontend::parse(i, FileKind::Sql, text));
         }
         (SchemaModel::build(&facts, &sources, config), sources)

@@ -65,7 +65,7 @@ pub fn counterparty_writer(
         {
             continue;
         }
-        let Some((cp, why)) = named(f, &src.path, &src.text, catalogue) else {
+        let Some((cp, why)) = named(f, &src.path, src.text(), catalogue) else {
             continue;
         };
         let Some((_, horizon)) = cp.inbound_horizon() else {

@@ -95,7 +95,7 @@ impl<'a> Positions<'a> {
         let idx = self
             .indexes
             .entry(file)
-            .or_insert_with(|| LineIndex::new(&source.text));
+            .or_insert_with(|| LineIndex::new(source.text()));
         source.line_col(idx, offset)
     }
 
@@ -116,7 +116,7 @@ impl<'a> Positions<'a> {
         let idx = self
             .indexes
             .entry(file)
-            .or_insert_with(|| LineIndex::new(&source.text));
+            .or_insert_with(|| LineIndex::new(source.text()));
         (
             source.line_col(idx, span.start),
             source.line_col(idx, span.end),

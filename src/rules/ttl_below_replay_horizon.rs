@@ -460,12 +460,11 @@ mod tests {
         };
         let mut sources = crate::source::SourceMap::default();
         for p in ["migrations/0001_events.sql", "migrations/0002_cleanup.sql"] {
-            sources.files.push(crate::source::SourceFile {
-                path: p.into(),
-                kind: crate::source::FileKind::Sql,
-                text: std::sync::Arc::from(""),
-                bom: false,
-            });
+            sources.files.push(crate::source::SourceFile::new(
+                p,
+                crate::source::FileKind::Sql,
+                "",
+            ));
         }
         let empty = FileFacts::default();
         let model = crate::model::retention::RetentionModel::build(
