@@ -150,7 +150,8 @@ impl SourceFile {
     pub fn line_col(&self, index: &LineIndex, offset: usize) -> LineCol {
         let mut lc = index.line_col(self.text(), offset);
         if self.bom && lc.line == 1 && offset >= 3 {
-            lc.column -= 2;
+            // A let-go text that could not be read again is empty.
+            lc.column = lc.column.saturating_sub(2).max(1);
         }
         lc
     }
