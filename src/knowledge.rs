@@ -204,6 +204,14 @@ impl DigestKeys {
 #[serde(deny_unknown_fields)]
 pub struct Stores {
     pub table: Words,
+    /// The `table` substrings that are nouns (`webhook_event`): in code
+    /// they name a table only where the identifier is one
+    /// ([`Stores::is_store_name_in_code`]).
+    #[serde(default)]
+    pub table_noun: Words,
+    /// `table` without the `table_noun` substrings, made on first use.
+    #[serde(skip)]
+    code_table: OnceLock<Words>,
     pub key_column: KeyColumns,
     pub scope_column: ScopeColumns,
     pub digest_key: DigestKeys,
@@ -232,6 +240,34 @@ impl Stores {
     pub fn is_store_table(&self, name: &str) -> bool {
         let bare = name.rsplit('.').next().unwrap_or(name).trim_matches('"');
         self.table.matches(bare)
+    }
+
+    /// Whether one segment of a Rust path, outside any string literal,
+    /// names a store. `as_table`: the identifier is written as a table (a
+    /// module followed by `::`, as diesel's `webhook_events::table`, or a
+    /// retention-named constant): then every table convention counts. Else
+    /// the nouns (`table_noun`, provider event tables such as
+    /// `stripe_events`) do not: `IncomingWebhookEvent` and
+    /// `get_webhook_event_type` name a delivery, not where deliveries are
+    /// kept. `weak_table` names never count, as they need a key column.
+    pub fn is_store_name_in_code(&self, segment: &str, as_table: bool) -> bool {
+        let snake = snake(segment);
+        let names = [segment, snake.as_str()];
+        if as_table {
+            return names
+                .iter()
+                .any(|n| self.is_store_table(n) || self.is_provider_event_table(n));
+        }
+        let verbs = self.code_table.get_or_init(|| Words {
+            substrings: (self.table.substrings.iter())
+                .filter(|w| !self.table_noun.substrings.contains(w))
+                .cloned()
+                .collect(),
+            parts: self.table.parts.clone(),
+            pairs: self.table.pairs.clone(),
+            except: self.table.except.clone(),
+        });
+        names.iter().any(|n| verbs.matches(n))
     }
 
     /// Whether a table is named for a provider's deliveries

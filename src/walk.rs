@@ -348,16 +348,18 @@ impl Keywords {
         // occurrence, and most files have none: a Rust file's comments, and
         // a YAML stream's CRD documents (`description: ... dedup ...`,
         // `maxRetries` properties), which document a resource kind and
-        // deploy nothing a rule reads.
+        // deploy nothing a rule reads. A Rust file's string literals are
+        // found by the same scan: a weak word in code (not in a string) is
+        // judged as an identifier ([`names_a_store_in_code`]).
         let mut silent = None;
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
-        let mut judged: std::collections::HashSet<(&[u8], bool)> = Default::default();
+        let mut judged: std::collections::HashSet<((&[u8], bool), bool)> = Default::default();
         for (start, pattern) in self.any.occurrences(lower) {
-            let silent = silent.get_or_insert_with(|| match kind {
-                FileKind::Rust => crate::frontend::rust::comments::ranges(bytes),
-                FileKind::Yaml => schema_documents(bytes),
-                _ => Vec::new(),
+            let (silent, strings) = silent.get_or_insert_with(|| match kind {
+                FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
+                FileKind::Yaml => (schema_documents(bytes), Vec::new()),
+                _ => (Vec::new(), Vec::new()),
             });
             let in_code = |at: usize| !crate::frontend::rust::comments::contains(silent, at);
             if !in_code(start) {
@@ -374,19 +376,31 @@ impl Keywords {
             if group.parse.iter().any(|k| k == kind.name()) {
                 return true;
             }
+            // In Rust code outside string literals, a weak word is part of
+            // an identifier: a type, a function, a binding.
+            let identifier = rust && !crate::frontend::rust::comments::contains(strings, start);
             let end = start + self.any.words[pattern].len();
             if group.names {
                 // The same names recur through a file (`webhook_url` in
                 // every handler): judge each once.
                 let name = store_name_at(bytes, start, end);
-                if !judged.contains(&name) {
-                    if names_a_store(name) {
+                if !judged.contains(&(name, identifier)) {
+                    let store = if identifier {
+                        names_a_store_in_code(name.0)
+                    } else {
+                        names_a_store(name)
+                    };
+                    if store {
                         return true;
                     }
-                    judged.insert(name);
+                    judged.insert((name, identifier));
                 }
             }
-            if let Some(with) = &group.with {
+            // A word next to Redis (a `receipts` Redis service): in Rust, a
+            // service or setting is named in a string (`"receipts-redis"`);
+            // an identifier such as `webhook_url` beside a Redis client is
+            // any service's code.
+            if let (Some(with), false) = (&group.with, identifier) {
                 if !with_checked[*g] {
                     with_checked[*g] = true;
                     if with.occurrences(lower).any(|(w, _)| in_code(w)) {
@@ -536,6 +550,38 @@ fn names_a_store((name, literal): (&[u8], bool)) -> bool {
             .iter()
             .chain(&headers.legitimate)
             .any(|h| h.name.eq_ignore_ascii_case(name))
+}
+
+/// Whether a Rust path outside any string literal (`webhook_events::table`,
+/// `mark_event_processed`, `api_models::webhooks::IncomingWebhookEvent`)
+/// names a store. Each segment is judged alone, so that words of different
+/// segments do not make a pair (`EventReportStatus::Processed`). A segment
+/// is written as a table when it is a snake-case module followed by
+/// another segment (diesel's `webhook_events::table`) or a retention name
+/// (`WEBHOOK_EVENTS_TTL`); `knowledge::Stores::is_store_name_in_code` says
+/// which conventions count where. A name left open at its end
+/// (`webhook_events::{table, dsl}`) ends in a module too.
+fn names_a_store_in_code(name: &[u8]) -> bool {
+    let Ok(name) = std::str::from_utf8(name) else {
+        return false;
+    };
+    let stores = crate::knowledge::stores();
+    let retention = crate::knowledge::retention_words();
+    let open = name.ends_with("::");
+    let segments: Vec<&str> = name
+        .split("::")
+        .map(|s| s.trim_matches(|c| c == ':' || c == '-'))
+        .collect();
+    let last = segments.len().saturating_sub(1);
+    segments.iter().enumerate().any(|(i, seg)| {
+        if seg.is_empty() {
+            return false;
+        }
+        let snake_case = !seg.bytes().any(|b| b.is_ascii_uppercase());
+        let module = snake_case && (i < last || open);
+        let as_table = module || retention.is_retention_name(seg);
+        stores.is_store_name_in_code(seg, as_table)
+    })
 }
 
 /// Whether a file's bytes contain a built-in word that can matter.
@@ -832,6 +878,52 @@ mod tests {
         // Names the config declares are strong.
         let k = Keywords::new(&["payment_requests".to_string()], DFA_FROM_FILES);
         assert!(k.admits(FileKind::Rust, rs, b"INSERT INTO payment_requests"));
+    }
+
+    #[test]
+    fn a_weak_word_in_rust_code_is_judged_as_an_identifier() {
+        let k = Keywords::new(&[], 1);
+        let rs = |text: &str| k.admits(FileKind::Rust, Path::new("src/a.rs"), text.as_bytes());
+        // A delivery, its type and its handler are not where deliveries are
+        // kept: a table convention that is a noun does not make them stores.
+        assert!(!rs("match e { IncomingWebhookEvent::RefundSuccess => {} }"));
+        assert!(!rs(
+            "fn get_webhook_event_type(&self) -> Result<Kind> { todo!() }"
+        ));
+        assert!(!rs("let t = api::webhooks::IncomingWebhookEvent::from(s);"));
+        assert!(!rs("fn status(s: AdyenWebhookStatus) {}"));
+        assert!(!rs("let c = svix::webhooks::Webhook::new(secret);"));
+        // An inbox is a store only with a key column, which code has not.
+        assert!(!rs("let inbox_url = person.inbox_url.clone();"));
+        assert!(!rs("struct SharedInboxActivities;"));
+        // Words of different segments do not make a pair.
+        assert!(!rs("if s == EventReportStatus::Processed { n += 1; }"));
+        // An identifier written as a table: a diesel table module, a
+        // retention-named constant.
+        assert!(rs("insert_into(webhook_events::table).values(&row)"));
+        assert!(rs("use schema::webhook_events::{self, dsl};"));
+        assert!(rs("pub const WEBHOOK_EVENTS_TTL: u64 = 86_400;"));
+        // The verbs of handling count in any identifier.
+        assert!(rs("db.mark_event_processed(&event.id).await?;"));
+        assert!(rs("struct ProcessedEvent;"));
+        assert!(rs("let seen = StripeEventsProcessed::load();"));
+        // In a string, every convention counts as before.
+        assert!(rs(
+            "sqlx::query(\"SELECT 1 FROM webhook_events WHERE id = $1\")"
+        ));
+        assert!(rs("let t = \"inbox\"; // the table"));
+        assert!(rs("let k = format!(\"webhook:event:{id}\");"));
+        // Beside a Redis word, a weak word admits a Rust file only in a
+        // string (a service's or setting's name), not as an identifier.
+        assert!(!rs(
+            "let webhook_url = cfg.url; let c = redis::Client::open(u)?;"
+        ));
+        assert!(rs(
+            "let h = env::var(\"RECEIPTS_HOST\"); let c = redis::Client::open(h)?;"
+        ));
+        assert!(!rs(
+            "let r = receipt_for(p); let c = redis::Client::open(u)?;"
+        ));
     }
 
     #[test]

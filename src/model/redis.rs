@@ -669,6 +669,15 @@ fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &Sourc
     if generic.is_empty() {
         return out;
     }
+    // A key that a file does not hold is on none of its lines: each file's
+    // lines are tried against the keys it holds only (one search a key and
+    // file, where a search a key and line cost 13% of a payment switch's
+    // run). Same endpoints, in the same order.
+    let finders: Vec<memchr::memmem::Finder> = generic
+        .iter()
+        .map(|e| memchr::memmem::Finder::new(e.key.as_bytes()))
+        .collect();
+    let mut held: Vec<&Endpoint> = Vec::new();
     for f in files {
         let Some(src) = sources.files.get(f.file) else {
             continue;
@@ -676,8 +685,20 @@ fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &Sourc
         if !matches!(src.kind, FileKind::Rust | FileKind::Text) {
             continue;
         }
+        held.clear();
+        let holds = |text: &[u8], finder: &memchr::memmem::Finder| finder.find(text).is_some();
+        held.extend(generic.iter().zip(&finders).filter_map(|(e, finder)| {
+            let holds = match &f.store_code_lines {
+                Some(lines) => lines.iter().any(|(_, l)| holds(l.as_bytes(), finder)),
+                None => holds(src.text().as_bytes(), finder),
+            };
+            holds.then_some(e)
+        }));
+        if held.is_empty() {
+            continue;
+        }
         let mut look = |start: usize, line: &str| {
-            let Some(ep) = generic.iter().find(|e| whole_word(line, &e.key).is_some()) else {
+            let Some(ep) = held.iter().find(|e| whole_word(line, &e.key).is_some()) else {
                 return;
             };
             let Some(callee) = store_callee(line, words) else {
@@ -1568,6 +1589,32 @@ mod tests {
         let let_go = RedisModel::build(&f, &s, &Config::default());
         assert!(!find(&whole, "kv").links.is_empty());
         assert_eq!(format!("{whole:?}"), format!("{let_go:?}"));
+    }
+
+    /// Each file's lines are tried only against the settings it holds
+    /// (one search a key and file): a file holding none links nothing, one
+    /// holding the second setting links its instance, and a line holding
+    /// both takes the first, as a search a key and line did.
+    #[test]
+    fn each_file_is_tried_against_the_settings_it_holds() {
+        let env = "REDIS_URL=redis://kv:6379/0\nCACHE_URL=redis://cache:6379/0\n";
+        let neither = "fn f() { let s = IdempotencyStore::connect(&url); }\n";
+        let second = "fn g() { let s = IdempotencyStore::connect(&env::var(\"CACHE_URL\")?); }\n";
+        let both =
+            "fn h() { DedupStore::new(env::var(\"CACHE_URL\")?, env::var(\"REDIS_URL\")?) }\n";
+        let linked = |code: &[(&str, &str)]| {
+            let mut files = vec![("docker-compose.yml", COMPOSE), (".env", env)];
+            files.extend_from_slice(code);
+            let (f, s) = facts(&files);
+            let m = RedisModel::build(&f, &s, &Config::default());
+            ["kv", "cache"].map(|i| !find(&m, i).links.is_empty())
+        };
+        assert_eq!(linked(&[("src/a.rs", neither)]), [false, false]);
+        assert_eq!(
+            linked(&[("src/a.rs", neither), ("src/b.rs", second)]),
+            [false, true]
+        );
+        assert_eq!(linked(&[("src/c.rs", both)]), [true, false]);
     }
 
     #[test]

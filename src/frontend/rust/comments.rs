@@ -18,6 +18,20 @@ use std::ops::Range;
 /// looked at one by one (the prefilter runs this on every Rust file a word
 /// occurs in).
 pub fn ranges(bytes: &[u8]) -> Vec<Range<usize>> {
+    scan(bytes, |_| {})
+}
+
+/// The comments of [`ranges`], and the string literals the same scan
+/// steps over (plain, raw, byte and C strings, from their opening quote to
+/// past their closing one; not char literals), both ascending and
+/// disjoint.
+pub fn comments_and_strings(bytes: &[u8]) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
+    let mut strings = Vec::new();
+    let comments = scan(bytes, |s| strings.push(s));
+    (comments, strings)
+}
+
+fn scan(bytes: &[u8], mut string: impl FnMut(Range<usize>)) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(p) = memchr::memchr3(b'/', b'"', b'\'', &bytes[i..]) {
@@ -29,9 +43,11 @@ pub fn ranges(bytes: &[u8]) -> Vec<Range<usize>> {
         }
         match bytes[i] {
             b'"' => {
-                i = raw_prefix(bytes, i)
+                let end = raw_prefix(bytes, i)
                     .and_then(|hashes| raw_end(bytes, i + 1, hashes))
                     .unwrap_or_else(|| string_end(bytes, i + 1));
+                string(i..end);
+                i = end;
             }
             b'\'' => i = char_end(bytes, i),
             _ => i += 1,
@@ -244,6 +260,34 @@ mod tests {
     /// of the pieces that open and close literals and comments in every
     /// order: the jumping scan gives the ranges the byte-by-byte one gives.
     /// `IDEMLINT_COMMENTS_CORPUS=DIR` adds the Rust files under DIR.
+    #[test]
+    fn strings_are_the_literals_the_scan_steps_over() {
+        let text = concat!(
+            "let a = \"// not a comment\"; // a \"comment\"\n",
+            "let b = r#\"raw \" quote\"#; let c = b\"bytes\\\"x\";\n",
+            "let d = '\"'; /* \"in\" a block */ let e = cr\"c\";\n",
+            "fn f<'a>(x: &'a str) -> &'a str { \"tail\" }",
+        );
+        let (comments, strings) = comments_and_strings(text.as_bytes());
+        assert_eq!(comments, ranges(text.as_bytes()));
+        let found: Vec<&str> = strings.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(
+            found,
+            [
+                "\"// not a comment\"",
+                "\"raw \" quote\"#",
+                "\"bytes\\\"x\"",
+                "\"c\"",
+                "\"tail\"",
+            ]
+        );
+        // Ascending and disjoint, so `contains` can search them.
+        assert!(strings.windows(2).all(|w| w[0].end <= w[1].start));
+        let at = text.find("not a comment").unwrap_or(0);
+        assert!(contains(&strings, at));
+        assert!(!contains(&strings, text.find("let b").unwrap_or(0)));
+    }
+
     #[test]
     fn the_jumping_scan_agrees_with_the_byte_scan() {
         let pieces: [&[u8]; 24] = [

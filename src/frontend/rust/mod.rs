@@ -84,9 +84,13 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
         Ok(f) => f,
         Err(e) => {
             let span = byte_span(e.span());
-            facts
-                .problems
-                .push(Problem::invalid(span, "Rust", e.to_string()));
+            let mut problem = Problem::invalid(span, "Rust", e.to_string());
+            if is_template(text) {
+                problem.message =
+                    "template (`{{ … }}` placeholders) that does not read as Rust".into();
+                problem.reported = false;
+            }
+            facts.problems.push(problem);
             return;
         }
     };
@@ -114,6 +118,20 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
     if redis_config::may_set_policy(text) {
         redis_config::collect(&file, facts);
     }
+}
+
+/// Whether Rust that syn refused is a template a generator renders
+/// (cargo-generate's Liquid `{{ project-name }}`, `{% if %}`; Tera,
+/// Handlebars): a placeholder opens in code, outside strings and comments.
+/// Like a Helm template that does not read as YAML, it is counted as not
+/// read, not reported: the file is valid in its own language.
+fn is_template(text: &str) -> bool {
+    let (comments, strings) = comments::comments_and_strings(text.as_bytes());
+    let code =
+        |at: &usize| !comments::contains(&comments, *at) && !comments::contains(&strings, *at);
+    memchr::memmem::find_iter(text.as_bytes(), b"{{")
+        .chain(memchr::memmem::find_iter(text.as_bytes(), b"{%"))
+        .any(|at| code(&at))
 }
 
 /// Longest operator chain [`max_chain_depth`] lets through to syn. syn
@@ -649,6 +667,32 @@ fn f() -> HttpResponse {
             f.rust.unwrap().ident_args,
             vec![("REPLAYED_HEADER".to_string(), StrRole::Write)]
         );
+    }
+
+    #[test]
+    fn a_generator_template_is_counted_and_invalid_rust_is_reported() {
+        let run = |text: &str| {
+            let mut f = FileFacts::default();
+            parse(text, &mut f);
+            f.problems
+        };
+        // cargo-generate (Liquid): placeholders where names go.
+        let liquid = "use transformers as {{project-name | downcase}};\n\
+            pub struct {{project-name | pascal_case}};\n\
+            impl {{project-name | pascal_case}} { pub fn new() -> Self { Self } }\n";
+        let p = run(liquid);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(!p[0].reported, "a template is counted, not reported");
+        assert!(p[0].message.contains("template"), "{}", p[0].message);
+        let p = run("{% if redis %}\nuse redis::Client;\n{% endif %}\nfn main() {}\n");
+        assert!(p.len() == 1 && !p[0].reported, "{p:?}");
+        // Braces in a string or a comment are not a placeholder: this is
+        // invalid Rust, and said.
+        let p = run("// {{ not a template }}\nfn f() { let s = \"{{x}}\"; let = ; }\n");
+        assert!(p.len() == 1 && p[0].reported, "{p:?}");
+        assert_eq!(p[0].message, "invalid Rust");
+        // A block in a block is Rust, and parses.
+        assert!(run("fn f() {{ let x = 1; }}\n").is_empty());
     }
 
     #[test]
