@@ -545,11 +545,26 @@ fn names_a_store((name, literal): (&[u8], bool)) -> bool {
                 || stores.is_provider_event_table(n)
                 || stores.weak_table.matches(n)
         })
-        || headers
-            .canonical
-            .iter()
-            .chain(&headers.legitimate)
-            .any(|h| h.name.eq_ignore_ascii_case(name))
+        || {
+            // A header name, whatever its separators when it holds a `-`
+            // (`PayPal_Request-Id` is a miss the header rule reports), but
+            // not a `webhookId` variable.
+            let squashed = |s: &str| {
+                s.bytes()
+                    .filter(u8::is_ascii_alphanumeric)
+                    .map(|b| b.to_ascii_lowercase())
+                    .collect::<Vec<u8>>()
+            };
+            let hyphened = name.contains('-').then(|| squashed(name));
+            headers
+                .canonical
+                .iter()
+                .chain(&headers.legitimate)
+                .any(|h| {
+                    h.name.eq_ignore_ascii_case(name)
+                        || hyphened.as_ref().is_some_and(|n| *n == squashed(&h.name))
+                })
+        }
 }
 
 /// Whether a Rust path outside any string literal (`webhook_events::table`,
@@ -923,6 +938,53 @@ mod tests {
         ));
         assert!(!rs(
             "let r = receipt_for(p); let c = redis::Client::open(u)?;"
+        ));
+    }
+
+    #[test]
+    fn request_id_admits_a_file_only_as_the_catalogue_header() {
+        let k = Keywords::new(&[], 1);
+        let admits =
+            |kind, path: &str, text: &str| k.admits(kind, Path::new(path), text.as_bytes());
+        // PayPal's idempotency header, in any case, or with an underscore
+        // that the header rule reports.
+        assert!(admits(
+            FileKind::Rust,
+            "src/paypal.rs",
+            "req.header(\"PayPal-Request-Id\", key)"
+        ));
+        assert!(admits(
+            FileKind::Json,
+            "c.json",
+            "{\"key\": \"paypal-request-ID\"}"
+        ));
+        assert!(admits(
+            FileKind::Text,
+            "a.ts",
+            "h['PayPal_Request-Id'] = k;"
+        ));
+        // A tracing header is none of the catalogue's.
+        assert!(!admits(
+            FileKind::Json,
+            "postman.json",
+            "{\"header\": [{\"key\": \"X-Request-Id\", \"value\": \"{{id}}\"}]}"
+        ));
+        assert!(!admits(
+            FileKind::Rust,
+            "src/trace.rs",
+            "let id = RequestIdentifier::new(\"x-request-id\");"
+        ));
+        // Separators are ignored only in a name that holds a `-`: a
+        // `webhookId` variable is not the `webhook-id` header.
+        assert!(!admits(
+            FileKind::Text,
+            "a.ts",
+            "const webhookId = body.id;"
+        ));
+        assert!(admits(
+            FileKind::Text,
+            "a.ts",
+            "headers['Webhook-ID'] = id;"
         ));
     }
 
