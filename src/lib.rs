@@ -561,16 +561,26 @@ type Rereads = Arc<Vec<OnceLock<Reread>>>;
 enum Reread {
     /// The text, with whether a byte-order mark was blanked.
     Text(Arc<str>, bool),
-    /// A constants-only file: its facts are a few constants, and its text
-    /// is wanted again only if a finding or the inventory shows a line of
-    /// it, so it is let go (`SourceFile::let_go`) with its length, digest
-    /// and suppression comments.
+    /// A Rust file ([`lets_go`]): nothing reads its text after its front
+    /// end but a finding or the inventory that shows a line of it, so it is
+    /// let go (`SourceFile::let_go`) with its length, digest and suppression
+    /// comments.
     LetGo {
         len: usize,
         hash: u64,
         bom: bool,
         suppressions: Vec<suppress::Suppression>,
     },
+}
+
+/// Whether a deferred file's text is let go after its front end. A Rust
+/// file's facts hold all that the model reads of it, but for the lines that
+/// call something named for idempotency (`FileFacts::store_code_lines`,
+/// kept) and the rare file that writes a store, whose text the writer model
+/// reads again. A config's entries are read with its text, so YAML, JSON
+/// and the rest keep theirs.
+fn lets_go(l: &Loaded) -> bool {
+    l.kind == FileKind::Rust
 }
 
 /// The front ends' work on the kept files, for [`supervise::run`].
@@ -588,7 +598,7 @@ impl supervise::Job for ParseJob {
                 Ok(bytes) => {
                     let (text, bom, problems) = decode(bytes);
                     let text: Arc<str> = Arc::from(text);
-                    let _ = self.1[id].set(if l.consts_only {
+                    let _ = self.1[id].set(if lets_go(l) {
                         Reread::LetGo {
                             len: text.len(),
                             hash: source::text_hash(&text),
@@ -623,6 +633,9 @@ impl supervise::Job for ParseJob {
         } else if l.parse {
             let mut f = frontend::parse(id, l.kind, &text);
             model::keep_model_inputs(&mut f, &text);
+            if l.deferred.is_some() && lets_go(l) {
+                f.store_code_lines = Some(model::redis::store_code_lines(&text));
+            }
             f
         } else {
             frontend::FileFacts {
@@ -794,9 +807,9 @@ fn load_text(
     // A big file's text is read again by the worker that parses it, so that
     // the texts of the big files still waiting their turn (they are parsed
     // one at a time) are not all held while the largest tree is built. So is
-    // a constants-only file's, which its worker then lets go ([`Reread`]).
-    let deferred =
-        (reads_work_tree && (len > BIG_FILE_BYTES || consts_only)).then(|| path.to_path_buf());
+    // a Rust file's, which its worker then lets go ([`Reread`], [`lets_go`]).
+    let deferred = (reads_work_tree && (len > BIG_FILE_BYTES || kind == FileKind::Rust))
+        .then(|| path.to_path_buf());
     let (text, bom, problems) = match deferred {
         Some(_) => (String::new(), false, Vec::new()),
         None => (text, bom, problems),

@@ -142,7 +142,7 @@ impl Timings {
         out.push_str("  (parse ms: parse and fact extraction, summed over threads)\n");
         let _ = writeln!(
             out,
-            "  constants-only texts let go after their parse, read again to show: {}",
+            "  Rust texts let go after their parse, read again to show: {}",
             crate::source::reloads()
         );
         out
