@@ -396,11 +396,13 @@ impl Keywords {
                     judged.insert((name, identifier));
                 }
             }
-            // A word next to Redis (a `receipts` Redis service): in Rust, a
-            // service or setting is named in a string (`"receipts-redis"`);
-            // an identifier such as `webhook_url` beside a Redis client is
-            // any service's code.
-            if let (Some(with), false) = (&group.with, identifier) {
+            // A word next to Redis (a `receipts` Redis service). In Rust
+            // code, only in an identifier the Redis model links to an
+            // instance (`rules/redis.toml` link words: a `ReceiptCache`
+            // whose field is a Redis pool); a `webhook_url` beside a Redis
+            // client is any service's code.
+            let linkable = || !identifier || redis_link_name(store_name_at(bytes, start, end).0);
+            if let (Some(with), true) = (&group.with, linkable()) {
                 if !with_checked[*g] {
                     with_checked[*g] = true;
                     if with.occurrences(lower).any(|(w, _)| in_code(w)) {
@@ -596,6 +598,16 @@ fn names_a_store_in_code(name: &[u8]) -> bool {
         let module = snake_case && (i < last || open);
         let as_table = module || retention.is_retention_name(seg);
         stores.is_store_name_in_code(seg, as_table)
+    })
+}
+
+/// Whether a segment of a Rust path is named with a word the Redis model
+/// links a Redis instance by (`ReceiptCache`, `receipts_redis`).
+fn redis_link_name(name: &[u8]) -> bool {
+    let words = &crate::knowledge::redis().link_words;
+    std::str::from_utf8(name).is_ok_and(|name| {
+        name.split("::")
+            .any(|seg| !seg.is_empty() && words.matches(&crate::knowledge::snake(seg)))
     })
 }
 
@@ -928,16 +940,20 @@ mod tests {
         ));
         assert!(rs("let t = \"inbox\"; // the table"));
         assert!(rs("let k = format!(\"webhook:event:{id}\");"));
-        // Beside a Redis word, a weak word admits a Rust file only in a
-        // string (a service's or setting's name), not as an identifier.
+        // Beside a Redis word, a weak word admits a Rust file in a string
+        // (a service's or setting's name), or in an identifier named with
+        // a Redis link word, not in any identifier.
         assert!(!rs(
             "let webhook_url = cfg.url; let c = redis::Client::open(u)?;"
         ));
         assert!(rs(
             "let h = env::var(\"RECEIPTS_HOST\"); let c = redis::Client::open(h)?;"
         ));
+        assert!(rs(
+            "struct ReceiptCache { pool: redis::aio::ConnectionManager }"
+        ));
         assert!(!rs(
-            "let r = receipt_for(p); let c = redis::Client::open(u)?;"
+            "let n = processed_count + 1; let c = redis::Client::open(u)?;"
         ));
     }
 
