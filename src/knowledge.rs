@@ -205,10 +205,10 @@ impl DigestKeys {
 pub struct Stores {
     pub table: Words,
     /// The `table` substrings that are nouns (`webhook_event`): in code
-    /// they name a table only where the identifier is one
+    /// they name a table only where the identifier is one, or writes one
     /// ([`Stores::is_store_name_in_code`]).
     #[serde(default)]
-    pub table_noun: Words,
+    pub table_noun: TableNouns,
     /// `table` without the `table_noun` substrings, made on first use.
     #[serde(skip)]
     code_table: OnceLock<Words>,
@@ -235,6 +235,18 @@ pub struct Stores {
     pub in_flight_column: Words,
 }
 
+/// `[table_noun]` of `rules/stores.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableNouns {
+    /// The `table` substrings that are nouns.
+    #[serde(default)]
+    pub substrings: Vec<String>,
+    /// Words of a name that writes the table (`insert_webhook_event`).
+    #[serde(default)]
+    pub verbs: Vec<String>,
+}
+
 impl Stores {
     /// Whether a table name (schema qualification ignored) names a store.
     pub fn is_store_table(&self, name: &str) -> bool {
@@ -247,13 +259,20 @@ impl Stores {
     /// module followed by `::`, as diesel's `webhook_events::table`, or a
     /// retention-named constant): then every table convention counts. Else
     /// the nouns (`table_noun`, provider event tables such as
-    /// `stripe_events`) do not: `IncomingWebhookEvent` and
-    /// `get_webhook_event_type` name a delivery, not where deliveries are
-    /// kept. `weak_table` names never count, as they need a key column.
+    /// `stripe_events`) count only in a name that writes the table
+    /// (`insert_webhook_event`, a word of `table_noun.verbs`):
+    /// `IncomingWebhookEvent` and `get_webhook_event_type` name a delivery,
+    /// not where deliveries are kept. `weak_table` names never count, as
+    /// they need a key column.
     pub fn is_store_name_in_code(&self, segment: &str, as_table: bool) -> bool {
         let snake = snake(segment);
         let names = [segment, snake.as_str()];
-        if as_table {
+        let writes = || {
+            name_words(segment)
+                .iter()
+                .any(|w| self.table_noun.verbs.contains(w))
+        };
+        if as_table || writes() {
             return names
                 .iter()
                 .any(|n| self.is_store_table(n) || self.is_provider_event_table(n));

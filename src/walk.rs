@@ -930,6 +930,12 @@ mod tests {
         assert!(rs("insert_into(webhook_events::table).values(&row)"));
         assert!(rs("use schema::webhook_events::{self, dsl};"));
         assert!(rs("pub const WEBHOOK_EVENTS_TTL: u64 = 86_400;"));
+        // A name that writes the table is store code.
+        assert!(rs("db.insert_webhook_event(&event).await?;"));
+        assert!(rs("self.record_webhook_receipt(id)"));
+        assert!(!rs(
+            "if is_refund_webhook_event(&e) { lookup_webhook_event(id) }"
+        ));
         // The verbs of handling count in any identifier.
         assert!(rs("db.mark_event_processed(&event.id).await?;"));
         assert!(rs("struct ProcessedEvent;"));
