@@ -966,48 +966,43 @@ mod tests {
     #[test]
     fn request_id_admits_a_file_only_as_the_catalogue_header() {
         let k = Keywords::new(&[], 1);
-        let admits =
-            |kind, path: &str, text: &str| k.admits(kind, Path::new(path), text.as_bytes());
-        // PayPal's idempotency header, in any case, or with an underscore
-        // that the header rule reports.
-        assert!(admits(
-            FileKind::Rust,
-            "src/paypal.rs",
-            "req.header(\"PayPal-Request-Id\", key)"
-        ));
-        assert!(admits(
-            FileKind::Json,
-            "c.json",
-            "{\"key\": \"paypal-request-ID\"}"
-        ));
-        assert!(admits(
-            FileKind::Text,
-            "a.ts",
-            "h['PayPal_Request-Id'] = k;"
-        ));
-        // A tracing header is none of the catalogue's.
-        assert!(!admits(
-            FileKind::Json,
-            "postman.json",
-            "{\"header\": [{\"key\": \"X-Request-Id\", \"value\": \"{{id}}\"}]}"
-        ));
-        assert!(!admits(
-            FileKind::Rust,
-            "src/trace.rs",
-            "let id = RequestIdentifier::new(\"x-request-id\");"
-        ));
-        // Separators are ignored only in a name that holds a `-`: a
-        // `webhookId` variable is not the `webhook-id` header.
-        assert!(!admits(
-            FileKind::Text,
-            "a.ts",
-            "const webhookId = body.id;"
-        ));
-        assert!(admits(
-            FileKind::Text,
-            "a.ts",
-            "headers['Webhook-ID'] = id;"
-        ));
+        for (kind, path, text, admitted) in [
+            // PayPal's idempotency header, in any case, or with an
+            // underscore that the header rule reports.
+            (
+                FileKind::Rust,
+                "src/paypal.rs",
+                "req.header(\"PayPal-Request-Id\", key)",
+                true,
+            ),
+            (
+                FileKind::Json,
+                "c.json",
+                "{\"key\": \"paypal-request-ID\"}",
+                true,
+            ),
+            (FileKind::Text, "a.ts", "h['PayPal_Request-Id'] = k;", true),
+            // A tracing header is none of the catalogue's.
+            (
+                FileKind::Json,
+                "postman.json",
+                "[{\"key\": \"X-Request-Id\"}]",
+                false,
+            ),
+            (
+                FileKind::Rust,
+                "src/trace.rs",
+                "RequestIdentifier::new(\"x-request-id\")",
+                false,
+            ),
+            // Separators are ignored only in a name that holds a `-`: a
+            // `webhookId` variable is not the `webhook-id` header.
+            (FileKind::Text, "a.ts", "const webhookId = body.id;", false),
+            (FileKind::Text, "a.ts", "headers['Webhook-ID'] = id;", true),
+        ] {
+            let got = k.admits(kind, Path::new(path), text.as_bytes());
+            assert_eq!(got, admitted, "{path}: {text}");
+        }
     }
 
     #[test]
