@@ -630,6 +630,7 @@ impl supervise::Job for ParseJob {
         } else if l.parse {
             let mut f = frontend::parse(id, l.kind, &text);
             model::keep_model_inputs(&mut f, &text);
+            f.shrink_to_fit();
             if l.deferred.is_some() && lets_go(l) {
                 f.store_code_lines = Some(model::redis::store_code_lines(&text));
             }

@@ -222,6 +222,28 @@ pub fn header_relevant(s: &str) -> bool {
 }
 
 impl FileFacts {
+    /// Give back what the vectors every kept file holds to the end of the
+    /// run grew beyond their length (a quarter of their capacity, on
+    /// average, after doubling).
+    pub fn shrink_to_fit(&mut self) {
+        self.strings.shrink_to_fit();
+        self.table_uses.shrink_to_fit();
+        self.retention.shrink_to_fit();
+        if let Some(r) = &mut self.rust {
+            r.flow.functions.shrink_to_fit();
+            r.flow.uses.shrink_to_fit();
+            r.flow.structs.shrink_to_fit();
+            for f in &mut r.flow.functions {
+                f.params.shrink_to_fit();
+                f.module.shrink_to_fit();
+            }
+            r.retention.defs.shrink_to_fit();
+            r.retention.pending.shrink_to_fit();
+            r.str_consts.shrink_to_fit();
+            r.ident_args.shrink_to_fit();
+        }
+    }
+
     /// Free the flattened tree of a YAML/JSON/TOML file and the string
     /// literals once the header, retention and Redis models, their only
     /// readers, are built; `conf` stays `Some` for a config file.
