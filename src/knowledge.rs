@@ -265,13 +265,10 @@ impl Stores {
     /// not where deliveries are kept. `weak_table` names never count, as
     /// they need a key column.
     pub fn is_store_name_in_code(&self, segment: &str, as_table: bool) -> bool {
-        let snake = snake(segment);
+        let words = name_words(segment);
+        let snake = words.join("_");
         let names = [segment, snake.as_str()];
-        let writes = || {
-            name_words(segment)
-                .iter()
-                .any(|w| self.table_noun.verbs.contains(w))
-        };
+        let writes = || words.iter().any(|w| self.table_noun.verbs.contains(w));
         if as_table || writes() {
             return names
                 .iter()

@@ -570,14 +570,14 @@ enum Reread {
     },
 }
 
-/// Whether a deferred file's text is let go after its front end. A Rust
-/// file's facts hold all that the model reads of it, but for the lines that
-/// call something named for idempotency (`FileFacts::store_code_lines`,
-/// kept) and the rare file that writes a store, whose text the writer model
-/// reads again. A config's entries are read with its text, so YAML, JSON
-/// and the rest keep theirs.
-fn lets_go(l: &Loaded) -> bool {
-    l.kind == FileKind::Rust
+/// Whether a work-tree file of `kind` is read by its parse worker and its
+/// text let go after its front end. A Rust file's facts hold all that the
+/// model reads of it, but for the lines that call something named for
+/// idempotency (`FileFacts::store_code_lines`, kept) and the rare file that
+/// writes a store, whose text the writer model reads again. A config's
+/// entries are read with its text, so YAML, JSON and the rest keep theirs.
+fn lets_go(kind: FileKind) -> bool {
+    kind == FileKind::Rust
 }
 
 /// The front ends' work on the kept files, for [`supervise::run`].
@@ -595,7 +595,7 @@ impl supervise::Job for ParseJob {
                 Ok(bytes) => {
                     let (text, bom, problems) = decode(bytes);
                     let text: Arc<str> = Arc::from(text);
-                    let _ = self.1[id].set(if lets_go(l) {
+                    let _ = self.1[id].set(if lets_go(l.kind) {
                         Reread::LetGo {
                             len: text.len(),
                             hash: source::text_hash(&text),
@@ -623,17 +623,11 @@ impl supervise::Job for ParseJob {
                 ..Default::default()
             };
             frontend::rust::retention::parse_consts(&text, &mut f);
-            if l.deferred.is_some() {
-                f.store_code_lines = Some(model::redis::store_code_lines(&text));
-            }
             f
         } else if l.parse {
             let mut f = frontend::parse(id, l.kind, &text);
             model::keep_model_inputs(&mut f, &text);
             f.shrink_to_fit();
-            if l.deferred.is_some() && lets_go(l) {
-                f.store_code_lines = Some(model::redis::store_code_lines(&text));
-            }
             f
         } else {
             frontend::FileFacts {
@@ -641,6 +635,10 @@ impl supervise::Job for ParseJob {
                 ..Default::default()
             }
         };
+        // The lines the Redis model reads of a text that is let go.
+        if l.deferred.is_some() && lets_go(l.kind) {
+            f.store_code_lines = Some(model::redis::store_code_lines(&text));
+        }
         f.problems
             .splice(0..0, l.problems.iter().cloned().chain(reread_problems));
         f
@@ -806,8 +804,8 @@ fn load_text(
     // the texts of the big files still waiting their turn (they are parsed
     // one at a time) are not all held while the largest tree is built. So is
     // a Rust file's, which its worker then lets go ([`Reread`], [`lets_go`]).
-    let deferred = (reads_work_tree && (len > BIG_FILE_BYTES || kind == FileKind::Rust))
-        .then(|| path.to_path_buf());
+    let deferred =
+        (reads_work_tree && (len > BIG_FILE_BYTES || lets_go(kind))).then(|| path.to_path_buf());
     let (text, bom, problems) = match deferred {
         Some(_) => (String::new(), false, Vec::new()),
         None => (text, bom, problems),

@@ -380,10 +380,10 @@ impl Keywords {
             // an identifier: a type, a function, a binding.
             let identifier = rust && !crate::frontend::rust::comments::contains(strings, start);
             let end = start + self.any.words[pattern].len();
+            let name = store_name_at(bytes, start, end);
             if group.names {
                 // The same names recur through a file (`webhook_url` in
                 // every handler): judge each once.
-                let name = store_name_at(bytes, start, end);
                 if !judged.contains(&(name, identifier)) {
                     let store = if identifier {
                         names_a_store_in_code(name.0)
@@ -401,7 +401,7 @@ impl Keywords {
             // instance (`rules/redis.toml` link words: a `ReceiptCache`
             // whose field is a Redis pool); a `webhook_url` beside a Redis
             // client is any service's code.
-            let linkable = || !identifier || redis_link_name(store_name_at(bytes, start, end).0);
+            let linkable = || !identifier || redis_link_name(name.0);
             if let (Some(with), true) = (&group.with, linkable()) {
                 if !with_checked[*g] {
                     with_checked[*g] = true;
@@ -579,16 +579,10 @@ fn names_a_store((name, literal): (&[u8], bool)) -> bool {
 /// which conventions count where. A name left open at its end
 /// (`webhook_events::{table, dsl}`) ends in a module too.
 fn names_a_store_in_code(name: &[u8]) -> bool {
-    let Ok(name) = std::str::from_utf8(name) else {
-        return false;
-    };
     let stores = crate::knowledge::stores();
     let retention = crate::knowledge::retention_words();
-    let open = name.ends_with("::");
-    let segments: Vec<&str> = name
-        .split("::")
-        .map(|s| s.trim_matches(|c| c == ':' || c == '-'))
-        .collect();
+    let open = name.ends_with(b"::");
+    let segments = path_segments(name);
     let last = segments.len().saturating_sub(1);
     segments.iter().enumerate().any(|(i, seg)| {
         if seg.is_empty() {
@@ -605,10 +599,22 @@ fn names_a_store_in_code(name: &[u8]) -> bool {
 /// links a Redis instance by (`ReceiptCache`, `receipts_redis`).
 fn redis_link_name(name: &[u8]) -> bool {
     let words = &crate::knowledge::redis().link_words;
-    std::str::from_utf8(name).is_ok_and(|name| {
-        name.split("::")
-            .any(|seg| !seg.is_empty() && words.matches(&crate::knowledge::snake(seg)))
-    })
+    path_segments(name)
+        .iter()
+        .any(|seg| !seg.is_empty() && words.matches(&crate::knowledge::snake(seg)))
+}
+
+/// The `::` segments of a name [`store_name_at`] found in Rust code, stray
+/// `:` and `-` trimmed (`inbox_url:` of a field); none when it is not UTF-8.
+fn path_segments(name: &[u8]) -> Vec<&str> {
+    std::str::from_utf8(name).map_or_else(
+        |_| Vec::new(),
+        |name| {
+            name.split("::")
+                .map(|s| s.trim_matches(|c| c == ':' || c == '-'))
+                .collect()
+        },
+    )
 }
 
 /// Whether a file's bytes contain a built-in word that can matter.

@@ -686,11 +686,11 @@ fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &Sourc
             continue;
         }
         held.clear();
-        let holds = |text: &[u8], finder: &memchr::memmem::Finder| finder.find(text).is_some();
         held.extend(generic.iter().zip(&finders).filter_map(|(e, finder)| {
+            let found = |text: &str| finder.find(text.as_bytes()).is_some();
             let holds = match &f.store_code_lines {
-                Some(lines) => lines.iter().any(|(_, l)| holds(l.as_bytes(), finder)),
-                None => holds(src.text().as_bytes(), finder),
+                Some(lines) => lines.iter().any(|(_, l)| found(l)),
+                None => found(src.text()),
             };
             holds.then_some(e)
         }));
