@@ -287,7 +287,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             loaded.push(l);
         }
     }
-    for l in loaded.iter().filter(|l| l.parse) {
+    for l in loaded.iter().filter(|l| l.parse && !l.late) {
         timings.admitted(l.kind, l.len as u64, l.consts_only);
     }
     // Every file the walk found (10,163 paths and names on a payment
@@ -301,73 +301,104 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         sources.files.push(src);
     }
 
-    // front ends, in parallel, each file within its time bound
+    // front ends, in parallel, each file within its time bound; files the
+    // prefilter held back for their retries wait (`Admission::Late`)
     let loaded = Arc::new(loaded);
     let reread: Rereads = Arc::new(loaded.iter().map(|_| OnceLock::new()).collect());
-    let fates = supervise::run(
-        ParseJob(Arc::clone(&loaded), Arc::clone(&reread)),
-        pool.current_num_threads(),
-        PARSER_STACK_BYTES,
-        (BIG_PARSE_BYTES, BIG_FILES_AT_ONCE),
-        opts.parse_timeout
-            .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
-    )
-    .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))?;
+    let parse = |ids: Vec<usize>| {
+        supervise::run(
+            ParseJob {
+                loaded: Arc::clone(&loaded),
+                reread: Arc::clone(&reread),
+                ids,
+            },
+            pool.current_num_threads(),
+            PARSER_STACK_BYTES,
+            (BIG_PARSE_BYTES, BIG_FILES_AT_ONCE),
+            opts.parse_timeout
+                .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
+        )
+        .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))
+    };
+    let (late, now): (Vec<usize>, Vec<usize>) = (0..loaded.len()).partition(|&i| loaded[i].late);
+    let mut facts: Vec<frontend::FileFacts> = (0..loaded.len())
+        .map(|file| frontend::FileFacts {
+            file,
+            ..Default::default()
+        })
+        .collect();
+    // Files whose front end did not finish: (id, crashed).
+    let mut given_up: Vec<(usize, bool)> = Vec::new();
+    let fates = parse(now.clone())?;
+    settle(
+        fates,
+        &now,
+        &loaded,
+        &mut timings,
+        &mut given_up,
+        &mut facts,
+    );
     // Suppressions of files whose text was let go, scanned by their worker.
     let mut early_suppressions: Vec<Option<Vec<suppress::Suppression>>> = Vec::new();
     early_suppressions.resize_with(sources.files.len(), || None);
-    for (id, (src, slot)) in sources.files.iter_mut().zip(reread.iter()).enumerate() {
-        match slot.get() {
-            Some(Reread::Text(text, bom)) => src.set_text(Arc::clone(text), *bom),
-            Some(Reread::LetGo {
-                len,
-                hash,
-                bom,
-                suppressions,
-            }) => {
-                if let Some(disk) = &loaded[id].deferred {
-                    src.let_go(disk.clone(), *len, *hash, *bom);
-                }
-                early_suppressions[id] = Some(suppressions.clone());
-            }
-            None => {}
+    take_texts(
+        &mut sources,
+        &reread,
+        &loaded,
+        &now,
+        &mut early_suppressions,
+    );
+    let roots = TestRoots::new(&paths, &cwd);
+    let test_paths = |facts: &mut [frontend::FileFacts], ids: &[usize], sources: &SourceMap| {
+        for &id in ids {
+            let f = &mut facts[id];
+            f.test_path =
+                test_code::test_code().is_test_path(&roots.relative(sources.path(f.file)));
         }
+    };
+    test_paths(&mut facts, &now, &sources);
+    let mut joins = None;
+    let mut late_parsed = 0;
+    if !late.is_empty() {
+        timings.phase("parse");
+        let j = pool.install(|| model::Joins::build(&facts, &sources, &config));
+        // The model's first parts, built early to decide; kept when the held
+        // files are not parsed.
+        timings.phase("model-first");
+        if j.uses_late_files(&facts) {
+            drop(j);
+            for &id in &late {
+                let l = &loaded[id];
+                timings.admitted(l.kind, l.len as u64, false);
+            }
+            let fates = parse(late.clone())?;
+            settle(
+                fates,
+                &late,
+                &loaded,
+                &mut timings,
+                &mut given_up,
+                &mut facts,
+            );
+            take_texts(
+                &mut sources,
+                &reread,
+                &loaded,
+                &late,
+                &mut early_suppressions,
+            );
+            test_paths(&mut facts, &late, &sources);
+            late_parsed = late.len();
+        } else {
+            joins = Some(j);
+        }
+        timings.held(late.len(), late_parsed);
+        timings.phase("parse-held");
+    } else {
+        timings.phase("parse");
     }
-    // Files whose front end did not finish: (id, crashed).
-    let mut given_up: Vec<(usize, bool)> = Vec::new();
-    let facts: Vec<frontend::FileFacts> = fates
-        .into_iter()
-        .zip(loaded.iter())
-        .enumerate()
-        .map(|(id, (fate, l))| match fate {
-            supervise::Fate::Done(f, took) => {
-                timings.kind(l.kind).parse += took;
-                f
-            }
-            supervise::Fate::TimedOut(limit) => {
-                timings.kind(l.kind).parse += limit;
-                given_up.push((id, false));
-                ParseJob::gave_up(
-                    id,
-                    l,
-                    format!(
-                        "{GAVE_UP} {} (the per-file time bound, `--parse-timeout`)",
-                        supervise::show(limit)
-                    ),
-                )
-            }
-            supervise::Fate::Panicked(message) => {
-                given_up.push((id, true));
-                ParseJob::gave_up(
-                    id,
-                    l,
-                    format!("idemlint crashed reading this file, a bug to report: {message}"),
-                )
-            }
-        })
-        .collect();
-    timings.phase("parse");
-    let files_parsed = loaded.iter().filter(|l| l.parse).count();
+    given_up.sort_unstable();
+    let files_parsed = loaded.iter().filter(|l| l.parse).count() - (late.len() - late_parsed);
     let unparsed: Vec<render::Unparsed> = facts
         .iter()
         .flat_map(|f| {
@@ -427,12 +458,10 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     diagnostics = rules::apply_levels(diagnostics, &sources, &config);
 
     // model, rules
-    let roots = TestRoots::new(&paths, &cwd);
-    let mut facts = facts;
-    for f in &mut facts {
-        f.test_path = test_code::test_code().is_test_path(&roots.relative(sources.path(f.file)));
-    }
-    let model = pool.install(|| model::ProjectModel::build(facts, &sources, &config));
+    let model = pool.install(|| match joins {
+        Some(joins) => model::ProjectModel::finish(facts, joins, &sources, &config),
+        None => model::ProjectModel::build(facts, &sources, &config),
+    });
     timings.phase("model");
     let stores = model.store_count();
     let ctx = rules::Context {
@@ -570,6 +599,78 @@ enum Reread {
     },
 }
 
+/// The texts of files `ids` that their parse worker read ([`Reread`]) into
+/// the source map; the suppressions of those it let go, which the worker
+/// scanned.
+fn take_texts(
+    sources: &mut SourceMap,
+    reread: &Rereads,
+    loaded: &[Loaded],
+    ids: &[usize],
+    early_suppressions: &mut [Option<Vec<suppress::Suppression>>],
+) {
+    for &id in ids {
+        let src = &mut sources.files[id];
+        match reread[id].get() {
+            Some(Reread::Text(text, bom)) => src.set_text(Arc::clone(text), *bom),
+            Some(Reread::LetGo {
+                len,
+                hash,
+                bom,
+                suppressions,
+            }) => {
+                if let Some(disk) = &loaded[id].deferred {
+                    src.let_go(disk.clone(), *len, *hash, *bom);
+                }
+                early_suppressions[id] = Some(suppressions.clone());
+            }
+            None => {}
+        }
+    }
+}
+
+/// The facts of files `ids` from their front ends' fates (in `ids` order),
+/// into `facts` (in file order); a file given up on keeps its problems and
+/// one that says why.
+fn settle(
+    fates: Vec<supervise::Fate<frontend::FileFacts>>,
+    ids: &[usize],
+    loaded: &[Loaded],
+    timings: &mut timings::Timings,
+    given_up: &mut Vec<(usize, bool)>,
+    facts: &mut [frontend::FileFacts],
+) {
+    for (fate, &id) in fates.into_iter().zip(ids) {
+        let l = &loaded[id];
+        facts[id] = match fate {
+            supervise::Fate::Done(f, took) => {
+                timings.kind(l.kind).parse += took;
+                f
+            }
+            supervise::Fate::TimedOut(limit) => {
+                timings.kind(l.kind).parse += limit;
+                given_up.push((id, false));
+                ParseJob::gave_up(
+                    id,
+                    l,
+                    format!(
+                        "{GAVE_UP} {} (the per-file time bound, `--parse-timeout`)",
+                        supervise::show(limit)
+                    ),
+                )
+            }
+            supervise::Fate::Panicked(message) => {
+                given_up.push((id, true));
+                ParseJob::gave_up(
+                    id,
+                    l,
+                    format!("idemlint crashed reading this file, a bug to report: {message}"),
+                )
+            }
+        };
+    }
+}
+
 /// Whether a work-tree file of `kind` is read by its parse worker and its
 /// text let go after its front end. A Rust file's facts hold all that the
 /// model reads of it, but for the lines that call something named for
@@ -580,14 +681,20 @@ fn lets_go(kind: FileKind) -> bool {
     kind == FileKind::Rust
 }
 
-/// The front ends' work on the kept files, for [`supervise::run`].
-struct ParseJob(Arc<Vec<Loaded>>, Rereads);
+/// The front ends' work on some of the kept files (`ids`, file ids), for
+/// [`supervise::run`].
+struct ParseJob {
+    loaded: Arc<Vec<Loaded>>,
+    reread: Rereads,
+    ids: Vec<usize>,
+}
 
 impl supervise::Job for ParseJob {
     type Output = frontend::FileFacts;
 
-    fn run(&self, id: usize) -> frontend::FileFacts {
-        let l = &self.0[id];
+    fn run(&self, i: usize) -> frontend::FileFacts {
+        let id = self.ids[i];
+        let l = &self.loaded[id];
         let mut reread_problems = Vec::new();
         let text: Arc<str> = match &l.deferred {
             None => Arc::clone(&l.text),
@@ -595,7 +702,7 @@ impl supervise::Job for ParseJob {
                 Ok(bytes) => {
                     let (text, bom, problems) = decode(bytes);
                     let text: Arc<str> = Arc::from(text);
-                    let _ = self.1[id].set(if lets_go(l.kind) {
+                    let _ = self.reread[id].set(if lets_go(l.kind) {
                         Reread::LetGo {
                             len: text.len(),
                             hash: source::text_hash(&text),
@@ -645,11 +752,11 @@ impl supervise::Job for ParseJob {
     }
 
     fn len(&self) -> usize {
-        self.0.len()
+        self.ids.len()
     }
 
-    fn size(&self, id: usize) -> usize {
-        let l = &self.0[id];
+    fn size(&self, i: usize) -> usize {
+        let l = &self.loaded[self.ids[i]];
         if l.parse || l.consts_only {
             l.len
         } else {
@@ -657,9 +764,9 @@ impl supervise::Job for ParseJob {
         }
     }
 
-    fn weight(&self, id: usize) -> usize {
-        let l = &self.0[id];
-        parse_weight(l.kind, l.consts_only, self.size(id))
+    fn weight(&self, i: usize) -> usize {
+        let l = &self.loaded[self.ids[i]];
+        parse_weight(l.kind, l.consts_only, self.size(i))
     }
 }
 
@@ -691,6 +798,9 @@ struct Loaded {
     /// A Rust file let through only by the second prefilter tier: only its
     /// `const`/`static` items are read (`rust::retention::parse_consts`).
     consts_only: bool,
+    /// Held back by the prefilter ([`walk::Admission::Late`]): parsed after
+    /// the others, when they hold something it can matter to.
+    late: bool,
     /// A byte-order mark was blanked at the start of `text`.
     bom: bool,
     problems: Vec<frontend::Problem>,
@@ -705,6 +815,7 @@ fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
         deferred: None,
         parse: false,
         consts_only: false,
+        late: false,
         bom: false,
         problems: vec![frontend::Problem::new(Span::new(0, 0), message)],
     }
@@ -793,7 +904,13 @@ fn load_text(
             "binary content (a NUL byte); not parsed".to_string(),
         ));
     }
-    let consts_only = !keywords.admits(kind, path, &bytes);
+    let mut admission = keywords.admission(kind, path, &bytes);
+    // A suppression comment is read only from a file that is parsed: one
+    // that holds one is not held back, so an unused one is still reported.
+    if admission == walk::Admission::Late && memchr::memmem::find(&bytes, b"idemlint").is_some() {
+        admission = walk::Admission::Full;
+    }
+    let consts_only = admission == walk::Admission::No;
     if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
         return None;
     }
@@ -818,6 +935,7 @@ fn load_text(
         deferred,
         parse: true,
         consts_only,
+        late: admission == walk::Admission::Late,
         bom,
         problems,
     })

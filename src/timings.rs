@@ -53,6 +53,9 @@ pub struct Timings {
     kinds: [KindStats; KINDS.len()],
     started: Option<Instant>,
     mark: Option<Instant>,
+    /// Rust files the prefilter held back for their retries, and how many
+    /// of them were parsed.
+    held: Option<(usize, usize)>,
 }
 
 fn slot(kind: FileKind) -> usize {
@@ -95,6 +98,12 @@ impl Timings {
         } else {
             k.admitted.add(bytes);
         }
+    }
+
+    /// `files` were held back for their retries; `parsed` of them were
+    /// parsed after the others.
+    pub fn held(&mut self, files: usize, parsed: usize) {
+        self.held = Some((files, parsed));
     }
 
     pub fn phases(&self) -> &[(&'static str, Duration)] {
@@ -145,6 +154,17 @@ impl Timings {
             "  Rust texts let go after their parse, read again to show: {}",
             crate::source::reloads()
         );
+        if let Some((files, parsed)) = self.held {
+            let why = if parsed == 0 {
+                "no store and no keyed request in the rest"
+            } else {
+                "the rest holds a store or a keyed request"
+            };
+            let _ = writeln!(
+                out,
+                "  Rust files held back for their retries: {files}, parsed: {parsed} ({why})"
+            );
+        }
         out
     }
 }

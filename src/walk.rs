@@ -133,6 +133,11 @@ struct WeakGroup {
     /// Elsewhere, admitted when the file also holds one of these.
     #[serde(default)]
     with: Vec<String>,
+    /// A file of a `parse` kind that holds these words and no other is
+    /// parsed only when the rest of the project can use it
+    /// ([`Admission::Late`]).
+    #[serde(default)]
+    late: bool,
 }
 
 #[derive(Deserialize)]
@@ -259,6 +264,20 @@ struct Weak {
     parse: Vec<String>,
     names: bool,
     with: Option<Words>,
+    late: bool,
+}
+
+/// What the prefilter makes of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// No word that can matter here.
+    No,
+    /// Parsed in full.
+    Full,
+    /// Its only words are those of a `late` group (a retry crate's, in
+    /// Rust): parsed only when the files admitted in full hold something
+    /// it can matter to (`model::Joins::uses_late_files`).
+    Late,
 }
 
 /// The keyword prefilter of one run: the words of `rules/prefilter.toml`
@@ -301,6 +320,7 @@ impl Keywords {
                 parse: g.parse,
                 names: g.names,
                 with: (!g.with.is_empty()).then(|| Words::new(&g.with, dfa)),
+                late: g.late,
             });
         }
         let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
@@ -319,13 +339,20 @@ impl Keywords {
         lowered(bytes, |lower| self.any.is_match(lower))
     }
 
+    /// Whether a file of `kind` is parsed: [`Keywords::admission`] is not
+    /// [`Admission::No`].
+    pub fn admits(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> bool {
+        self.admission(kind, path, bytes) != Admission::No
+    }
+
     /// Whether a file of `kind` is parsed in full: it holds a strong word,
     /// or a weak word where that word carries meaning. `.conf` files, which
     /// may turn out to be Redis configs ([`refine_kind`]), count as Redis
     /// configs here. A Rust file's words count only outside its comments
     /// (no Rust rule reads comments): `/// This call is idempotent` alone
     /// admits nothing, unless the file's path holds a strong word too.
-    pub fn admits(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> bool {
+    /// A file whose only words are a `late` group's is [`Admission::Late`].
+    pub fn admission(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> Admission {
         let conf =
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
         let rust = kind == FileKind::Rust;
@@ -342,7 +369,7 @@ impl Keywords {
         path: &Path,
         bytes: &[u8],
         lower: &[u8],
-    ) -> bool {
+    ) -> Admission {
         // Every occurrence of every word (strong words first in `any`, then
         // the weak ones). Where words do not count is found at the first
         // occurrence, and most files have none: a Rust file's comments, and
@@ -355,6 +382,7 @@ impl Keywords {
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
         let mut judged: std::collections::HashSet<((&[u8], bool), bool)> = Default::default();
+        let mut late = false;
         for (start, pattern) in self.any.occurrences(lower) {
             let (silent, strings) = silent.get_or_insert_with(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
@@ -367,14 +395,19 @@ impl Keywords {
                 continue;
             }
             let Some(weak) = pattern.checked_sub(self.strong_len) else {
-                return true;
+                return Admission::Full;
             };
             let Some(g) = self.weak_group.get(weak) else {
                 continue;
             };
             let group = &self.groups[*g];
             if group.parse.iter().any(|k| k == kind.name()) {
-                return true;
+                if group.late {
+                    // Another word may still admit the file in full.
+                    late = true;
+                    continue;
+                }
+                return Admission::Full;
             }
             // In Rust code outside string literals, a weak word is part of
             // an identifier: a type, a function, a binding.
@@ -391,7 +424,7 @@ impl Keywords {
                         names_a_store(name)
                     };
                     if store {
-                        return true;
+                        return Admission::Full;
                     }
                     judged.insert((name, identifier));
                 }
@@ -406,17 +439,24 @@ impl Keywords {
                 if !with_checked[*g] {
                     with_checked[*g] = true;
                     if with.occurrences(lower).any(|(w, _)| in_code(w)) {
-                        return true;
+                        return Admission::Full;
                     }
                 }
             }
         }
         // A Rust module named for a strong word (`src/idempotency/mod.rs`)
         // is that code, whatever its comments say.
-        strong_seen
+        if strong_seen
             && self
                 .strong
                 .is_match(&path.as_os_str().as_encoded_bytes().to_ascii_lowercase())
+        {
+            Admission::Full
+        } else if late {
+            Admission::Late
+        } else {
+            Admission::No
+        }
     }
 
     /// The same search over a file read in chunks, for files too large to
@@ -1090,5 +1130,25 @@ mod tests {
         assert!(!prefilter(consts));
         assert!(rust_constants_prefilter(consts));
         assert!(!rust_constants_prefilter(b"fn main() { let day = 1; }"));
+    }
+
+    #[test]
+    fn a_retry_crate_alone_holds_a_rust_file_back() {
+        let k = Keywords::new(&[], 1);
+        let rs =
+            |text: &str| k.admission(FileKind::Rust, Path::new("src/jobs.rs"), text.as_bytes());
+        let retry = "use backoff::ExponentialBackoff;\nfn policy() -> ExponentialBackoff { ExponentialBackoff::default() }\n";
+        assert_eq!(rs(retry), Admission::Late);
+        // Another word admits it in full, before or after the retry's.
+        assert_eq!(
+            rs(&format!("{retry}const H: &str = \"Idempotency-Key\";\n")),
+            Admission::Full
+        );
+        assert_eq!(rs(&format!("fn replay() {{}}\n{retry}")), Admission::Full);
+        // In a comment, or in another kind, the word is nothing.
+        assert_eq!(rs("// retried with backoff\nfn main() {}\n"), Admission::No);
+        let yaml = k.admission(FileKind::Yaml, Path::new("values.yaml"), b"backoff: 10s\n");
+        assert_eq!(yaml, Admission::No);
+        assert!(k.admits(FileKind::Rust, Path::new("src/jobs.rs"), retry.as_bytes()));
     }
 }

@@ -992,3 +992,100 @@ fn the_summary_says_how_many_stores_were_found() {
         stdout(&o)
     );
 }
+
+/// The `--timings` line about Rust files held back for their retries:
+/// (held, parsed), or `None` when none was.
+fn held(o: &Output) -> Option<(usize, usize)> {
+    stderr(o).lines().find_map(|l| {
+        let rest = l.split_once("held back for their retries: ")?.1;
+        let (held, rest) = rest.split_once(", parsed: ")?;
+        let parsed = rest.split_whitespace().next()?;
+        Some((held.parse().ok()?, parsed.parse().ok()?))
+    })
+}
+
+fn timed(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .current_dir(dir)
+        .env("IDEMLINT_TIMINGS", "1")
+        .args(["check", "--isolated", "--format", "json", "."])
+        .output()
+        .unwrap()
+}
+
+fn rules_of(j: &Value) -> Vec<(String, String)> {
+    j["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A payout job whose only word is its retry crate's: it charges, then calls
+/// the code that records the key.
+const PAYOUT_JOB: &str = "use crate::keys::record_key;\nuse backoff::ExponentialBackoff;\nuse stripe::{CreatePayout, Payout};\n\npub async fn run_payout(pool: &PgPool, stripe: &stripe::Client, job: &PayoutJob) -> Result<(), Error> {\n    Payout::create(stripe, CreatePayout::from(job)).await?;\n    record_key(pool, &job.reference).await?;\n    Ok(())\n}\n\npub fn policy() -> ExponentialBackoff {\n    ExponentialBackoff::default()\n}\n";
+
+#[test]
+fn a_file_held_for_its_retries_is_parsed_only_when_the_rest_can_use_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "src/payout_job.rs", PAYOUT_JOB);
+    write(
+        d,
+        "src/keys.rs",
+        "pub async fn record_key(pool: &PgPool, key: &str) -> Result<(), sqlx::Error> {\n    sqlx::query(\"INSERT INTO payout_log (reference) VALUES ($1)\")\n        .bind(key)\n        .execute(pool)\n        .await?;\n    Ok(())\n}\n\n/// Safe to run twice: idempotent.\npub fn idempotent_note() -> &'static str {\n    \"ok\"\n}\n",
+    );
+
+    // No store and no keyed request: the job is not parsed, and not counted.
+    let o = timed(d);
+    assert_eq!(held(&o), Some((1, 0)), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["summary"]["files_parsed"], 1, "{j}");
+    assert!(rules_of(&j).is_empty(), "{j}");
+
+    // The code records the key in a store: the job's function now leads to
+    // the recording, after its charge.
+    write(
+        d,
+        "src/keys.rs",
+        "pub async fn record_key(pool: &PgPool, key: &str) -> Result<(), sqlx::Error> {\n    sqlx::query(\"INSERT INTO idempotency_keys (key) VALUES ($1)\")\n        .bind(key)\n        .execute(pool)\n        .await?;\n    Ok(())\n}\n",
+    );
+    let o = timed(d);
+    assert_eq!(held(&o), Some((1, 1)), "{}", stderr(&o));
+    let j = json(&o);
+    assert!(
+        rules_of(&j)
+            .iter()
+            .any(|(_, r)| r == "key-recorded-after-effect"),
+        "{j}"
+    );
+}
+
+#[test]
+fn a_file_held_for_its_retries_with_a_suppression_is_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "src/payout_job.rs",
+        &format!("// idemlint: allow(key-recorded-after-effect) -- reviewed\n{PAYOUT_JOB}"),
+    );
+    let o = timed(d);
+    assert_eq!(held(&o), None, "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["summary"]["files_parsed"], 1, "{j}");
+    assert_eq!(
+        rules_of(&j),
+        [(
+            "src/payout_job.rs".to_string(),
+            "unused-suppression".to_string()
+        )],
+        "{j}"
+    );
+}

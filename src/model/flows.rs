@@ -487,7 +487,7 @@ impl Classifier<'_> {
     }
 }
 
-fn redis_store(key: &crate::frontend::rust::flow::RedisKey) -> Option<StoreKey> {
+pub(crate) fn redis_store(key: &crate::frontend::rust::flow::RedisKey) -> Option<StoreKey> {
     let stores = knowledge::stores();
     match &key.prefix {
         Some(p) if stores.is_store_prefix(p) => Some(StoreKey::Redis(p.clone())),

@@ -151,33 +151,26 @@ impl ProjectModel {
     /// Build the model. The parts that read only the files run side by side
     /// on the current rayon pool (the caller's `install`); the joins that
     /// need another part wait for it.
-    pub fn build(mut files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
+    pub fn build(files: Vec<FileFacts>, sources: &SourceMap, config: &Config) -> Self {
+        let joins = Joins::build(&files, sources, config);
+        Self::finish(files, joins, sources, config)
+    }
+
+    /// The rest of the model, from the parts built on the same files.
+    pub fn finish(
+        mut files: Vec<FileFacts>,
+        joins: Joins,
+        sources: &SourceMap,
+        config: &Config,
+    ) -> Self {
         use rayon::prelude::*;
-        let ((headers, retention), ((schema, redis), settings)) = rayon::join(
-            || {
-                rayon::join(
-                    || headers::HeaderModel::build(&files),
-                    || retention::RetentionModel::build(&files, sources, config),
-                )
-            },
-            || {
-                rayon::join(
-                    || {
-                        rayon::join(
-                            || {
-                                let mut schema =
-                                    schema::SchemaModel::build(&files, sources, config);
-                                schema.mark_treated_as_stores(&files);
-                                schema
-                            },
-                            || redis::RedisModel::build(&files, sources, config),
-                        )
-                    },
-                    // The configuration values retry policies may read, taken now.
-                    || retries::Settings::read(&files, sources),
-                )
-            },
-        );
+        let Joins {
+            headers,
+            retention,
+            schema,
+            redis,
+            settings,
+        } = joins;
         // Config trees and string literals have no reader past this point:
         // free them before the flow model, the largest part, is built.
         files.par_iter_mut().for_each(FileFacts::release_extracted);
@@ -196,6 +189,93 @@ impl ProjectModel {
             flows,
             retries,
         }
+    }
+}
+
+/// The parts of the model that read only the files (no other part), built
+/// first and side by side. A run whose prefilter held files back
+/// ([`crate::walk::Admission::Late`]) builds them before it decides whether
+/// to parse those files.
+pub struct Joins {
+    pub headers: headers::HeaderModel,
+    pub retention: retention::RetentionModel,
+    pub schema: schema::SchemaModel,
+    pub redis: redis::RedisModel,
+    settings: retries::Settings,
+}
+
+impl Joins {
+    pub fn build(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Self {
+        let ((headers, retention), ((schema, redis), settings)) = rayon::join(
+            || {
+                rayon::join(
+                    || headers::HeaderModel::build(files),
+                    || retention::RetentionModel::build(files, sources, config),
+                )
+            },
+            || {
+                rayon::join(
+                    || {
+                        rayon::join(
+                            || {
+                                let mut schema = schema::SchemaModel::build(files, sources, config);
+                                schema.mark_treated_as_stores(files);
+                                schema
+                            },
+                            || redis::RedisModel::build(files, sources, config),
+                        )
+                    },
+                    // The configuration values retry policies may read, taken now.
+                    || retries::Settings::read(files, sources),
+                )
+            },
+        );
+        Joins {
+            headers,
+            retention,
+            schema,
+            redis,
+            settings,
+        }
+    }
+
+    /// Whether files held back by the prefilter for their retries (Rust
+    /// files whose only words are a retry crate's) can change what the
+    /// model says of these files. They can when these files hold:
+    /// - a keyed request: a retry in a held file may resend it
+    ///   (`retry-outlives-key-retention`);
+    /// - an idempotency store: a table the schema makes one, a retention or
+    ///   a Redis instance that names one, or a SQL or Redis event of a Rust
+    ///   function that writes or reads one. A held file's functions then
+    ///   join the flow model, where they can call the code that records a
+    ///   key and so change which functions are entry points and what their
+    ///   traces hold.
+    ///
+    /// A held file cannot make a store or a keyed request itself: each is
+    /// named with a word that would have admitted it in full (a store's
+    /// name, an idempotency header, `RequestStrategy::Idempotent`).
+    pub fn uses_late_files(&self, files: &[FileFacts]) -> bool {
+        use crate::frontend::rust::flow::EventKind;
+        let keyed = files
+            .iter()
+            .filter_map(|f| f.rust.as_ref())
+            .any(|r| !r.retry.requests.is_empty());
+        let stores = self.schema.stores().next().is_some()
+            || !self.retention.items.is_empty()
+            || self.redis.instances.iter().any(|i| !i.links.is_empty());
+        let events = || {
+            files
+                .iter()
+                .filter_map(|f| f.rust.as_ref())
+                .flat_map(|r| &r.flow.functions)
+                .flat_map(|f| &f.events)
+                .any(|e| match &e.kind {
+                    EventKind::Sql { dml, .. } => self.schema.is_store_name(&dml.table),
+                    EventKind::Redis { key, .. } => flows::redis_store(key).is_some(),
+                    _ => false,
+                })
+        };
+        keyed || stores || events()
     }
 }
 
