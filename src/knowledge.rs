@@ -425,19 +425,23 @@ impl RetentionWords {
 
 /// `needle` (lowercase ASCII) in `hay`, ignoring ASCII case.
 pub fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
+    needle.is_empty() || find_ignore_ascii_case(hay, needle).next().is_some()
+}
+
+/// The byte offsets where `needle` (not empty) occurs in `hay`, ASCII case
+/// ignored.
+pub fn find_ignore_ascii_case<'h>(
+    hay: &'h str,
+    needle: &'h str,
+) -> impl Iterator<Item = usize> + 'h {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    let Some((&first, rest)) = n.split_first() else {
-        return true;
-    };
-    if h.len() < n.len() {
-        return false;
-    }
+    let (first, rest) = n.split_first().map_or((0, &[][..]), |(f, r)| (*f, r));
     // Candidates are the places of the first byte in either case; most
     // keys and values hold none (this runs on every entry of a config tree).
-    let last_start = h.len() - n.len();
+    let last_start = h.len().checked_sub(n.len()).filter(|_| !n.is_empty());
     memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), h)
-        .take_while(|&i| i <= last_start)
-        .any(|i| h[i + 1..i + n.len()].eq_ignore_ascii_case(rest))
+        .take_while(move |&i| last_start.is_some_and(|l| i <= l))
+        .filter(move |&i| h[i + 1..i + n.len()].eq_ignore_ascii_case(rest))
 }
 
 /// The words of a name, lower-cased: split at `_ - . : /`, spaces and

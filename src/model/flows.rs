@@ -738,13 +738,25 @@ impl FlowModel {
                     .collect()
             })
             .collect();
+        // Every reader of a trace (the flow rules, the inventory's writers)
+        // looks for a write to a store: with none in any function, no trace
+        // can hold one, and none is expanded (omicron: no store).
+        let writes = locals.iter().flatten().any(|l| {
+            matches!(
+                l,
+                Local::Step(Step {
+                    kind: StepKind::Write { .. },
+                    ..
+                })
+            )
+        });
         let expansion = Expansion { locals, opaque };
         // A called function is expanded inside its callers' traces and test
         // code is judged by no flow rule: neither needs a trace of its own
         // (on the cargo registry's sources, expanding every function was 27%
         // of the CPU).
         let traces = (0..entries.len())
-            .filter(|&i| !called[i] && !entries[i].test)
+            .filter(|&i| writes && !called[i] && !entries[i].test)
             .filter_map(|i| {
                 let (steps, opaque) = expansion.flatten(i);
                 (!opaque).then_some(Trace { function: i, steps })
@@ -987,12 +999,30 @@ pub async fn begin(tx: &mut PgConnection, k: &str) { store::claim_row(tx, k).awa
                 "src/lib.rs",
                 "fn a(n: u32) { b(n); a(n - 1); }
 fn b(n: u32) { a(n); reqwest::Client::new().post(U).send(); }
-fn main() { a(3); }",
+fn record(pool: &PgPool) { sqlx::query(\"INSERT INTO idempotency_keys (key) VALUES ($1)\").execute(pool); }
+fn main() { a(3); record(&POOL); }",
             )],
             &Config::default(),
         );
         assert!(summary_of(&m, "main").effects);
         assert_eq!(m.0.traces.len(), 1);
+    }
+
+    /// Every reader of a trace looks for a write to a store: with none in
+    /// the crate, no trace is built, though calls are still resolved.
+    #[test]
+    fn no_store_write_builds_no_trace() {
+        let m = model(
+            &[(
+                "src/lib.rs",
+                "fn b() { reqwest::Client::new().post(U).send(); }
+fn main() { b(); sqlx::query(\"SELECT 1 FROM idempotency_keys WHERE key = $1\").fetch_optional(&POOL); }",
+            )],
+            &Config::default(),
+        );
+        assert!(summary_of(&m, "main").effects);
+        assert!(m.0.traces.is_empty());
+        assert_eq!(m.0.calls.iter().map(Vec::len).sum::<usize>(), 1);
     }
 
     #[test]

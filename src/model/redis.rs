@@ -747,10 +747,47 @@ pub fn store_code_lines(text: &str) -> Vec<(usize, String)> {
     if !words.may_match_within(text) {
         return Vec::new();
     }
-    lines_at(text)
-        .filter(|(_, line)| store_callee(line, words).is_some())
-        .map(|(start, line)| (start, line.to_string()))
-        .collect()
+    let keep =
+        |(start, line): (usize, &str)| store_callee(line, words).map(|_| (start, line.to_string()));
+    match word_lines(text, words) {
+        Some(starts) => starts
+            .into_iter()
+            .filter_map(|start| {
+                let len = text[start..]
+                    .find('\n')
+                    .map_or(text.len() - start, |n| n + 1);
+                keep((start, &text[start..start + len]))
+            })
+            .collect(),
+        None => lines_at(text).filter_map(keep).collect(),
+    }
+}
+
+/// The starts of the lines of `text` that hold one of `words`' words in
+/// any case, in order: the only lines where an identifier can match them
+/// (a part or both words of a pair are in the name itself, and [`snake`]
+/// only inserts `_`). `None` when a word holds a separator, which such a
+/// search cannot rule out.
+///
+/// [`snake`]: knowledge::snake
+fn word_lines(text: &str, words: &knowledge::Words) -> Option<Vec<usize>> {
+    let all = (words.substrings.iter().chain(&words.parts))
+        .chain(words.pairs.iter().flatten())
+        .collect::<Vec<_>>();
+    if all
+        .iter()
+        .any(|w| w.is_empty() || !w.bytes().all(|b| b.is_ascii_alphanumeric()))
+    {
+        return None;
+    }
+    let mut starts: Vec<usize> = all
+        .iter()
+        .flat_map(|w| knowledge::find_ignore_ascii_case(text, w))
+        .map(|at| text[..at].rfind('\n').map_or(0, |n| n + 1))
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    Some(starts)
 }
 
 /// The byte offset of `word` in `line` as a whole identifier.
@@ -1589,6 +1626,44 @@ mod tests {
         let let_go = RedisModel::build(&f, &s, &Config::default());
         assert!(!find(&whole, "kv").links.is_empty());
         assert_eq!(format!("{whole:?}"), format!("{let_go:?}"));
+    }
+
+    /// Only the lines holding a link word are split into identifiers: the
+    /// kept lines are those a scan of every line keeps, on texts with the
+    /// words in any case, on the first and last line, with and without a
+    /// final newline, and on CRLF lines.
+    #[test]
+    fn store_code_lines_are_those_every_line_gives() {
+        let words = &knowledge::redis().link_words;
+        let every = |text: &str| -> Vec<(usize, String)> {
+            lines_at(text)
+                .filter(|(_, line)| store_callee(line, words).is_some())
+                .map(|(start, line)| (start, line.to_string()))
+                .collect()
+        };
+        let lines = [
+            "IdempotencyStore::connect(&url)",
+            "let s = DEDUP_CACHE.get();",
+            "fn f() { ReceiptCache::new(pool) }",
+            "let x = idem_keys(1); let y = IdemKeys::new();",
+            "// IdempotencyStore::connect(&url)",
+            "let replayed = 1;",
+            "pub const POLL_SECS: u64 = 5;",
+            "let z = other::call(idempotent);",
+        ];
+        let mut texts = Vec::new();
+        for i in 0..lines.len() {
+            for j in 0..lines.len() {
+                for end in ["", "\n", "\r\n"] {
+                    texts.push(format!("{}\n{}{end}", lines[i], lines[j]));
+                    texts.push(format!("{}\r\n{}\n{}{end}", lines[j], lines[i], lines[j]));
+                }
+            }
+        }
+        for text in &texts {
+            assert_eq!(store_code_lines(text), every(text), "{text:?}");
+        }
+        assert!(word_lines("x", words).is_some());
     }
 
     /// Each file's lines are tried only against the settings it holds
