@@ -381,7 +381,7 @@ impl Keywords {
         let mut silent = None;
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
-        let mut judged: std::collections::HashSet<((&[u8], bool), bool)> = Default::default();
+        let mut judged: std::collections::HashSet<((&[u8], bool), Named)> = Default::default();
         let mut late = false;
         for (start, pattern) in self.any.occurrences(lower) {
             let (silent, strings) = silent.get_or_insert_with(|| match kind {
@@ -415,18 +415,25 @@ impl Keywords {
             let end = start + self.any.words[pattern].len();
             let name = store_name_at(bytes, start, end);
             if group.names {
+                let how = if identifier {
+                    Named::Code
+                } else if rust && type_name_literal(bytes, strings, start, name.0) {
+                    Named::TypeName
+                } else {
+                    Named::Text
+                };
                 // The same names recur through a file (`webhook_url` in
                 // every handler): judge each once.
-                if !judged.contains(&(name, identifier)) {
-                    let store = if identifier {
-                        names_a_store_in_code(name.0)
-                    } else {
-                        names_a_store(name)
+                if !judged.contains(&(name, how)) {
+                    let store = match how {
+                        Named::Code => names_a_store_in_code(name.0),
+                        Named::TypeName => names_a_store_as_type_name(name),
+                        Named::Text => names_a_store(name),
                     };
                     if store {
                         return Admission::Full;
                     }
-                    judged.insert((name, identifier));
+                    judged.insert((name, how));
                 }
             }
             // A word next to Redis (a `receipts` Redis service). In Rust
@@ -567,25 +574,76 @@ fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (&[u8], bool) {
     (&bytes[from..to], literal)
 }
 
+/// Where a weak word's name is, for judging it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Named {
+    /// Rust code outside string literals: an identifier.
+    Code,
+    /// A Rust string literal that is one CamelCase name and nothing else
+    /// ([`type_name_literal`]).
+    TypeName,
+    /// Any other text.
+    Text,
+}
+
+/// Whether the name [`store_name_at`] found at `start` in a Rust file is a
+/// whole string literal, and a CamelCase name (`"AdyenIncomingWebhook"`,
+/// `"airwallexWebhookData"`: letters and digits, both cases): the type a
+/// body is parsed into (`parse_struct("StripeWebhookEvent")`), a serde
+/// tag, an error's subject. Nothing the Rust front end reads takes such a
+/// literal as a table: SQL is text with statements, and a table in a
+/// query builder is a path.
+fn type_name_literal(
+    bytes: &[u8],
+    strings: &[std::ops::Range<usize>],
+    start: usize,
+    name: &[u8],
+) -> bool {
+    let i = strings.partition_point(|r| r.end <= start);
+    let Some(r) = strings.get(i).filter(|r| r.contains(&start)) else {
+        return false;
+    };
+    let whole = bytes
+        .get(r.start..r.end)
+        .and_then(|s| s.strip_prefix(b"\""));
+    whole.and_then(|s| s.strip_suffix(b"\"")) == Some(name)
+        && name.iter().all(u8::is_ascii_alphanumeric)
+        && name.iter().any(u8::is_ascii_uppercase)
+        && name.iter().any(u8::is_ascii_lowercase)
+}
+
+/// [`names_a_store`] for a [`Named::TypeName`] literal: a Redis key prefix
+/// or a header name, never a table.
+fn names_a_store_as_type_name(name: (&[u8], bool)) -> bool {
+    names_a(name, false)
+}
+
 /// Whether the name [`store_name_at`] found is an idempotency store of
 /// `rules/stores.toml` or a header name of `rules/headers.toml`:
 /// `processed_webhook_events`, `ProcessedEvent`, `webhook:event:`,
 /// `stripe_webhooks`, `webhook-id`; not `webhook_url` nor `WebhookConfig`.
-fn names_a_store((name, literal): (&[u8], bool)) -> bool {
+fn names_a_store(name: (&[u8], bool)) -> bool {
+    names_a(name, true)
+}
+
+/// A store prefix or a header name; a table too when `tables`.
+fn names_a((name, literal): (&[u8], bool), tables: bool) -> bool {
     let Ok(name) = std::str::from_utf8(name) else {
         return false;
     };
     let name = name.trim_matches(|c| c == ':' || c == '-');
     let stores = crate::knowledge::stores();
-    let snake = crate::knowledge::snake(name);
     let headers = crate::knowledge::headers();
     let prefix =
         (literal || (name.contains(':') && !name.contains("::"))) && stores.is_store_prefix(name);
     prefix
-        || [name, snake.as_str()].iter().any(|n| {
-            stores.is_store_table(n)
-                || stores.is_provider_event_table(n)
-                || stores.weak_table.matches(n)
+        || (tables && {
+            let snake = crate::knowledge::snake(name);
+            [name, snake.as_str()].iter().any(|n| {
+                stores.is_store_table(n)
+                    || stores.is_provider_event_table(n)
+                    || stores.weak_table.matches(n)
+            })
         })
         || {
             // A header name, whatever its separators when it holds a `-`
@@ -1130,6 +1188,47 @@ mod tests {
         assert!(!prefilter(consts));
         assert!(rust_constants_prefilter(consts));
         assert!(!rust_constants_prefilter(b"fn main() { let day = 1; }"));
+    }
+
+    /// A Rust string that is one CamelCase name is a type's name: it can
+    /// be a Redis key or a header, never a table. The same name inside a
+    /// longer literal, or in another kind of file, is judged as before.
+    #[test]
+    fn a_type_name_in_a_rust_string_names_no_table() {
+        let k = Keywords::new(&[], 1);
+        let rs = |text: &str| k.admits(FileKind::Rust, Path::new("src/adyen.rs"), text.as_bytes());
+        for ty in [
+            "AdyenIncomingWebhook",
+            "airwallexWebhookData",
+            "StripeWebhookEvent",
+        ] {
+            assert!(
+                !rs(&format!("let w: W = body.parse_struct(\"{ty}\")?;")),
+                "{ty}"
+            );
+            assert!(
+                rs(&format!(
+                    "sqlx::query(\"SELECT 1 FROM {ty} WHERE id = $1\");"
+                )),
+                "{ty}"
+            );
+            let ts = k.admits(
+                FileKind::Text,
+                Path::new("a.ts"),
+                format!("x = \"{ty}\";").as_bytes(),
+            );
+            assert!(ts, "{ty}");
+        }
+        // Judged once per name and place: the type name first does not hide
+        // the table after it.
+        assert!(rs(
+            "parse(\"StripeWebhookEvent\"); query(\"DELETE FROM StripeWebhookEvent\");"
+        ));
+        // Snake case, separators and raw strings are not type names.
+        assert!(rs("let t = \"stripe_webhook_events\";"));
+        assert!(rs("let t = r#\"StripeWebhookEvent\"#;"));
+        // A header name keeps its meaning.
+        assert!(rs("b.header(\"Webhook-Id\", id)"));
     }
 
     #[test]
