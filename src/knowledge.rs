@@ -255,8 +255,8 @@ impl Stores {
     }
 
     /// Whether one segment of a Rust path, outside any string literal,
-    /// names a store. `as_table`: the identifier is written as a table (a
-    /// module followed by `::`, as diesel's `webhook_events::table`, or a
+    /// names a store. `as_table`: the identifier is written as a table
+    /// (diesel's table module, `webhook_events::table`, or a
     /// retention-named constant): then every table convention counts. Else
     /// the nouns (`table_noun`, provider event tables such as
     /// `stripe_events`) count only in a name that writes the table

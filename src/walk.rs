@@ -416,7 +416,8 @@ impl Keywords {
             let name = store_name_at(bytes, start, end);
             if group.names {
                 let how = if identifier {
-                    Named::Code
+                    let after = &bytes[store_name_end(bytes, end)..];
+                    Named::Code(!name.0.ends_with(b"::") || group_may_name_a_table(after))
                 } else if rust && type_name_literal(bytes, strings, start, name.0) {
                     Named::TypeName
                 } else {
@@ -426,7 +427,7 @@ impl Keywords {
                 // every handler): judge each once.
                 if !judged.contains(&(name, how)) {
                     let store = match how {
-                        Named::Code => names_a_store_in_code(name.0),
+                        Named::Code(open) => names_a_store_in_code(name.0, open),
                         Named::TypeName => names_a_store_as_type_name(name),
                         Named::Text => names_a_store(name),
                     };
@@ -555,15 +556,11 @@ fn top_level_value<'a>(line: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
 /// The name around `bytes[start..end]` (letters, digits, `_`, `-`, `:`),
 /// and whether it starts a literal or follows a placeholder.
 fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (&[u8], bool) {
-    let part = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':');
     let from = bytes[..start]
         .iter()
-        .rposition(|b| !part(b))
+        .rposition(|b| !name_part(b))
         .map_or(0, |i| i + 1);
-    let to = bytes[end..]
-        .iter()
-        .position(|b| !part(b))
-        .map_or(bytes.len(), |i| end + i);
+    let to = store_name_end(bytes, end);
     // A Redis key prefix is a string's text (`"processed:adyen:{id}"`,
     // `` `processed:${id}` ``), not a path (`Status::Reprocessed`) nor a
     // variable (`members_processed`): its name has a lone `:` or starts a
@@ -577,8 +574,10 @@ fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (&[u8], bool) {
 /// Where a weak word's name is, for judging it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Named {
-    /// Rust code outside string literals: an identifier.
-    Code,
+    /// Rust code outside string literals: an identifier; whether what
+    /// follows a name that ends in `::` may be a table's module
+    /// ([`group_may_name_a_table`]).
+    Code(bool),
     /// A Rust string literal that is one CamelCase name and nothing else
     /// ([`type_name_literal`]).
     TypeName,
@@ -671,15 +670,19 @@ fn names_a((name, literal): (&[u8], bool), tables: bool) -> bool {
 /// `mark_event_processed`, `api_models::webhooks::IncomingWebhookEvent`)
 /// names a store. Each segment is judged alone, so that words of different
 /// segments do not make a pair (`EventReportStatus::Processed`). A segment
-/// is written as a table when it is a snake-case module followed by
-/// another segment (diesel's `webhook_events::table`) or a retention name
-/// (`WEBHOOK_EVENTS_TTL`); `knowledge::Stores::is_store_name_in_code` says
-/// which conventions count where. A name left open at its end
-/// (`webhook_events::{table, dsl}`) ends in a module too.
-fn names_a_store_in_code(name: &[u8]) -> bool {
+/// is written as a table when it is a retention name (`WEBHOOK_EVENTS_TTL`)
+/// or a snake-case module the way diesel's table modules are used, the
+/// only way the Rust front end reads a table from a path
+/// (`rust::sql_strings::dsl_table`): followed by `table` or `dsl`
+/// (`webhook_events::table`, `webhook_events::dsl::webhook_events`), or
+/// left open at the name's end with `open` set (`webhook_events::{table,
+/// dsl}`). A module followed by a type or a function
+/// (`api_models::webhook_events::EventListItemResponse`) is not.
+/// `knowledge::Stores::is_store_name_in_code` says which conventions count
+/// where.
+fn names_a_store_in_code(name: &[u8], open: bool) -> bool {
     let stores = crate::knowledge::stores();
     let retention = crate::knowledge::retention_words();
-    let open = name.ends_with(b"::");
     let segments = path_segments(name);
     let last = segments.len().saturating_sub(1);
     segments.iter().enumerate().any(|(i, seg)| {
@@ -687,10 +690,54 @@ fn names_a_store_in_code(name: &[u8]) -> bool {
             return false;
         }
         let snake_case = !seg.bytes().any(|b| b.is_ascii_uppercase());
-        let module = snake_case && (i < last || open);
+        // `a::b::` splits into `a`, `b` and an empty last segment.
+        let module = snake_case
+            && match segments.get(i + 1).copied() {
+                Some("table" | "dsl") => true,
+                Some("") => open && i + 1 == last,
+                _ => false,
+            };
         let as_table = module || retention.is_retention_name(seg);
         stores.is_store_name_in_code(seg, as_table)
     })
+}
+
+/// A byte of a name [`store_name_at`] finds.
+fn name_part(b: &u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':')
+}
+
+/// Where the name around a word ending at `end` ends.
+fn store_name_end(bytes: &[u8], end: usize) -> usize {
+    bytes[end..]
+        .iter()
+        .position(|b| !name_part(b))
+        .map_or(bytes.len(), |i| end + i)
+}
+
+/// Whether what follows a path's `::` may name a table's module: anything
+/// but a `{ .. }` group without `table` or `dsl` in it (`use
+/// api_models::webhook_events::{EventListItemResponse, ..}`), nested
+/// groups included. A group that is not closed may.
+fn group_may_name_a_table(after: &[u8]) -> bool {
+    let rest = after.trim_ascii_start();
+    if !rest.starts_with(b"{") {
+        return true;
+    }
+    let mut depth = 0usize;
+    let Some(close) = rest.iter().position(|b| {
+        match b {
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            _ => {}
+        }
+        depth == 0
+    }) else {
+        return true;
+    };
+    rest[..close]
+        .split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .any(|w| w == b"table" || w == b"dsl")
 }
 
 /// Whether a segment of a Rust path is named with a word the Redis model
@@ -1033,7 +1080,22 @@ mod tests {
         // retention-named constant.
         assert!(rs("insert_into(webhook_events::table).values(&row)"));
         assert!(rs("use schema::webhook_events::{self, dsl};"));
+        assert!(rs("webhook_events::dsl::webhook_events.find(id)"));
+        assert!(rs("use schema::webhook_events::{columns::{id}, table};"));
+        assert!(rs("use crate::schema::webhook_events::*;"));
+        assert!(rs("use crate::schema::webhook_events::{"));
         assert!(rs("pub const WEBHOOK_EVENTS_TTL: u64 = 86_400;"));
+        // A module of that name followed by a type or a function is not
+        // diesel's table module.
+        assert!(!rs(
+            "let r = api_models::webhook_events::EventListItemResponse::from(e);"
+        ));
+        assert!(!rs(
+            ".route(routes::webhook_events::list_delivery_attempts)"
+        ));
+        assert!(!rs(
+            "use api_models::webhook_events::{EventListItemResponse, EventListConstraints};"
+        ));
         // A name that writes the table is store code.
         assert!(rs("db.insert_webhook_event(&event).await?;"));
         assert!(rs("self.record_webhook_receipt(id)"));
