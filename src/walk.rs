@@ -437,12 +437,16 @@ impl Keywords {
                     judged.insert((name, how));
                 }
             }
-            // A word next to Redis (a `receipts` Redis service). In Rust
-            // code, only in an identifier the Redis model links to an
-            // instance (`rules/redis.toml` link words: a `ReceiptCache`
-            // whose field is a Redis pool); a `webhook_url` beside a Redis
-            // client is any service's code.
-            let linkable = || !identifier || redis_link_name(name.0);
+            // A word next to Redis (a `receipts` Redis service). In a Rust
+            // file, only in a name the Redis model links to an instance
+            // (`rules/redis.toml` link words: a `ReceiptCache` whose field
+            // is a Redis pool, a `receipts-redis` host); a `webhook_url`
+            // beside a Redis client is any service's code. A Rust string
+            // gives the Redis model nothing more: a key prefix that names a
+            // store is judged as a name above (a literal's first name is a
+            // prefix), and Rust declares an instance only with `CONFIG SET
+            // maxmemory-policy` or a `redis://` URL, both strong words.
+            let linkable = || !rust || redis_link_name(name.0);
             if let (Some(with), true) = (&group.with, linkable()) {
                 if !with_checked[*g] {
                     with_checked[*g] = true;
@@ -1112,14 +1116,22 @@ mod tests {
         ));
         assert!(rs("let t = \"inbox\"; // the table"));
         assert!(rs("let k = format!(\"webhook:event:{id}\");"));
-        // Beside a Redis word, a weak word admits a Rust file in a string
-        // (a service's or setting's name), or in an identifier named with
-        // a Redis link word, not in any identifier.
+        // Beside a Redis word, a weak word admits a Rust file in a name
+        // the Redis model links by (a Redis link word), in a string or an
+        // identifier, not in any name.
         assert!(!rs(
             "let webhook_url = cfg.url; let c = redis::Client::open(u)?;"
         ));
         assert!(rs(
             "let h = env::var(\"RECEIPTS_HOST\"); let c = redis::Client::open(h)?;"
+        ));
+        assert!(rs("let c = redis::Client::open(\"receipts-redis\")?;"));
+        assert!(!rs(
+            "let h = env::var(\"WEBHOOK_HOST\"); let c = redis::Client::open(h)?;"
+        ));
+        assert!(!rs("let c = redis::Client::open(\"webhook-redis\")?;"));
+        assert!(!rs(
+            "log::info!(\"webhook sent\"); let c = redis::Client::open(u)?;"
         ));
         assert!(rs(
             "struct ReceiptCache { pool: redis::aio::ConnectionManager }"
