@@ -8,6 +8,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod support;
+
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -1013,20 +1015,6 @@ fn timed(dir: &Path) -> Output {
         .unwrap()
 }
 
-fn rules_of(j: &Value) -> Vec<(String, String)> {
-    j["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
 /// A payout job whose only word is its retry crate's: it charges, then calls
 /// the code that records the key.
 const PAYOUT_JOB: &str = "use crate::keys::record_key;\nuse backoff::ExponentialBackoff;\nuse stripe::{CreatePayout, Payout};\n\npub async fn run_payout(pool: &PgPool, stripe: &stripe::Client, job: &PayoutJob) -> Result<(), Error> {\n    Payout::create(stripe, CreatePayout::from(job)).await?;\n    record_key(pool, &job.reference).await?;\n    Ok(())\n}\n\npub fn policy() -> ExponentialBackoff {\n    ExponentialBackoff::default()\n}\n";
@@ -1036,33 +1024,32 @@ fn a_file_held_for_its_retries_is_parsed_only_when_the_rest_can_use_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, "src/payout_job.rs", PAYOUT_JOB);
-    write(
-        d,
-        "src/keys.rs",
-        "pub async fn record_key(pool: &PgPool, key: &str) -> Result<(), sqlx::Error> {\n    sqlx::query(\"INSERT INTO payout_log (reference) VALUES ($1)\")\n        .bind(key)\n        .execute(pool)\n        .await?;\n    Ok(())\n}\n\n/// Safe to run twice: idempotent.\npub fn idempotent_note() -> &'static str {\n    \"ok\"\n}\n",
-    );
+    // The code that records a payout, in `table`; the file is parsed for
+    // the word in its last function.
+    let keys = |table: &str| {
+        format!(
+            "pub async fn record_key(pool: &PgPool, key: &str) -> Result<(), sqlx::Error> {{\n    sqlx::query(\"INSERT INTO {table} (key) VALUES ($1)\")\n        .bind(key)\n        .execute(pool)\n        .await?;\n    Ok(())\n}}\n\npub fn idempotent_note() -> &'static str {{\n    \"ok\"\n}}\n"
+        )
+    };
+    write(d, "src/keys.rs", &keys("payout_log"));
 
     // No store and no keyed request: the job is not parsed, and not counted.
     let o = timed(d);
     assert_eq!(held(&o), Some((1, 0)), "{}", stderr(&o));
     let j = json(&o);
     assert_eq!(j["summary"]["files_parsed"], 1, "{j}");
-    assert!(rules_of(&j).is_empty(), "{j}");
+    assert!(support::rule_paths(&j).is_empty(), "{j}");
 
     // The code records the key in a store: the job's function now leads to
     // the recording, after its charge.
-    write(
-        d,
-        "src/keys.rs",
-        "pub async fn record_key(pool: &PgPool, key: &str) -> Result<(), sqlx::Error> {\n    sqlx::query(\"INSERT INTO idempotency_keys (key) VALUES ($1)\")\n        .bind(key)\n        .execute(pool)\n        .await?;\n    Ok(())\n}\n",
-    );
+    write(d, "src/keys.rs", &keys("idempotency_keys"));
     let o = timed(d);
     assert_eq!(held(&o), Some((1, 1)), "{}", stderr(&o));
     let j = json(&o);
     assert!(
-        rules_of(&j)
+        support::rule_paths(&j)
             .iter()
-            .any(|(_, r)| r == "key-recorded-after-effect"),
+            .any(|(r, _)| r == "key-recorded-after-effect"),
         "{j}"
     );
 }
@@ -1081,10 +1068,10 @@ fn a_file_held_for_its_retries_with_a_suppression_is_parsed() {
     let j = json(&o);
     assert_eq!(j["summary"]["files_parsed"], 1, "{j}");
     assert_eq!(
-        rules_of(&j),
+        support::rule_paths(&j),
         [(
-            "src/payout_job.rs".to_string(),
-            "unused-suppression".to_string()
+            "unused-suppression".to_string(),
+            "src/payout_job.rs".to_string()
         )],
         "{j}"
     );

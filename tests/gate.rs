@@ -65,17 +65,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn findings(o: &Output) -> Vec<(String, String)> {
     let j: Value =
         serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)));
-    j["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["rule"].as_str().unwrap().to_string(),
-                d["path"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    support::rule_paths(&j)
 }
 
 /// A Stripe client that reads the wrong replay header: one error with a fix.
