@@ -744,12 +744,9 @@ fn lines_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// of a file whose text is let go after its parse.
 pub fn store_code_lines(text: &str) -> Vec<(usize, String)> {
     let words = &knowledge::redis().link_words;
-    if !words.may_match_within(text) {
-        return Vec::new();
-    }
     let keep =
         |(start, line): (usize, &str)| store_callee(line, words).map(|_| (start, line.to_string()));
-    match word_lines(text, words) {
+    match word_lines(text) {
         Some(starts) => starts
             .into_iter()
             .filter_map(|start| {
@@ -759,35 +756,66 @@ pub fn store_code_lines(text: &str) -> Vec<(usize, String)> {
                 keep((start, &text[start..start + len]))
             })
             .collect(),
-        None => lines_at(text).filter_map(keep).collect(),
+        None if words.may_match_within(text) => lines_at(text).filter_map(keep).collect(),
+        None => Vec::new(),
     }
 }
 
-/// The starts of the lines of `text` that hold one of `words`' words in
-/// any case, in order: the only lines where an identifier can match them
+/// The starts of the lines of `text` that hold a Redis link word in any
+/// case, in order: the only lines where an identifier can match the words
 /// (a part or both words of a pair are in the name itself, and [`snake`]
 /// only inserts `_`). `None` when a word holds a separator, which such a
 /// search cannot rule out.
 ///
 /// [`snake`]: knowledge::snake
-fn word_lines(text: &str, words: &knowledge::Words) -> Option<Vec<usize>> {
-    let all = (words.substrings.iter().chain(&words.parts))
-        .chain(words.pairs.iter().flatten())
-        .collect::<Vec<_>>();
-    if all
+fn word_lines(text: &str) -> Option<Vec<usize>> {
+    let finders = link_word_finders()?;
+    let lower = text.to_ascii_lowercase();
+    let mut at: Vec<usize> = finders
         .iter()
-        .any(|w| w.is_empty() || !w.bytes().all(|b| b.is_ascii_alphanumeric()))
-    {
-        return None;
-    }
-    let mut starts: Vec<usize> = all
-        .iter()
-        .flat_map(|w| knowledge::find_ignore_ascii_case(text, w))
-        .map(|at| text[..at].rfind('\n').map_or(0, |n| n + 1))
+        .flat_map(|f| f.find_iter(lower.as_bytes()))
         .collect();
-    starts.sort_unstable();
-    starts.dedup();
+    at.sort_unstable();
+    let mut starts: Vec<usize> = Vec::new();
+    // The end of the last line recorded: its other words add nothing.
+    let mut line_end = 0;
+    for a in at {
+        if a < line_end {
+            continue;
+        }
+        starts.push(text[..a].rfind('\n').map_or(0, |n| n + 1));
+        line_end = text[a..].find('\n').map_or(text.len(), |n| a + n + 1);
+    }
     Some(starts)
+}
+
+/// A searcher for each word of `rules/redis.toml`'s link words
+/// (substrings, parts, both words of each pair), lowered, for a lowered
+/// text. A search a word by its first byte in either case was slow on code,
+/// where `i` (of `idem`) is everywhere.
+fn link_word_finders() -> Option<&'static [memchr::memmem::Finder<'static>]> {
+    static S: std::sync::OnceLock<Option<Vec<memchr::memmem::Finder<'static>>>> =
+        std::sync::OnceLock::new();
+    S.get_or_init(|| {
+        let words = &knowledge::redis().link_words;
+        let all: Vec<&String> = (words.substrings.iter().chain(&words.parts))
+            .chain(words.pairs.iter().flatten())
+            .collect();
+        if all
+            .iter()
+            .any(|w| w.is_empty() || !w.bytes().all(|b| b.is_ascii_alphanumeric()))
+        {
+            return None;
+        }
+        Some(
+            all.iter()
+                .map(|w| {
+                    memchr::memmem::Finder::new(w.to_ascii_lowercase().as_bytes()).into_owned()
+                })
+                .collect(),
+        )
+    })
+    .as_deref()
 }
 
 /// The byte offset of `word` in `line` as a whole identifier.
@@ -1663,7 +1691,10 @@ mod tests {
         for text in &texts {
             assert_eq!(store_code_lines(text), every(text), "{text:?}");
         }
-        assert!(word_lines("x", words).is_some());
+        assert_eq!(
+            word_lines("a\nIDEM b idem\nc\nx Receipt"),
+            Some(vec![2, 16])
+        );
     }
 
     /// Each file's lines are tried only against the settings it holds
