@@ -465,7 +465,12 @@ impl Keywords {
         {
             Admission::Full
         } else if late {
-            Admission::Late
+            let comments = silent.as_ref().map_or(&[][..], |(c, _)| c.as_slice());
+            if may_name_a_store(bytes, comments) {
+                Admission::Full
+            } else {
+                Admission::Late
+            }
         } else {
             Admission::No
         }
@@ -704,6 +709,86 @@ fn names_a_store_in_code(name: &[u8], open: bool) -> bool {
         let as_table = module || retention.is_retention_name(seg);
         stores.is_store_name_in_code(seg, as_table)
     })
+}
+
+/// Whether a Rust file's code or strings (not its comments) may name a
+/// store by a convention the model reads, the way the model reads it: a
+/// table (`seen_events`, `SeenEvents`), a provider's event table
+/// (`stripe_events`), a Redis key prefix or key expression
+/// (`processed_key`). Some of those names hold no prefilter word, so a file
+/// held back for its retries ([`Admission::Late`]) that holds one is parsed
+/// in full: a held file must not be able to make a store. A convention word
+/// holding a separator (`idem:`) is looked for in the whole text.
+fn may_name_a_store(bytes: &[u8], comments: &[std::ops::Range<usize>]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return true;
+    };
+    let stores = crate::knowledge::stores();
+    let conventions = [
+        &stores.table,
+        &stores.redis_prefix,
+        &stores.provider_event_table,
+    ];
+    let words: Vec<&String> = conventions
+        .iter()
+        .flat_map(|w| {
+            w.substrings
+                .iter()
+                .chain(&w.parts)
+                .chain(w.pairs.iter().flatten())
+        })
+        .collect();
+    let word_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    // `idem:`, `webhook:event`: across identifiers.
+    if words
+        .iter()
+        .filter(|w| !w.bytes().all(word_byte))
+        .any(|w| crate::knowledge::contains_ignore_ascii_case(text, w))
+    {
+        return true;
+    }
+    // A name can match only if it holds a letters-and-digits piece of a
+    // word (`webhook_event`: `webhook`, `event`).
+    let pieces: Vec<&str> = words
+        .iter()
+        .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let has_piece = |t: &str| {
+        pieces
+            .iter()
+            .any(|p| crate::knowledge::contains_ignore_ascii_case(t, p))
+    };
+    if !has_piece(text) {
+        return false;
+    }
+    let mut at = 0;
+    while let Some(start) = bytes[at..]
+        .iter()
+        .position(|b| word_byte(*b))
+        .map(|i| at + i)
+    {
+        let end = bytes[start..]
+            .iter()
+            .position(|b| !word_byte(*b))
+            .map_or(bytes.len(), |i| start + i);
+        at = end;
+        // Bytes of a word are ASCII: `start..end` is on char boundaries.
+        let token = &text[start..end];
+        if crate::frontend::rust::comments::contains(comments, start) || !has_piece(token) {
+            continue;
+        }
+        let snake = crate::knowledge::snake(token);
+        let named = [token, snake.as_str()].iter().any(|n| {
+            stores.is_store_table(n)
+                || stores.is_provider_event_table(n)
+                || stores.redis_prefix.matches(n)
+        });
+        if named {
+            return true;
+        }
+    }
+    false
 }
 
 /// A byte of a name [`store_name_at`] finds.
@@ -1323,5 +1408,22 @@ mod tests {
         let yaml = k.admission(FileKind::Yaml, Path::new("values.yaml"), b"backoff: 10s\n");
         assert_eq!(yaml, Admission::No);
         assert!(k.admits(FileKind::Rust, Path::new("src/jobs.rs"), retry.as_bytes()));
+        // A name that makes a store by a convention that is no prefilter
+        // word: such a file can make a store, so it is parsed in full.
+        for store in [
+            "sqlx::query(\"INSERT INTO seen_events (id) VALUES ($1)\")",
+            "struct HandledWebhooks;",
+            "sqlx::query(\"SELECT 1 FROM stripe_events WHERE id = $1\")",
+            "conn.set_nx(&processed_key, 1)",
+        ] {
+            assert_eq!(
+                rs(&format!("{retry}fn f() {{ {store}; }}\n")),
+                Admission::Full,
+                "{store}"
+            );
+        }
+        // The same words apart, or in a comment, are nothing.
+        let apart = "fn f(seen: bool, event: Event) {} // processed_key, the webhook_event table\n";
+        assert_eq!(rs(&format!("{retry}{apart}")), Admission::Late);
     }
 }
