@@ -123,6 +123,12 @@ impl Words {
             || self.pairs.iter().any(|[a, b]| starts(a) && starts(b))
     }
 
+    /// Every word it matches by: substrings, parts, and both words of each
+    /// pair.
+    pub fn every_word(&self) -> impl Iterator<Item = &String> {
+        (self.substrings.iter().chain(&self.parts)).chain(self.pairs.iter().flatten())
+    }
+
     /// Whether some name in `text` may match (an identifier, or its
     /// [`snake`] form): false only when no word, nor both of a pair, occurs
     /// in it in any case. A word holding a separator is not looked for and

@@ -321,73 +321,42 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))
     };
     let (late, now): (Vec<usize>, Vec<usize>) = (0..loaded.len()).partition(|&i| loaded[i].late);
-    let mut facts: Vec<frontend::FileFacts> = (0..loaded.len())
-        .map(|file| frontend::FileFacts {
-            file,
-            ..Default::default()
-        })
-        .collect();
-    // Files whose front end did not finish: (id, crashed).
-    let mut given_up: Vec<(usize, bool)> = Vec::new();
+    let roots = TestRoots::new(&paths, &cwd);
+    let mut parsed = Parsed::new(loaded.len());
     let fates = parse(now.clone())?;
-    settle(
+    parsed.settle(
         fates,
         &now,
         &loaded,
-        &mut timings,
-        &mut given_up,
-        &mut facts,
-    );
-    // Suppressions of files whose text was let go, scanned by their worker.
-    let mut early_suppressions: Vec<Option<Vec<suppress::Suppression>>> = Vec::new();
-    early_suppressions.resize_with(sources.files.len(), || None);
-    take_texts(
-        &mut sources,
         &reread,
-        &loaded,
-        &now,
-        &mut early_suppressions,
+        &roots,
+        &mut sources,
+        &mut timings,
     );
-    let roots = TestRoots::new(&paths, &cwd);
-    let test_paths = |facts: &mut [frontend::FileFacts], ids: &[usize], sources: &SourceMap| {
-        for &id in ids {
-            let f = &mut facts[id];
-            f.test_path =
-                test_code::test_code().is_test_path(&roots.relative(sources.path(f.file)));
-        }
-    };
-    test_paths(&mut facts, &now, &sources);
     let mut joins = None;
     let mut late_parsed = 0;
     if !late.is_empty() {
         timings.phase("parse");
-        let j = pool.install(|| model::Joins::build(&facts, &sources, &config));
+        let j = pool.install(|| model::Joins::build(&parsed.facts, &sources, &config));
         // The model's first parts, built early to decide; kept when the held
         // files are not parsed.
         timings.phase("model-first");
-        if j.uses_late_files(&facts) {
+        if j.uses_late_files(&parsed.facts) {
             drop(j);
             for &id in &late {
                 let l = &loaded[id];
                 timings.admitted(l.kind, l.len as u64, false);
             }
             let fates = parse(late.clone())?;
-            settle(
+            parsed.settle(
                 fates,
                 &late,
                 &loaded,
-                &mut timings,
-                &mut given_up,
-                &mut facts,
-            );
-            take_texts(
-                &mut sources,
                 &reread,
-                &loaded,
-                &late,
-                &mut early_suppressions,
+                &roots,
+                &mut sources,
+                &mut timings,
             );
-            test_paths(&mut facts, &late, &sources);
             late_parsed = late.len();
         } else {
             joins = Some(j);
@@ -397,8 +366,13 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     } else {
         timings.phase("parse");
     }
+    let Parsed {
+        facts,
+        mut given_up,
+        early_suppressions,
+    } = parsed;
     given_up.sort_unstable();
-    let files_parsed = loaded.iter().filter(|l| l.parse).count() - (late.len() - late_parsed);
+    let files_parsed = loaded.iter().filter(|l| l.parse && !l.late).count() + late_parsed;
     let unparsed: Vec<render::Unparsed> = facts
         .iter()
         .flat_map(|f| {
@@ -599,75 +573,92 @@ enum Reread {
     },
 }
 
-/// The texts of files `ids` that their parse worker read ([`Reread`]) into
-/// the source map; the suppressions of those it let go, which the worker
+/// What the front ends gave, in file order: each file's facts (empty until
+/// its front end runs), the files given up on (id, crashed), and the
+/// suppressions of the files whose text was let go, which their worker
 /// scanned.
-fn take_texts(
-    sources: &mut SourceMap,
-    reread: &Rereads,
-    loaded: &[Loaded],
-    ids: &[usize],
-    early_suppressions: &mut [Option<Vec<suppress::Suppression>>],
-) {
-    for &id in ids {
-        let src = &mut sources.files[id];
-        match reread[id].get() {
-            Some(Reread::Text(text, bom)) => src.set_text(Arc::clone(text), *bom),
-            Some(Reread::LetGo {
-                len,
-                hash,
-                bom,
-                suppressions,
-            }) => {
-                if let Some(disk) = &loaded[id].deferred {
-                    src.let_go(disk.clone(), *len, *hash, *bom);
-                }
-                early_suppressions[id] = Some(suppressions.clone());
-            }
-            None => {}
-        }
-    }
+struct Parsed {
+    facts: Vec<frontend::FileFacts>,
+    given_up: Vec<(usize, bool)>,
+    early_suppressions: Vec<Option<Vec<suppress::Suppression>>>,
 }
 
-/// The facts of files `ids` from their front ends' fates (in `ids` order),
-/// into `facts` (in file order); a file given up on keeps its problems and
-/// one that says why.
-fn settle(
-    fates: Vec<supervise::Fate<frontend::FileFacts>>,
-    ids: &[usize],
-    loaded: &[Loaded],
-    timings: &mut timings::Timings,
-    given_up: &mut Vec<(usize, bool)>,
-    facts: &mut [frontend::FileFacts],
-) {
-    for (fate, &id) in fates.into_iter().zip(ids) {
-        let l = &loaded[id];
-        facts[id] = match fate {
-            supervise::Fate::Done(f, took) => {
-                timings.kind(l.kind).parse += took;
-                f
+impl Parsed {
+    fn new(files: usize) -> Self {
+        Parsed {
+            facts: (0..files)
+                .map(|file| frontend::FileFacts {
+                    file,
+                    ..Default::default()
+                })
+                .collect(),
+            given_up: Vec::new(),
+            early_suppressions: (0..files).map(|_| None).collect(),
+        }
+    }
+
+    /// Take the fates of files `ids` (in `ids` order): their facts, marked
+    /// as test code by their path; a file given up on keeps its problems
+    /// and one that says why. The texts their worker read ([`Reread`]) go
+    /// into the source map.
+    #[allow(clippy::too_many_arguments)]
+    fn settle(
+        &mut self,
+        fates: Vec<supervise::Fate<frontend::FileFacts>>,
+        ids: &[usize],
+        loaded: &[Loaded],
+        reread: &Rereads,
+        roots: &TestRoots,
+        sources: &mut SourceMap,
+        timings: &mut timings::Timings,
+    ) {
+        for (fate, &id) in fates.into_iter().zip(ids) {
+            let l = &loaded[id];
+            let mut f = match fate {
+                supervise::Fate::Done(f, took) => {
+                    timings.kind(l.kind).parse += took;
+                    f
+                }
+                supervise::Fate::TimedOut(limit) => {
+                    timings.kind(l.kind).parse += limit;
+                    self.given_up.push((id, false));
+                    ParseJob::gave_up(
+                        id,
+                        l,
+                        format!(
+                            "{GAVE_UP} {} (the per-file time bound, `--parse-timeout`)",
+                            supervise::show(limit)
+                        ),
+                    )
+                }
+                supervise::Fate::Panicked(message) => {
+                    self.given_up.push((id, true));
+                    ParseJob::gave_up(
+                        id,
+                        l,
+                        format!("idemlint crashed reading this file, a bug to report: {message}"),
+                    )
+                }
+            };
+            let src = &mut sources.files[id];
+            match reread[id].get() {
+                Some(Reread::Text(text, bom)) => src.set_text(Arc::clone(text), *bom),
+                Some(Reread::LetGo {
+                    len,
+                    hash,
+                    bom,
+                    suppressions,
+                }) => {
+                    if let Some(disk) = &l.deferred {
+                        src.let_go(disk.clone(), *len, *hash, *bom);
+                    }
+                    self.early_suppressions[id] = Some(suppressions.clone());
+                }
+                None => {}
             }
-            supervise::Fate::TimedOut(limit) => {
-                timings.kind(l.kind).parse += limit;
-                given_up.push((id, false));
-                ParseJob::gave_up(
-                    id,
-                    l,
-                    format!(
-                        "{GAVE_UP} {} (the per-file time bound, `--parse-timeout`)",
-                        supervise::show(limit)
-                    ),
-                )
-            }
-            supervise::Fate::Panicked(message) => {
-                given_up.push((id, true));
-                ParseJob::gave_up(
-                    id,
-                    l,
-                    format!("idemlint crashed reading this file, a bug to report: {message}"),
-                )
-            }
-        };
+            f.test_path = test_code::test_code().is_test_path(&roots.relative(sources.path(id)));
+            self.facts[id] = f;
+        }
     }
 }
 
@@ -904,12 +895,7 @@ fn load_text(
             "binary content (a NUL byte); not parsed".to_string(),
         ));
     }
-    let mut admission = keywords.admission(kind, path, &bytes);
-    // A suppression comment is read only from a file that is parsed: one
-    // that holds one is not held back, so an unused one is still reported.
-    if admission == walk::Admission::Late && memchr::memmem::find(&bytes, b"idemlint").is_some() {
-        admission = walk::Admission::Full;
-    }
+    let admission = keywords.admission(kind, path, &bytes);
     let consts_only = admission == walk::Admission::No;
     if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
         return None;

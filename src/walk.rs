@@ -275,8 +275,9 @@ pub enum Admission {
     /// Parsed in full.
     Full,
     /// Its only words are those of a `late` group (a retry crate's, in
-    /// Rust): parsed only when the files admitted in full hold something
-    /// it can matter to (`model::Joins::uses_late_files`).
+    /// Rust), and it names no store by any convention and holds no
+    /// suppression comment: parsed only when the files admitted in full
+    /// hold something it can matter to (`model::Joins::uses_late_files`).
     Late,
 }
 
@@ -351,7 +352,8 @@ impl Keywords {
     /// configs here. A Rust file's words count only outside its comments
     /// (no Rust rule reads comments): `/// This call is idempotent` alone
     /// admits nothing, unless the file's path holds a strong word too.
-    /// A file whose only words are a `late` group's is [`Admission::Late`].
+    /// A file whose only words are a `late` group's is [`Admission::Late`],
+    /// unless it may name a store itself or holds a suppression comment.
     pub fn admission(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> Admission {
         let conf =
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
@@ -428,8 +430,8 @@ impl Keywords {
                 if !judged.contains(&(name, how)) {
                     let store = match how {
                         Named::Code(open) => names_a_store_in_code(name.0, open),
-                        Named::TypeName => names_a_store_as_type_name(name),
-                        Named::Text => names_a_store(name),
+                        Named::TypeName => names_a_store(name, false),
+                        Named::Text => names_a_store(name, true),
                     };
                     if store {
                         return Admission::Full;
@@ -466,7 +468,12 @@ impl Keywords {
             Admission::Full
         } else if late {
             let comments = silent.as_ref().map_or(&[][..], |(c, _)| c.as_slice());
-            if may_name_a_store(bytes, comments) {
+            // A suppression comment is read only from a file that is parsed:
+            // one that holds one is not held back, so an unused one is
+            // still reported.
+            if memchr::memmem::find(bytes, b"idemlint").is_some()
+                || may_name_a_store(bytes, comments)
+            {
                 Admission::Full
             } else {
                 Admission::Late
@@ -607,8 +614,7 @@ fn type_name_literal(
     start: usize,
     name: &[u8],
 ) -> bool {
-    let i = strings.partition_point(|r| r.end <= start);
-    let Some(r) = strings.get(i).filter(|r| r.contains(&start)) else {
+    let Some(r) = crate::frontend::rust::comments::range_at(strings, start) else {
         return false;
     };
     let whole = bytes
@@ -620,22 +626,13 @@ fn type_name_literal(
         && name.iter().any(u8::is_ascii_lowercase)
 }
 
-/// [`names_a_store`] for a [`Named::TypeName`] literal: a Redis key prefix
-/// or a header name, never a table.
-fn names_a_store_as_type_name(name: (&[u8], bool)) -> bool {
-    names_a(name, false)
-}
-
 /// Whether the name [`store_name_at`] found is an idempotency store of
 /// `rules/stores.toml` or a header name of `rules/headers.toml`:
 /// `processed_webhook_events`, `ProcessedEvent`, `webhook:event:`,
 /// `stripe_webhooks`, `webhook-id`; not `webhook_url` nor `WebhookConfig`.
-fn names_a_store(name: (&[u8], bool)) -> bool {
-    names_a(name, true)
-}
-
-/// A store prefix or a header name; a table too when `tables`.
-fn names_a((name, literal): (&[u8], bool), tables: bool) -> bool {
+/// A table only when `tables` (not for a [`Named::TypeName`] literal,
+/// which can still be a Redis key prefix or a header name).
+fn names_a_store((name, literal): (&[u8], bool), tables: bool) -> bool {
     let Ok(name) = std::str::from_utf8(name) else {
         return false;
     };

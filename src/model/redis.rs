@@ -798,9 +798,7 @@ fn link_word_finders() -> Option<&'static [memchr::memmem::Finder<'static>]> {
         std::sync::OnceLock::new();
     S.get_or_init(|| {
         let words = &knowledge::redis().link_words;
-        let all: Vec<&String> = (words.substrings.iter().chain(&words.parts))
-            .chain(words.pairs.iter().flatten())
-            .collect();
+        let all: Vec<&String> = words.every_word().collect();
         if all
             .iter()
             .any(|w| w.is_empty() || !w.bytes().all(|b| b.is_ascii_alphanumeric()))

@@ -111,8 +111,13 @@ fn raw_end(bytes: &[u8], mut i: usize, hashes: usize) -> Option<usize> {
 /// Whether byte `at` lies in one of `comments` (as [`ranges`] gives them:
 /// ascending, disjoint).
 pub fn contains(comments: &[Range<usize>], at: usize) -> bool {
-    let i = comments.partition_point(|r| r.end <= at);
-    comments.get(i).is_some_and(|r| r.contains(&at))
+    range_at(comments, at).is_some()
+}
+
+/// The one of `ranges` (ascending, disjoint) that byte `at` lies in.
+pub fn range_at(ranges: &[Range<usize>], at: usize) -> Option<&Range<usize>> {
+    let i = ranges.partition_point(|r| r.end <= at);
+    ranges.get(i).filter(|r| r.contains(&at))
 }
 
 fn ident_byte(b: Option<u8>) -> bool {
