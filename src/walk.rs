@@ -385,6 +385,7 @@ impl Keywords {
         let mut with_checked = vec![false; self.groups.len()];
         let mut judged: std::collections::HashSet<((&[u8], bool), Named)> = Default::default();
         let mut late = false;
+        let mut links_from_code = None;
         for (start, pattern) in self.any.occurrences(lower) {
             let (silent, strings) = silent.get_or_insert_with(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
@@ -420,8 +421,8 @@ impl Keywords {
                 let how = if identifier {
                     let after = &bytes[store_name_end(bytes, end)..];
                     Named::Code(!name.0.ends_with(b"::") || group_may_name_a_table(after))
-                } else if rust && type_name_literal(bytes, strings, start, name.0) {
-                    Named::TypeName
+                } else if rust && !literal_may_name_a_table(bytes, lower, strings, start, name.0) {
+                    Named::NoTable
                 } else {
                     Named::Text
                 };
@@ -430,7 +431,7 @@ impl Keywords {
                 if !judged.contains(&(name, how)) {
                     let store = match how {
                         Named::Code(open) => names_a_store_in_code(name.0, open),
-                        Named::TypeName => names_a_store(name, false),
+                        Named::NoTable => names_a_store(name, false),
                         Named::Text => names_a_store(name, true),
                     };
                     if store {
@@ -447,8 +448,13 @@ impl Keywords {
             // gives the Redis model nothing more: a key prefix that names a
             // store is judged as a name above (a literal's first name is a
             // prefix), and Rust declares an instance only with `CONFIG SET
-            // maxmemory-policy` or a `redis://` URL, both strong words.
-            let linkable = || !rust || redis_link_name(name.0);
+            // maxmemory-policy` or a `redis://` URL, both strong words. An
+            // identifier links only through the code [`links`] looks for.
+            let mut linkable = || {
+                !rust
+                    || (redis_link_name(name.0)
+                        && (!identifier || *links_from_code.get_or_insert_with(|| links(bytes))))
+            };
             if let (Some(with), true) = (&group.with, linkable()) {
                 if !with_checked[*g] {
                     with_checked[*g] = true;
@@ -594,43 +600,89 @@ enum Named {
     /// follows a name that ends in `::` may be a table's module
     /// ([`group_may_name_a_table`]).
     Code(bool),
-    /// A Rust string literal that is one CamelCase name and nothing else
-    /// ([`type_name_literal`]).
-    TypeName,
+    /// A Rust string literal the front end cannot read a table from
+    /// ([`literal_may_name_a_table`]): it can still be a Redis key prefix
+    /// or a header name.
+    NoTable,
     /// Any other text.
     Text,
 }
 
-/// Whether the name [`store_name_at`] found at `start` in a Rust file is a
-/// whole string literal, and a CamelCase name (`"AdyenIncomingWebhook"`,
-/// `"airwallexWebhookData"`: letters and digits, both cases): the type a
+/// Whether the Rust string literal around `start` may give the front end
+/// a table: only SQL text does (`rust::sql_strings`: a literal, a raw
+/// string, `concat!` of literals or a `const` handed to a query call,
+/// read by `sql::dml` and the schema reader), and every statement they
+/// read a table from holds one of [`SQL_WORDS`] in the same literal. So a
+/// literal without one (`"incoming_webhook_events"` as a map key or a
+/// route, `"Processed"` as an enum's text) is never a table, nor is one
+/// that is a CamelCase name and nothing else (`"AdyenIncomingWebhook"`,
+/// `"airwallexWebhookData"`: letters and digits, both cases), the type a
 /// body is parsed into (`parse_struct("StripeWebhookEvent")`), a serde
-/// tag, an error's subject. Nothing the Rust front end reads takes such a
-/// literal as a table: SQL is text with statements, and a table in a
-/// query builder is a path.
-fn type_name_literal(
+/// tag, an error's subject; a table in a query builder is a path. Both can
+/// still be a Redis key prefix or a header name. In a file that calls
+/// `concat!`, where a statement may be split over literals, or a literal
+/// with a `\x`/`\u` escape (which can spell any letter), every literal
+/// may.
+fn literal_may_name_a_table(
     bytes: &[u8],
+    lower: &[u8],
     strings: &[std::ops::Range<usize>],
     start: usize,
     name: &[u8],
 ) -> bool {
     let Some(r) = crate::frontend::rust::comments::range_at(strings, start) else {
-        return false;
+        return true;
     };
     let whole = bytes
         .get(r.start..r.end)
-        .and_then(|s| s.strip_prefix(b"\""));
-    whole.and_then(|s| s.strip_suffix(b"\"")) == Some(name)
+        .and_then(|s| s.strip_prefix(b"\""))
+        .and_then(|s| s.strip_suffix(b"\""));
+    let type_name = whole == Some(name)
         && name.iter().all(u8::is_ascii_alphanumeric)
         && name.iter().any(u8::is_ascii_uppercase)
-        && name.iter().any(u8::is_ascii_lowercase)
+        && name.iter().any(u8::is_ascii_lowercase);
+    if type_name {
+        return false;
+    }
+    let text = &lower[r.start..r.end];
+    let holds = |w: &[u8]| memchr::memmem::find(text, w).is_some();
+    SQL_WORDS.iter().any(|w| holds(w))
+        || holds(b"\\x")
+        || holds(b"\\u")
+        || memchr::memmem::find(lower, b"concat").is_some()
+}
+
+/// The words of a statement [`literal_may_name_a_table`] looks for,
+/// lowercase: `sql::dml` reads a table after `INSERT`, `REPLACE`,
+/// `UPDATE`, `DELETE FROM`, `FROM` or `JOIN`, and the schema reader only
+/// in text that starts with `CREATE`, `ALTER` or `DROP`. Searched as
+/// substrings, so an identifier holding one (`created_at`) keeps a literal
+/// a possible table: a wider net, never a narrower one.
+const SQL_WORDS: &[&[u8]] = &[
+    b"insert", b"replace", b"update", b"delete", b"from", b"join", b"create", b"alter", b"drop",
+];
+
+/// Whether a Rust file has code through which a name linked to Redis
+/// (`rules/redis.toml` link words: `ReceiptStore`) can reach the Redis
+/// model: a type named `…cache…` (the cache walk runs only in a file that
+/// holds the word, [`crate::frontend::rust::cache`]), or a line that calls
+/// a link-named identifier (`model::redis::store_code_lines`, the only
+/// lines through which code reads a generic Redis setting). Without
+/// either, a `Receipt` enum variant beside a `RedisKv` one links nothing.
+/// Text that is not UTF-8 is let through.
+fn links(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return true;
+    };
+    crate::knowledge::contains_ignore_ascii_case(text, "cache")
+        || !crate::model::redis::store_code_lines(text).is_empty()
 }
 
 /// Whether the name [`store_name_at`] found is an idempotency store of
 /// `rules/stores.toml` or a header name of `rules/headers.toml`:
 /// `processed_webhook_events`, `ProcessedEvent`, `webhook:event:`,
 /// `stripe_webhooks`, `webhook-id`; not `webhook_url` nor `WebhookConfig`.
-/// A table only when `tables` (not for a [`Named::TypeName`] literal,
+/// A table only when `tables` (not for a [`Named::NoTable`] literal,
 /// which can still be a Redis key prefix or a header name).
 fn names_a_store((name, literal): (&[u8], bool), tables: bool) -> bool {
     let Ok(name) = std::str::from_utf8(name) else {
@@ -1192,11 +1244,13 @@ mod tests {
         assert!(rs("db.mark_event_processed(&event.id).await?;"));
         assert!(rs("struct ProcessedEvent;"));
         assert!(rs("let seen = StripeEventsProcessed::load();"));
-        // In a string, every convention counts as before.
+        // In a string, every convention counts as before, a table's only
+        // in text that may be SQL (`literal_may_name_a_table`).
         assert!(rs(
             "sqlx::query(\"SELECT 1 FROM webhook_events WHERE id = $1\")"
         ));
-        assert!(rs("let t = \"inbox\"; // the table"));
+        assert!(rs("let q = \"INSERT INTO inbox (id) VALUES ($1)\";"));
+        assert!(!rs("let t = \"inbox\"; // a map key"));
         assert!(rs("let k = format!(\"webhook:event:{id}\");"));
         // Beside a Redis word, a weak word admits a Rust file in a name
         // the Redis model links by (a Redis link word), in a string or an
@@ -1218,9 +1272,82 @@ mod tests {
         assert!(rs(
             "struct ReceiptCache { pool: redis::aio::ConnectionManager }"
         ));
+        // An identifier links only through a type named for a cache or a
+        // line that calls a link-named identifier (`links`): an enum
+        // variant `Receipt` beside a `RedisKv` one links nothing.
+        assert!(!rs("pub enum Kind { RedisKv, Receipt, Invoice }"));
+        assert!(rs(
+            "pub enum Kind { RedisKv, Receipt }\nfn f() { let s = ReceiptStore::new(url); }"
+        ));
+        // The call that links need not be the weak word's: `IdemStore`
+        // holds a link word (`idem`) that no prefilter word spells.
+        assert!(rs(
+            "pub enum Kind { RedisKv, Receipt }\nfn f() { let s = IdemStore::connect(&url); }"
+        ));
+        assert!(rs(
+            "pub enum Kind { RedisKv, Receipt }\ntype C = Cache<Kind>;"
+        ));
         assert!(!rs(
             "let n = processed_count + 1; let c = redis::Client::open(u)?;"
         ));
+    }
+
+    /// A Rust string literal names a table only in text that may be SQL:
+    /// the front end reads a table from no other. `stripe_webhooks` is a
+    /// provider event table and no Redis key prefix, so only the table
+    /// convention can admit it. Where the front end does read a table from
+    /// a literal, the file is admitted (the front end is the oracle).
+    #[test]
+    fn a_rust_string_names_a_table_only_where_it_may_be_sql() {
+        let k = Keywords::new(&[], 1);
+        let rs = |text: &str| k.admits(FileKind::Rust, Path::new("src/db.rs"), text.as_bytes());
+        let tables = |text: &str| {
+            let mut f = crate::frontend::FileFacts::default();
+            crate::frontend::rust::parse(text, &mut f);
+            let rust = f.rust.expect("parsed");
+            rust.flow
+                .functions
+                .iter()
+                .flat_map(|func| &func.events)
+                .filter_map(|e| match &e.kind {
+                    crate::frontend::rust::flow::EventKind::Sql { dml, .. } => {
+                        Some(dml.table.clone())
+                    }
+                    _ => None,
+                })
+                .chain(
+                    f.sql
+                        .iter()
+                        .flat_map(|s| &s.events)
+                        .map(|e| format!("{:?}", e.kind)),
+                )
+                .collect::<Vec<_>>()
+        };
+        // Read as SQL, and admitted.
+        for text in [
+            "async fn f(p: &PgPool) { sqlx::query(\"INSERT INTO stripe_webhooks (id) VALUES ($1)\").execute(p).await; }",
+            "async fn f(p: &PgPool) { sqlx::query(\"select 1 from stripe_webhooks\").fetch_one(p).await; }",
+            "async fn f(p: &PgPool) { sqlx::query(\"UPDATE stripe_webhooks SET x = 1\").execute(p).await; }",
+            "async fn f(p: &PgPool) { sqlx::query(\"DELETE FROM stripe_webhooks\").execute(p).await; }",
+            "async fn f(c: &Client) { c.execute(r#\"\n  SELECT id\n  FROM stripe_webhooks\n\"#, &[]).await; }",
+            "async fn f(p: &PgPool) { sqlx::query(concat!(\"INSERT INTO \", \"stripe_webhooks\", \" (id) VALUES ($1)\")).execute(p).await; }",
+            "async fn f(p: &PgPool) { sqlx::query(\"\\x49NSERT INTO stripe_webhooks (id) VALUES ($1)\").execute(p).await; }",
+            "async fn f(p: &PgPool) { sqlx::query(\"CREATE TABLE stripe_webhooks (id text primary key)\").execute(p).await; }",
+        ] {
+            assert!(!tables(text).is_empty(), "the front end reads a table: {text}");
+            assert!(rs(text), "{text}");
+        }
+        // No statement in the literal: a map key, a serde name, a route.
+        for text in [
+            "fn f(m: &Map) -> u64 { m.get(\"stripe_webhooks\").copied().unwrap_or(0) }",
+            "#[serde(rename = \"stripe_webhooks\")]\nstruct S { n: u64 }",
+            "fn r(cfg: &mut Cfg) { cfg.service(web::resource(\"stripe_webhooks\")); }",
+            // the statement is in another literal
+            "fn f() { let q = \"SELECT 1\"; let t = \"stripe_webhooks\"; }",
+        ] {
+            assert!(tables(text).is_empty(), "{text}");
+            assert!(!rs(text), "{text}");
+        }
     }
 
     #[test]
@@ -1380,9 +1507,10 @@ mod tests {
         assert!(rs(
             "parse(\"StripeWebhookEvent\"); query(\"DELETE FROM StripeWebhookEvent\");"
         ));
-        // Snake case, separators and raw strings are not type names.
+        // Snake case, separators and raw strings are not type names
+        // (this one is a Redis key prefix).
         assert!(rs("let t = \"stripe_webhook_events\";"));
-        assert!(rs("let t = r#\"StripeWebhookEvent\"#;"));
+        assert!(rs("let t = r#\"DELETE FROM StripeWebhookEvent\"#;"));
         // A header name keeps its meaning.
         assert!(rs("b.header(\"Webhook-Id\", id)"));
     }
