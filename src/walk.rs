@@ -912,18 +912,34 @@ pub fn prefilter(bytes: &[u8]) -> bool {
 /// `[rust_constants]` in `rules/prefilter.toml`). Such a file has only its
 /// constant items parsed.
 pub fn rust_constants_prefilter(bytes: &[u8]) -> bool {
-    static M: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    // A DFA: most files that get here hold `const`, and the words are short
-    // and common (`DAY`, `_MS`), so the search verifies many candidates.
-    let m = M.get_or_init(|| {
-        AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .build(builtin().rust_constants?.words)
-            .ok()
-    });
+    static M: OnceLock<Option<Vec<memchr::memmem::Finder<'static>>>> = OnceLock::new();
+    // One search a word: each word has letters that are rare in code (an
+    // upper-case `Y`, `M`, `W`), which memmem's two-byte prefilter finds
+    // with SIMD; an Aho-Corasick DFA steps through every byte. Over the
+    // 673 Rust files of a payment switch that hold `const` or `static`
+    // (20 MB): 4.9 ms against 29 ms, the same 56 files.
+    let m = M.get_or_init(|| Some(finders(&builtin().rust_constants?.words)));
     let has_item = memchr::memmem::find(bytes, b"const ").is_some()
         || memchr::memmem::find(bytes, b"static ").is_some();
-    has_item && m.as_ref().is_some_and(|m| m.is_match(bytes))
+    has_item
+        && m.as_ref()
+            .is_some_and(|m| m.iter().any(|f| f.find(bytes).is_some()))
+}
+
+/// A searcher for each word of `words` that holds no other (`_SECONDS`
+/// holds `SECOND`): whether any word occurs is whether any of these does.
+fn finders(words: &[String]) -> Vec<memchr::memmem::Finder<'static>> {
+    let mut by_length: Vec<&String> = words.iter().collect();
+    by_length.sort_by_key(|w| w.len());
+    let mut kept: Vec<&String> = Vec::new();
+    for w in by_length {
+        if !kept.iter().any(|k| w.contains(k.as_str())) {
+            kept.push(w);
+        }
+    }
+    kept.iter()
+        .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
+        .collect()
 }
 
 /// Show `path` relative to the current directory where it lies below it,
@@ -1446,6 +1462,54 @@ mod tests {
                 end: 9 + crd.len()
             }]
         );
+    }
+
+    /// The constants tier searches only the words that hold no other; it
+    /// must say what a search for every word says, on idemlint's own
+    /// sources and on texts built from the words' pieces.
+    #[test]
+    fn the_constants_search_equals_a_search_for_every_word() {
+        let words = builtin().rust_constants.expect("[rust_constants]").words;
+        let every = |b: &[u8]| {
+            let item = memchr::memmem::find(b, b"const ").is_some()
+                || memchr::memmem::find(b, b"static ").is_some();
+            item && words
+                .iter()
+                .any(|w| memchr::memmem::find(b, w.as_bytes()).is_some())
+        };
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for entry in ignore::Walk::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")).flatten() {
+            if entry.path().extension().is_some_and(|e| e == "rs") {
+                texts.push(std::fs::read(entry.path()).unwrap());
+            }
+        }
+        let pieces: Vec<String> = words
+            .iter()
+            .flat_map(|w| [w.clone(), w[..w.len() - 1].to_string(), w[1..].to_string()])
+            .chain(["const ".into(), "static ".into(), " ".into(), "_".into()])
+            .collect();
+        let mut seed = 7u64;
+        for _ in 0..20_000 {
+            let mut t = Vec::new();
+            for _ in 0..4 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                t.extend_from_slice(pieces[(seed >> 33) as usize % pieces.len()].as_bytes());
+            }
+            texts.push(t);
+        }
+        let mut matched = 0;
+        for t in &texts {
+            assert_eq!(
+                rust_constants_prefilter(t),
+                every(t),
+                "{}",
+                String::from_utf8_lossy(t)
+            );
+            matched += usize::from(every(t));
+        }
+        assert!(matched > 100 && matched < texts.len(), "{matched}");
     }
 
     #[test]
