@@ -21,6 +21,12 @@ impl Key {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The address of the shared text: the same for every path that holds
+    /// this key, and not reused while any clone of it lives.
+    pub fn id(&self) -> usize {
+        std::sync::Arc::as_ptr(&self.0) as *const u8 as usize
+    }
 }
 
 impl std::ops::Deref for Key {

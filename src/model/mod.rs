@@ -52,7 +52,8 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
         .max()
         .unwrap_or(0);
     let words = crate::knowledge::retention_words();
-    let mentions: Vec<&str> = redis::HOST_WORDS.iter().copied().chain(["cache"]).collect();
+    let mention_words: Vec<&str> = redis::HOST_WORDS.iter().copied().chain(["cache"]).collect();
+    let mentions = redis::Mentions::new(&mention_words);
     // Parents (by document and path) of list items' `name` and `value`
     // keys, and the dotted parents of retention-named `name`s. A hash
     // stands for a path: two paths of one hash keep more, never less.
@@ -99,7 +100,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
         pair_part(e)
             || e.path.len() <= env_depth
             || (is(e.path.first(), "services") && e.path.len() <= 4)
-            || redis::mentions_any(e, &mentions)
+            || mentions.any(e)
             || e.key().is_some_and(|k| words.is_retention_name(k))
             || retries::may_be_given(e, text)
     });

@@ -6,7 +6,7 @@
 //! idempotency keys. Not for judging the policy: the rule does that.
 
 use crate::config::Config;
-use crate::frontend::conf::{ConfEntry, PathSeg};
+use crate::frontend::conf::{ConfEntry, Key, PathSeg};
 use crate::frontend::redis_conf::{GroupRef, InstanceDecl, InstanceKind, Provider, Surface};
 use crate::frontend::FileFacts;
 use crate::knowledge;
@@ -952,10 +952,11 @@ fn settings<'a>(
     text: &'a str,
     words: &'a [&'a str],
 ) -> impl Iterator<Item = (String, String, Span)> + 'a {
-    let screen = move |e: &ConfEntry| mentions_any(e, words);
+    let mentions = std::rc::Rc::new(Mentions::new(words));
+    let pair_mentions = std::rc::Rc::clone(&mentions);
     let pairs = k8s_env_pairs(entries)
         .into_iter()
-        .filter(move |(n, v)| screen(n) || screen(v))
+        .filter(move |(n, v)| pair_mentions.any(n) || pair_mentions.any(v))
         .filter_map(move |(n, v)| {
             Some((
                 n.scalar()?.to_string(),
@@ -965,23 +966,64 @@ fn settings<'a>(
         });
     entries
         .iter()
-        .filter(move |e| screen(e))
+        .filter(move |e| mentions.any(e))
         .filter_map(move |e| setting_of(e, text))
         .chain(pairs)
 }
 
-/// Whether a key of the entry's path or its scalar value holds one of
-/// `words` (lowercase), ignoring ASCII case.
-pub(super) fn mentions_any(e: &ConfEntry, words: &[&str]) -> bool {
-    let holds = |s: &str| {
-        words
+/// Whether a key of an entry's path or its scalar value holds one of
+/// `words` (lowercase), ignoring ASCII case. The entries of a tree come in
+/// document order, so a path mostly starts with the keys of the one asked
+/// about before it: those are not judged again. An OpenAPI file's
+/// `components`, `schemas`, `properties` head tens of thousands of paths.
+pub(super) struct Mentions<'w> {
+    words: &'w [&'w str],
+    /// The keys of the last path asked about, by position, with their
+    /// judgement. Holding a key keeps its address its own, so the same
+    /// address is the same key.
+    last: std::cell::RefCell<Vec<Option<(Key, bool)>>>,
+}
+
+impl<'w> Mentions<'w> {
+    pub(super) fn new(words: &'w [&'w str]) -> Self {
+        Mentions {
+            words,
+            last: Default::default(),
+        }
+    }
+
+    pub(super) fn any(&self, e: &ConfEntry) -> bool {
+        if e.scalar().is_some_and(|s| self.holds(s)) {
+            return true;
+        }
+        let mut last = self.last.borrow_mut();
+        for (i, seg) in e.path.iter().enumerate() {
+            let PathSeg::Key(k) = seg else { continue };
+            let known = last
+                .get(i)
+                .and_then(Option::as_ref)
+                .filter(|(held, _)| held.id() == k.id())
+                .map(|(_, holds)| *holds);
+            let holds = known.unwrap_or_else(|| {
+                let holds = self.holds(k);
+                if last.len() <= i {
+                    last.resize(i + 1, None);
+                }
+                last[i] = Some((k.clone(), holds));
+                holds
+            });
+            if holds {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn holds(&self, s: &str) -> bool {
+        self.words
             .iter()
             .any(|w| knowledge::contains_ignore_ascii_case(s, w))
-    };
-    e.scalar().is_some_and(holds)
-        || e.path
-            .iter()
-            .any(|seg| matches!(seg, PathSeg::Key(k) if holds(k)))
+    }
 }
 
 /// What a setting that names a Redis host mentions: a `redis://` or
@@ -1447,6 +1489,60 @@ mod tests {
             .iter()
             .find(|i| i.name == name)
             .unwrap_or_else(|| panic!("no instance {name}: {:?}", m.instances))
+    }
+
+    /// Judging each distinct key once says what judging every path does,
+    /// also for keys that recur under many parents, for entries dropped
+    /// from the tree while it is cut, and for an entry of another tree.
+    #[test]
+    fn mentions_judge_each_key_once_and_say_the_same() {
+        let plain = |e: &ConfEntry, words: &[&str]| {
+            let holds = |s: &str| {
+                words
+                    .iter()
+                    .any(|w| knowledge::contains_ignore_ascii_case(s, w))
+            };
+            e.scalar().is_some_and(holds)
+                || e.path
+                    .iter()
+                    .any(|seg| matches!(seg, PathSeg::Key(k) if holds(k)))
+        };
+        let yaml = "services:\n  api:\n    environment:\n      - REDIS_URL=redis://cache:6379\n      - OTHER=1\n  cache:\n    image: Valkey/valkey:8\n\
+            paths:\n  /a: {get: {parameters: [{name: x, schema: {type: string}}]}}\n  /b: {get: {parameters: [{name: RedisKey, schema: {type: string}}]}}\n\
+            components:\n  schemas:\n    RedisExpiry: {type: object, properties: {ttl: {type: integer}, redisTtl: {type: integer}}}\n    Other: {type: object, properties: {ttl: {type: integer}}}\n";
+        let mut f = FileFacts::default();
+        crate::frontend::yaml::parse(yaml, &mut f);
+        let mut entries = f.conf.expect("a tree").entries;
+        assert!(entries.len() > 20);
+        for words in [&["redis", "valkey"][..], &["cache"], &["ttl"], &["absent"]] {
+            let m = Mentions::new(words);
+            let expected: Vec<bool> = entries.iter().map(|e| plain(e, words)).collect();
+            assert!(expected.contains(&true) || words == ["absent"]);
+            // Twice: the second pass reads remembered keys only.
+            for _ in 0..2 {
+                let got: Vec<bool> = entries.iter().map(|e| m.any(e)).collect();
+                assert_eq!(got, expected, "{words:?}");
+            }
+        }
+        // As in the tree cut: entries dropped while judged.
+        let words = ["redis"];
+        let m = Mentions::new(&words);
+        let dotted = |es: &[ConfEntry]| es.iter().map(ConfEntry::dotted).collect::<Vec<_>>();
+        let expected: Vec<ConfEntry> = entries
+            .iter()
+            .filter(|e| plain(e, &words))
+            .cloned()
+            .collect();
+        entries.retain(|e| m.any(e));
+        assert!(!entries.is_empty());
+        let mut other = FileFacts::default();
+        crate::frontend::yaml::parse("redisHost: x\nport: 1\n", &mut other);
+        let other = other.conf.expect("a tree").entries;
+        let got: Vec<bool> = other.iter().map(|e| m.any(e)).collect();
+        let judged: Vec<bool> = other.iter().map(|e| plain(e, &words)).collect();
+        assert!(judged.contains(&true));
+        assert_eq!(got, judged);
+        assert_eq!(dotted(&entries), dotted(&expected));
     }
 
     const COMPOSE: &str = "services:\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
