@@ -287,6 +287,8 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             loaded.push(l);
         }
     }
+    pool.broadcast(|_| walk::forget_judgements());
+    walk::forget_judgements();
     for l in loaded.iter().filter(|l| l.parse && !l.late) {
         timings.admitted(l.kind, l.len as u64, l.consts_only);
     }

@@ -383,7 +383,6 @@ impl Keywords {
         let mut silent = None;
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
-        let mut judged: std::collections::HashSet<((&[u8], bool), Named)> = Default::default();
         let mut late = false;
         let mut links_from_code = None;
         for (start, pattern) in self.any.occurrences(lower) {
@@ -426,18 +425,13 @@ impl Keywords {
                 } else {
                     Named::Text
                 };
-                // The same names recur through a file (`webhook_url` in
-                // every handler): judge each once.
-                if !judged.contains(&(name, how)) {
-                    let store = match how {
-                        Named::Code(open) => names_a_store_in_code(name.0, open),
-                        Named::NoTable => names_a_store(name, false),
-                        Named::Text => names_a_store(name, true),
-                    };
-                    if store {
-                        return Admission::Full;
-                    }
-                    judged.insert((name, how));
+                let store = judged(name, how, || match how {
+                    Named::Code(open) => names_a_store_in_code(name.0, open),
+                    Named::NoTable => names_a_store(name, false),
+                    Named::Text => names_a_store(name, true),
+                });
+                if store {
+                    return Admission::Full;
                 }
             }
             // A word next to Redis (a `receipts` Redis service). In a Rust
@@ -592,6 +586,52 @@ fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (&[u8], bool) {
         .is_some_and(|i| matches!(bytes[i], b'"' | b'\'' | b'`' | b'}'));
     (&bytes[from..to], literal)
 }
+
+/// The judgement of a weak word's name, made once a thread: the same names
+/// recur through a file (`webhook_url` in every handler) and across the
+/// files of a tree (`IncomingWebhookEvent` across a payment switch's
+/// connectors).
+/// A judgement depends on the name and the catalogues alone. The memory is
+/// bounded: past [`JUDGED_MAX`] names a thread starts again.
+fn judged((name, literal): (&[u8], bool), how: Named, judge: impl FnOnce() -> bool) -> bool {
+    // One slot a way of judging: `how` and whether the name starts a
+    // literal.
+    let slot = usize::from(literal)
+        + 2 * match how {
+            Named::Code(false) => 0,
+            Named::Code(true) => 1,
+            Named::NoTable => 2,
+            Named::Text => 3,
+        };
+    if let Some(known) = JUDGED.with_borrow(|j| j.get(name).and_then(|s| s[slot])) {
+        return known;
+    }
+    let store = judge();
+    JUDGED.with_borrow_mut(|j| {
+        if j.len() >= JUDGED_MAX && !j.contains_key(name) {
+            j.clear();
+        }
+        j.entry(Box::from(name)).or_default()[slot] = Some(store);
+    });
+    store
+}
+
+type Judged = std::collections::HashMap<Box<[u8]>, [Option<bool>; 8]>;
+
+thread_local! {
+    static JUDGED: std::cell::RefCell<Judged> = std::cell::RefCell::default();
+}
+
+/// Let go of this thread's judgements ([`judged`]): the read threads live
+/// on through the parse, and the names of a polyglot tree (medusa: its
+/// JavaScript) are a few MiB that its peak cannot spare.
+pub fn forget_judgements() {
+    JUDGED.set(Judged::default());
+}
+
+/// How many names a thread keeps the judgement of ([`judged`]): about
+/// 5 MiB at most.
+const JUDGED_MAX: usize = 50_000;
 
 /// Where a weak word's name is, for judging it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
