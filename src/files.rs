@@ -349,16 +349,38 @@ impl Selection {
                 Err(e) => Read::Failed(e.clone()),
             };
         }
-        match std::fs::metadata(&c.path) {
+        // One path lookup: the size is read from the open file. A file that
+        // does not open is looked up by path as before, so that an
+        // unreadable one too large to parse is still said to be too large.
+        let Ok(mut file) = std::fs::File::open(&c.path) else {
+            return match std::fs::metadata(&c.path) {
+                Err(e) => Read::Failed(e.to_string()),
+                Ok(m) if m.len() > max => Read::TooLarge {
+                    len: m.len(),
+                    matches: keywords.stream_matches(&c.path),
+                },
+                Ok(_) => match std::fs::read(&c.path) {
+                    Ok(b) => Read::Bytes(b),
+                    Err(e) => Read::Failed(e.to_string()),
+                },
+            };
+        };
+        match file.metadata() {
             Err(e) => Read::Failed(e.to_string()),
             Ok(m) if m.len() > max => Read::TooLarge {
                 len: m.len(),
                 matches: keywords.stream_matches(&c.path),
             },
-            Ok(_) => match std::fs::read(&c.path) {
-                Ok(b) => Read::Bytes(b),
-                Err(e) => Read::Failed(e.to_string()),
-            },
+            Ok(m) => {
+                use std::io::Read as _;
+                // One byte more than the size, so that the end is seen in
+                // one read when the file did not grow.
+                let mut bytes = Vec::with_capacity(usize::try_from(m.len()).unwrap_or(0) + 1);
+                match file.read_to_end(&mut bytes) {
+                    Ok(_) => Read::Bytes(bytes),
+                    Err(e) => Read::Failed(e.to_string()),
+                }
+            }
         }
     }
 }
