@@ -385,6 +385,7 @@ impl Keywords {
         let mut with_checked = vec![false; self.groups.len()];
         let mut late = false;
         let mut links_from_code = None;
+        let mut key_strings = None;
         for (start, pattern) in self.any.occurrences(lower) {
             let (silent, strings) = silent.get_or_insert_with(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
@@ -421,13 +422,31 @@ impl Keywords {
                     let after = &bytes[store_name_end(bytes, end)..];
                     Named::Code(!name.0.ends_with(b"::") || group_may_name_a_table(after))
                 } else if rust && !literal_may_name_a_table(bytes, lower, strings, start, name.0) {
-                    Named::NoTable
+                    let keys = key_strings.get_or_insert_with(|| {
+                        crate::frontend::rust::comments::strings_in_calls(
+                            bytes,
+                            silent,
+                            strings,
+                            |name| {
+                                crate::frontend::rust::REDIS_KEY_CALLS
+                                    .iter()
+                                    .any(|c| c.as_bytes() == name)
+                            },
+                        )
+                    });
+                    if literal_may_be_a_redis_key(bytes, strings, keys, start) {
+                        Named::NoTable
+                    } else {
+                        Named::HeaderOnly
+                    }
                 } else {
                     Named::Text
                 };
                 let store = judged(name, how, || match how {
                     Named::Code(open) => names_a_store_in_code(name.0, open),
                     Named::NoTable => names_a_store(name, false),
+                    // Neither a table nor a key prefix: no literal start.
+                    Named::HeaderOnly => names_a_store((name.0, false), false),
                     Named::Text => names_a_store(name, true),
                 });
                 if store {
@@ -602,6 +621,7 @@ fn judged((name, literal): (&[u8], bool), how: Named, judge: impl FnOnce() -> bo
             Named::Code(true) => 1,
             Named::NoTable => 2,
             Named::Text => 3,
+            Named::HeaderOnly => 4,
         };
     if let Some(known) = JUDGED.with_borrow(|j| j.get(name).and_then(|s| s[slot])) {
         return known;
@@ -616,7 +636,7 @@ fn judged((name, literal): (&[u8], bool), how: Named, judge: impl FnOnce() -> bo
     store
 }
 
-type Judged = std::collections::HashMap<Box<[u8]>, [Option<bool>; 8]>;
+type Judged = std::collections::HashMap<Box<[u8]>, [Option<bool>; 10]>;
 
 thread_local! {
     static JUDGED: std::cell::RefCell<Judged> = std::cell::RefCell::default();
@@ -644,6 +664,9 @@ enum Named {
     /// ([`literal_may_name_a_table`]): it can still be a Redis key prefix
     /// or a header name.
     NoTable,
+    /// A Rust string literal that can be neither a table nor part of a
+    /// Redis key ([`literal_may_be_a_redis_key`]): only a header name.
+    HeaderOnly,
     /// Any other text.
     Text,
 }
@@ -690,6 +713,33 @@ fn literal_may_name_a_table(
         || holds(b"\\x")
         || holds(b"\\u")
         || memchr::memmem::find(lower, b"concat").is_some()
+}
+
+/// Whether the Rust string literal around `start` (one the front end
+/// reads no table from) may still be read as part of a Redis key: the key
+/// readers (`rust::flow`, `rust::retention`) take a key from the first
+/// argument of a Redis command's method (`conn.get("…")`,
+/// `cmd("SET").arg("…")`), from a `format!`/`concat!` there or bound to a
+/// name, or from a binding's value; and the model reads a prefix from any
+/// literal holding a `:` (`"processed:{}"`). So a literal without `:` or an
+/// escape (which could spell one) that lies in no bracket of those calls
+/// ([`crate::frontend::rust::REDIS_KEY_CALLS`]) and is no binding's value
+/// (`field_name: "incoming_webhook_event_type"`, a route
+/// `web::resource("outgoing_webhook_event_logs")`, a match arm's text) can
+/// only be a header name. `keys` is
+/// [`crate::frontend::rust::comments::strings_in_calls`] of the file.
+fn literal_may_be_a_redis_key(
+    bytes: &[u8],
+    strings: &[std::ops::Range<usize>],
+    keys: &[bool],
+    start: usize,
+) -> bool {
+    let i = strings.partition_point(|r| r.end <= start);
+    let Some(r) = strings.get(i).filter(|r| r.contains(&start)) else {
+        return true;
+    };
+    let text = &bytes[r.start..r.end];
+    memchr::memchr2(b':', b'\\', text).is_some() || keys.get(i).copied().unwrap_or(true)
 }
 
 /// The words of a statement [`literal_may_name_a_table`] looks for,
@@ -1404,6 +1454,60 @@ mod tests {
             assert!(tables(text).is_empty(), "{text}");
             assert!(!rs(text), "{text}");
         }
+    }
+
+    /// A Rust string literal that names a Redis key prefix (`processed`,
+    /// `webhook_event`) admits a file only where the front end can read it
+    /// as part of a key; the front end is the oracle for the places it does.
+    #[test]
+    fn a_rust_string_is_a_redis_key_only_where_a_key_is_read() {
+        let k = Keywords::new(&[], 1);
+        let rs = |text: &str| k.admits(FileKind::Rust, Path::new("src/store.rs"), text.as_bytes());
+        let keys = |text: &str| {
+            let mut f = crate::frontend::FileFacts::default();
+            crate::frontend::rust::parse(text, &mut f);
+            let events = f.rust.map_or(0, |r| {
+                r.flow
+                    .functions
+                    .iter()
+                    .flat_map(|func| &func.events)
+                    .filter(|e| {
+                        matches!(e.kind, crate::frontend::rust::flow::EventKind::Redis { .. })
+                    })
+                    .count()
+            });
+            events + f.redis_writes.len()
+        };
+        let c = "async fn f(c: &mut redis::aio::MultiplexedConnection, m: &Map, id: &str)";
+        for body in [
+            "let _: () = c.set_ex(\"processed_events\", 1, 60).await;",
+            "let n: bool = c.exists(\"processed_events\").await;",
+            "let n: Option<u8> = m.get(\"webhook_events\").copied();",
+            "let _: () = redis::cmd(\"SET\").arg(\"processed_events\").arg(1).query_async(c).await;",
+            "let _: () = c.set_ex(format!(\"processed_events_{id}\"), 1, 60).await;",
+            "let k = \"processed_events\"; let _: () = c.set_ex(k, 1, 60).await;",
+            "let _: () = c.get::<_, ()>(\"processed_events\").await;",
+        ] {
+            let text = format!("{c} {{ {body} }}\n");
+            assert!(keys(&text) > 0, "the front end reads a key: {text}");
+            assert!(rs(&text), "{text}");
+        }
+        for text in [
+            "fn f() -> Result<(), E> { Err(E::Invalid { field_name: \"incoming_webhook_event_type\" }) }",
+            "fn r(cfg: &mut Cfg) { cfg.service(web::resource(\"outgoing_webhook_event_logs\")); }",
+            "fn s(x: Status) -> &'static str { match x { Status::Processed => \"processed\", _ => \"other\" } }",
+            "fn t() -> String { Ok(\"outgoing_webhook_events_audit\".to_string()) }",
+            // a char literal `(` does not open a call
+            "fn u(c: char) -> bool { c == '(' && check(\"processed\") }",
+        ] {
+            assert_eq!(keys(text), 0, "{text}");
+            assert!(!rs(text), "{text}");
+        }
+        // A `:` makes any literal a possible key prefix; so does a binding.
+        assert!(rs("fn f() { log(\"processed:{}\"); }"));
+        assert!(rs("static K: &str = \"processed_events\";"));
+        // Past a close that matches no open, every literal may be a key.
+        assert!(rs("fn f() { ) } log(\"processed_events\"); }"));
     }
 
     #[test]

@@ -163,6 +163,111 @@ fn string_end(bytes: &[u8], mut i: usize) -> usize {
 
 /// Past a `'` at `i`: the end of a char literal (`'a'`, `'\n'`, `'\u{1F600}'`,
 /// `'"'`, `'é'`), or just past the quote of a lifetime or label (`'a`).
+/// For each of `strings` (as [`comments_and_strings`] gives them, with its
+/// `comments`), whether it may be read as part of an argument of a call:
+/// it lies, at any depth, in a bracket opened right after a name for
+/// which `call` holds (`conn.get(..)`, `format!(..)`, a turbofish
+/// `get::<_, T>(..)` counts as any name), or it follows `=` (a binding's
+/// value). Past a close that matches no open, every string may.
+pub fn strings_in_calls(
+    bytes: &[u8],
+    comments: &[Range<usize>],
+    strings: &[Range<usize>],
+    call: impl Fn(&[u8]) -> bool,
+) -> Vec<bool> {
+    let mut out = vec![false; strings.len()];
+    // Per open bracket: its byte, and whether a call's name opened it.
+    let mut open: Vec<(u8, bool)> = Vec::new();
+    let mut in_call = 0usize;
+    let mut lost = false;
+    let (mut s, mut c) = (0, 0);
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(r) = strings.get(s).filter(|r| r.start <= i) {
+            out[s] = lost || in_call > 0 || r.start < i || after_assign(bytes, r.start);
+            i = i.max(r.end);
+            s += 1;
+            continue;
+        }
+        if let Some(r) = comments.get(c).filter(|r| r.start <= i) {
+            i = i.max(r.end);
+            c += 1;
+            continue;
+        }
+        // Code up to the next string or comment: only brackets and quotes
+        // matter in it.
+        let stop = strings
+            .get(s)
+            .map_or(bytes.len(), |r| r.start)
+            .min(comments.get(c).map_or(bytes.len(), |r| r.start));
+        while i < stop {
+            match bytes[i] {
+                b'\'' => {
+                    i = char_end(bytes, i);
+                    continue;
+                }
+                b @ (b'(' | b'[' | b'{') => {
+                    let by_call =
+                        call_name_before(bytes, i).is_some_and(|n| n.is_empty() || call(n));
+                    open.push((b, by_call));
+                    in_call += usize::from(by_call);
+                }
+                b @ (b')' | b']' | b'}') => match open.pop() {
+                    Some((o, by_call))
+                        if matches!((o, b), (b'(', b')') | (b'[', b']') | (b'{', b'}')) =>
+                    {
+                        in_call -= usize::from(by_call)
+                    }
+                    _ => lost = true,
+                },
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    for rest in out.iter_mut().skip(s) {
+        *rest = true;
+    }
+    out
+}
+
+/// The name a bracket at `at` opens the arguments of: the identifier before
+/// it (over spaces and a macro's `!`); empty for a `(` after a turbofish's
+/// `>` (`get::<_, T>(`), whose name is not looked for; `None` when no name
+/// is there (a `{` after a return type `-> Result<T, E>` opens a body).
+fn call_name_before(bytes: &[u8], at: usize) -> Option<&[u8]> {
+    let mut end = at;
+    while end > 0 && bytes[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    if end > 0 && bytes[end - 1] == b'!' {
+        end -= 1;
+    }
+    if end > 0 && bytes[end - 1] == b'>' && bytes[at] == b'(' {
+        return Some(&[]);
+    }
+    let start = bytes[..end]
+        .iter()
+        .rposition(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+        .map_or(0, |p| p + 1);
+    (start < end).then(|| &bytes[start..end])
+}
+
+/// Whether `=` comes before `at`, over spaces, `&` and `(` (`let k =
+/// &("…")`), and is no `==`, `<=`, `>=`, `!=` nor `=>`.
+fn after_assign(bytes: &[u8], at: usize) -> bool {
+    let mut i = at;
+    while i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'\r' | b'&' | b'(') {
+        i -= 1;
+    }
+    i > 0
+        && bytes[i - 1] == b'='
+        && !matches!(
+            bytes.get(i.wrapping_sub(2)),
+            Some(b'=' | b'<' | b'>' | b'!')
+        )
+}
+
 fn char_end(bytes: &[u8], i: usize) -> usize {
     match bytes.get(i + 1) {
         Some(b'\\') => {

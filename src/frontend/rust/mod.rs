@@ -46,6 +46,32 @@ pub struct StrConst {
 /// (tables, bindings), not code that handles idempotency keys.
 pub const MAX_RUST_BYTES: usize = 4 * 1024 * 1024;
 
+/// The calls through whose arguments a string literal can become part of a
+/// Redis key, by name: the commands `flow` and `retention` read
+/// (`conn.get(k)`, `set_ex`, `expire`, …, and a command chain's `arg`),
+/// and the macros whose first literal gives a key's prefix (`format!`,
+/// `concat!`). A binding's value (`let k = "…"`) can be one too. The
+/// prefilter judges a literal elsewhere, holding no `:`, as no key
+/// (`walk::literal_may_be_a_redis_key`); a test holds this list to the
+/// readers.
+pub const REDIS_KEY_CALLS: &[&str] = &[
+    "get",
+    "exists",
+    "set",
+    "set_ex",
+    "pset_ex",
+    "set_nx",
+    "set_options",
+    "del",
+    "unlink",
+    "expire",
+    "pexpire",
+    "arg",
+    "cmd",
+    "format",
+    "concat",
+];
+
 pub fn parse(text: &str, facts: &mut FileFacts) {
     parse_tree(text, facts);
     // proc-macro2 keeps every tokenized file's text in a thread-local map for
@@ -560,6 +586,105 @@ mod tests {
         let mut f = FileFacts::default();
         parse(text, &mut f);
         f
+    }
+
+    /// Every method the key readers take a Redis key from is in
+    /// [`REDIS_KEY_CALLS`]: a literal key given to each of these methods,
+    /// with one to five arguments, on a Redis connection, on a plain
+    /// receiver, and as a command chain's argument, is read as a key only
+    /// through a listed name.
+    #[test]
+    fn the_redis_key_calls_cover_every_key_reader() {
+        let key_of = |text: &str| {
+            let f = facts(text);
+            let flow = f.rust.as_ref().map_or(0, |r| {
+                r.flow
+                    .functions
+                    .iter()
+                    .flat_map(|func| &func.events)
+                    .filter(|e| matches!(&e.kind, flow::EventKind::Redis { key, .. } if key.text.contains("processed_events")))
+                    .count()
+            });
+            let writes = f
+                .redis_writes
+                .iter()
+                .filter(|w| w.key_prefix.as_deref() == Some("processed_events"))
+                .count();
+            flow + writes
+        };
+        let methods = [
+            "get",
+            "exists",
+            "set",
+            "set_ex",
+            "pset_ex",
+            "set_nx",
+            "setnx",
+            "set_options",
+            "del",
+            "unlink",
+            "expire",
+            "pexpire",
+            "expire_at",
+            "pexpire_at",
+            "persist",
+            "incr",
+            "decr",
+            "incr_by",
+            "getset",
+            "get_del",
+            "get_ex",
+            "hset",
+            "hget",
+            "hset_nx",
+            "hdel",
+            "sadd",
+            "sismember",
+            "srem",
+            "zadd",
+            "lpush",
+            "rpush",
+            "append",
+            "mset",
+            "mget",
+            "setex",
+            "psetex",
+            "ttl",
+            "pttl",
+            "insert",
+            "put",
+            "arg",
+            "cmd",
+            "key",
+            "query",
+            "execute",
+        ];
+        let mut read = 0;
+        for m in methods {
+            for n in 1..=5 {
+                let rest = ", 1".repeat(n - 1);
+                for recv in ["redis_conn", "conn"] {
+                    let text = format!(
+                        "async fn f({recv}: &mut redis::aio::MultiplexedConnection) {{ let _: () = {recv}.{m}(\"processed_events\"{rest}).await; }}\n"
+                    );
+                    if key_of(&text) > 0 {
+                        read += 1;
+                        assert!(REDIS_KEY_CALLS.contains(&m), "{m} reads a key: {text}");
+                    }
+                }
+            }
+            let chain = format!(
+                "async fn f(c: &mut redis::aio::MultiplexedConnection) {{ let _: () = redis::cmd(\"{}\").arg(\"processed_events\").arg(1).arg(\"EX\").arg(60).query_async(c).await; }}\n",
+                m.to_ascii_uppercase()
+            );
+            if key_of(&chain) > 0 {
+                read += 1;
+            }
+        }
+        assert!(read > 10, "{read}");
+        // A binding's value, and a prefix made by `format!`.
+        assert!(key_of("async fn f(c: &mut redis::aio::MultiplexedConnection) { let k = \"processed_events\"; let _: () = c.set_ex(k, 1, 60).await; }\n") > 0);
+        assert!(key_of("async fn f(c: &mut redis::aio::MultiplexedConnection, id: &str) { let _: () = c.set_ex(format!(\"processed_events{id}\"), 1, 60).await; }\n") > 0);
     }
 
     /// The walks skipped in a file without their word still run where the
