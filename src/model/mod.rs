@@ -51,7 +51,23 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
         .map(|e| e.path.len())
         .max()
         .unwrap_or(0);
-    let words = crate::knowledge::retention_words();
+    let retention_words = crate::knowledge::retention_words();
+    // The same few key texts recur through a tree (`type`, `description`),
+    // each under its own parent: judge each text once, in a map bounded
+    // so that a tree of many distinct keys does not grow it without end.
+    let judged = std::cell::RefCell::new(foldhash::HashMap::<Box<str>, bool>::default());
+    let is_retention_name = |name: &str| {
+        if let Some(&known) = judged.borrow().get(name) {
+            return known;
+        }
+        let holds = retention_words.is_retention_name(name);
+        let mut judged = judged.borrow_mut();
+        if judged.len() >= 4096 {
+            judged.clear();
+        }
+        judged.insert(name.into(), holds);
+        holds
+    };
     let mention_words: Vec<&str> = redis::HOST_WORDS.iter().copied().chain(["cache"]).collect();
     let mentions = redis::Mentions::new(&mention_words);
     // Parents (by document and path) of list items' `name` and `value`
@@ -73,7 +89,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
                 if item(e) {
                     item_names.insert(parent_hash(e));
                 }
-                if e.scalar().is_some_and(|n| words.is_retention_name(n)) {
+                if e.scalar().is_some_and(is_retention_name) {
                     retention_parents.insert(e.parent_dotted());
                 }
             }
@@ -86,7 +102,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
     let pair_part = |e: &crate::frontend::conf::ConfEntry| match e.key() {
         Some("name") => {
             (item(e) && item_values.contains(&parent_hash(e)))
-                || e.scalar().is_some_and(|n| words.is_retention_name(n))
+                || e.scalar().is_some_and(is_retention_name)
                 || (e.path.len() == 2 && is(e.path.first(), "metadata"))
         }
         Some("value") => {
@@ -101,7 +117,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
             || e.path.len() <= env_depth
             || (is(e.path.first(), "services") && e.path.len() <= 4)
             || mentions.any(e)
-            || e.key().is_some_and(|k| words.is_retention_name(k))
+            || e.key().is_some_and(is_retention_name)
             || retries::may_be_given(e, text)
     });
     // The room the dropped entries took was written, so it is resident.

@@ -191,6 +191,12 @@ pub(super) fn given_of(e: &ConfEntry, text: &str) -> Option<(ConstExpr, u128, Sp
     let ConfValue::Scalar { text: v, style } = &e.value else {
         return None;
     };
+    // Every count and duration [`given_value`] reads holds a digit, and an
+    // environment default is part of the value: most scalars of a large
+    // tree (an OpenAPI file's descriptions) are judged by one byte scan.
+    if !v.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let span = content_span(text, e.value_span, *style);
     let (v, span) = super::retention::env_default(v, span, text)?;
     let (expr, size) = given_value(v)?;
@@ -885,6 +891,44 @@ fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The digit screen of [`given_of`]: no value without a digit is read,
+    /// over texts built from the pieces a count, a duration (ISO 8601,
+    /// units, a clock) or an environment default is made of.
+    #[test]
+    fn a_given_value_holds_a_digit() {
+        let pieces = [
+            "P", "T", "D", "H", "M", "S", "W", "Y", ".", ":", "-", "+", "e", "E", "inf", "NaN",
+            "infinity", " ", "day", "days", "h", "hours", "m", "min", "s", "ms", "${X:-", "}", ",",
+            "_", "x",
+        ];
+        let mut seed = 11u64;
+        let mut texts = vec![String::new()];
+        for _ in 0..50_000 {
+            let mut t = String::new();
+            for _ in 0..1 + (seed % 5) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                t.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+            }
+            texts.push(t);
+        }
+        for t in &texts {
+            assert!(given_value(t).is_none(), "{t:?}");
+            assert!(
+                super::super::retention::env_default(t, Span::new(0, 0), t)
+                    .is_none_or(|(v, _)| given_value(v).is_none()),
+                "{t:?}"
+            );
+        }
+        // and with a digit it can be read
+        assert!(given_value("PT5M").is_some() && given_value("${X:-5}").is_none());
+        assert!(
+            super::super::retention::env_default("${X:-5}", Span::new(0, 7), "${X:-5}")
+                .is_some_and(|(v, _)| given_value(v).is_some())
+        );
+    }
 
     #[test]
     fn backon_thirty_tries_capped_at_an_hour_sum_to_about_nineteen_hours() {
