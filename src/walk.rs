@@ -1398,6 +1398,24 @@ mod tests {
         ));
     }
 
+    /// What the Rust front end reads from `text`.
+    fn rust_facts(text: &str) -> crate::frontend::FileFacts {
+        let mut f = crate::frontend::FileFacts::default();
+        crate::frontend::rust::parse(text, &mut f);
+        f
+    }
+
+    /// The flow events of every function of a file's facts.
+    fn flow_events(
+        f: &crate::frontend::FileFacts,
+    ) -> impl Iterator<Item = &crate::frontend::rust::flow::EventKind> {
+        f.rust
+            .iter()
+            .flat_map(|r| &r.flow.functions)
+            .flat_map(|func| &func.events)
+            .map(|e| &e.kind)
+    }
+
     /// A Rust string literal names a table only in text that may be SQL:
     /// the front end reads a table from no other. `stripe_webhooks` is a
     /// provider event table and no Redis key prefix, so only the table
@@ -1408,14 +1426,9 @@ mod tests {
         let k = Keywords::new(&[], 1);
         let rs = |text: &str| k.admits(FileKind::Rust, Path::new("src/db.rs"), text.as_bytes());
         let tables = |text: &str| {
-            let mut f = crate::frontend::FileFacts::default();
-            crate::frontend::rust::parse(text, &mut f);
-            let rust = f.rust.expect("parsed");
-            rust.flow
-                .functions
-                .iter()
-                .flat_map(|func| &func.events)
-                .filter_map(|e| match &e.kind {
+            let f = rust_facts(text);
+            flow_events(&f)
+                .filter_map(|e| match e {
                     crate::frontend::rust::flow::EventKind::Sql { dml, .. } => {
                         Some(dml.table.clone())
                     }
@@ -1464,19 +1477,11 @@ mod tests {
         let k = Keywords::new(&[], 1);
         let rs = |text: &str| k.admits(FileKind::Rust, Path::new("src/store.rs"), text.as_bytes());
         let keys = |text: &str| {
-            let mut f = crate::frontend::FileFacts::default();
-            crate::frontend::rust::parse(text, &mut f);
-            let events = f.rust.map_or(0, |r| {
-                r.flow
-                    .functions
-                    .iter()
-                    .flat_map(|func| &func.events)
-                    .filter(|e| {
-                        matches!(e.kind, crate::frontend::rust::flow::EventKind::Redis { .. })
-                    })
-                    .count()
-            });
-            events + f.redis_writes.len()
+            let f = rust_facts(text);
+            flow_events(&f)
+                .filter(|e| matches!(e, crate::frontend::rust::flow::EventKind::Redis { .. }))
+                .count()
+                + f.redis_writes.len()
         };
         let c = "async fn f(c: &mut redis::aio::MultiplexedConnection, m: &Map, id: &str)";
         for body in [
