@@ -350,27 +350,24 @@ impl Selection {
             };
         }
         // One path lookup: the size is read from the open file. A file that
-        // does not open is looked up by path as before, so that an
-        // unreadable one too large to parse is still said to be too large.
-        let Ok(mut file) = std::fs::File::open(&c.path) else {
-            return match std::fs::metadata(&c.path) {
-                Err(e) => Read::Failed(e.to_string()),
-                Ok(m) if m.len() > max => Read::TooLarge {
-                    len: m.len(),
-                    matches: keywords.stream_matches(&c.path),
-                },
-                Ok(_) => match std::fs::read(&c.path) {
-                    Ok(b) => Read::Bytes(b),
-                    Err(e) => Read::Failed(e.to_string()),
-                },
-            };
+        // does not open is looked up by path, so that an unreadable one too
+        // large to parse is still said to be too large.
+        let too_large = |len: u64| Read::TooLarge {
+            len,
+            matches: keywords.stream_matches(&c.path),
+        };
+        let mut file = match std::fs::File::open(&c.path) {
+            Ok(file) => file,
+            Err(e) => {
+                return match std::fs::metadata(&c.path) {
+                    Ok(m) if m.len() > max => too_large(m.len()),
+                    _ => Read::Failed(e.to_string()),
+                }
+            }
         };
         match file.metadata() {
             Err(e) => Read::Failed(e.to_string()),
-            Ok(m) if m.len() > max => Read::TooLarge {
-                len: m.len(),
-                matches: keywords.stream_matches(&c.path),
-            },
+            Ok(m) if m.len() > max => too_large(m.len()),
             Ok(m) => {
                 use std::io::Read as _;
                 // One byte more than the size, so that the end is seen in

@@ -386,6 +386,7 @@ impl Keywords {
         let mut late = false;
         let mut links_from_code = None;
         let mut key_strings = None;
+        let mut calls_concat = None;
         for (start, pattern) in self.any.occurrences(lower) {
             let (silent, strings) = silent.get_or_insert_with(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
@@ -414,27 +415,34 @@ impl Keywords {
             }
             // In Rust code outside string literals, a weak word is part of
             // an identifier: a type, a function, a binding.
-            let identifier = rust && !crate::frontend::rust::comments::contains(strings, start);
+            let string = rust
+                .then(|| crate::frontend::rust::comments::index_at(strings, start))
+                .flatten();
+            let identifier = rust && string.is_none();
             let end = start + self.any.words[pattern].len();
             let name = store_name_at(bytes, start, end);
             if group.names {
                 let how = if identifier {
                     let after = &bytes[store_name_end(bytes, end)..];
                     Named::Code(!name.0.ends_with(b"::") || group_may_name_a_table(after))
-                } else if rust && !literal_may_name_a_table(bytes, lower, strings, start, name.0) {
-                    let keys = key_strings.get_or_insert_with(|| {
-                        crate::frontend::rust::comments::strings_in_calls(
-                            bytes,
-                            silent,
-                            strings,
-                            |name| {
-                                crate::frontend::rust::REDIS_KEY_CALLS
-                                    .iter()
-                                    .any(|c| c.as_bytes() == name)
-                            },
-                        )
-                    });
-                    if literal_may_be_a_redis_key(bytes, strings, keys, start) {
+                } else if let Some(i) = string {
+                    let literal = &strings[i];
+                    let concat = || {
+                        *calls_concat
+                            .get_or_insert_with(|| memchr::memmem::find(lower, b"concat").is_some())
+                    };
+                    if literal_may_name_a_table(bytes, lower, literal, name.0, concat) {
+                        Named::Text
+                    } else if literal_may_be_a_redis_key(bytes, literal, || {
+                        key_strings.get_or_insert_with(|| {
+                            crate::frontend::rust::comments::strings_in_calls(
+                                bytes,
+                                silent,
+                                strings,
+                                crate::frontend::rust::REDIS_KEY_CALLS,
+                            )
+                        })[i]
+                    }) {
                         Named::NoTable
                     } else {
                         Named::HeaderOnly
@@ -654,7 +662,7 @@ pub fn forget_judgements() {
 const JUDGED_MAX: usize = 50_000;
 
 /// Where a weak word's name is, for judging it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Named {
     /// Rust code outside string literals: an identifier; whether what
     /// follows a name that ends in `::` may be a table's module
@@ -671,8 +679,8 @@ enum Named {
     Text,
 }
 
-/// Whether the Rust string literal around `start` may give the front end
-/// a table: only SQL text does (`rust::sql_strings`: a literal, a raw
+/// Whether a Rust string literal (its range `r`) may give the front end a
+/// table: only SQL text does (`rust::sql_strings`: a literal, a raw
 /// string, `concat!` of literals or a `const` handed to a query call,
 /// read by `sql::dml` and the schema reader), and every statement they
 /// read a table from holds one of [`SQL_WORDS`] in the same literal. So a
@@ -683,19 +691,16 @@ enum Named {
 /// body is parsed into (`parse_struct("StripeWebhookEvent")`), a serde
 /// tag, an error's subject; a table in a query builder is a path. Both can
 /// still be a Redis key prefix or a header name. In a file that calls
-/// `concat!`, where a statement may be split over literals, or a literal
-/// with a `\x`/`\u` escape (which can spell any letter), every literal
-/// may.
+/// `concat!` (`calls_concat`, asked only when needed), where a statement
+/// may be split over literals, or a literal with a `\x`/`\u` escape
+/// (which can spell any letter), every literal may.
 fn literal_may_name_a_table(
     bytes: &[u8],
     lower: &[u8],
-    strings: &[std::ops::Range<usize>],
-    start: usize,
+    r: &std::ops::Range<usize>,
     name: &[u8],
+    calls_concat: impl FnOnce() -> bool,
 ) -> bool {
-    let Some(r) = crate::frontend::rust::comments::range_at(strings, start) else {
-        return true;
-    };
     let whole = bytes
         .get(r.start..r.end)
         .and_then(|s| s.strip_prefix(b"\""))
@@ -709,14 +714,11 @@ fn literal_may_name_a_table(
     }
     let text = &lower[r.start..r.end];
     let holds = |w: &[u8]| memchr::memmem::find(text, w).is_some();
-    SQL_WORDS.iter().any(|w| holds(w))
-        || holds(b"\\x")
-        || holds(b"\\u")
-        || memchr::memmem::find(lower, b"concat").is_some()
+    SQL_WORDS.iter().any(|w| holds(w)) || holds(b"\\x") || holds(b"\\u") || calls_concat()
 }
 
-/// Whether the Rust string literal around `start` (one the front end
-/// reads no table from) may still be read as part of a Redis key: the key
+/// Whether a Rust string literal (its range `r`; one the front end reads
+/// no table from) may still be read as part of a Redis key: the key
 /// readers (`rust::flow`, `rust::retention`) take a key from the first
 /// argument of a Redis command's method (`conn.get("…")`,
 /// `cmd("SET").arg("…")`), from a `format!`/`concat!` there or bound to a
@@ -726,20 +728,15 @@ fn literal_may_name_a_table(
 /// ([`crate::frontend::rust::REDIS_KEY_CALLS`]) and is no binding's value
 /// (`field_name: "incoming_webhook_event_type"`, a route
 /// `web::resource("outgoing_webhook_event_logs")`, a match arm's text) can
-/// only be a header name. `keys` is
-/// [`crate::frontend::rust::comments::strings_in_calls`] of the file.
+/// only be a header name. `in_key_call` says whether it lies in such a
+/// call or follows `=`
+/// ([`crate::frontend::rust::comments::strings_in_calls`]).
 fn literal_may_be_a_redis_key(
     bytes: &[u8],
-    strings: &[std::ops::Range<usize>],
-    keys: &[bool],
-    start: usize,
+    r: &std::ops::Range<usize>,
+    in_key_call: impl FnOnce() -> bool,
 ) -> bool {
-    let i = strings.partition_point(|r| r.end <= start);
-    let Some(r) = strings.get(i).filter(|r| r.contains(&start)) else {
-        return true;
-    };
-    let text = &bytes[r.start..r.end];
-    memchr::memchr2(b':', b'\\', text).is_some() || keys.get(i).copied().unwrap_or(true)
+    memchr::memchr2(b':', b'\\', &bytes[r.clone()]).is_some() || in_key_call()
 }
 
 /// The words of a statement [`literal_may_name_a_table`] looks for,

@@ -116,8 +116,13 @@ pub fn contains(comments: &[Range<usize>], at: usize) -> bool {
 
 /// The one of `ranges` (ascending, disjoint) that byte `at` lies in.
 pub fn range_at(ranges: &[Range<usize>], at: usize) -> Option<&Range<usize>> {
+    index_at(ranges, at).map(|i| &ranges[i])
+}
+
+/// The index of [`range_at`]'s range.
+pub fn index_at(ranges: &[Range<usize>], at: usize) -> Option<usize> {
     let i = ranges.partition_point(|r| r.end <= at);
-    ranges.get(i).filter(|r| r.contains(&at))
+    ranges.get(i).is_some_and(|r| r.contains(&at)).then_some(i)
 }
 
 fn ident_byte(b: Option<u8>) -> bool {
@@ -165,16 +170,17 @@ fn string_end(bytes: &[u8], mut i: usize) -> usize {
 /// `'"'`, `'é'`), or just past the quote of a lifetime or label (`'a`).
 /// For each of `strings` (as [`comments_and_strings`] gives them, with its
 /// `comments`), whether it may be read as part of an argument of a call:
-/// it lies, at any depth, in a bracket opened right after a name for
-/// which `call` holds (`conn.get(..)`, `format!(..)`, a turbofish
+/// it lies, at any depth, in a bracket opened right after one of `calls`
+/// (`conn.get(..)`, `format!(..)`, a turbofish
 /// `get::<_, T>(..)` counts as any name), or it follows `=` (a binding's
 /// value). Past a close that matches no open, every string may.
 pub fn strings_in_calls(
     bytes: &[u8],
     comments: &[Range<usize>],
     strings: &[Range<usize>],
-    call: impl Fn(&[u8]) -> bool,
+    calls: &[&str],
 ) -> Vec<bool> {
+    let call = |name: &[u8]| calls.iter().any(|c| c.as_bytes() == name);
     let mut out = vec![false; strings.len()];
     // Per open bracket: its byte, and whether a call's name opened it.
     let mut open: Vec<(u8, bool)> = Vec::new();
