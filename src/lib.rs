@@ -72,6 +72,37 @@ fn parse_weight(kind: FileKind, consts_only: bool, len: usize) -> usize {
     len.saturating_mul(per_byte)
 }
 
+/// A parse estimated to hold more than this ([`parse_weight`]: a Rust file
+/// of 585 KiB, a YAML or JSON file of 3.5 MiB) gives the memory its tree
+/// held back to the system when it is done ([`give_back_free_memory`]).
+/// Freed, that memory stays in the arena of the thread that parsed the
+/// file, and the other thread's arena grows beside it. Measured on the
+/// cargo registry (bench/run's tree; one file passes, sqlparser's 915 KiB
+/// `parser/mod.rs`, about 53 MiB of tree), 2026-12-04, two series of 10
+/// paired runs: peak median 93.2 and 94.3 MiB without, 83.5 and 83.4 with;
+/// wall 1.23 and 1.33 s without, 1.30 and 1.38 s with (the freed pages are
+/// faulted in again as later files reuse them). Giving back after every
+/// big parse (over 9 MiB) took the peak to 79 to 83 MiB but cost a fifth
+/// more time. No other tree of bench/run has a parse this large: medusa
+/// and the hyperswitch fork kept their time and peak.
+const GIVE_BACK_BYTES: usize = 32 * BIG_FILE_BYTES;
+
+/// Return the free memory of malloc's arenas to the system (glibc's
+/// `malloc_trim`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn give_back_free_memory() {
+    // SAFETY: `malloc_trim` takes a padding size and releases only memory
+    // that malloc already holds free, each arena under its own lock; any
+    // thread may call it at any time. It returns whether it released any.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_back_free_memory() {}
+
 /// How many big files are parsed at once: one. Big files go first, largest
 /// first, and a worker that finds no turn free parses small files
 /// meanwhile (`supervise`). Measured on medusa (bench/run's tree):
@@ -735,6 +766,9 @@ impl supervise::Job for ParseJob {
                 ..Default::default()
             }
         };
+        if parse_weight(l.kind, l.consts_only, text.len()) > GIVE_BACK_BYTES {
+            give_back_free_memory();
+        }
         // The lines the Redis model reads of a text that is let go.
         if l.deferred.is_some() && lets_go(l.kind) {
             f.store_code_lines = Some(model::redis::store_code_lines(&text));
