@@ -391,6 +391,7 @@ impl Keywords {
             let (silent, strings) = silent.get_or_insert_with(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
                 FileKind::Yaml => (schema_documents(bytes), Vec::new()),
+                FileKind::Json => (json_prose(bytes), Vec::new()),
                 _ => (Vec::new(), Vec::new()),
             });
             let in_code = |at: usize| !crate::frontend::rust::comments::contains(silent, at);
@@ -576,6 +577,68 @@ fn schema_documents(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
         at += line.len();
     }
     close(start, at, kind, api);
+    out
+}
+
+/// The string values of a JSON document's `"description"` keys that are
+/// prose: the documentation of an OpenAPI or JSON Schema document, a
+/// Postman collection's notes. A word in them counts as a word in a comment
+/// does (the hyperswitch fork's v2 OpenAPI spec, 1 MiB, says `idempotency`
+/// only there). What the readers take from a value:
+/// - a header name or a Redis key prefix, from a string without whitespace
+///   ([`crate::frontend::header_shaped`], `model::redis`'s prefix
+///   literals), so a value counts as prose only with whitespace between
+///   its words;
+/// - a Redis host, from a value with `://` or under a key that speaks of
+///   Redis and a host (a host with spaces matches no instance), so a value
+///   with `://` is not prose;
+/// - a `maxmemory-policy` flag or directive, from any scalar
+///   (`redis_yaml`), so a value that says `maxmemory` is not prose.
+///
+/// Settings are read by their keys, which stay outside these ranges. A
+/// file that holds `idemlint` (a suppression in JSON with comments) has
+/// none, so that it is still parsed. A key is a `"description"` after `{`
+/// or `,` and before `:`; an escaped one, inside another string, is not.
+fn json_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    const KEY: &[u8] = b"\"description\"";
+    let skip_ws = |mut i: usize| {
+        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    let mut out = Vec::new();
+    if memchr::memmem::find(bytes, b"idemlint").is_some() {
+        return out;
+    }
+    let mut from = 0;
+    for at in memchr::memmem::find_iter(bytes, KEY) {
+        if at < from {
+            continue;
+        }
+        let key = bytes[..at]
+            .iter()
+            .rposition(|b| !b.is_ascii_whitespace())
+            .is_some_and(|i| matches!(bytes[i], b'{' | b','));
+        let colon = skip_ws(at + KEY.len());
+        if !key || bytes.get(colon) != Some(&b':') {
+            continue;
+        }
+        let open = skip_ws(colon + 1);
+        if bytes.get(open) != Some(&b'"') {
+            continue;
+        }
+        let end = crate::frontend::rust::comments::string_end(bytes, open + 1);
+        let words = bytes[open + 1..end.saturating_sub(1).max(open + 1)].trim_ascii();
+        if words.iter().any(u8::is_ascii_whitespace) {
+            let lower = words.to_ascii_lowercase();
+            let holds = |w: &[u8]| memchr::memmem::find(&lower, w).is_some();
+            if !holds(b"://") && !holds(b"maxmemory") {
+                out.push(open..end);
+            }
+        }
+        from = end;
+    }
     out
 }
 
@@ -1608,6 +1671,53 @@ mod tests {
                 end: 9 + crd.len()
             }]
         );
+    }
+
+    #[test]
+    fn words_in_json_description_prose_admit_nothing() {
+        let k = Keywords::new(&[], DFA_FROM_FILES);
+        let j = |t: &str| k.admits(FileKind::Json, Path::new("openapi.json"), t.as_bytes());
+        let prose = r#"{"paths": {"/payments": {"post": {"description": "Creates a payment. A retried request with the same id is idempotent."}}},
+  "components": {"schemas": {"Payment": {"properties": {"payment_id": {"type": "string", "description": "Ensures idempotency\nfor \"retries\"."}}}}}}"#;
+        assert!(!j(prose));
+        assert_eq!(json_prose(prose.as_bytes()).len(), 2);
+        // The header a parameter names still counts, and so do a key, a
+        // single-token description (a header name is one), a value outside
+        // a description, a description that is an object, and a
+        // `Description` (keys are case-sensitive).
+        for admitted in [
+            prose.replace(
+                r#""type": "string","#,
+                r#""name": "Idempotency-Key", "in": "header","#,
+            ),
+            prose.replace("payment_id", "idempotency_key"),
+            r#"{"description": " Idempotency-Key "}"#.to_string(),
+            r#"{"example": "{\"description\": \"is idempotent here\"}"}"#.to_string(),
+            r#"{"description": {"idempotency_ttl": "a day or two"}}"#.to_string(),
+            r#"{"Description": "is idempotent"}"#.to_string(),
+            r#"["description", "is idempotent"]"#.to_string(),
+        ] {
+            assert!(j(&admitted), "{admitted}");
+        }
+        // Prose that a reader takes something from keeps its words: a Redis
+        // URL (a host), a `maxmemory-policy` flag (a policy from any
+        // scalar), and any text of a file with a suppression comment.
+        for read in [
+            r#"{"description": "dedup keys live at redis://idem-redis:6379 for a day"}"#,
+            r#"{"description": "run it with --maxmemory-policy noeviction"}"#,
+            "{\"description\": \"dedup keys, see below\"} // idemlint: ignore",
+        ] {
+            assert!(j(read), "{read}");
+        }
+        // The readers, on prose this judges silent: no string a header or a
+        // Redis prefix is read from (both take no whitespace), no Redis
+        // policy, and no retention (settings are read by key).
+        let text = r#"{"description": "Idempotency-Key idem:stripe: idempotency_ttl 86400", "components": {"redis": {"host": {"description": "the dedup Redis host, idem-redis"}}}}"#;
+        assert_eq!(json_prose(text.as_bytes()).len(), 2);
+        let f = crate::frontend::parse(0, FileKind::Json, text);
+        assert!(f.strings.iter().all(|s| !s.value.contains(' ')));
+        assert!(f.redis.settings.is_empty() && f.redis.instances.is_empty());
+        assert!(f.retention.is_empty());
     }
 
     /// The constants tier searches only the words that hold no other; it

@@ -154,8 +154,9 @@ fn block_end(bytes: &[u8], start: usize) -> usize {
 }
 
 /// The end (after the closing quote) of the string whose text starts at
-/// `i`, after its opening `"`; `\` escapes the next byte.
-fn string_end(bytes: &[u8], mut i: usize) -> usize {
+/// `i`, after its opening `"`; `\` escapes the next byte. JSON strings
+/// escape the same way.
+pub fn string_end(bytes: &[u8], mut i: usize) -> usize {
     while let Some(p) = memchr::memchr2(b'\\', b'"', bytes.get(i..).unwrap_or(&[])) {
         i += p;
         if bytes[i] == b'"' {
