@@ -390,7 +390,10 @@ impl Keywords {
         for (start, pattern) in self.any.occurrences(lower) {
             let (silent, strings) = silent.get_or_insert_with(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
-                FileKind::Yaml => (schema_documents(bytes), Vec::new()),
+                FileKind::Yaml => (
+                    union(schema_documents(bytes), yaml_prose(bytes)),
+                    Vec::new(),
+                ),
                 FileKind::Json => (json_prose(bytes), Vec::new()),
                 _ => (Vec::new(), Vec::new()),
             });
@@ -607,37 +610,132 @@ fn json_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
         }
         i
     };
-    let mut out = Vec::new();
-    if memchr::memmem::find(bytes, b"idemlint").is_some() {
-        return out;
-    }
-    let mut from = 0;
-    for at in memchr::memmem::find_iter(bytes, KEY) {
-        if at < from {
-            continue;
-        }
+    prose_values(bytes, KEY, |at| {
         let key = bytes[..at]
             .iter()
             .rposition(|b| !b.is_ascii_whitespace())
             .is_some_and(|i| matches!(bytes[i], b'{' | b','));
         let colon = skip_ws(at + KEY.len());
         if !key || bytes.get(colon) != Some(&b':') {
-            continue;
+            return None;
         }
         let open = skip_ws(colon + 1);
         if bytes.get(open) != Some(&b'"') {
-            continue;
+            return None;
         }
         let end = crate::frontend::rust::comments::string_end(bytes, open + 1);
-        let words = bytes[open + 1..end.saturating_sub(1).max(open + 1)].trim_ascii();
+        let words = &bytes[open + 1..end.saturating_sub(1).max(open + 1)];
+        Some((open..end, words))
+    })
+}
+
+/// The scalar values of a YAML document's `description:` keys that are
+/// prose (an OpenAPI spec's or a JSON Schema's documentation): the same
+/// judgement as [`json_prose`], on a plain, quoted or block (`|`, `>`)
+/// scalar that starts on the key's line and runs on over the lines
+/// indented deeper than the key. A `description:` with nothing after it
+/// (a schema property named `description`, whose mapping follows), a flow
+/// collection, an anchor, an alias, a tag or a template (`{{ }}`) is not
+/// prose; nor is a quoted key or one inside a flow mapping.
+fn yaml_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    const KEY: &[u8] = b"description:";
+    let indent = |line: &[u8]| line.iter().take_while(|&&b| b == b' ').count();
+    prose_values(bytes, KEY, |at| {
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let before = bytes[line_start..at].trim_ascii_start();
+        if !(before.is_empty() || before == b"- ") {
+            return None;
+        }
+        let column = at - line_start;
+        let value = at + KEY.len();
+        let line_end = memchr::memchr(b'\n', &bytes[value..]).map_or(bytes.len(), |i| value + i);
+        let first = bytes[value..line_end].trim_ascii();
+        if !bytes.get(value).is_some_and(|&b| b == b' ' || b == b'\t')
+            || first.is_empty()
+            || matches!(first[0], b'{' | b'[' | b'&' | b'*' | b'!' | b'#')
+        {
+            return None;
+        }
+        // The lines after it that are blank or indented deeper than the key.
+        let mut end = line_end;
+        while end < bytes.len() {
+            let next = end + 1;
+            let next_end = memchr::memchr(b'\n', &bytes[next..]).map_or(bytes.len(), |i| next + i);
+            let line = &bytes[next..next_end];
+            if !(line.trim_ascii().is_empty() || indent(line) > column) {
+                break;
+            }
+            end = next_end;
+        }
+        let words = bytes[value..end].trim_ascii();
+        let words = match words.first() {
+            // A block scalar's words start on the line after its indicator.
+            Some(b'|' | b'>') => words
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(&[][..], |i| &words[i..]),
+            _ => words,
+        };
+        Some((value..end, words))
+    })
+}
+
+/// The value ranges `value_at` reads after each occurrence of `key` (the
+/// scan goes on after a value's end), kept where the value is prose: words
+/// with whitespace between them, and no `://` (a host may be read from a
+/// URL), no `maxmemory` (a policy flag or directive is read from any
+/// scalar) and no `{{` (a template). A file that holds `idemlint` (a
+/// suppression comment, read only from a parsed file) has none.
+fn prose_values<'a>(
+    bytes: &'a [u8],
+    key: &[u8],
+    value_at: impl Fn(usize) -> Option<(std::ops::Range<usize>, &'a [u8])>,
+) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    if memchr::memmem::find(bytes, b"idemlint").is_some() {
+        return out;
+    }
+    let mut from = 0;
+    for at in memchr::memmem::find_iter(bytes, key) {
+        if at < from {
+            continue;
+        }
+        let Some((range, words)) = value_at(at) else {
+            continue;
+        };
+        from = range.end;
+        let words = words.trim_ascii();
         if words.iter().any(u8::is_ascii_whitespace) {
             let lower = words.to_ascii_lowercase();
             let holds = |w: &[u8]| memchr::memmem::find(&lower, w).is_some();
-            if !holds(b"://") && !holds(b"maxmemory") {
-                out.push(open..end);
+            if !holds(b"://") && !holds(b"maxmemory") && !holds(b"{{") {
+                out.push(range);
             }
         }
-        from = end;
+    }
+    out
+}
+
+/// Two lists of ascending ranges as one, ascending and disjoint.
+fn union(
+    a: Vec<std::ops::Range<usize>>,
+    b: Vec<std::ops::Range<usize>>,
+) -> Vec<std::ops::Range<usize>> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut all = a;
+    all.extend(b);
+    all.sort_by_key(|r| r.start);
+    let mut out: Vec<std::ops::Range<usize>> = Vec::with_capacity(all.len());
+    for r in all {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
     }
     out
 }
@@ -1645,7 +1743,7 @@ mod tests {
         let y = |t: &str| k.admits(FileKind::Yaml, Path::new("crds.yaml"), t.as_bytes());
         let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
                    spec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        \
-                   description: Enables deduplication of samples.\n";
+                   properties:\n          dedupWindow:\n            type: string\n";
         assert!(!y(crd));
         assert!(!y(&format!(
             "{{{{- if .Values.crds }}}}\n---\n{crd}{{{{- end }}}}\n"
@@ -1715,6 +1813,48 @@ mod tests {
         let text = r#"{"description": "Idempotency-Key idem:stripe: idempotency_ttl 86400", "components": {"redis": {"host": {"description": "the dedup Redis host, idem-redis"}}}}"#;
         assert_eq!(json_prose(text.as_bytes()).len(), 2);
         let f = crate::frontend::parse(0, FileKind::Json, text);
+        assert!(f.strings.iter().all(|s| !s.value.contains(' ')));
+        assert!(f.redis.settings.is_empty() && f.redis.instances.is_empty());
+        assert!(f.retention.is_empty());
+    }
+
+    #[test]
+    fn words_in_yaml_description_prose_admit_nothing() {
+        let k = Keywords::new(&[], DFA_FROM_FILES);
+        let y = |t: &str| k.admits(FileKind::Yaml, Path::new("openapi.yaml"), t.as_bytes());
+        let spec = "openapi: 3.1.0\npaths:\n  /payments:\n    post:\n      description: |\n        Creates a payment. Retrying with the same id\n\n        is idempotent.\n      parameters:\n        - description: The key that makes a retry idempotent.\n          in: query\n";
+        assert!(!y(spec));
+        assert_eq!(yaml_prose(spec.as_bytes()).len(), 2);
+        for admitted in [
+            // A header parameter's name, a property named for the key, a
+            // property named `description` (its mapping follows), a single
+            // token, a template, and a word after the scalar's end.
+            spec.replace("in: query", "in: header\n          name: Idempotency-Key"),
+            spec.replace("parameters:", "idempotency_key:"),
+            "properties:\n  description:\n    type: string\n    x-idempotent: true\n".to_string(),
+            "description: Idempotency-Key\n".to_string(),
+            "description: {{ .Values.idempotency }} here\n".to_string(),
+            "a:\n  description: plain words\n  idempotency_ttl: 1d\n".to_string(),
+            "x_description: is idempotent\n".to_string(),
+        ] {
+            assert!(y(&admitted), "{admitted}");
+        }
+        for read in [
+            "description: dedup keys live at redis://idem-redis:6379\n",
+            "description: >\n  run with --maxmemory-policy noeviction for dedup\n",
+            "# idemlint: ignore\ndescription: dedup keys, see below\n",
+        ] {
+            assert!(y(read), "{read}");
+        }
+        // Within a CRD's schema as well: both kinds of ranges together.
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  description: Enables deduplication.\n";
+        assert!(!y(&format!(
+            "{crd}---\nkind: Job\nspec:\n  description: replays the queue\n"
+        )));
+        // The readers, on prose this judges silent, as for JSON.
+        let text = "components:\n  redis:\n    host:\n      description: the dedup Redis host, idem-redis\n    x:\n      description: >-\n        Idempotency-Key idem:stripe: idempotency_ttl 86400\n";
+        assert_eq!(yaml_prose(text.as_bytes()).len(), 2);
+        let f = crate::frontend::parse(0, FileKind::Yaml, text);
         assert!(f.strings.iter().all(|s| !s.value.contains(' ')));
         assert!(f.redis.settings.is_empty() && f.redis.instances.is_empty());
         assert!(f.retention.is_empty());
