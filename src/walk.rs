@@ -49,8 +49,14 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         return Some(FileKind::Text);
     }
     // Lock files are package data, large and full of words like `dedupe`
-    // and `webhook`; they hold no idempotency configuration.
-    if name == "package-lock.json" || name == "npm-shrinkwrap.json" {
+    // and `webhook`; they hold no idempotency configuration. pnpm's, in
+    // YAML, names `@sentry-internal/replay` and `dedupe-*` packages: novu's
+    // (2.9 MB) was parsed whole for them. Other managers' lock files
+    // (`yarn.lock`, `Cargo.lock`, `poetry.lock`) have no extension read.
+    if matches!(
+        name.as_str(),
+        "package-lock.json" | "npm-shrinkwrap.json" | "pnpm-lock.yaml"
+    ) {
         return None;
     }
     let ext = name.rsplit_once('.').map(|(_, e)| e)?;
@@ -1340,6 +1346,8 @@ mod tests {
         assert_eq!(k("client.ts"), Some(FileKind::Text));
         assert_eq!(k("logo.png"), None);
         assert_eq!(k("web/package-lock.json"), None);
+        assert_eq!(k("clients/pnpm-lock.yaml"), None);
+        assert_eq!(k("clients/pnpm-workspace.yaml"), Some(FileKind::Yaml));
         assert_eq!(k("Cargo.lock"), None);
     }
 
