@@ -1820,7 +1820,15 @@ mod tests {
         // policy, and no retention (settings are read by key).
         let text = r#"{"description": "Idempotency-Key idem:stripe: idempotency_ttl 86400", "components": {"redis": {"host": {"description": "the dedup Redis host, idem-redis"}}}}"#;
         assert_eq!(json_prose(text.as_bytes()).len(), 2);
-        let f = crate::frontend::parse(0, FileKind::Json, text);
+        nothing_is_read_from_prose(FileKind::Json, text);
+    }
+
+    /// What the front end of `kind` makes of a text whose words stand in
+    /// description prose: no string that holds a space (the header, Redis
+    /// prefix and event readers take one token), no Redis instance or
+    /// policy, and no retention.
+    fn nothing_is_read_from_prose(kind: FileKind, text: &str) {
+        let f = crate::frontend::parse(0, kind, text);
         assert!(f.strings.iter().all(|s| !s.value.contains(' ')));
         assert!(f.redis.settings.is_empty() && f.redis.instances.is_empty());
         assert!(f.retention.is_empty());
@@ -1862,10 +1870,7 @@ mod tests {
         // The readers, on prose this judges silent, as for JSON.
         let text = "components:\n  redis:\n    host:\n      description: the dedup Redis host, idem-redis\n    x:\n      description: >-\n        Idempotency-Key idem:stripe: idempotency_ttl 86400\n";
         assert_eq!(yaml_prose(text.as_bytes()).len(), 2);
-        let f = crate::frontend::parse(0, FileKind::Yaml, text);
-        assert!(f.strings.iter().all(|s| !s.value.contains(' ')));
-        assert!(f.redis.settings.is_empty() && f.redis.instances.is_empty());
-        assert!(f.retention.is_empty());
+        nothing_is_read_from_prose(FileKind::Yaml, text);
     }
 
     /// The constants tier searches only the words that hold no other; it
