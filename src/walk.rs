@@ -397,10 +397,10 @@ impl Keywords {
             let (silent, strings) = silent.get_or_insert_with(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
                 FileKind::Yaml => (
-                    union(schema_documents(bytes), yaml_prose(bytes)),
+                    union(schema_documents(bytes), yaml_prose(bytes, lower)),
                     Vec::new(),
                 ),
-                FileKind::Json => (json_prose(bytes), Vec::new()),
+                FileKind::Json => (json_prose(bytes, lower), Vec::new()),
                 _ => (Vec::new(), Vec::new()),
             });
             let in_code = |at: usize| !crate::frontend::rust::comments::contains(silent, at);
@@ -608,7 +608,8 @@ fn schema_documents(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
 /// file that holds `idemlint` (a suppression in JSON with comments) has
 /// none, so that it is still parsed. A key is a `"description"` after `{`
 /// or `,` and before `:`; an escaped one, inside another string, is not.
-fn json_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+/// `lower` is `bytes` lowered.
+fn json_prose(bytes: &[u8], lower: &[u8]) -> Vec<std::ops::Range<usize>> {
     const KEY: &[u8] = b"\"description\"";
     let skip_ws = |mut i: usize| {
         while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
@@ -616,7 +617,7 @@ fn json_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
         }
         i
     };
-    prose_values(bytes, KEY, |at| {
+    prose_values(bytes, lower, KEY, |at| {
         let key = bytes[..at]
             .iter()
             .rposition(|b| !b.is_ascii_whitespace())
@@ -630,8 +631,7 @@ fn json_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
             return None;
         }
         let end = crate::frontend::rust::comments::string_end(bytes, open + 1);
-        let words = &bytes[open + 1..end.saturating_sub(1).max(open + 1)];
-        Some((open..end, words))
+        Some((open..end, open + 1..end.saturating_sub(1).max(open + 1)))
     })
 }
 
@@ -642,11 +642,14 @@ fn json_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
 /// indented deeper than the key. A `description:` with nothing after it
 /// (a schema property named `description`, whose mapping follows), a flow
 /// collection, an anchor, an alias, a tag or a template (`{{ }}`) is not
-/// prose; nor is a quoted key or one inside a flow mapping.
-fn yaml_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+/// prose; nor is a quoted key or one inside a flow mapping. `lower` is
+/// `bytes` lowered.
+fn yaml_prose(bytes: &[u8], lower: &[u8]) -> Vec<std::ops::Range<usize>> {
     const KEY: &[u8] = b"description:";
     let indent = |line: &[u8]| line.iter().take_while(|&&b| b == b' ').count();
-    prose_values(bytes, KEY, |at| {
+    let line_end =
+        |from: usize| memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+    prose_values(bytes, lower, KEY, |at| {
         let line_start = bytes[..at]
             .iter()
             .rposition(|&b| b == b'\n')
@@ -657,8 +660,8 @@ fn yaml_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
         }
         let column = at - line_start;
         let value = at + KEY.len();
-        let line_end = memchr::memchr(b'\n', &bytes[value..]).map_or(bytes.len(), |i| value + i);
-        let first = bytes[value..line_end].trim_ascii();
+        let first_end = line_end(value);
+        let first = bytes[value..first_end].trim_ascii();
         if !bytes.get(value).is_some_and(|&b| b == b' ' || b == b'\t')
             || first.is_empty()
             || matches!(first[0], b'{' | b'[' | b'&' | b'*' | b'!' | b'#')
@@ -666,39 +669,37 @@ fn yaml_prose(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
             return None;
         }
         // The lines after it that are blank or indented deeper than the key.
-        let mut end = line_end;
+        let mut end = first_end;
         while end < bytes.len() {
             let next = end + 1;
-            let next_end = memchr::memchr(b'\n', &bytes[next..]).map_or(bytes.len(), |i| next + i);
+            let next_end = line_end(next);
             let line = &bytes[next..next_end];
             if !(line.trim_ascii().is_empty() || indent(line) > column) {
                 break;
             }
             end = next_end;
         }
-        let words = bytes[value..end].trim_ascii();
-        let words = match words.first() {
-            // A block scalar's words start on the line after its indicator.
-            Some(b'|' | b'>') => words
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(&[][..], |i| &words[i..]),
-            _ => words,
+        // A block scalar's words start on the line after its indicator.
+        let words = match first[0] {
+            b'|' | b'>' => first_end.min(end)..end,
+            _ => value..end,
         };
         Some((value..end, words))
     })
 }
 
 /// The value ranges `value_at` reads after each occurrence of `key` (the
-/// scan goes on after a value's end), kept where the value is prose: words
-/// with whitespace between them, and no `://` (a host may be read from a
-/// URL), no `maxmemory` (a policy flag or directive is read from any
-/// scalar) and no `{{` (a template). A file that holds `idemlint` (a
-/// suppression comment, read only from a parsed file) has none.
-fn prose_values<'a>(
-    bytes: &'a [u8],
+/// scan goes on after a value's end), kept where the value's words (the
+/// second range) are prose: words with whitespace between them, and no
+/// `://` (a host may be read from a URL), no `maxmemory` (a policy flag or
+/// directive is read from any scalar) and no `{{` (a template), searched in
+/// `lower`, the text lowered. A file that holds `idemlint` (a suppression
+/// comment, read only from a parsed file) has none.
+fn prose_values(
+    bytes: &[u8],
+    lower: &[u8],
     key: &[u8],
-    value_at: impl Fn(usize) -> Option<(std::ops::Range<usize>, &'a [u8])>,
+    value_at: impl Fn(usize) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)>,
 ) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     if memchr::memmem::find(bytes, b"idemlint").is_some() {
@@ -713,13 +714,14 @@ fn prose_values<'a>(
             continue;
         };
         from = range.end;
-        let words = words.trim_ascii();
-        if words.iter().any(u8::is_ascii_whitespace) {
-            let lower = words.to_ascii_lowercase();
-            let holds = |w: &[u8]| memchr::memmem::find(&lower, w).is_some();
-            if !holds(b"://") && !holds(b"maxmemory") && !holds(b"{{") {
-                out.push(range);
-            }
+        let words = lower[words].trim_ascii();
+        let holds = |w: &[u8]| memchr::memmem::find(words, w).is_some();
+        if words.iter().any(u8::is_ascii_whitespace)
+            && !holds(b"://")
+            && !holds(b"maxmemory")
+            && !holds(b"{{")
+        {
+            out.push(range);
         }
     }
     out
@@ -1786,7 +1788,10 @@ mod tests {
         let prose = r#"{"paths": {"/payments": {"post": {"description": "Creates a payment. A retried request with the same id is idempotent."}}},
   "components": {"schemas": {"Payment": {"properties": {"payment_id": {"type": "string", "description": "Ensures idempotency\nfor \"retries\"."}}}}}}"#;
         assert!(!j(prose));
-        assert_eq!(json_prose(prose.as_bytes()).len(), 2);
+        assert_eq!(
+            json_prose(prose.as_bytes(), &prose.to_ascii_lowercase().into_bytes()).len(),
+            2
+        );
         // The header a parameter names still counts, and so do a key, a
         // single-token description (a header name is one), a value outside
         // a description, a description that is an object, and a
@@ -1819,7 +1824,10 @@ mod tests {
         // Redis prefix is read from (both take no whitespace), no Redis
         // policy, and no retention (settings are read by key).
         let text = r#"{"description": "Idempotency-Key idem:stripe: idempotency_ttl 86400", "components": {"redis": {"host": {"description": "the dedup Redis host, idem-redis"}}}}"#;
-        assert_eq!(json_prose(text.as_bytes()).len(), 2);
+        assert_eq!(
+            json_prose(text.as_bytes(), &text.to_ascii_lowercase().into_bytes()).len(),
+            2
+        );
         nothing_is_read_from_prose(FileKind::Json, text);
     }
 
@@ -1840,7 +1848,10 @@ mod tests {
         let y = |t: &str| k.admits(FileKind::Yaml, Path::new("openapi.yaml"), t.as_bytes());
         let spec = "openapi: 3.1.0\npaths:\n  /payments:\n    post:\n      description: |\n        Creates a payment. Retrying with the same id\n\n        is idempotent.\n      parameters:\n        - description: The key that makes a retry idempotent.\n          in: query\n";
         assert!(!y(spec));
-        assert_eq!(yaml_prose(spec.as_bytes()).len(), 2);
+        assert_eq!(
+            yaml_prose(spec.as_bytes(), &spec.to_ascii_lowercase().into_bytes()).len(),
+            2
+        );
         for admitted in [
             // A header parameter's name, a property named for the key, a
             // property named `description` (its mapping follows), a single
@@ -1869,7 +1880,10 @@ mod tests {
         )));
         // The readers, on prose this judges silent, as for JSON.
         let text = "components:\n  redis:\n    host:\n      description: the dedup Redis host, idem-redis\n    x:\n      description: >-\n        Idempotency-Key idem:stripe: idempotency_ttl 86400\n";
-        assert_eq!(yaml_prose(text.as_bytes()).len(), 2);
+        assert_eq!(
+            yaml_prose(text.as_bytes(), &text.to_ascii_lowercase().into_bytes()).len(),
+            2
+        );
         nothing_is_read_from_prose(FileKind::Yaml, text);
     }
 
