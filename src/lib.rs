@@ -766,6 +766,9 @@ impl supervise::Job for ParseJob {
                 ..Default::default()
             }
         };
+        if let Some(r) = &mut f.rust {
+            r.retention.let_go_defs(l.consts_only);
+        }
         if parse_weight(l.kind, l.consts_only, text.len()) > GIVE_BACK_BYTES {
             give_back_free_memory();
         }

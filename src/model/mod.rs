@@ -195,7 +195,7 @@ impl ProjectModel {
             || key_formats::KeyFormatModel::build(&files, config),
             || flows::FlowModel::build(&files, sources, config, &schema),
         );
-        let retries = retries::RetryModel::build(&files, settings, config, &flows);
+        let retries = retries::RetryModel::build(&files, sources, settings, config, &flows);
         ProjectModel {
             files,
             headers,

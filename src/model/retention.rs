@@ -26,7 +26,7 @@
 use crate::config::Config;
 use crate::duration::Duration;
 use crate::frontend::conf::{content_span, ConfEntry, ConfValue};
-use crate::frontend::rust::retention::{fold_duration, ConstExpr, DurDef, PendingRetention};
+use crate::frontend::rust::retention::{self, fold_duration, ConstExpr, DurDef, PendingRetention};
 use crate::frontend::{FileFacts, StoreRef};
 use crate::horizons::Catalogue;
 use crate::knowledge;
@@ -124,7 +124,7 @@ impl RetentionModel {
                 items.extend(config_retentions(f.file, &doc.entries, src.text()));
             }
         }
-        items.extend(rust_retentions(files));
+        items.extend(rust_retentions(files, sources));
         let mut kept = Vec::new();
         for mut item in items {
             if item.duration.secs == 0 {
@@ -292,41 +292,106 @@ pub fn attribute(context: &[String], catalogue: &Catalogue) -> Attribution {
 }
 
 /// The Rust constants of every file by name, for the models that fold
-/// expressions through them (retentions and retry policies).
-pub(super) struct ConstDefs<'a>(HashMap<&'a str, Vec<(FileId, &'a DurDef)>>);
+/// expressions through them (retentions and retry policies). The
+/// constants a file let go ([`LetGoDefs`]) are read again from its text
+/// when a lookup names one of them.
+pub(super) struct ConstDefs<'a> {
+    /// By name: (index in `files`, file, definition), in file order.
+    by_name: HashMap<&'a str, Vec<Def<'a>>>,
+    /// The indices in `files` of the files that let their constants go.
+    let_go: Vec<usize>,
+    files: &'a [FileFacts],
+    sources: &'a SourceMap,
+}
+
+type Def<'a> = (usize, FileId, &'a DurDef);
 
 impl<'a> ConstDefs<'a> {
-    pub(super) fn new(files: &'a [FileFacts]) -> Self {
-        let mut defs: HashMap<&str, Vec<(FileId, &DurDef)>> = HashMap::new();
-        for f in files {
+    pub(super) fn new(files: &'a [FileFacts], sources: &'a SourceMap) -> Self {
+        let mut by_name: HashMap<&str, Vec<Def<'a>>> = HashMap::new();
+        let mut let_go = Vec::new();
+        for (i, f) in files.iter().enumerate() {
             if let Some(r) = &f.rust {
                 for d in &r.retention.defs {
-                    defs.entry(d.name.as_str()).or_default().push((f.file, d));
+                    by_name
+                        .entry(d.name.as_str())
+                        .or_default()
+                        .push((i, f.file, d));
+                }
+                if r.retention.let_go.is_some() {
+                    let_go.push(i);
                 }
             }
         }
-        ConstDefs(defs)
+        ConstDefs {
+            by_name,
+            let_go,
+            files,
+            sources,
+        }
     }
 
     /// A name's definition: the one in `file`, else the one the crate has
     /// (several different ones: none).
     pub(super) fn find(&self, file: FileId, name: &str) -> Option<(FileId, &'a DurDef)> {
-        let all = self.0.get(name)?;
-        if let Some(local) = all.iter().find(|(f, _)| *f == file) {
-            return Some(*local);
+        let kept = self.by_name.get(name).map_or(&[][..], Vec::as_slice);
+        let again = self.read_again(name);
+        if again.is_empty() {
+            return pick(file, kept);
         }
-        let first = all.first()?;
-        all.iter()
-            .all(|(_, d)| d.expr == first.1.expr)
-            .then_some(*first)
+        let mut all: Vec<Def<'a>> = kept.iter().copied().chain(again).collect();
+        // In file order, as if they had been kept (a sort that keeps a
+        // file's own in their order).
+        all.sort_by_key(|(i, ..)| *i);
+        pick(file, &all)
     }
+
+    /// The definitions of `name` among the constants files let go, read
+    /// again from the files that may define it.
+    fn read_again(&self, name: &str) -> Vec<Def<'a>> {
+        if self.let_go.is_empty() {
+            return Vec::new();
+        }
+        let digest = retention::name_digest(name);
+        let mut out = Vec::new();
+        for &i in &self.let_go {
+            let f = &self.files[i];
+            let Some(l) = f.rust.as_ref().and_then(|r| r.retention.let_go.as_ref()) else {
+                continue;
+            };
+            if !l.may_define(digest) {
+                continue;
+            }
+            let text = self.sources.text(f.file);
+            if let Some(defs) = l.defs(text, self.sources.path(f.file)) {
+                out.extend(
+                    defs.iter()
+                        .filter(|d| d.name == name)
+                        .map(|d| (i, f.file, d)),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Of a name's definitions in file order: the one in `file`, else the
+/// first when all agree.
+fn pick<'a>(file: FileId, all: &[Def<'a>]) -> Option<(FileId, &'a DurDef)> {
+    if let Some(&(_, f, d)) = all.iter().find(|(_, f, _)| *f == file) {
+        return Some((f, d));
+    }
+    let &(_, f, first) = all.first()?;
+    all.iter()
+        .all(|(_, _, d)| d.expr == first.expr)
+        .then_some((f, first))
 }
 
 /// Rust retentions, their constants looked up across the crate. A name
 /// resolves to its definition in the same file, else to the one definition
 /// in the crate with that name (several different ones: unresolved).
-fn rust_retentions(files: &[FileFacts]) -> Vec<Retention> {
-    let defs = ConstDefs::new(files);
+fn rust_retentions(files: &[FileFacts], sources: &SourceMap) -> Vec<Retention> {
+    let defs = ConstDefs::new(files, sources);
     let find = |file: FileId, name: &str| defs.find(file, name);
     // Constants used as a Redis expiry are reported at that write, not again
     // on their own.
@@ -548,6 +613,96 @@ mod tests {
         );
         assert_eq!(m.items[0].file, 1);
         assert_eq!(m.items[0].site.map(|(f, _)| f), Some(2));
+    }
+
+    /// A file that defines many constants lets them go after its parse;
+    /// the lookups that name one read them again, and the model is the
+    /// one it is with every constant kept: a name resolves in the same
+    /// file first, else to the one definition the crate has, and two
+    /// different ones leave it unresolved.
+    #[test]
+    fn constants_let_go_are_read_again_and_fold_as_if_kept() {
+        use crate::frontend::rust::retention::LET_GO_DEFS;
+        let mut bindgen =
+            String::from("pub const HOUR: u64 = 3600;\npub const DAY: u64 = 24 * HOUR;\n");
+        for i in 0..LET_GO_DEFS {
+            bindgen.push_str(&format!("pub const IOCTL_{i}: u32 = {i};\n"));
+        }
+        bindgen.push_str("pub const SLOT: u64 = 60;\n");
+        let files = [
+            ("src/sys/general.rs", FileKind::Rust, bindgen.as_str()),
+            (
+                "src/config.rs",
+                FileKind::Rust,
+                "pub const SLOT: u64 = 90;\npub const EVENT_TTL_SECS: u64 = 2 * DAY + HOUR;\n",
+            ),
+            (
+                "src/webhooks/stripe.rs",
+                FileKind::Rust,
+                "async fn claim(con: &mut C, id: &str) {\n    let key = format!(\"idem:stripe:{}\", id);\n    con.set_ex(&key, 1, EVENT_TTL_SECS).await;\n    con.set_ex(format!(\"idem:stripe:slot:{id}\"), 1, SLOT).await;\n}\n",
+            ),
+        ];
+        let (sources, kept) = super::super::parsed(&files);
+        let (_, mut let_go) = super::super::parsed(&files);
+        for f in &mut let_go {
+            if let Some(r) = &mut f.rust {
+                r.retention.let_go_defs(false);
+            }
+        }
+        let rust = |f: &FileFacts| {
+            f.rust
+                .as_ref()
+                .map(|r| (r.retention.defs.len(), r.retention.let_go.is_some()))
+        };
+        assert_eq!(rust(&let_go[0]), Some((0, true)));
+        assert_eq!(rust(&let_go[1]), Some((2, false)));
+        let config = Config::default();
+        let a = RetentionModel::build(&kept, &sources, &config);
+        let b = RetentionModel::build(&let_go, &sources, &config);
+        let with_file = |m: &RetentionModel| {
+            m.items
+                .iter()
+                .map(|r| (r.file, r.site.map(|(f, _)| f), r.context.clone()))
+                .zip(found(m, &files))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(with_file(&a), with_file(&b));
+        // DAY and HOUR come from the let-go file; SLOT has two values.
+        assert_eq!(
+            found(&b, &files),
+            vec![(
+                "2 * DAY + HOUR".to_string(),
+                2 * DAY + HOUR,
+                "stripe-webhooks".to_string()
+            )]
+        );
+        // Read again once, the same way.
+        let l = let_go[0]
+            .rust
+            .as_ref()
+            .unwrap()
+            .retention
+            .let_go
+            .as_ref()
+            .unwrap();
+        let again = l.defs(&bindgen, "src/sys/general.rs").unwrap();
+        assert_eq!(again.len(), LET_GO_DEFS + 3);
+        assert!(l.may_define(crate::frontend::rust::retention::name_digest("DAY")));
+    }
+
+    /// A let-go file that changed before its constants were read again
+    /// gives none (and a warning), never constants of another text.
+    #[test]
+    fn constants_of_a_changed_file_are_not_read_again() {
+        use crate::frontend::rust::retention::LET_GO_DEFS;
+        let text: String = (0..LET_GO_DEFS)
+            .map(|i| format!("pub const C{i}: u64 = {i};\n"))
+            .collect();
+        let mut f = crate::frontend::parse(0, FileKind::Rust, &text);
+        let r = &mut f.rust.as_mut().unwrap().retention;
+        r.let_go_defs(true);
+        let l = r.let_go.as_ref().unwrap();
+        assert!(l.defs(&text.replace("C7:", "D7:"), "src/c.rs").is_none());
     }
 
     #[test]

@@ -343,8 +343,8 @@ fn policy_exprs(p: &Policy) -> Vec<&ConstExpr> {
 }
 
 impl<'a> Consts<'a> {
-    fn new(files: &'a [FileFacts], settings: Settings) -> Self {
-        let defs = ConstDefs::new(files);
+    fn new(files: &'a [FileFacts], sources: &'a SourceMap, settings: Settings) -> Self {
+        let defs = ConstDefs::new(files, sources);
         let mut defaults = HashMap::new();
         for d in &knowledge::retry().default {
             if let Ok(n) = d.value.parse::<u64>() {
@@ -677,12 +677,13 @@ fn inside(outer: Span, inner: Span) -> bool {
 impl RetryModel {
     pub fn build(
         files: &[FileFacts],
+        sources: &SourceMap,
         settings: Settings,
         config: &Config,
         flows: &FlowModel,
     ) -> Self {
         let cat = Catalogue::with_config(config);
-        let consts = Consts::new(files, settings);
+        let consts = Consts::new(files, sources, settings);
         // Requests by (file, function name span).
         let mut by_fn: HashMap<(FileId, Span), Vec<&KeyedRequest>> = HashMap::new();
         for f in files {

@@ -85,6 +85,87 @@ pub struct PendingRetention {
 pub struct RetentionFacts {
     pub defs: Vec<DurDef>,
     pub pending: Vec<PendingRetention>,
+    /// `defs` when the file defines many: let go after the parse
+    /// ([`RetentionFacts::let_go_defs`]).
+    pub let_go: Option<LetGoDefs>,
+}
+
+/// A file with at least this many constants lets them go after its parse
+/// and keeps a digest of each name ([`LetGoDefs`]). bindgen's `-sys`
+/// crates define thousands a file (linux-raw-sys's `general.rs`: about
+/// 1,800; libc's modules, object's `elf.rs`), and a lookup names one of
+/// them about never; no file of the sweep's 29 trees defines this many.
+pub const LET_GO_DEFS: usize = 128;
+
+/// The constants of a file that defines many, let go after its parse: the
+/// digests of their names, sorted, so that a lookup can tell which of
+/// these files may define a name, and the definitions read again from the
+/// file's text the first time one may.
+#[derive(Debug, Clone)]
+pub struct LetGoDefs {
+    digests: Vec<u32>,
+    /// Read by [`parse_consts`] (the constants tier), else by the whole
+    /// file's parse.
+    consts_only: bool,
+    again: std::sync::OnceLock<Vec<DurDef>>,
+}
+
+/// The digest of a constant's name that [`LetGoDefs`] keeps.
+pub fn name_digest(name: &str) -> u32 {
+    crate::source::text_hash(name) as u32
+}
+
+fn digests(defs: &[DurDef]) -> Vec<u32> {
+    let mut out: Vec<u32> = defs.iter().map(|d| name_digest(&d.name)).collect();
+    out.sort_unstable();
+    out
+}
+
+impl RetentionFacts {
+    /// Let the definitions go when there are [`LET_GO_DEFS`] or more, as
+    /// read by [`parse_consts`] (`consts_only`) or by the whole parse.
+    pub fn let_go_defs(&mut self, consts_only: bool) {
+        if self.defs.len() >= LET_GO_DEFS {
+            self.let_go = Some(LetGoDefs {
+                digests: digests(&self.defs),
+                consts_only,
+                again: std::sync::OnceLock::new(),
+            });
+            self.defs = Vec::new();
+        }
+    }
+}
+
+impl LetGoDefs {
+    /// Whether a constant whose name has this digest may be defined here.
+    pub fn may_define(&self, digest: u32) -> bool {
+        self.digests.binary_search(&digest).is_ok()
+    }
+
+    /// The definitions, read again the first time from `text` (the file's
+    /// text as its parse saw it), the same way. `None`, with a warning
+    /// naming `path`, when that text gives other names than the first
+    /// read's: the file changed while it was checked.
+    pub fn defs(&self, text: &str, path: &str) -> Option<&[DurDef]> {
+        let defs = self.again.get_or_init(|| {
+            let mut f = FileFacts::default();
+            if self.consts_only {
+                parse_consts(text, &mut f);
+            } else {
+                super::parse(text, &mut f);
+            }
+            let defs = f.rust.map(|r| r.retention.defs).unwrap_or_default();
+            if digests(&defs) == self.digests {
+                defs
+            } else {
+                eprintln!(
+                    "idemlint: warning: {path} changed while it was checked; its constants are not read again"
+                );
+                Vec::new()
+            }
+        });
+        (!defs.is_empty()).then_some(defs.as_slice())
+    }
 }
 
 /// Deepest expression tree read; deeper is `Unknown`.
