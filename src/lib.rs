@@ -84,7 +84,10 @@ fn parse_weight(kind: FileKind, consts_only: bool, len: usize) -> usize {
 /// faulted in again as later files reuse them). Giving back after every
 /// big parse (over 9 MiB) took the peak to 79 to 83 MiB but cost a fifth
 /// more time. No other tree of bench/run has a parse this large: medusa
-/// and the hyperswitch fork kept their time and peak.
+/// and the hyperswitch fork kept their time and peak. Since that file is
+/// read one item at a time (`frontend::rust`, over 768 KiB) its parse holds
+/// its tokens and one item's tree, not 53 MiB; the estimate stays, an
+/// upper bound.
 const GIVE_BACK_BYTES: usize = 32 * BIG_FILE_BYTES;
 
 /// Return the free memory of malloc's arenas to the system (glibc's

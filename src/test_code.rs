@@ -51,12 +51,15 @@ impl TestCode {
 /// The byte spans of `#[cfg(test)]` items and `#[test]`-like functions
 /// (`#[test]`, `#[tokio::test]`, `#[sqlx::test]`, ...) in a Rust file.
 pub fn rust_regions(file: &syn::File) -> Vec<Span> {
-    let mut v = Regions(Vec::new());
+    let mut v = Regions::default();
     v.visit_file(file);
     v.0
 }
 
-struct Regions(Vec<Span>);
+/// The test regions of a file, as [`rust_regions`] finds them, read item
+/// by item.
+#[derive(Default)]
+pub struct Regions(pub Vec<Span>);
 
 fn is_test_attr(a: &syn::Attribute) -> bool {
     let path = a.path();

@@ -64,8 +64,8 @@ fn last_ident(ty: &syn::Type) -> Option<String> {
 }
 
 #[derive(Default)]
-struct Visitor {
-    out: CacheFacts,
+pub(super) struct Visitor {
+    pub(super) out: CacheFacts,
     /// The idempotency-named type whose `impl` block is being read.
     owner: Option<String>,
 }
@@ -156,7 +156,9 @@ impl<'ast> Visit<'ast> for Visitor {
     }
 }
 
-pub fn collect(file: &syn::File) -> CacheFacts {
+/// The cache walk of a whole file, as `rust::read` runs it.
+#[cfg(test)]
+fn collect(file: &syn::File) -> CacheFacts {
     let mut v = Visitor::default();
     v.visit_file(file);
     v.out

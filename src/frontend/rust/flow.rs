@@ -168,34 +168,17 @@ pub struct FreshKey {
 const MAX_EVENTS: usize = 5_000;
 
 /// The file's top-level string constants, by name.
-pub(super) fn file_consts(file_text: &str, file: &syn::File) -> StrConsts {
-    let mut consts = StrConsts::new();
-    for item in &file.items {
-        if let syn::Item::Const(c) = item {
-            if let Some(s) = sql_strings::const_text(file_text, &c.expr) {
-                consts.insert(c.ident.to_string(), s);
-            }
+/// A top-level `const` item whose value is SQL text: the walks read it
+/// where its name is used, above or below its definition.
+pub(super) fn add_const(consts: &mut StrConsts, file_text: &str, item: &syn::Item) {
+    if let syn::Item::Const(c) = item {
+        if let Some(s) = sql_strings::const_text(file_text, &c.expr) {
+            consts.insert(c.ident.to_string(), s);
         }
     }
-    consts
 }
 
-pub fn collect(file_text: &str, file: &syn::File, facts: &mut FileFacts) -> FlowFacts {
-    let consts = file_consts(file_text, file);
-    let mut w = FileWalker {
-        text: file_text,
-        consts: &consts,
-        facts,
-        module: Vec::new(),
-        owner: None,
-        test: false,
-        out: FlowFacts::default(),
-    };
-    w.visit_file(file);
-    w.out
-}
-
-struct FileWalker<'a> {
+pub(super) struct FileWalker<'a> {
     text: &'a str,
     consts: &'a StrConsts,
     facts: &'a mut FileFacts,
@@ -219,7 +202,24 @@ fn type_name(t: &syn::Type) -> Option<String> {
     }
 }
 
-impl FileWalker<'_> {
+impl<'a> FileWalker<'a> {
+    /// The walker of a file whose top-level string constants are `consts`.
+    pub(super) fn new(text: &'a str, consts: &'a StrConsts, facts: &'a mut FileFacts) -> Self {
+        FileWalker {
+            text,
+            consts,
+            facts,
+            module: Vec::new(),
+            owner: None,
+            test: false,
+            out: FlowFacts::default(),
+        }
+    }
+
+    pub(super) fn finish(self) -> FlowFacts {
+        self.out
+    }
+
     fn function(
         &mut self,
         name: &syn::Ident,

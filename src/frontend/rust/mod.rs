@@ -73,14 +73,19 @@ pub const REDIS_KEY_CALLS: &[&str] = &[
 ];
 
 pub fn parse(text: &str, facts: &mut FileFacts) {
-    parse_tree(text, facts);
+    parse_as(text, facts, text.len() > BY_ITEMS_BYTES);
+}
+
+/// [`parse`], reading the file whole or one item at a time.
+pub fn parse_as(text: &str, facts: &mut FileFacts, by_items: bool) {
+    parse_tree(text, facts, by_items);
     // proc-macro2 keeps every tokenized file's text in a thread-local map for
     // span lookups, for as long as the thread lives; every span has been
     // turned into a byte range by now, so free it before the next file.
     proc_macro2::extra::invalidate_current_thread_spans();
 }
 
-fn parse_tree(text: &str, facts: &mut FileFacts) {
+fn parse_tree(text: &str, facts: &mut FileFacts, by_items: bool) {
     let _lines = Lines::of(text);
     facts.hints.talks_to_stripe = crate::knowledge::headers().talks_to_stripe(text);
     if text.len() > MAX_RUST_BYTES {
@@ -106,44 +111,264 @@ fn parse_tree(text: &str, facts: &mut FileFacts) {
         ));
         return;
     }
-    let file = match syn::parse_file(text) {
-        Ok(f) => f,
-        Err(e) => {
-            let span = byte_span(e.span());
-            let mut problem = Problem::invalid(span, "Rust", e.to_string());
-            if is_template(text) {
-                problem.message =
-                    "template (`{{ … }}` placeholders) that does not read as Rust".into();
-                problem.reported = false;
-            }
-            facts.problems.push(problem);
-            return;
+    let source = if by_items && !text.starts_with("#!") {
+        Source::Items(text)
+    } else {
+        match syn::parse_file(text) {
+            Ok(f) => Source::File(f),
+            Err(e) => return refused(text, e, facts),
         }
     };
-    let mut v = StringVisitor {
+    if let Err(e) = read(text, &source, facts) {
+        // Only a file read item by item is refused here, part-way: what its
+        // first items gave goes, as if the whole file had been refused.
+        let hints = std::mem::take(&mut facts.hints);
+        *facts = FileFacts {
+            file: facts.file,
+            hints,
+            ..FileFacts::default()
+        };
+        refused(text, e, facts);
+    }
+}
+
+/// A Rust file larger than this is read one item at a time (an inherent
+/// `impl` one method at a time), twice: whole, syn's tree of it would take
+/// about 56 times its text at once (sqlparser's 915 KiB `parser/mod.rs`:
+/// 53 MiB, the peak of a run over the whole cargo registry). Read this
+/// way, a file costs a second parse and holds one item's tree at a time.
+const BY_ITEMS_BYTES: usize = 768 * 1024;
+
+/// What syn refused: a parse error, or a template that is not Rust.
+fn refused(text: &str, e: syn::Error, facts: &mut FileFacts) {
+    let span = byte_span(e.span());
+    let mut problem = Problem::invalid(span, "Rust", e.to_string());
+    if is_template(text) {
+        problem.message = "template (`{{ … }}` placeholders) that does not read as Rust".into();
+        problem.reported = false;
+    }
+    facts.problems.push(problem);
+}
+
+/// A file as syn reads it: whole, or one item at a time.
+enum Source<'t> {
+    File(syn::File),
+    Items(&'t str),
+}
+
+/// One thing of a file, in the order `syn::visit::visit_file` visits them.
+enum Piece<'a> {
+    Attr(&'a syn::Attribute),
+    Item(&'a syn::Item),
+}
+
+impl Source<'_> {
+    /// Every inner attribute, then every item, in order.
+    fn each(&self, f: &mut dyn FnMut(Piece<'_>)) -> syn::Result<()> {
+        match self {
+            Source::File(file) => {
+                for a in &file.attrs {
+                    f(Piece::Attr(a));
+                }
+                for i in &file.items {
+                    f(Piece::Item(i));
+                }
+                Ok(())
+            }
+            Source::Items(text) => each_item(text, f),
+        }
+    }
+}
+
+/// The items of `text` one at a time, read as syn's `File` reads them
+/// (inner attributes, then an item at a time to the end of the input),
+/// but for an inherent `impl` without attributes, which is handed on as
+/// one `impl` per item (`impl Parser { fn a; fn b }` as `impl Parser { fn
+/// a }` then `impl Parser { fn b }`), its header parsed once.
+fn each_item(text: &str, f: &mut dyn FnMut(Piece<'_>)) -> syn::Result<()> {
+    use syn::parse::Parser;
+    let items = |input: syn::parse::ParseStream| -> syn::Result<()> {
+        for a in input.call(syn::Attribute::parse_inner)? {
+            f(Piece::Attr(&a));
+        }
+        while !input.is_empty() {
+            let Some((header, trees)) = inherent_impl(input) else {
+                let item: syn::Item = input.parse()?;
+                f(Piece::Item(&item));
+                continue;
+            };
+            input.step(|cursor| {
+                let mut at = *cursor;
+                for _ in 0..trees {
+                    at = at
+                        .token_tree()
+                        .map(|(_, next)| next)
+                        .ok_or_else(|| cursor.error("impl"))?;
+                }
+                Ok(((), at))
+            })?;
+            let content;
+            syn::braced!(content in input);
+            let mut none = true;
+            while !content.is_empty() {
+                let item: syn::ImplItem = content.parse()?;
+                none = false;
+                f(Piece::Item(&syn::Item::Impl(syn::ItemImpl {
+                    items: vec![item],
+                    ..header.clone()
+                })));
+            }
+            if none {
+                f(Piece::Item(&syn::Item::Impl(header)));
+            }
+        }
+        Ok(())
+    };
+    items.parse_str(text)
+}
+
+/// When `input` starts an inherent `impl` with no attributes (outer or
+/// inner), its header as syn reads it (with an empty body) and how many
+/// token trees come before the body.
+fn inherent_impl(input: syn::parse::ParseStream) -> Option<(syn::ItemImpl, usize)> {
+    use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+    if !(input.peek(syn::Token![impl])
+        || input.peek(syn::Token![unsafe]) && input.peek2(syn::Token![impl])
+        || input.peek(syn::Token![default]))
+    {
+        return None;
+    }
+    let fork = input.fork();
+    fork.parse::<Option<syn::Token![default]>>().ok()?;
+    fork.parse::<Option<syn::Token![unsafe]>>().ok()?;
+    fork.parse::<syn::Token![impl]>().ok()?;
+    fork.parse::<syn::Generics>().ok()?;
+    if fork.peek(syn::Token![!]) || fork.peek(syn::Token![const]) || fork.peek(syn::Token![?]) {
+        return None;
+    }
+    fork.parse::<syn::Type>().ok()?;
+    if fork.peek(syn::Token![for]) {
+        return None;
+    }
+    fork.parse::<Option<syn::WhereClause>>().ok()?;
+    let (inside, body, _) = fork.cursor().group(Delimiter::Brace)?;
+    if inside.punct().is_some_and(|(p, next)| {
+        p.as_char() == '#' && next.punct().is_some_and(|(b, _)| b.as_char() == '!')
+    }) {
+        return None;
+    }
+    // The header's tokens, with an empty body where the body was: syn
+    // reads it as it reads the whole `impl`.
+    let mut header = TokenStream::new();
+    let mut at = input.cursor();
+    let mut trees = 0;
+    while at != fork.cursor() {
+        let (tree, next) = at.token_tree()?;
+        header.extend([tree]);
+        at = next;
+        trees += 1;
+    }
+    let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+    empty.set_span(body.join());
+    header.extend([TokenTree::Group(empty)]);
+    let header: syn::ItemImpl = syn::parse2(header).ok()?;
+    (header.attrs.is_empty() && header.trait_.is_none() && header.items.is_empty())
+        .then_some((header, trees))
+}
+
+/// Every reader of a parsed file, in two passes over its items: the first
+/// reads strings, test regions, retentions and what the second needs of
+/// the whole file (its string constants, `use` roots and retry
+/// literals); the second walks flows, retries, caches and Redis settings.
+/// Only the flow walk reads `facts` as it goes, after all the first pass
+/// wrote: the order of what they find is the order of a walk of the whole
+/// file by each reader in turn.
+fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
+    let mut strings = StringVisitor {
         facts,
         rust: RustFacts::default(),
         role: None,
         header_vars: Vec::new(),
     };
-    v.visit_file(&file);
-    let mut rust = v.rust;
+    let mut regions = crate::test_code::Regions::default();
+    let mut consts = sql_strings::StrConsts::new();
+    let mut first = retry::FirstPass::default();
+    // A whole file's retentions are read from its tree, which lives to the
+    // end; a file read item by item carries the reader from item to item.
+    let mut by_items = matches!(source, Source::Items(_)).then(retention::ItemReader::default);
+    source.each(&mut |piece| match piece {
+        Piece::Attr(a) => {
+            strings.visit_attribute(a);
+            regions.visit_attribute(a);
+            first.attribute(a);
+            if let Some(r) = &mut by_items {
+                r.attribute(a);
+            }
+        }
+        Piece::Item(i) => {
+            strings.visit_item(i);
+            regions.visit_item(i);
+            flow::add_const(&mut consts, text, i);
+            first.item(i);
+            if let Some(r) = &mut by_items {
+                r.item(i);
+            }
+        }
+    })?;
+    if let Source::Items(_) = source {
+        // Its spans are byte ranges by now: free proc-macro2's copy of the
+        // text before the second pass tokenizes it again.
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+    let mut rust = strings.rust;
     // Before the flow walk: schema text inside test code declares no store.
-    facts.test_regions = crate::test_code::rust_regions(&file);
-    rust.retention = retention::extract(&file, facts);
-    rust.flow = flow::collect(text, &file, facts);
-    rust.retry = retry::collect(text, &file);
+    facts.test_regions = regions.0;
+    rust.retention = match (by_items, source) {
+        (Some(r), _) => r.finish(facts),
+        (None, Source::File(file)) => retention::extract(file, facts),
+        (None, Source::Items(_)) => retention::RetentionFacts::default(),
+    };
     // Both find nothing in a file without their word, so their walks are
     // skipped there: every cache fact names a type with the word `cache`
     // (an identifier cannot be escaped), and a policy set from code spells
     // `maxmemory-policy` in a literal ([`redis_config::may_set_policy`]).
-    if crate::knowledge::contains_ignore_ascii_case(text, "cache") {
-        rust.cache = cache::collect(&file);
+    let mut caches =
+        crate::knowledge::contains_ignore_ascii_case(text, "cache").then(cache::Visitor::default);
+    let mut literals = redis_config::may_set_policy(text).then(redis_config::Literals::default);
+    let mut flows = flow::FileWalker::new(text, &consts, facts);
+    let mut retries = retry::Walker::new(&consts, first);
+    source.each(&mut |piece| match piece {
+        Piece::Attr(a) => {
+            flows.visit_attribute(a);
+            retries.visit_attribute(a);
+            if let Some(c) = &mut caches {
+                c.visit_attribute(a);
+            }
+            if let Some(l) = &mut literals {
+                l.visit_attribute(a);
+            }
+        }
+        Piece::Item(i) => {
+            flows.visit_item(i);
+            retries.visit_item(i);
+            if let Some(c) = &mut caches {
+                c.visit_item(i);
+            }
+            if let Some(l) = &mut literals {
+                l.visit_item(i);
+            }
+        }
+    })?;
+    rust.flow = flows.finish();
+    rust.retry = retries.finish();
+    if let Some(c) = caches {
+        rust.cache = c.out;
     }
     facts.rust = Some(rust);
-    if redis_config::may_set_policy(text) {
-        redis_config::collect(&file, facts);
+    if let Some(l) = literals {
+        l.apply(facts);
     }
+    Ok(())
 }
 
 /// Whether Rust that syn refused is a template a generator renders
@@ -586,6 +811,149 @@ mod tests {
         let mut f = FileFacts::default();
         parse(text, &mut f);
         f
+    }
+
+    /// What a file read one item at a time gives next to what it gives
+    /// read whole: `None` when they are the same.
+    fn by_items_differs(text: &str) -> Option<String> {
+        let read = |by_items| {
+            let mut f = FileFacts::default();
+            parse_as(text, &mut f, by_items);
+            format!("{f:#?}")
+        };
+        let (whole, items) = (read(false), read(true));
+        (whole != items).then(|| {
+            let at = whole
+                .lines()
+                .zip(items.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            let around = |t: &str| {
+                t.lines()
+                    .skip(at.saturating_sub(3))
+                    .take(8)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            format!("whole:\n{}\nby items:\n{}", around(&whole), around(&items))
+        })
+    }
+
+    /// A file read one item at a time, an inherent `impl` one method at a
+    /// time, gives every fact it gives read whole, in the same order:
+    /// constants used above their definition, `use` roots and retry
+    /// literals the walks read, test regions, keys, expiries, a cache, a
+    /// policy set across two items' literals, and a file syn refuses.
+    #[test]
+    fn a_file_read_item_by_item_gives_what_it_gives_whole() {
+        let text = r##"#![allow(dead_code)]
+use backoff::ExponentialBackoff;
+use std::time::Duration;
+
+pub struct Charges { cache: RedisCache, http: reqwest::Client }
+
+impl<'a, T: Clone> Charges where T: Send {
+    pub async fn claim(&self, con: &mut C, id: &str) -> bool {
+        let key = format!("idem:stripe:{id}");
+        con.set_ex(&key, 1, IDEM_TTL_SECS).await;
+        let q = CLAIM_SQL;
+        sqlx::query(q).bind(id).execute(&self.pool).await.is_ok()
+    }
+
+    fn charge(&self, key: &str) {
+        let resp = self.http.post("https://api.stripe.com/v1/charges")
+            .header("Idempotency-Key", key).send();
+        let policy = ExponentialBackoff { max_elapsed_time: Some(Duration::from_secs(3 * 3600)), ..Default::default() };
+    }
+
+    const LIMIT: usize = 3;
+}
+
+impl Charges {}
+
+impl Drop for Charges { fn drop(&mut self) { let _ = "retry attempts"; } }
+
+#[cfg(test)]
+impl Charges { fn fixture() { let _ = "Idempotent-Replayed"; } }
+
+pub const IDEM_TTL_SECS: u64 = 24 * 3600;
+pub const CLAIM_SQL: &str = "INSERT INTO idempotency_keys (key) VALUES ($1) ON CONFLICT DO NOTHING";
+
+fn policy(con: &mut redis::Connection) {
+    redis::cmd("CONFIG").arg("SET maxmemory-policy").arg("allkeys-lru").query::<()>(con);
+}
+
+#[cfg(test)]
+mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
+"##;
+        assert_eq!(by_items_differs(text), None);
+        // Pieces: the inner attribute, then the items, the first `impl`'s
+        // three one at a time, the empty and attributed ones whole.
+        let mut pieces = Vec::new();
+        each_item(text, &mut |p| {
+            pieces.push(match p {
+                Piece::Attr(_) => "attr".to_string(),
+                Piece::Item(syn::Item::Impl(i)) => format!("impl {}", i.items.len()),
+                Piece::Item(_) => "item".to_string(),
+            })
+        })
+        .unwrap();
+        assert_eq!(
+            pieces,
+            [
+                "attr", "item", "item", "item", "impl 1", "impl 1", "impl 1", "impl 0", "impl 1",
+                "impl 1", "item", "item", "item", "item"
+            ]
+        );
+        let f = facts(text);
+        assert!(f.strings.len() > 5 && !f.test_regions.is_empty());
+        assert!(f
+            .rust
+            .as_ref()
+            .is_some_and(|r| !r.flow.functions.is_empty()));
+        for refused in [
+            "fn f() { let x = ; }\nimpl A { fn g() {} }\n",
+            "impl A { fn g( }\n",
+        ] {
+            assert_eq!(by_items_differs(refused), None, "{refused}");
+            assert_eq!(facts(refused).problems.len(), 1);
+        }
+    }
+
+    /// Every Rust file under the folders of `IDEMLINT_BY_ITEMS_ORACLE`
+    /// (separated by `:`; the sweep's trees, the cargo registry) gives read
+    /// one item at a time what it gives read whole. Run by hand:
+    /// `IDEMLINT_BY_ITEMS_ORACLE=DIR cargo test --release --lib -- --ignored by_items`.
+    #[test]
+    #[ignore]
+    fn every_rust_file_read_by_items_gives_what_it_gives_whole() {
+        let dirs = std::env::var("IDEMLINT_BY_ITEMS_ORACLE").unwrap_or_default();
+        let (mut files, mut differ) = (0, Vec::new());
+        for dir in dirs.split(':').filter(|d| !d.is_empty()) {
+            for entry in ignore::WalkBuilder::new(dir)
+                .standard_filters(false)
+                .build()
+                .flatten()
+            {
+                let path = entry.path();
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(path) else {
+                    continue;
+                };
+                if text.len() > MAX_RUST_BYTES {
+                    continue;
+                }
+                files += 1;
+                if let Some(d) = by_items_differs(&text) {
+                    eprintln!("{}:\n{d}\n", path.display());
+                    differ.push(path.display().to_string());
+                }
+            }
+        }
+        eprintln!("{files} files, {} differ", differ.len());
+        assert!(differ.is_empty(), "{differ:#?}");
     }
 
     /// Every method the key readers take a Redis key from is in

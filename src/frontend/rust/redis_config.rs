@@ -22,45 +22,48 @@ pub fn may_set_policy(text: &str) -> bool {
         || text.contains("\\\r\n")
 }
 
-pub fn collect(file: &syn::File, facts: &mut FileFacts) {
-    let mut v = Literals::default();
-    v.visit_file(file);
-    // Words of every literal, with their spans in the file.
-    let mut words: Vec<(String, Span)> = Vec::new();
-    for (value, span, exact) in &v.lits {
-        for (off, w) in split(value) {
-            let s = if *exact {
-                Span::new(span.start + off, span.start + off + w.len())
-            } else {
-                *span
-            };
-            words.push((w.to_string(), s));
+impl Literals {
+    /// What the literals read set: `CONFIG SET maxmemory-policy <value>`
+    /// across the file's literals, in order.
+    pub(super) fn apply(self, facts: &mut FileFacts) {
+        let v = self;
+        // Words of every literal, with their spans in the file.
+        let mut words: Vec<(String, Span)> = Vec::new();
+        for (value, span, exact) in &v.lits {
+            for (off, w) in split(value) {
+                let s = if *exact {
+                    Span::new(span.start + off, span.start + off + w.len())
+                } else {
+                    *span
+                };
+                words.push((w.to_string(), s));
+            }
         }
-    }
-    let mut found = Vec::new();
-    for win in words.windows(4) {
-        if win[0].0.eq_ignore_ascii_case("config")
-            && win[1].0.eq_ignore_ascii_case("set")
-            && win[2].0.eq_ignore_ascii_case("maxmemory-policy")
-        {
-            found.push((win[3].0.clone(), win[3].1));
+        let mut found = Vec::new();
+        for win in words.windows(4) {
+            if win[0].0.eq_ignore_ascii_case("config")
+                && win[1].0.eq_ignore_ascii_case("set")
+                && win[2].0.eq_ignore_ascii_case("maxmemory-policy")
+            {
+                found.push((win[3].0.clone(), win[3].1));
+            }
         }
-    }
-    if found.is_empty() {
-        return;
-    }
-    let redis = &mut facts.redis;
-    let idx = redis.instances.len();
-    redis
-        .instances
-        .push(InstanceDecl::new(InstanceKind::Code, "", found[0].1));
-    for (value, span) in found {
-        redis.settings.push(PolicySetting {
-            value,
-            span,
-            surface: Surface::Code,
-            instance: Some(idx),
-        });
+        if found.is_empty() {
+            return;
+        }
+        let redis = &mut facts.redis;
+        let idx = redis.instances.len();
+        redis
+            .instances
+            .push(InstanceDecl::new(InstanceKind::Code, "", found[0].1));
+        for (value, span) in found {
+            redis.settings.push(PolicySetting {
+                value,
+                span,
+                surface: Surface::Code,
+                instance: Some(idx),
+            });
+        }
     }
 }
 
@@ -75,7 +78,7 @@ fn split(s: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 #[derive(Default)]
-struct Literals {
+pub(super) struct Literals {
     /// Value, span inside the quotes, and whether offsets in the value are
     /// offsets in the file (no escapes, not raw).
     lits: Vec<(String, Span, bool)>,

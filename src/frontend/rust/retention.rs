@@ -182,6 +182,57 @@ pub fn extract(file: &syn::File, facts: &mut FileFacts) -> RetentionFacts {
     finish(v, facts)
 }
 
+/// The retention reader of a file read one item at a time
+/// ([`super::parse`] on a file too large to hold whole): what it has read
+/// so far, carried from one item's tree to the next.
+#[derive(Default)]
+pub(super) struct ItemReader(Visitor<'static>);
+
+impl ItemReader {
+    pub(super) fn attribute(&mut self, a: &syn::Attribute) {
+        self.with(|v| v.visit_attribute(a));
+    }
+
+    pub(super) fn item(&mut self, item: &syn::Item) {
+        self.with(|v| v.visit_item(item));
+    }
+
+    /// Run `f` with the reader bound to a tree that lives shorter than it.
+    /// Between top-level items no function is being read: what borrows
+    /// the tree (a function's `let` values, its node) is empty or unread
+    /// until the next function clears it.
+    fn with<'a>(&mut self, f: impl FnOnce(&mut Visitor<'a>)) {
+        let mut v: Visitor<'a> = std::mem::take(&mut self.0);
+        f(&mut v);
+        // Every field but the two that borrow the tree, moved over.
+        macro_rules! detach {
+            ($($field:ident),*) => {{
+                let Visitor { $($field,)* let_log: _, fn_node: _ } = v;
+                Visitor { $($field,)* let_log: Vec::new(), fn_node: None }
+            }};
+        }
+        self.0 = detach!(
+            out,
+            writes,
+            lets,
+            let_keys,
+            params,
+            fn_name,
+            chains,
+            offset,
+            fn_sends_key,
+            formats,
+            let_formats,
+            let_idents,
+            config_reads
+        );
+    }
+
+    pub(super) fn finish(self, facts: &mut FileFacts) -> RetentionFacts {
+        finish(self.0, facts)
+    }
+}
+
 /// Read only the `const`/`static` items of a file that no keyword let
 /// through the prefilter but that may define time constants (`pub const DAY:
 /// u64 = 86_400;` in `time_consts.rs`). Each item is parsed on its own, so

@@ -147,39 +147,74 @@ pub struct RetryClient {
     pub policy: Policy,
 }
 
-pub fn collect(text: &str, file: &syn::File) -> RetryFacts {
-    let consts = flow::file_consts(text, file);
-    let mut roots = HashSet::new();
+/// The retry walk of a whole file, as `rust::read` runs it.
+#[cfg(test)]
+fn collect(text: &str, file: &syn::File) -> RetryFacts {
+    let mut consts = StrConsts::new();
     for item in &file.items {
-        if let syn::Item::Use(u) = item {
-            use_roots(&u.tree, &mut roots);
-        }
+        flow::add_const(&mut consts, text, item);
     }
-    let sql_strings = {
-        struct L(Vec<String>);
-        impl<'ast> Visit<'ast> for L {
-            fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
-                let v = l.value();
-                let lower = v.to_ascii_lowercase();
-                if lower.contains("attempt") || lower.contains("retr") {
-                    self.0.push(v);
-                }
-            }
-        }
-        let mut l = L(Vec::new());
-        l.visit_file(file);
-        l.0
-    };
-    let mut w = Walker {
-        consts: &consts,
-        sql_strings,
-        roots,
-        out: RetryFacts::default(),
-        cur: None,
-        jobs_read: HashSet::new(),
-    };
+    let mut first = FirstPass::default();
+    for a in &file.attrs {
+        first.attribute(a);
+    }
+    for item in &file.items {
+        first.item(item);
+    }
+    let mut w = Walker::new(&consts, first);
     w.visit_file(file);
     w.out
+}
+
+/// What the walk needs of the whole file before it starts: the first
+/// segments of the `use` items, and the string literals that mention
+/// attempts or retries. Read item by item.
+#[derive(Default)]
+pub(super) struct FirstPass {
+    roots: HashSet<String>,
+    sql_strings: Vec<String>,
+}
+
+struct RetryLiterals<'s>(&'s mut Vec<String>);
+
+impl<'ast> Visit<'ast> for RetryLiterals<'_> {
+    fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        let v = l.value();
+        let lower = v.to_ascii_lowercase();
+        if lower.contains("attempt") || lower.contains("retr") {
+            self.0.push(v);
+        }
+    }
+}
+
+impl FirstPass {
+    pub(super) fn attribute(&mut self, a: &syn::Attribute) {
+        RetryLiterals(&mut self.sql_strings).visit_attribute(a);
+    }
+
+    pub(super) fn item(&mut self, item: &syn::Item) {
+        if let syn::Item::Use(u) = item {
+            use_roots(&u.tree, &mut self.roots);
+        }
+        RetryLiterals(&mut self.sql_strings).visit_item(item);
+    }
+}
+
+impl<'a> Walker<'a> {
+    pub(super) fn new(consts: &'a StrConsts, first: FirstPass) -> Self {
+        Walker {
+            consts,
+            sql_strings: first.sql_strings,
+            roots: first.roots,
+            out: RetryFacts::default(),
+            cur: None,
+            jobs_read: HashSet::new(),
+        }
+    }
+
+    pub(super) fn finish(self) -> RetryFacts {
+        self.out
+    }
 }
 
 fn use_roots(t: &syn::UseTree, out: &mut HashSet<String>) {
@@ -216,7 +251,7 @@ struct FnState {
     strings: Vec<(String, Span)>,
 }
 
-struct Walker<'a> {
+pub(super) struct Walker<'a> {
     consts: &'a StrConsts,
     /// The file's string literals that mention attempts or retries: where a
     /// job table's bound (`attempts < 5`) may be written.
