@@ -156,20 +156,14 @@ impl<'ast> Visit<'ast> for Visitor {
     }
 }
 
-/// The cache walk of a whole file, as `rust::read` runs it.
-#[cfg(test)]
-fn collect(file: &syn::File) -> CacheFacts {
-    let mut v = Visitor::default();
-    v.visit_file(file);
-    v.out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn read(text: &str) -> CacheFacts {
-        collect(&syn::parse_file(text).unwrap())
+        let mut f = crate::frontend::FileFacts::default();
+        super::super::parse(text, &mut f);
+        f.rust.expect("parsed").cache
     }
 
     #[test]

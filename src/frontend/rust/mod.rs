@@ -162,6 +162,16 @@ enum Piece<'a> {
     Item(&'a syn::Item),
 }
 
+impl<'a> Piece<'a> {
+    /// What `visit_file` does with it.
+    fn visit<V: Visit<'a>>(&self, v: &mut V) {
+        match *self {
+            Piece::Attr(a) => v.visit_attribute(a),
+            Piece::Item(i) => v.visit_item(i),
+        }
+    }
+}
+
 impl Source<'_> {
     /// Every inner attribute, then every item, in order.
     fn each(&self, f: &mut dyn FnMut(Piece<'_>)) -> syn::Result<()> {
@@ -295,24 +305,16 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut first = retry::FirstPass::default();
     // A whole file's retentions are read from its tree, which lives to the
     // end; a file read item by item carries the reader from item to item.
-    let mut by_items = matches!(source, Source::Items(_)).then(retention::ItemReader::default);
-    source.each(&mut |piece| match piece {
-        Piece::Attr(a) => {
-            strings.visit_attribute(a);
-            regions.visit_attribute(a);
-            first.attribute(a);
-            if let Some(r) = &mut by_items {
-                r.attribute(a);
-            }
-        }
-        Piece::Item(i) => {
-            strings.visit_item(i);
-            regions.visit_item(i);
+    let mut by_items = retention::ItemReader::default();
+    source.each(&mut |piece| {
+        piece.visit(&mut strings);
+        piece.visit(&mut regions);
+        if let Piece::Item(i) = piece {
             flow::add_const(&mut consts, text, i);
-            first.item(i);
-            if let Some(r) = &mut by_items {
-                r.item(i);
-            }
+        }
+        first.read(&piece);
+        if let Source::Items(_) = source {
+            by_items.read(&piece);
         }
     })?;
     if let Source::Items(_) = source {
@@ -323,10 +325,9 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut rust = strings.rust;
     // Before the flow walk: schema text inside test code declares no store.
     facts.test_regions = regions.0;
-    rust.retention = match (by_items, source) {
-        (Some(r), _) => r.finish(facts),
-        (None, Source::File(file)) => retention::extract(file, facts),
-        (None, Source::Items(_)) => retention::RetentionFacts::default(),
+    rust.retention = match source {
+        Source::File(file) => retention::extract(file, facts),
+        Source::Items(_) => by_items.finish(facts),
     };
     // Both find nothing in a file without their word, so their walks are
     // skipped there: every cache fact names a type with the word `cache`
@@ -337,26 +338,14 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut literals = redis_config::may_set_policy(text).then(redis_config::Literals::default);
     let mut flows = flow::FileWalker::new(text, &consts, facts);
     let mut retries = retry::Walker::new(&consts, first);
-    source.each(&mut |piece| match piece {
-        Piece::Attr(a) => {
-            flows.visit_attribute(a);
-            retries.visit_attribute(a);
-            if let Some(c) = &mut caches {
-                c.visit_attribute(a);
-            }
-            if let Some(l) = &mut literals {
-                l.visit_attribute(a);
-            }
+    source.each(&mut |piece| {
+        piece.visit(&mut flows);
+        piece.visit(&mut retries);
+        if let Some(c) = &mut caches {
+            piece.visit(c);
         }
-        Piece::Item(i) => {
-            flows.visit_item(i);
-            retries.visit_item(i);
-            if let Some(c) = &mut caches {
-                c.visit_item(i);
-            }
-            if let Some(l) = &mut literals {
-                l.visit_item(i);
-            }
+        if let Some(l) = &mut literals {
+            piece.visit(l);
         }
     })?;
     rust.flow = flows.finish();

@@ -26,10 +26,9 @@ impl Literals {
     /// What the literals read set: `CONFIG SET maxmemory-policy <value>`
     /// across the file's literals, in order.
     pub(super) fn apply(self, facts: &mut FileFacts) {
-        let v = self;
         // Words of every literal, with their spans in the file.
         let mut words: Vec<(String, Span)> = Vec::new();
-        for (value, span, exact) in &v.lits {
+        for (value, span, exact) in &self.lits {
             for (off, w) in split(value) {
                 let s = if *exact {
                     Span::new(span.start + off, span.start + off + w.len())

@@ -189,12 +189,8 @@ pub fn extract(file: &syn::File, facts: &mut FileFacts) -> RetentionFacts {
 pub(super) struct ItemReader(Visitor<'static>);
 
 impl ItemReader {
-    pub(super) fn attribute(&mut self, a: &syn::Attribute) {
-        self.with(|v| v.visit_attribute(a));
-    }
-
-    pub(super) fn item(&mut self, item: &syn::Item) {
-        self.with(|v| v.visit_item(item));
+    pub(super) fn read<'p>(&mut self, piece: &super::Piece<'p>) {
+        self.with(|v: &mut Visitor<'p>| piece.visit(v));
     }
 
     /// Run `f` with the reader bound to a tree that lives shorter than it.

@@ -147,25 +147,6 @@ pub struct RetryClient {
     pub policy: Policy,
 }
 
-/// The retry walk of a whole file, as `rust::read` runs it.
-#[cfg(test)]
-fn collect(text: &str, file: &syn::File) -> RetryFacts {
-    let mut consts = StrConsts::new();
-    for item in &file.items {
-        flow::add_const(&mut consts, text, item);
-    }
-    let mut first = FirstPass::default();
-    for a in &file.attrs {
-        first.attribute(a);
-    }
-    for item in &file.items {
-        first.item(item);
-    }
-    let mut w = Walker::new(&consts, first);
-    w.visit_file(file);
-    w.out
-}
-
 /// What the walk needs of the whole file before it starts: the first
 /// segments of the `use` items, and the string literals that mention
 /// attempts or retries. Read item by item.
@@ -188,15 +169,11 @@ impl<'ast> Visit<'ast> for RetryLiterals<'_> {
 }
 
 impl FirstPass {
-    pub(super) fn attribute(&mut self, a: &syn::Attribute) {
-        RetryLiterals(&mut self.sql_strings).visit_attribute(a);
-    }
-
-    pub(super) fn item(&mut self, item: &syn::Item) {
-        if let syn::Item::Use(u) = item {
+    pub(super) fn read(&mut self, piece: &super::Piece) {
+        if let super::Piece::Item(syn::Item::Use(u)) = piece {
             use_roots(&u.tree, &mut self.roots);
         }
-        RetryLiterals(&mut self.sql_strings).visit_item(item);
+        piece.visit(&mut RetryLiterals(&mut self.sql_strings));
     }
 }
 
@@ -2354,7 +2331,9 @@ mod tests {
     use super::*;
 
     fn read(src: &str) -> RetryFacts {
-        collect(src, &syn::parse_file(src).unwrap())
+        let mut f = crate::frontend::FileFacts::default();
+        super::super::parse(src, &mut f);
+        f.rust.expect("parsed").retry
     }
 
     #[test]
