@@ -250,6 +250,14 @@ impl TestRoots {
             .collect()
     }
 
+    /// Whether a Rust file is test code by its path, in a run whose
+    /// prefilter does not count the words of such a file.
+    fn rust_test_path(&self, kind: FileKind, display: &str, keywords: &walk::Keywords) -> bool {
+        kind == FileKind::Rust
+            && keywords.silences_test_paths()
+            && test_code::test_code().is_test_path(&self.relative(display))
+    }
+
     /// A discovered file's path relative to the directory argument it was
     /// found under (the whole path for a file named on the command line).
     fn relative(&self, display: &str) -> String {
@@ -296,11 +304,14 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .stack_size(PARSER_STACK_BYTES)
         .build()
         .map_err(|e| RunError::Internal(e.to_string()))?;
-    let keywords = walk::Keywords::new(&config_keywords(&config), candidates.len() + 1);
+    let judges_tests = opts.include_tests || config.tests == Some(true);
+    let keywords = walk::Keywords::new(&config_keywords(&config), candidates.len() + 1)
+        .judging_tests(judges_tests);
+    let roots = TestRoots::new(&paths, &cwd);
     let read: Vec<(u64, Option<Loaded>)> = pool.install(|| {
         candidates
             .par_iter()
-            .map(|c| read_candidate(c, &keywords, &gate.files))
+            .map(|c| read_candidate(c, &keywords, &gate.files, &roots))
             .collect()
     });
     for (c, (len, _)) in candidates.iter().zip(&read) {
@@ -316,7 +327,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             kind,
             text.as_bytes().to_vec(),
             &keywords,
-            false,
+            (false, roots.rust_test_path(kind, name, &keywords)),
         ) {
             loaded.push(l);
         }
@@ -357,7 +368,6 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))
     };
     let (late, now): (Vec<usize>, Vec<usize>) = (0..loaded.len()).partition(|&i| loaded[i].late);
-    let roots = TestRoots::new(&paths, &cwd);
     let mut parsed = Parsed::new(loaded.len());
     let fates = parse(now.clone())?;
     parsed.settle(
@@ -505,7 +515,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     }
     // Test code is left out after the suppressions have seen it, so a
     // suppression in a test is not reported as unused.
-    if !(opts.include_tests || config.tests == Some(true)) {
+    if !judges_tests {
         diagnostics.retain(|d| !in_test_code(d, &model, &sources, &roots));
     }
 
@@ -883,6 +893,7 @@ fn read_candidate(
     c: &Candidate,
     keywords: &walk::Keywords,
     files: &files::Selection,
+    roots: &TestRoots,
 ) -> (u64, Option<Loaded>) {
     match files.read(c, MAX_FILE_BYTES, keywords) {
         files::Read::Bytes(bytes) => (
@@ -893,7 +904,10 @@ fn read_candidate(
                 c.kind,
                 bytes,
                 keywords,
-                files.reads_work_tree(),
+                (
+                    files.reads_work_tree(),
+                    roots.rust_test_path(c.kind, &c.display, keywords),
+                ),
             ),
         ),
         // Too large to parse; it is only worth a diagnostic when it holds a
@@ -927,7 +941,7 @@ fn load_text(
     kind: FileKind,
     bytes: Vec<u8>,
     keywords: &walk::Keywords,
-    reads_work_tree: bool,
+    (reads_work_tree, test_path): (bool, bool),
 ) -> Option<Loaded> {
     let head = &bytes[..bytes.len().min(8192)];
     if memchr::memchr(0, head).is_some() {
@@ -937,7 +951,10 @@ fn load_text(
             "binary content (a NUL byte); not parsed".to_string(),
         ));
     }
-    let admission = keywords.admission(kind, path, &bytes);
+    if kind == FileKind::Rust && walk::generated_rust(&bytes) {
+        return None;
+    }
+    let admission = keywords.admission_in(kind, path, &bytes, test_path);
     let consts_only = admission == walk::Admission::No;
     if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
         return None;

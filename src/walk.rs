@@ -122,6 +122,14 @@ struct Prefilter {
     weak: Vec<WeakGroup>,
     #[serde(default)]
     rust_constants: Option<ConstTier>,
+    #[serde(default)]
+    rust_generated: Option<Generated>,
+}
+
+/// Rust that a generator wrote, by the line it begins with.
+#[derive(Deserialize)]
+struct Generated {
+    heads: Vec<String>,
 }
 
 /// Words that admit a file only in some kinds, or only as part of a store
@@ -156,6 +164,7 @@ fn builtin() -> Prefilter {
         words: Vec::new(),
         weak: Vec::new(),
         rust_constants: None,
+        rust_generated: None,
     })
 }
 
@@ -302,6 +311,9 @@ pub struct Keywords {
     /// `i` belongs to group `weak_group[i]`.
     weak_group: Vec<usize>,
     groups: Vec<Weak>,
+    /// Whether words in Rust test code count: only when the run judges
+    /// test code ([`Keywords::judging_tests`]).
+    test_words: bool,
 }
 
 impl Keywords {
@@ -337,7 +349,20 @@ impl Keywords {
             strong_len: strong.len(),
             weak_group,
             groups,
+            test_words: false,
         }
+    }
+
+    /// The prefilter of a run that judges test code with every rule
+    /// (`--include-tests`): words in Rust test code count too.
+    pub fn judging_tests(mut self, judged: bool) -> Self {
+        self.test_words = judged;
+        self
+    }
+
+    /// Whether the words of a Rust file at a test path do not count.
+    pub fn silences_test_paths(&self) -> bool {
+        !self.test_words
     }
 
     /// Whether a file's bytes contain a word that can matter, strong or
@@ -361,12 +386,30 @@ impl Keywords {
     /// A file whose only words are a `late` group's is [`Admission::Late`],
     /// unless it may name a store itself or holds a suppression comment.
     pub fn admission(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> Admission {
+        self.admission_in(kind, path, bytes, false)
+    }
+
+    /// [`Keywords::admission`] of a file that is test code by its path
+    /// (`test_path`, `rules/test_code.toml`) or not. Unless the run judges
+    /// test code, a Rust file's words in test code do not count, as words
+    /// in its comments do not: those of a file at a test path, and those of
+    /// its `#[cfg(test)]` modules and `#[test]` functions
+    /// ([`crate::frontend::rust::comments::test_items`]). No rule judges
+    /// what they hold then, and what compiles only for tests serves tests.
+    /// A file that holds `idemlint` (a suppression comment) keeps them.
+    pub fn admission_in(
+        &self,
+        kind: FileKind,
+        path: &Path,
+        bytes: &[u8],
+        test_path: bool,
+    ) -> Admission {
         let conf =
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
         let rust = kind == FileKind::Rust;
         let kind = if conf { FileKind::RedisConf } else { kind };
         lowered(bytes, |lower| {
-            self.admits_lowered(kind, rust, path, bytes, lower)
+            self.admits_lowered(kind, rust, test_path, path, bytes, lower)
         })
     }
 
@@ -374,6 +417,7 @@ impl Keywords {
         &self,
         kind: FileKind,
         rust: bool,
+        test_path: bool,
         path: &Path,
         bytes: &[u8],
         lower: &[u8],
@@ -387,6 +431,7 @@ impl Keywords {
         // found by the same scan: a weak word in code (not in a string) is
         // judged as an identifier ([`names_a_store_in_code`]).
         let mut silent = None;
+        let tests = std::cell::OnceCell::new();
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
         let mut late = false;
@@ -403,7 +448,16 @@ impl Keywords {
                 FileKind::Json => (json_prose(bytes, lower), Vec::new()),
                 _ => (Vec::new(), Vec::new()),
             });
-            let in_code = |at: usize| !crate::frontend::rust::comments::contains(silent, at);
+            // Test code, found at the first word outside a comment.
+            let in_code = |at: usize| {
+                let in_tests = || {
+                    let tests =
+                        tests.get_or_init(|| self.test_code(test_path, bytes, silent, strings));
+                    crate::frontend::rust::comments::contains(tests, at)
+                };
+                let silenced = crate::frontend::rust::comments::contains(silent, at);
+                !(silenced || rust && in_tests())
+            };
             if !in_code(start) {
                 strong_seen |= rust && pattern < self.strong_len;
                 continue;
@@ -517,6 +571,24 @@ impl Keywords {
             }
         } else {
             Admission::No
+        }
+    }
+
+    /// Where a Rust file's test code is, when its words do not count: the
+    /// whole file at a test path, else its test items.
+    fn test_code(
+        &self,
+        test_path: bool,
+        bytes: &[u8],
+        comments: &[std::ops::Range<usize>],
+        strings: &[std::ops::Range<usize>],
+    ) -> Vec<std::ops::Range<usize>> {
+        if self.test_words || memchr::memmem::find(bytes, b"idemlint").is_some() {
+            Vec::new()
+        } else if test_path {
+            std::iter::once(0..bytes.len()).collect()
+        } else {
+            crate::frontend::rust::comments::test_items(bytes, comments, strings)
         }
     }
 
@@ -1029,20 +1101,7 @@ fn may_name_a_store(bytes: &[u8], comments: &[std::ops::Range<usize>]) -> bool {
         return true;
     };
     let stores = crate::knowledge::stores();
-    let conventions = [
-        &stores.table,
-        &stores.redis_prefix,
-        &stores.provider_event_table,
-    ];
-    let words: Vec<&String> = conventions
-        .iter()
-        .flat_map(|w| {
-            w.substrings
-                .iter()
-                .chain(&w.parts)
-                .chain(w.pairs.iter().flatten())
-        })
-        .collect();
+    let words = store_words(stores);
     let word_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     // `idem:`, `webhook:event`: across identifiers.
     if words
@@ -1053,34 +1112,39 @@ fn may_name_a_store(bytes: &[u8], comments: &[std::ops::Range<usize>]) -> bool {
         return true;
     }
     // A name can match only if it holds a letters-and-digits piece of a
-    // word (`webhook_event`: `webhook`, `event`).
-    let pieces: Vec<&str> = words
-        .iter()
-        .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()))
-        .filter(|p| !p.is_empty())
-        .collect();
-    let has_piece = |t: &str| {
-        pieces
+    // word (`webhook_event`: `webhook`, `event`): each name that does, from
+    // one search for every piece, once.
+    static PIECES: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    let Some(pieces) = PIECES.get_or_init(|| {
+        let pieces = words
             .iter()
-            .any(|p| crate::knowledge::contains_ignore_ascii_case(t, p))
+            .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()))
+            .filter(|p| !p.is_empty());
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(pieces)
+            .ok()
+    }) else {
+        return true;
     };
-    if !has_piece(text) {
-        return false;
-    }
-    let mut at = 0;
-    while let Some(start) = bytes[at..]
-        .iter()
-        .position(|b| word_byte(*b))
-        .map(|i| at + i)
-    {
-        let end = bytes[start..]
+    let mut seen = 0;
+    for m in pieces.find_iter(bytes) {
+        if m.start() < seen {
+            continue;
+        }
+        // Pieces are letters and digits: the match lies in one name.
+        let start = bytes[..m.start()]
+            .iter()
+            .rposition(|b| !word_byte(*b))
+            .map_or(0, |i| i + 1);
+        let end = bytes[m.end()..]
             .iter()
             .position(|b| !word_byte(*b))
-            .map_or(bytes.len(), |i| start + i);
-        at = end;
+            .map_or(bytes.len(), |i| m.end() + i);
+        seen = end;
         // Bytes of a word are ASCII: `start..end` is on char boundaries.
         let token = &text[start..end];
-        if crate::frontend::rust::comments::contains(comments, start) || !has_piece(token) {
+        if crate::frontend::rust::comments::contains(comments, start) {
             continue;
         }
         let snake = crate::knowledge::snake(token);
@@ -1094,6 +1158,24 @@ fn may_name_a_store(bytes: &[u8], comments: &[std::ops::Range<usize>]) -> bool {
         }
     }
     false
+}
+
+/// The words of the store conventions [`may_name_a_store`] looks for: of
+/// tables, Redis key prefixes and provider event tables.
+fn store_words(stores: &crate::knowledge::Stores) -> Vec<&String> {
+    [
+        &stores.table,
+        &stores.redis_prefix,
+        &stores.provider_event_table,
+    ]
+    .into_iter()
+    .flat_map(|w| {
+        w.substrings
+            .iter()
+            .chain(&w.parts)
+            .chain(w.pairs.iter().flatten())
+    })
+    .collect()
 }
 
 /// A byte of a name [`store_name_at`] finds.
@@ -1167,6 +1249,23 @@ pub fn prefilter(bytes: &[u8]) -> bool {
 /// may define time constants (`const` or `static`, and a time word of
 /// `[rust_constants]` in `rules/prefilter.toml`). Such a file has only its
 /// constant items parsed.
+/// How far into a Rust file the head of a generator is looked for.
+const GENERATED_HEAD_BYTES: usize = 256;
+
+/// Whether a Rust file is a generator's output that no rule reads: its
+/// first bytes hold one of the `[rust_generated]` heads of
+/// `rules/prefilter.toml` (`/* automatically generated by rust-bindgen */`:
+/// C declarations). Such a file is not read at all, neither in full nor for
+/// its constants.
+pub fn generated_rust(bytes: &[u8]) -> bool {
+    static H: OnceLock<Vec<String>> = OnceLock::new();
+    let heads = H.get_or_init(|| builtin().rust_generated.map_or_else(Vec::new, |g| g.heads));
+    let head = &bytes[..bytes.len().min(GENERATED_HEAD_BYTES)];
+    heads
+        .iter()
+        .any(|h| memchr::memmem::find(head, h.as_bytes()).is_some())
+}
+
 pub fn rust_constants_prefilter(bytes: &[u8]) -> bool {
     static M: OnceLock<Option<Vec<memchr::memmem::Finder<'static>>>> = OnceLock::new();
     // One search a word: each word has letters that are rare in code (an
@@ -1357,6 +1456,77 @@ mod tests {
     fn prefilter_is_case_insensitive() {
         assert!(prefilter(b"let k = IDEMPOTENCY_KEY;"));
         assert!(!prefilter(b"fn main() {}"));
+    }
+
+    #[test]
+    fn words_in_rust_test_code_count_only_when_tests_are_judged() {
+        let default = Keywords::new(&[], 1);
+        let judging = Keywords::new(&[], 1).judging_tests(true);
+        let rs = Path::new("src/pay.rs");
+        let test_module = "fn pay() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn replays_are_idempotent() { let h = \"Idempotency-Key\"; }\n}\n";
+        let test_fn = "fn pay() {}\n#[tokio::test]\nasync fn dedup_works() {}\n";
+        for text in [test_module, test_fn] {
+            assert_eq!(
+                default.admission_in(FileKind::Rust, rs, text.as_bytes(), false),
+                Admission::No,
+                "{text}"
+            );
+            assert_eq!(
+                judging.admission_in(FileKind::Rust, rs, text.as_bytes(), false),
+                Admission::Full,
+                "{text}"
+            );
+        }
+        // A word in the code the rules judge; a suppression comment.
+        let live = format!("fn pay() {{ let k = \"idem:{{}}\"; }}\n{test_module}");
+        let suppressed = format!(
+            "// idemlint: allow misspelled-idempotency-header -- checks the typo\n{test_module}"
+        );
+        for text in [live.as_str(), suppressed.as_str()] {
+            assert_eq!(
+                default.admission_in(FileKind::Rust, rs, text.as_bytes(), false),
+                Admission::Full,
+                "{text}"
+            );
+        }
+        // A file at a test path is test code whole.
+        let whole = b"async fn charge_is_idempotent() { let k = idempotency_key(); }";
+        let at = Path::new("tests/charge.rs");
+        assert_eq!(
+            default.admission_in(FileKind::Rust, at, whole, true),
+            Admission::No
+        );
+        assert_eq!(
+            judging.admission_in(FileKind::Rust, at, whole, true),
+            Admission::Full
+        );
+        assert_eq!(
+            default.admission_in(FileKind::Rust, rs, whole, false),
+            Admission::Full
+        );
+        // Other kinds keep their words.
+        assert_eq!(
+            default.admission_in(
+                FileKind::Sql,
+                Path::new("tests/k.sql"),
+                b"create table idempotency_keys (k text);",
+                true
+            ),
+            Admission::Full
+        );
+    }
+
+    #[test]
+    fn generated_rust_is_known_by_its_head() {
+        assert!(generated_rust(b"/* automatically generated by rust-bindgen 0.72.1 */\n\npub const XFRM_REPLAY_UPDATE: u32 = 1;\n"));
+        let late = format!(
+            "{}// automatically generated by rust-bindgen\n",
+            "fn f() {}\n".repeat(40)
+        );
+        assert!(!generated_rust(late.as_bytes()));
+        assert!(!generated_rust(
+            b"pub const REPLAY_WINDOW_SECS: u64 = 86_400;\n"
+        ));
     }
 
     #[test]

@@ -119,6 +119,308 @@ pub fn range_at(ranges: &[Range<usize>], at: usize) -> Option<&Range<usize>> {
     index_at(ranges, at).map(|i| &ranges[i])
 }
 
+/// The test items of Rust source `bytes`, found without parsing it, as
+/// [`crate::test_code::Regions`] finds them in a parsed file: a `mod`, `fn`
+/// or `impl` (at any depth) with a `#[cfg(test)]` or `#[test]`-like
+/// attribute (`#[tokio::test]`, `#[sqlx::test(..)]`), from that attribute
+/// to the item's closing brace. `comments` and `strings` are what
+/// [`comments_and_strings`] gives. Ascending and disjoint (an item inside
+/// another is not listed again). Items in a macro's arguments or a
+/// `macro_rules!` body are not listed: the parsed file holds them as
+/// tokens, not items. When the scan is unsure of an item (an attribute
+/// with a comment in it, a brace that never closes, anything but `fn`,
+/// `mod` or `impl` after the attributes) it lists nothing: the prefilter
+/// hides only what is test code for certain.
+pub fn test_items(
+    bytes: &[u8],
+    comments: &[Range<usize>],
+    strings: &[Range<usize>],
+) -> Vec<Range<usize>> {
+    // Every test attribute holds `test`.
+    if memchr::memmem::find(bytes, b"test").is_none() {
+        return Vec::new();
+    }
+    let silent = merged(comments, strings);
+    let mut macros = None;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'#', &bytes[i..]).map(|p| i + p) {
+        i = p + 1;
+        if contains(&silent, p) {
+            continue;
+        }
+        let Some((mut end, true)) = attribute_at(bytes, &silent, p) else {
+            continue;
+        };
+        if contains(
+            macros.get_or_insert_with(|| macro_bodies(bytes, &silent)),
+            p,
+        ) {
+            continue;
+        }
+        // Further attributes of the same item.
+        loop {
+            end = skip_blank(bytes, &silent, end);
+            match attribute_at(bytes, &silent, end) {
+                Some((e, _)) if bytes.get(end) == Some(&b'#') => end = e,
+                _ => break,
+            }
+        }
+        if let Some(close) = item_end(bytes, &silent, end) {
+            out.push(p..close);
+            i = close;
+        }
+    }
+    out
+}
+
+/// The brackets of macro calls and `macro_rules!` definitions
+/// (`name!(..)`, `name! [..]`, `macro_rules! name { .. }`), outermost
+/// only, ascending.
+fn macro_bodies(bytes: &[u8], silent: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'!', &bytes[i..]).map(|p| i + p) {
+        i = p + 1;
+        if contains(silent, p) || !ident_byte(p.checked_sub(1).map(|q| bytes[q])) {
+            continue;
+        }
+        let mut open = skip_blank(bytes, silent, p + 1);
+        let name = bytes[open..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        if name > 0 {
+            open = skip_blank(bytes, silent, open + name);
+        }
+        if !matches!(bytes.get(open), Some(b'(' | b'[' | b'{')) {
+            continue;
+        }
+        // Not closed: to the end of the text.
+        let close = close_of(bytes, silent, open).unwrap_or(bytes.len());
+        out.push(open..close);
+        i = close;
+    }
+    out
+}
+
+/// Two lists of ascending, disjoint ranges that do not overlap each other,
+/// as one.
+fn merged(a: &[Range<usize>], b: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = a.iter().chain(b).cloned().collect();
+    out.sort_unstable_by_key(|r| r.start);
+    out
+}
+
+/// The bytes of code from `from` on: outside `silent` (comments and
+/// strings) and past char literals, with their offsets.
+fn code<'a>(
+    bytes: &'a [u8],
+    silent: &'a [Range<usize>],
+    from: usize,
+) -> impl Iterator<Item = (usize, u8)> + 'a {
+    let mut at = from;
+    let mut k = silent.partition_point(|r| r.end <= from);
+    std::iter::from_fn(move || loop {
+        let &b = bytes.get(at)?;
+        if let Some(r) = silent.get(k).filter(|r| r.start <= at) {
+            at = at.max(r.end);
+            k += 1;
+            continue;
+        }
+        if b == b'\'' {
+            let e = char_end(bytes, at);
+            if e > at + 1 {
+                at = e;
+                continue;
+            }
+        }
+        at += 1;
+        return Some((at - 1, b));
+    })
+}
+
+/// Past whitespace and comments from `i`.
+fn skip_blank(bytes: &[u8], silent: &[Range<usize>], mut i: usize) -> usize {
+    loop {
+        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        match range_at(silent, i) {
+            Some(r) if bytes[i] == b'/' => i = r.end,
+            _ => return i,
+        }
+    }
+}
+
+/// Where the bracket that opens at `open` closes (past it), counting `(`,
+/// `[` and `{` alike in code; `None` when it does not.
+fn close_of(bytes: &[u8], silent: &[Range<usize>], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in code(bytes, silent, open) {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The outer attribute whose `#` is at `p`: where it ends, and whether it
+/// marks test code as [`crate::test_code`] reads one (its path's last
+/// segment is `test`, or it is `cfg(..)` naming `test` before any
+/// predicate with arguments). An attribute with a comment in it is read as
+/// no test.
+fn attribute_at(bytes: &[u8], silent: &[Range<usize>], p: usize) -> Option<(usize, bool)> {
+    let open = skip_blank(bytes, silent, p + 1);
+    if bytes.get(open) != Some(&b'[') {
+        return None;
+    }
+    let end = close_of(bytes, silent, open)?;
+    let inner = open + 1..end - 1;
+    let commented = silent
+        .iter()
+        .skip(silent.partition_point(|r| r.end <= inner.start))
+        .take_while(|r| r.start < inner.end)
+        .any(|r| bytes[r.start] == b'/');
+    if commented {
+        return Some((end, false));
+    }
+    let text = &bytes[inner.clone()];
+    // The path: identifiers joined by `::`.
+    let mut segments = Vec::new();
+    let mut at = 0;
+    loop {
+        let rest = &text[at..];
+        let lead = rest.len() - rest.trim_ascii_start().len();
+        at += lead;
+        if text[at..].starts_with(b"::") {
+            at += 2;
+            continue;
+        }
+        let len = text[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        if len == 0 {
+            break;
+        }
+        segments.push(&text[at..at + len]);
+        at += len;
+        let rest = text[at..].trim_ascii_start();
+        if !rest.starts_with(b"::") {
+            at = text.len() - rest.len();
+            break;
+        }
+    }
+    let test = match segments.as_slice() {
+        [.., last] if *last == b"test" => true,
+        [only] if *only == b"cfg" && text.get(at) == Some(&b'(') => {
+            cfg_names_test(bytes, silent, inner.start + at)
+        }
+        _ => false,
+    };
+    Some((end, test))
+}
+
+/// Whether the predicates of a `cfg(..)` whose `(` is at `open` name
+/// `test` before any predicate that is not a bare path (`cfg(test)`,
+/// `cfg(test, feature = "x")`; not `cfg(all(test, ..))`, which
+/// [`crate::test_code`] does not take for test code either).
+fn cfg_names_test(bytes: &[u8], silent: &[Range<usize>], open: usize) -> bool {
+    let Some(close) = close_of(bytes, silent, open) else {
+        return false;
+    };
+    let mut depth = 0usize;
+    let mut start = open + 1;
+    let mut items = Vec::new();
+    for (i, b) in code(bytes, silent, open + 1).take_while(|(i, _)| *i < close - 1) {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => {
+                items.push(start..i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(start..close - 1);
+    for item in items {
+        let text = bytes[item.clone()].trim_ascii();
+        if text == b"test" {
+            return true;
+        }
+        let bare = silent
+            .iter()
+            .all(|r| r.end <= item.start || r.start >= item.end)
+            && text.iter().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b' ' | b'\t' | b'\n' | b'\r')
+            });
+        if !bare {
+            return false;
+        }
+    }
+    false
+}
+
+/// The end (past its closing brace) of the `fn`, `mod` or `impl` item
+/// that starts at `i`, after its attributes: a visibility and `default`,
+/// `const`, `async`, `unsafe` and `extern "ABI"` may come first. `None`
+/// for any other item, a `mod` without a body, or a brace that never
+/// closes.
+fn item_end(bytes: &[u8], silent: &[Range<usize>], mut i: usize) -> Option<usize> {
+    loop {
+        i = skip_blank(bytes, silent, i);
+        if let Some(r) = range_at(silent, i) {
+            // The ABI string of `extern "C"`.
+            i = r.end;
+            continue;
+        }
+        let len = bytes[i..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        let word = &bytes[i..i + len];
+        i += len;
+        match word {
+            b"pub" => {
+                let next = skip_blank(bytes, silent, i);
+                if bytes.get(next) == Some(&b'(') {
+                    i = close_of(bytes, silent, next)?;
+                }
+            }
+            b"default" | b"const" | b"async" | b"unsafe" | b"extern" => {}
+            b"fn" | b"mod" | b"impl" => break,
+            _ => return None,
+        }
+    }
+    let (open, b) = code(bytes, silent, i).find(|(_, b)| matches!(b, b'{' | b';'))?;
+    if b == b';' {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (j, b) in code(bytes, silent, open) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The index of [`range_at`]'s range.
 pub fn index_at(ranges: &[Range<usize>], at: usize) -> Option<usize> {
     let i = ranges.partition_point(|r| r.end <= at);
@@ -367,10 +669,12 @@ mod tests {
     }
 
     fn comments(text: &str) -> Vec<&str> {
-        ranges(text.as_bytes())
-            .into_iter()
-            .map(|r| &text[r])
-            .collect()
+        texts(text, ranges(text.as_bytes()))
+    }
+
+    /// The pieces of `text` at `ranges`.
+    fn texts(text: &str, ranges: Vec<Range<usize>>) -> Vec<&str> {
+        ranges.into_iter().map(|r| &text[r]).collect()
     }
 
     /// Every Rust file of idemlint's sources and fixtures, and text made
@@ -504,6 +808,74 @@ mod tests {
             let _ = ranges(text.as_bytes());
         }
         assert_eq!(comments("x /* open"), ["/* open"]);
+    }
+
+    /// The texts of the test items of `text`.
+    fn tests_of(text: &str) -> Vec<&str> {
+        let (c, s) = comments_and_strings(text.as_bytes());
+        texts(text, test_items(text.as_bytes(), &c, &s))
+    }
+
+    #[test]
+    fn test_modules_and_functions_are_found_to_their_closing_brace() {
+        let text = concat!(
+            "fn live() { let k = \"idempotency_key\"; }\n",
+            "#[cfg(test)]\n#[allow(unused)]\nmod tests {\n",
+            "    #[test]\n    fn t() { let b = '}'; let s = \"}\"; /* } */ }\n",
+            "}\n",
+            "#[tokio::test(flavor = \"multi_thread\")]\n",
+            "pub(crate) async fn t2() { if x { y } }\n",
+            "#[cfg(test, feature = \"x\")] impl Foo { fn f() {} }\n",
+            "#[sqlx::test] async unsafe fn t3() {}\n",
+            "fn after() {}\n",
+        );
+        assert_eq!(
+            tests_of(text),
+            [
+                "#[cfg(test)]\n#[allow(unused)]\nmod tests {\n    #[test]\n    fn t() { let b = '}'; let s = \"}\"; /* } */ }\n}",
+                "#[tokio::test(flavor = \"multi_thread\")]\npub(crate) async fn t2() { if x { y } }",
+                "#[cfg(test, feature = \"x\")] impl Foo { fn f() {} }",
+                "#[sqlx::test] async unsafe fn t3() {}",
+            ]
+        );
+    }
+
+    #[test]
+    fn only_what_is_test_code_for_certain() {
+        for text in [
+            // Not test code as the rules read it.
+            "#[cfg(all(test, unix))] mod tests { }",
+            "#[cfg(feature = \"x\", test)] mod tests { }",
+            "#[cfg(not(test))] fn f() { }",
+            "#[cfg_attr(test, derive(Debug))] struct S { a: u8 }",
+            "#[testing] fn f() { }",
+            // Items that are not a `mod`, `fn` or `impl`, or have no body.
+            "#[cfg(test)] mod tests;",
+            "#[cfg(test)] const X: S = S { a: 1 }; fn f() { }",
+            "#[cfg(test)] use a::b; fn f() { }",
+            "fn f() { #[cfg(test)] let x = { 1 }; }",
+            "struct S { #[cfg(test)] a: u8 } fn f() { }",
+            // Unsure: a comment in the attribute, a brace never closed.
+            "#[cfg(/* x */ test)] mod tests { }",
+            "#[test] fn f() { { }",
+            "#![cfg(test)] fn f() { }",
+            "// #[test]\nfn f() { }",
+            "let s = \"#[test] fn f() { }\";",
+            // Tokens of a macro, not items of the file.
+            "macro_rules! t { ($n:ident) => { #[test] fn $n() { } }; }",
+            "proptest! { #[test] fn f(x in 0..1u8) { } }",
+            "cfg_if::cfg_if! { if #[cfg(unix)] { #[cfg(test)] mod tests { } } }",
+        ] {
+            assert!(tests_of(text).is_empty(), "{text}");
+        }
+        assert_eq!(
+            tests_of("#[ test ] extern \"C\" fn f() { }"),
+            ["#[ test ] extern \"C\" fn f() { }"]
+        );
+        assert_eq!(
+            tests_of("#[::core::prelude::v1::test]\nfn f() { }"),
+            ["#[::core::prelude::v1::test]\nfn f() { }"]
+        );
     }
 
     #[test]
