@@ -250,12 +250,9 @@ impl TestRoots {
             .collect()
     }
 
-    /// Whether a Rust file is test code by its path, in a run whose
-    /// prefilter does not count the words of such a file.
-    fn rust_test_path(&self, kind: FileKind, display: &str, keywords: &walk::Keywords) -> bool {
-        kind == FileKind::Rust
-            && keywords.silences_test_paths()
-            && test_code::test_code().is_test_path(&self.relative(display))
+    /// Whether a file is test code by its path.
+    fn test_path(&self, display: &str) -> bool {
+        test_code::test_code().is_test_path(&self.relative(display))
     }
 
     /// A discovered file's path relative to the directory argument it was
@@ -327,7 +324,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             kind,
             text.as_bytes().to_vec(),
             &keywords,
-            (false, roots.rust_test_path(kind, name, &keywords)),
+            (false, &|| roots.test_path(name)),
         ) {
             loaded.push(l);
         }
@@ -904,10 +901,7 @@ fn read_candidate(
                 c.kind,
                 bytes,
                 keywords,
-                (
-                    files.reads_work_tree(),
-                    roots.rust_test_path(c.kind, &c.display, keywords),
-                ),
+                (files.reads_work_tree(), &|| roots.test_path(&c.display)),
             ),
         ),
         // Too large to parse; it is only worth a diagnostic when it holds a
@@ -941,7 +935,7 @@ fn load_text(
     kind: FileKind,
     bytes: Vec<u8>,
     keywords: &walk::Keywords,
-    (reads_work_tree, test_path): (bool, bool),
+    (reads_work_tree, test_path): (bool, &dyn Fn() -> bool),
 ) -> Option<Loaded> {
     let head = &bytes[..bytes.len().min(8192)];
     if memchr::memchr(0, head).is_some() {

@@ -360,11 +360,6 @@ impl Keywords {
         self
     }
 
-    /// Whether the words of a Rust file at a test path do not count.
-    pub fn silences_test_paths(&self) -> bool {
-        !self.test_words
-    }
-
     /// Whether a file's bytes contain a word that can matter, strong or
     /// weak, in any kind of file.
     pub fn matches(&self, bytes: &[u8]) -> bool {
@@ -386,11 +381,12 @@ impl Keywords {
     /// A file whose only words are a `late` group's is [`Admission::Late`],
     /// unless it may name a store itself or holds a suppression comment.
     pub fn admission(&self, kind: FileKind, path: &Path, bytes: &[u8]) -> Admission {
-        self.admission_in(kind, path, bytes, false)
+        self.admission_in(kind, path, bytes, &|| false)
     }
 
     /// [`Keywords::admission`] of a file that is test code by its path
-    /// (`test_path`, `rules/test_code.toml`) or not. Unless the run judges
+    /// (`test_path`, `rules/test_code.toml`, asked only when a Rust file's
+    /// word lies outside its comments) or not. Unless the run judges
     /// test code, a Rust file's words in test code do not count, as words
     /// in its comments do not: those of a file at a test path, and those of
     /// its `#[cfg(test)]` modules and `#[test]` functions
@@ -402,7 +398,7 @@ impl Keywords {
         kind: FileKind,
         path: &Path,
         bytes: &[u8],
-        test_path: bool,
+        test_path: &dyn Fn() -> bool,
     ) -> Admission {
         let conf =
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
@@ -417,7 +413,7 @@ impl Keywords {
         &self,
         kind: FileKind,
         rust: bool,
-        test_path: bool,
+        test_path: &dyn Fn() -> bool,
         path: &Path,
         bytes: &[u8],
         lower: &[u8],
@@ -578,14 +574,14 @@ impl Keywords {
     /// whole file at a test path, else its test items.
     fn test_code(
         &self,
-        test_path: bool,
+        test_path: &dyn Fn() -> bool,
         bytes: &[u8],
         comments: &[std::ops::Range<usize>],
         strings: &[std::ops::Range<usize>],
     ) -> Vec<std::ops::Range<usize>> {
         if self.test_words || memchr::memmem::find(bytes, b"idemlint").is_some() {
             Vec::new()
-        } else if test_path {
+        } else if test_path() {
             std::iter::once(0..bytes.len()).collect()
         } else {
             crate::frontend::rust::comments::test_items(bytes, comments, strings)
@@ -1467,12 +1463,12 @@ mod tests {
         let test_fn = "fn pay() {}\n#[tokio::test]\nasync fn dedup_works() {}\n";
         for text in [test_module, test_fn] {
             assert_eq!(
-                default.admission_in(FileKind::Rust, rs, text.as_bytes(), false),
+                default.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false),
                 Admission::No,
                 "{text}"
             );
             assert_eq!(
-                judging.admission_in(FileKind::Rust, rs, text.as_bytes(), false),
+                judging.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false),
                 Admission::Full,
                 "{text}"
             );
@@ -1484,7 +1480,7 @@ mod tests {
         );
         for text in [live.as_str(), suppressed.as_str()] {
             assert_eq!(
-                default.admission_in(FileKind::Rust, rs, text.as_bytes(), false),
+                default.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false),
                 Admission::Full,
                 "{text}"
             );
@@ -1493,15 +1489,15 @@ mod tests {
         let whole = b"async fn charge_is_idempotent() { let k = idempotency_key(); }";
         let at = Path::new("tests/charge.rs");
         assert_eq!(
-            default.admission_in(FileKind::Rust, at, whole, true),
+            default.admission_in(FileKind::Rust, at, whole, &|| true),
             Admission::No
         );
         assert_eq!(
-            judging.admission_in(FileKind::Rust, at, whole, true),
+            judging.admission_in(FileKind::Rust, at, whole, &|| true),
             Admission::Full
         );
         assert_eq!(
-            default.admission_in(FileKind::Rust, rs, whole, false),
+            default.admission_in(FileKind::Rust, rs, whole, &|| false),
             Admission::Full
         );
         // Other kinds keep their words.
@@ -1510,7 +1506,7 @@ mod tests {
                 FileKind::Sql,
                 Path::new("tests/k.sql"),
                 b"create table idempotency_keys (k text);",
-                true
+                &|| true
             ),
             Admission::Full
         );
