@@ -372,13 +372,40 @@ impl Selection {
                 use std::io::Read as _;
                 // One byte more than the size, so that the end is seen in
                 // one read when the file did not grow.
-                let mut bytes = Vec::with_capacity(usize::try_from(m.len()).unwrap_or(0) + 1);
+                let mut bytes = buffer(usize::try_from(m.len()).unwrap_or(0) + 1);
                 match file.read_to_end(&mut bytes) {
                     Ok(_) => Read::Bytes(bytes),
                     Err(e) => Read::Failed(e.to_string()),
                 }
             }
         }
+    }
+}
+
+thread_local! {
+    /// A reader thread's buffer, handed back by [`recycle`]: most files
+    /// read are let go after the prefilter, so their bytes need no
+    /// allocation of their own (nor, above glibc's mmap threshold, fresh
+    /// pages from the kernel for each).
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// How much of a reader's buffer is kept between files, at most.
+const KEPT_BUFFER_BYTES: usize = 1 << 20;
+
+/// An empty buffer with room for `len` bytes: the thread's, when it has one.
+fn buffer(len: usize) -> Vec<u8> {
+    let mut b = BUFFER.take();
+    b.clear();
+    b.reserve(len);
+    b
+}
+
+/// Hands back the bytes of a file that is not kept, for the thread's next
+/// read.
+pub fn recycle(bytes: Vec<u8>) {
+    if bytes.capacity() <= KEPT_BUFFER_BYTES {
+        BUFFER.set(bytes);
     }
 }
 

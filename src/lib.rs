@@ -939,6 +939,7 @@ fn load_text(
 ) -> Option<Loaded> {
     let head = &bytes[..bytes.len().min(8192)];
     if memchr::memchr(0, head).is_some() {
+        files::recycle(bytes);
         return Some(problem_only(
             display,
             kind,
@@ -946,11 +947,13 @@ fn load_text(
         ));
     }
     if kind == FileKind::Rust && walk::generated_rust(&bytes) {
+        files::recycle(bytes);
         return None;
     }
     let admission = keywords.admission_in(kind, path, &bytes, test_path);
     let consts_only = admission == walk::Admission::No;
     if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
+        files::recycle(bytes);
         return None;
     }
     let (text, bom, problems) = decode(bytes);
@@ -963,7 +966,10 @@ fn load_text(
     let deferred =
         (reads_work_tree && (len > BIG_FILE_BYTES || lets_go(kind))).then(|| path.to_path_buf());
     let (text, bom, problems) = match deferred {
-        Some(_) => (String::new(), false, Vec::new()),
+        Some(_) => {
+            files::recycle(text.into_bytes());
+            (String::new(), false, Vec::new())
+        }
         None => (text, bom, problems),
     };
     Some(Loaded {

@@ -124,6 +124,21 @@ struct Prefilter {
     rust_constants: Option<ConstTier>,
     #[serde(default)]
     rust_generated: Option<Generated>,
+    #[serde(default)]
+    rust_std_methods: StdMethods,
+}
+
+/// Methods of Rust's standard library whose names hold a strong word
+/// (`Vec::dedup`), by how std's own call and definition read.
+#[derive(Deserialize, Default, Clone)]
+struct StdMethods {
+    /// Called with no arguments: `v.dedup()`, `fn dedup(&mut self)`.
+    #[serde(default)]
+    no_arguments: Vec<String>,
+    /// Called with a closure: `v.dedup_by_key(|e| e.id)`, `fn
+    /// dedup_by_key<F, K>(&mut self, key: F) where F: FnMut(&mut T) -> K`.
+    #[serde(default)]
+    closure_argument: Vec<String>,
 }
 
 /// Rust that a generator wrote, by the line it begins with.
@@ -165,6 +180,7 @@ fn builtin() -> Prefilter {
         weak: Vec::new(),
         rust_constants: None,
         rust_generated: None,
+        rust_std_methods: StdMethods::default(),
     })
 }
 
@@ -314,6 +330,7 @@ pub struct Keywords {
     /// Whether words in Rust test code count: only when the run judges
     /// test code ([`Keywords::judging_tests`]).
     test_words: bool,
+    std_methods: StdMethods,
 }
 
 impl Keywords {
@@ -350,6 +367,7 @@ impl Keywords {
             weak_group,
             groups,
             test_words: false,
+            std_methods: p.rust_std_methods,
         }
     }
 
@@ -444,21 +462,35 @@ impl Keywords {
                 FileKind::Json => (json_prose(bytes, lower), Vec::new()),
                 _ => (Vec::new(), Vec::new()),
             });
-            // Test code, found at the first word outside a comment.
-            let in_code = |at: usize| {
-                let in_tests = || {
+            // Test code is found only when a word would count: most words
+            // outside comments admit nothing, and finding a file's test
+            // items reads all of it. What a word counts for does not
+            // depend on where it lies, so asking last gives what asking
+            // first gave.
+            let in_tests = |at: usize| {
+                rust && {
                     let tests =
                         tests.get_or_init(|| self.test_code(test_path, bytes, silent, strings));
                     crate::frontend::rust::comments::contains(tests, at)
-                };
-                let silenced = crate::frontend::rust::comments::contains(silent, at);
-                !(silenced || rust && in_tests())
+                }
             };
-            if !in_code(start) {
-                strong_seen |= rust && pattern < self.strong_len;
+            let in_code = |at: usize| {
+                !(crate::frontend::rust::comments::contains(silent, at) || in_tests(at))
+            };
+            let strong = pattern < self.strong_len;
+            if crate::frontend::rust::comments::contains(silent, start) {
+                strong_seen |= rust && strong;
                 continue;
             }
             let Some(weak) = pattern.checked_sub(self.strong_len) else {
+                let std_method = || {
+                    rust && crate::frontend::rust::comments::index_at(strings, start).is_none()
+                        && self.std_method_at(bytes, start)
+                };
+                if in_tests(start) || std_method() {
+                    strong_seen = true;
+                    continue;
+                }
                 return Admission::Full;
             };
             let Some(g) = self.weak_group.get(weak) else {
@@ -466,6 +498,9 @@ impl Keywords {
             };
             let group = &self.groups[*g];
             if group.parse.iter().any(|k| k == kind.name()) {
+                if in_tests(start) {
+                    continue;
+                }
                 if group.late {
                     // Another word may still admit the file in full.
                     late = true;
@@ -518,6 +553,9 @@ impl Keywords {
                     Named::Text => names_a_store(name, true),
                 });
                 if store {
+                    if in_tests(start) {
+                        continue;
+                    }
                     return Admission::Full;
                 }
             }
@@ -536,8 +574,8 @@ impl Keywords {
                     || (redis_link_name(name.0)
                         && (!identifier || *links_from_code.get_or_insert_with(|| links(bytes))))
             };
-            if let (Some(with), true) = (&group.with, linkable()) {
-                if !with_checked[*g] {
+            if let (Some(with), true) = (&group.with, !with_checked[*g] && linkable()) {
+                if !in_tests(start) {
                     with_checked[*g] = true;
                     if with.occurrences(lower).any(|(w, _)| in_code(w)) {
                         return Admission::Full;
@@ -568,6 +606,79 @@ impl Keywords {
         } else {
             Admission::No
         }
+    }
+
+    /// Whether the word at `start` of Rust code names a method of the
+    /// standard library (`[rust_std_methods]` of `rules/prefilter.toml`) as
+    /// std's own call or definition of it reads: `.dedup()`,
+    /// `.dedup_by_key(|e| e.id)`, `fn dedup(&mut self)`, `fn dedup_by<F>(&mut
+    /// self, same: F) where F: FnMut(..)`. Such a method removes equal
+    /// neighbours from a collection; it keeps no key. Anything else (a
+    /// store's `dedup(&key)`, a comment between the tokens) is not.
+    fn std_method_at(&self, bytes: &[u8], start: usize) -> bool {
+        let len = ident_len(&bytes[start..]);
+        if len == 0 || start.checked_sub(1).is_some_and(|p| ident_byte(bytes[p])) {
+            return false;
+        }
+        let name = &bytes[start..start + len];
+        let is = |names: &[String]| names.iter().any(|n| n.as_bytes() == name);
+        let (bare, closure) = (
+            is(&self.std_methods.no_arguments),
+            is(&self.std_methods.closure_argument),
+        );
+        if !(bare || closure) {
+            return false;
+        }
+        let after = |at: usize| {
+            let mut at = at;
+            while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+                at += 1;
+            }
+            at
+        };
+        // What follows, token by token, past whitespace.
+        let follows = |mut at: usize, tokens: &[&[u8]]| {
+            for t in tokens {
+                at = after(at);
+                if !bytes[at.min(bytes.len())..].starts_with(t) {
+                    return None;
+                }
+                at += t.len();
+            }
+            Some(at)
+        };
+        let mut before = start;
+        while before > 0 && bytes[before - 1].is_ascii_whitespace() {
+            before -= 1;
+        }
+        let end = start + len;
+        if before > 0 && bytes[before - 1] == b'.' {
+            let Some(open) = follows(end, &[b"("]) else {
+                return false;
+            };
+            return if bare {
+                follows(open, &[b")"]).is_some()
+            } else {
+                follows(open, &[b"|"]).is_some() || follows(open, &[b"move", b"|"]).is_some()
+            };
+        }
+        let defines = bytes[..before].ends_with(b"fn")
+            && before < start
+            && !ident_byte_at(bytes, before.wrapping_sub(3));
+        if !defines {
+            return false;
+        }
+        if bare {
+            return follows(end, &[b"(", b"&", b"mut", b"self", b")"]).is_some();
+        }
+        // `<F..>(&mut self, f: F) where F: FnMut(..)`, up to the body.
+        let Some(generics) = follows(end, &[b"<"]) else {
+            return false;
+        };
+        let head = &bytes[generics..bytes.len().min(generics + STD_SIGNATURE_BYTES)];
+        let head = &head[..memchr::memchr2(b'{', b';', head).unwrap_or(head.len())];
+        memchr::memmem::find(head, b"&mut self").is_some()
+            && memchr::memmem::find(head, b"FnMut(").is_some()
     }
 
     /// Where a Rust file's test code is, when its words do not count: the
@@ -1293,6 +1404,27 @@ fn finders(words: &[String]) -> Vec<memchr::memmem::Finder<'static>> {
         .collect()
 }
 
+/// How far past a std method's name its signature is read, at most.
+const STD_SIGNATURE_BYTES: usize = 512;
+
+/// The length of the identifier that starts `bytes` (ASCII letters,
+/// digits, `_`; none when it starts with a digit).
+fn ident_len(bytes: &[u8]) -> usize {
+    if bytes.first().is_some_and(u8::is_ascii_digit) {
+        return 0;
+    }
+    bytes.iter().take_while(|&&b| ident_byte(b)).count()
+}
+
+fn ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Whether byte `at` exists and is part of an identifier.
+fn ident_byte_at(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at).is_some_and(|&b| ident_byte(b))
+}
+
 /// Show `path` relative to the current directory where it lies below it,
 /// with `/` separators and no leading `./`.
 pub fn display_path(path: &Path, cwd: &Path) -> String {
@@ -1510,6 +1642,34 @@ mod tests {
             ),
             Admission::Full
         );
+    }
+
+    #[test]
+    fn std_dedup_methods_are_no_word() {
+        let k = Keywords::new(&[], 1);
+        let rs = Path::new("src/list.rs");
+        let admission = |text: &str| k.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false);
+        for text in [
+            "fn f(v: &mut Vec<u32>) { v.sort(); v.dedup(); }",
+            "fn f(v: &mut Vec<Row>) { v.dedup_by_key(|r| r.id); }",
+            "fn f(v: &mut Vec<Row>) {\n    v\n        .dedup_by(move |a, b| a.id == b.id);\n}",
+            "impl<T: PartialEq> List<T> {\n    pub fn dedup(&mut self) { self.dedup_by(|a, b| a == b) }\n}",
+            "impl<T> List<T> {\n    pub fn dedup_by<F>(&mut self, same: F)\n    where\n        F: FnMut(&mut T, &mut T) -> bool,\n    {\n    }\n}",
+        ] {
+            assert_eq!(admission(text), Admission::No, "{text}");
+        }
+        for text in [
+            // A store's method, a binding, a comment between the tokens,
+            // the words in a string, a method of another name.
+            "fn f(store: &Store, key: &str) { store.dedup(key); }",
+            "fn f() { let deduped = rows.len(); }",
+            "fn f(v: &mut Vec<u32>) { v.dedup(/* by id */); }",
+            "fn f() { let q = \"v.dedup()\"; }",
+            "fn f(s: &Seen) { s.dedup_events(); }",
+            "impl Store {\n    pub fn dedup(&mut self, key: &str) -> bool { true }\n}",
+        ] {
+            assert_eq!(admission(text), Admission::Full, "{text}");
+        }
     }
 
     #[test]

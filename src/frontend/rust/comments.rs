@@ -211,15 +211,33 @@ impl<'a> Scan<'a> {
         silent.sort_unstable_by_key(|r| r.start);
         let mut pairs = Vec::new();
         let mut open = Vec::new();
-        for (i, b) in code(bytes, &silent, 0) {
-            match b {
-                b'(' | b'[' | b'{' => open.push(i),
-                b')' | b']' | b'}' => {
-                    if let Some(o) = open.pop() {
-                        pairs.push((o, i + 1));
+        // The bytes [`code`] gives, read a stretch of code at a time: this
+        // runs over every Rust file with a word in code.
+        let (mut i, mut k) = (0, 0);
+        while i < bytes.len() {
+            while let Some(r) = silent.get(k).filter(|r| r.start <= i) {
+                i = i.max(r.end);
+                k += 1;
+            }
+            let stop = silent.get(k).map_or(bytes.len(), |r| r.start);
+            while i < stop {
+                match bytes[i] {
+                    b'(' | b'[' | b'{' => open.push(i),
+                    b')' | b']' | b'}' => {
+                        if let Some(o) = open.pop() {
+                            pairs.push((o, i + 1));
+                        }
                     }
+                    b'\'' => {
+                        let e = char_end(bytes, i);
+                        if e > i + 1 {
+                            i = e;
+                            continue;
+                        }
+                    }
+                    _ => {}
                 }
-                _ => {}
+                i += 1;
             }
         }
         pairs.sort_unstable();
