@@ -444,7 +444,7 @@ impl Keywords {
         // deploy nothing a rule reads. A Rust file's string literals are
         // found by the same scan: a weak word in code (not in a string) is
         // judged as an identifier ([`names_a_store_in_code`]).
-        let mut silent = None;
+        let scanned = std::cell::OnceCell::new();
         let tests = std::cell::OnceCell::new();
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
@@ -453,7 +453,7 @@ impl Keywords {
         let mut key_strings = None;
         let mut calls_concat = None;
         for (start, pattern) in self.any.occurrences(lower) {
-            let (silent, strings) = silent.get_or_insert_with(|| match kind {
+            let (silent, strings) = scanned.get_or_init(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
                 FileKind::Yaml => (
                     union(schema_documents(bytes), yaml_prose(bytes, lower)),
@@ -529,14 +529,16 @@ impl Keywords {
                     if literal_may_name_a_table(bytes, lower, literal, name.0, concat) {
                         Named::Text
                     } else if literal_may_be_a_redis_key(bytes, literal, || {
-                        key_strings.get_or_insert_with(|| {
-                            crate::frontend::rust::comments::strings_in_calls(
-                                bytes,
-                                silent,
-                                strings,
-                                crate::frontend::rust::REDIS_KEY_CALLS,
-                            )
-                        })[i]
+                        key_strings
+                            .get_or_insert_with(|| {
+                                crate::frontend::rust::comments::CallScan::new(
+                                    bytes,
+                                    silent,
+                                    strings,
+                                    crate::frontend::rust::REDIS_KEY_CALLS,
+                                )
+                            })
+                            .in_call(i)
                     }) {
                         Named::NoTable
                     } else {
@@ -592,7 +594,7 @@ impl Keywords {
         {
             Admission::Full
         } else if late {
-            let comments = silent.as_ref().map_or(&[][..], |(c, _)| c.as_slice());
+            let comments = scanned.get().map_or(&[][..], |(c, _)| c.as_slice());
             // A suppression comment is read only from a file that is parsed:
             // one that holds one is not held back, so an unused one is
             // still reported.
@@ -1447,8 +1449,24 @@ pub fn discover(
     cwd: &Path,
     exclude: &[String],
 ) -> Result<Vec<Candidate>, WalkError> {
-    let excluded = exclude_set(exclude);
     let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+    discover_each(paths, cwd, exclude, &|c| lock(&found).push(c))?;
+    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    found.sort();
+    found.dedup_by(|a, b| a.display == b.display);
+    Ok(found)
+}
+
+/// The walk of [`discover`], each file handed to `each` as it is found, from
+/// the walker's threads, in no order; a file under two of `paths` is handed
+/// twice. A run reads the files while the walk goes on.
+pub fn discover_each(
+    paths: &[PathBuf],
+    cwd: &Path,
+    exclude: &[String],
+    each: &(dyn Fn(Candidate) + Sync),
+) -> Result<(), WalkError> {
+    let excluded = exclude_set(exclude);
     for root in paths {
         let meta = std::fs::symlink_metadata(root)
             .map_err(|_| WalkError::NotFound(root.display().to_string()))?;
@@ -1462,7 +1480,7 @@ pub fn discover(
                 return Err(WalkError::NotFound(root.display().to_string()));
             }
             let kind = classify(root).unwrap_or(FileKind::Text);
-            lock(&found).push(Candidate {
+            each(Candidate {
                 display: display_path(root, cwd),
                 path: root.clone(),
                 kind,
@@ -1484,7 +1502,6 @@ pub fn discover(
             })
             .build_parallel();
         walker.run(|| {
-            let found = &found;
             let excluded = &excluded;
             Box::new(move |entry| {
                 let Ok(entry) = entry else {
@@ -1504,7 +1521,7 @@ pub fn discover(
                 if excluded.is_match(&display) {
                     return ignore::WalkState::Continue;
                 }
-                lock(found).push(Candidate {
+                each(Candidate {
                     display,
                     path: path.to_path_buf(),
                     kind,
@@ -1514,10 +1531,19 @@ pub fn discover(
             })
         });
     }
-    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    found.sort();
-    found.dedup_by(|a, b| a.display == b.display);
-    Ok(found)
+    Ok(())
+}
+
+/// About how many files a run over `paths` reads, as far as the choice of
+/// automaton goes ([`DFA_FROM_FILES`]) when it must be made before the walk:
+/// a directory counts as many, a file as one (and one more for standard
+/// input).
+pub fn files_expected(paths: &[PathBuf]) -> usize {
+    paths
+        .iter()
+        .map(|p| if p.is_dir() { DFA_FROM_FILES } else { 1 })
+        .sum::<usize>()
+        + 1
 }
 
 /// The `exclude` globs of the config as one matcher (invalid globs were

@@ -525,46 +525,87 @@ pub fn string_end(bytes: &[u8], mut i: usize) -> usize {
     bytes.len()
 }
 
-/// Past a `'` at `i`: the end of a char literal (`'a'`, `'\n'`, `'\u{1F600}'`,
-/// `'"'`, `'é'`), or just past the quote of a lifetime or label (`'a`).
 /// For each of `strings` (as [`comments_and_strings`] gives them, with its
 /// `comments`), whether it may be read as part of an argument of a call:
 /// it lies, at any depth, in a bracket opened right after one of `calls`
-/// (`conn.get(..)`, `format!(..)`, a turbofish
-/// `get::<_, T>(..)` counts as any name), or it follows `=` (a binding's
-/// value). Past a close that matches no open, every string may.
-pub fn strings_in_calls(
-    bytes: &[u8],
-    comments: &[Range<usize>],
-    strings: &[Range<usize>],
-    calls: &[&str],
-) -> Vec<bool> {
-    let call = |name: &[u8]| calls.iter().any(|c| c.as_bytes() == name);
-    let mut out = vec![false; strings.len()];
-    // Per open bracket: its byte, and whether a call's name opened it.
-    let mut open: Vec<(u8, bool)> = Vec::new();
-    let mut in_call = 0usize;
-    let mut lost = false;
-    let (mut s, mut c) = (0, 0);
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(r) = strings.get(s).filter(|r| r.start <= i) {
-            out[s] = lost || in_call > 0 || r.start < i || after_assign(bytes, r.start);
-            i = i.max(r.end);
-            s += 1;
-            continue;
+/// (`conn.get(..)`, `format!(..)`, a turbofish `get::<_, T>(..)` counts as
+/// any name), or it follows `=` (a binding's value). Past a close that
+/// matches no open, every string may. The answer for a string depends only
+/// on the code before it, so the text is read only as far as the furthest
+/// string asked for (in any order): a file whose first literal with a word
+/// is near its top is not read to its end.
+pub struct CallScan<'a> {
+    bytes: &'a [u8],
+    comments: &'a [Range<usize>],
+    strings: &'a [Range<usize>],
+    calls: &'a [&'a str],
+    /// The answers for the strings before `s`.
+    out: Vec<bool>,
+    /// Per open bracket: its byte, and whether a call's name opened it.
+    open: Vec<(u8, bool)>,
+    in_call: usize,
+    lost: bool,
+    s: usize,
+    c: usize,
+    i: usize,
+}
+
+impl<'a> CallScan<'a> {
+    pub fn new(
+        bytes: &'a [u8],
+        comments: &'a [Range<usize>],
+        strings: &'a [Range<usize>],
+        calls: &'a [&'a str],
+    ) -> Self {
+        CallScan {
+            bytes,
+            comments,
+            strings,
+            calls,
+            out: Vec::with_capacity(strings.len()),
+            open: Vec::new(),
+            in_call: 0,
+            lost: false,
+            s: 0,
+            c: 0,
+            i: 0,
         }
-        if let Some(r) = comments.get(c).filter(|r| r.start <= i) {
-            i = i.max(r.end);
-            c += 1;
-            continue;
+    }
+
+    /// Whether string `k` of the file may be read as a call's argument.
+    pub fn in_call(&mut self, k: usize) -> bool {
+        let (bytes, comments, strings) = (self.bytes, self.comments, self.strings);
+        while self.s <= k && self.i < bytes.len() {
+            let i = self.i;
+            if let Some(r) = strings.get(self.s).filter(|r| r.start <= i) {
+                let may =
+                    self.lost || self.in_call > 0 || r.start < i || after_assign(bytes, r.start);
+                self.out.push(may);
+                self.i = i.max(r.end);
+                self.s += 1;
+                continue;
+            }
+            if let Some(r) = comments.get(self.c).filter(|r| r.start <= i) {
+                self.i = i.max(r.end);
+                self.c += 1;
+                continue;
+            }
+            // Code up to the next string or comment: only brackets and
+            // quotes matter in it.
+            let stop = strings
+                .get(self.s)
+                .map_or(bytes.len(), |r| r.start)
+                .min(comments.get(self.c).map_or(bytes.len(), |r| r.start));
+            self.code(stop);
         }
-        // Code up to the next string or comment: only brackets and quotes
-        // matter in it.
-        let stop = strings
-            .get(s)
-            .map_or(bytes.len(), |r| r.start)
-            .min(comments.get(c).map_or(bytes.len(), |r| r.start));
+        // Past the end of the text (an unclosed literal), every string may.
+        self.out.get(k).copied().unwrap_or(true)
+    }
+
+    fn code(&mut self, stop: usize) {
+        let bytes = self.bytes;
+        let call = |name: &[u8]| self.calls.iter().any(|c| c.as_bytes() == name);
+        let mut i = self.i;
         while i < stop {
             match bytes[i] {
                 b'\'' => {
@@ -574,26 +615,23 @@ pub fn strings_in_calls(
                 b @ (b'(' | b'[' | b'{') => {
                     let by_call =
                         call_name_before(bytes, i).is_some_and(|n| n.is_empty() || call(n));
-                    open.push((b, by_call));
-                    in_call += usize::from(by_call);
+                    self.open.push((b, by_call));
+                    self.in_call += usize::from(by_call);
                 }
-                b @ (b')' | b']' | b'}') => match open.pop() {
+                b @ (b')' | b']' | b'}') => match self.open.pop() {
                     Some((o, by_call))
                         if matches!((o, b), (b'(', b')') | (b'[', b']') | (b'{', b'}')) =>
                     {
-                        in_call -= usize::from(by_call)
+                        self.in_call -= usize::from(by_call)
                     }
-                    _ => lost = true,
+                    _ => self.lost = true,
                 },
                 _ => {}
             }
             i += 1;
         }
+        self.i = i;
     }
-    for rest in out.iter_mut().skip(s) {
-        *rest = true;
-    }
-    out
 }
 
 /// The name a bracket at `at` opens the arguments of: the identifier before
@@ -633,6 +671,8 @@ fn after_assign(bytes: &[u8], at: usize) -> bool {
         )
 }
 
+/// Past a `'` at `i`: the end of a char literal (`'a'`, `'\n'`, `'\u{1F600}'`,
+/// `'"'`, `'é'`), or just past the quote of a lifetime or label (`'a`).
 fn char_end(bytes: &[u8], i: usize) -> usize {
     match bytes.get(i + 1) {
         Some(b'\\') => {
@@ -737,6 +777,50 @@ mod tests {
     /// of the pieces that open and close literals and comments in every
     /// order: the jumping scan gives the ranges the byte-by-byte one gives.
     /// `IDEMLINT_COMMENTS_CORPUS=DIR` adds the Rust files under DIR.
+    #[test]
+    fn strings_in_calls_are_read_as_far_as_asked_in_any_order() {
+        let text = "fn f(conn: &mut Conn) {\n    let a = \"seen:{}\";\n    \
+                    conn.get(format!(\"webhook:{}\", id));\n    log(\"webhook seen\");\n    \
+                    // conn.get(\"in a comment\")\n    let b = [\"x\"];\n    \
+                    conn.get::<_, String>(\"receipt\");\n}\n";
+        let bytes = text.as_bytes();
+        let (comments, strings) = comments_and_strings(bytes);
+        let calls = ["get", "format"];
+        let quoted: Vec<&str> = strings.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(
+            quoted,
+            [
+                "\"seen:{}\"",
+                "\"webhook:{}\"",
+                "\"webhook seen\"",
+                "\"x\"",
+                "\"receipt\""
+            ]
+        );
+        let expected = [true, true, false, false, true];
+        let mut in_order = CallScan::new(bytes, &comments, &strings, &calls);
+        let forward: Vec<bool> = (0..strings.len()).map(|k| in_order.in_call(k)).collect();
+        assert_eq!(forward, expected);
+        // Asked for the last first, then the others backwards.
+        let mut backwards = CallScan::new(bytes, &comments, &strings, &calls);
+        let mut answers: Vec<bool> = (0..strings.len())
+            .rev()
+            .map(|k| backwards.in_call(k))
+            .collect();
+        answers.reverse();
+        assert_eq!(answers, expected);
+        // Asked for the second only: the scan stops before the third.
+        let mut second = CallScan::new(bytes, &comments, &strings, &calls);
+        assert!(second.in_call(1));
+        assert!(second.i <= strings[2].start, "read to {}", second.i);
+        // An unclosed literal: every string from it on may.
+        let open = b"fn f() { get(\"a\"); let x = \"b";
+        let (comments, strings) = comments_and_strings(open);
+        let mut scan = CallScan::new(open, &comments, &strings, &calls);
+        assert!(scan.in_call(0));
+        assert!(scan.in_call(strings.len() - 1));
+    }
+
     #[test]
     fn strings_are_the_literals_the_scan_steps_over() {
         let text = concat!(
