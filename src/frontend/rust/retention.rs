@@ -332,50 +332,72 @@ fn token_idents(ts: proc_macro2::TokenStream) -> Vec<String> {
 
 /// Byte ranges of `const NAME ... ;` / `static NAME ... ;` items that start
 /// a line (after `pub`/`pub(crate)`), ending at the first `;` outside
-/// brackets and string literals.
+/// brackets and string literals. The keywords are found with a byte search
+/// and their lines read back from there: most lines of a file hold neither.
 fn const_items(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
-    let mut line_start = 0;
-    for line in text.split_inclusive('\n') {
-        let start = line_start;
-        line_start += line.len();
-        let t = line.trim_start();
-        let indent = line.len() - t.len();
-        let mut rest = t;
-        if let Some(r) = rest.strip_prefix("pub") {
-            let r = r.trim_start();
-            rest = match r.strip_prefix('(') {
-                Some(r) => r.split_once(')').map(|(_, r)| r.trim_start()).unwrap_or(""),
-                None => r,
-            };
-        }
-        if !(rest.starts_with("const ") || rest.starts_with("static ")) {
+    let mut consts = memchr::memmem::find_iter(bytes, b"const ").peekable();
+    let mut statics = memchr::memmem::find_iter(bytes, b"static ").peekable();
+    loop {
+        let at = match (consts.peek().copied(), statics.peek().copied()) {
+            (Some(c), Some(s)) if c < s => consts.next(),
+            (Some(_), None) => consts.next(),
+            (_, Some(_)) => statics.next(),
+            (None, None) => break,
+        };
+        let Some(at) = at else { break };
+        let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        // Both keywords are ASCII: `at` is a char boundary.
+        let prefix = &text[line_start..at];
+        if !only_visibility(prefix) {
             continue;
         }
-        let item_start = start + indent;
-        let mut depth = 0i32;
-        let mut in_str = false;
-        let mut prev = '\0';
-        // A constant fits in a few lines; a `const fn` or a stray `const`
-        // in a comment must not make the scan quadratic.
-        let window_end =
-            crate::source::clamp_to_char_boundary(text, item_start + MAX_CONST_ITEM_BYTES);
-        let window = text.get(item_start..window_end).unwrap_or("");
-        for (i, c) in window.char_indices() {
-            match c {
-                '"' if prev != '\\' => in_str = !in_str,
-                '(' | '[' | '{' if !in_str => depth += 1,
-                ')' | ']' | '}' if !in_str => depth -= 1,
-                ';' if !in_str && depth <= 0 => {
-                    out.push((item_start, item_start + i + 1));
-                    break;
-                }
-                _ => {}
-            }
-            prev = c;
+        let item_start = at - prefix.trim_start().len();
+        if let Some(end) = const_item_end(text, item_start) {
+            out.push((item_start, end));
         }
     }
     out
+}
+
+/// Whether what precedes an item's keyword on its line is only whitespace
+/// and a visibility (`pub`, `pub(crate)`, `pub(in a::b)`).
+fn only_visibility(prefix: &str) -> bool {
+    let t = prefix.trim_start();
+    let Some(r) = t.strip_prefix("pub") else {
+        return t.is_empty();
+    };
+    let r = r.trim_start();
+    match r.strip_prefix('(') {
+        Some(r) => r
+            .split_once(')')
+            .is_some_and(|(_, r)| r.trim_start().is_empty()),
+        None => r.is_empty(),
+    }
+}
+
+/// The end of the item at `item_start`: past its first `;` outside brackets
+/// and string literals, within [`MAX_CONST_ITEM_BYTES`].
+fn const_item_end(text: &str, item_start: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut in_str = false;
+    let mut prev = '\0';
+    // A constant fits in a few lines; a `const fn` or a stray `const`
+    // in a comment must not make the scan quadratic.
+    let window_end = crate::source::clamp_to_char_boundary(text, item_start + MAX_CONST_ITEM_BYTES);
+    let window = text.get(item_start..window_end).unwrap_or("");
+    for (i, c) in window.char_indices() {
+        match c {
+            '"' if prev != '\\' => in_str = !in_str,
+            '(' | '[' | '{' if !in_str => depth += 1,
+            ')' | ']' | '}' if !in_str => depth -= 1,
+            ';' if !in_str && depth <= 0 => return Some(item_start + i + 1),
+            _ => {}
+        }
+        prev = c;
+    }
+    None
 }
 
 /// Read an integer or duration expression outside this module's own walk
@@ -1404,6 +1426,88 @@ impl<'ast> Visitor<'ast> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `const_items` as it was, line by line: the reference the byte search
+    /// must agree with.
+    fn const_items_by_line(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut line_start = 0;
+        for line in text.split_inclusive('\n') {
+            let start = line_start;
+            line_start += line.len();
+            let t = line.trim_start();
+            let indent = line.len() - t.len();
+            let mut rest = t;
+            if let Some(r) = rest.strip_prefix("pub") {
+                let r = r.trim_start();
+                rest = match r.strip_prefix('(') {
+                    Some(r) => r.split_once(')').map(|(_, r)| r.trim_start()).unwrap_or(""),
+                    None => r,
+                };
+            }
+            if !(rest.starts_with("const ") || rest.starts_with("static ")) {
+                continue;
+            }
+            if let Some(end) = const_item_end(text, start + indent) {
+                out.push((start + indent, end));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn const_items_found_by_byte_search_are_those_read_line_by_line() {
+        let crafted = "pub const DAY: u64 = 86_400;\n\
+            \tpub(crate) static TTL: Duration = Duration::from_secs(3 * DAY);\n\
+            pub(in crate::a) const X: [u8; 2] = [1, 2];\n\
+            pub(crate)static Y: u8 = 1;\n\
+            pubconst Z: u8 = 2;\n\
+            let s = \"const not an item\"; const W: &str = \"a;b\";\n\
+            pub(a) b) const V: u8 = 3;\n\
+            pub(in const ) const U: u8 = 4;\n\
+            \u{2003}const EM: u8 = 5;\n\
+            const fn f() -> u8 { 1 }\n\
+            // const IN_COMMENT: u8 = 6;\n\
+            static\n\
+            const LAST: u8 = 7";
+        assert_eq!(const_items(crafted), const_items_by_line(crafted));
+        assert_eq!(
+            const_items(crafted)
+                .iter()
+                .map(|&(a, b)| &crafted[a..b])
+                .take(4)
+                .collect::<Vec<_>>(),
+            [
+                "pub const DAY: u64 = 86_400;",
+                "pub(crate) static TTL: Duration = Duration::from_secs(3 * DAY);",
+                "pub(in crate::a) const X: [u8; 2] = [1, 2];",
+                "pub(crate)static Y: u8 = 1;",
+            ]
+        );
+        // This crate's own sources.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut dirs = vec![root];
+        let mut files = 0;
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    assert_eq!(
+                        const_items(&text),
+                        const_items_by_line(&text),
+                        "{}",
+                        p.display()
+                    );
+                    files += 1;
+                }
+            }
+        }
+        assert!(files > 20);
+    }
+
     use crate::duration::{DAY, HOUR};
 
     fn read(text: &str) -> (FileFacts, RetentionFacts) {
