@@ -1486,23 +1486,18 @@ mod tests {
         );
         // This crate's own sources.
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut dirs = vec![root];
         let mut files = 0;
-        while let Some(dir) = dirs.pop() {
-            for e in std::fs::read_dir(&dir).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "rs") {
-                    let text = std::fs::read_to_string(&p).unwrap();
-                    assert_eq!(
-                        const_items(&text),
-                        const_items_by_line(&text),
-                        "{}",
-                        p.display()
-                    );
-                    files += 1;
-                }
+        for entry in ignore::WalkBuilder::new(root).build().flatten() {
+            let p = entry.path();
+            if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(p).unwrap();
+                assert_eq!(
+                    const_items(&text),
+                    const_items_by_line(&text),
+                    "{}",
+                    p.display()
+                );
+                files += 1;
             }
         }
         assert!(files > 20);
