@@ -302,49 +302,48 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     // walk, read + prefilter (in parallel), then give the kept files their
     // ids. The work tree is read while it is walked: the walker's threads
     // hand each file to the pool as they find it, and the pool reads it.
-    let (candidates, read): (Vec<Candidate>, Vec<(u64, Option<Loaded>)>) =
-        if gate.files.reads_work_tree() {
-            keywords = walk::Keywords::new(&extra, walk::files_expected(&file_paths))
-                .judging_tests(judges_tests);
-            let (tx, rx) = std::sync::mpsc::channel::<Candidate>();
-            let (fp, exclude) = (&file_paths, &config.exclude);
-            let (walked, mut read) = std::thread::scope(|s| {
-                let cwd = &cwd;
-                let walker = s.spawn(move || {
-                    walk::discover_each(fp, cwd, exclude, &|c| {
-                        // The reader stops taking files only when the run
-                        // is over.
-                        let _ = tx.send(c);
-                    })
-                });
-                let read: Vec<(Candidate, (u64, Option<Loaded>))> = pool.install(|| {
-                    rx.into_iter()
-                        .par_bridge()
-                        .map(|c| {
-                            let r = read_candidate(&c, &keywords, &gate.files, &roots);
-                            (c, r)
-                        })
-                        .collect()
-                });
-                (walker.join(), read)
+    let walks_while_reading = gate.files.reads_work_tree();
+    let (candidates, read): (Vec<Candidate>, Vec<(u64, Option<Loaded>)>) = if walks_while_reading {
+        keywords = walk::Keywords::new(&extra, walk::files_expected(&file_paths))
+            .judging_tests(judges_tests);
+        let (tx, rx) = std::sync::mpsc::channel::<Candidate>();
+        let (fp, exclude) = (&file_paths, &config.exclude);
+        let (walked, mut read) = std::thread::scope(|s| {
+            let cwd = &cwd;
+            let walker = s.spawn(move || {
+                walk::discover_each(fp, cwd, exclude, &|c| {
+                    // The reader stops taking files only when the run
+                    // is over.
+                    let _ = tx.send(c);
+                })
             });
-            walked.map_err(|_| RunError::Internal("the walk of the files failed".into()))??;
-            read.sort_by(|a, b| a.0.cmp(&b.0));
-            read.dedup_by(|a, b| a.0.display == b.0.display);
-            read.into_iter().unzip()
-        } else {
-            let candidates = gate.files.discover(&file_paths, &cwd, &config.exclude)?;
-            timings.phase("walk");
-            keywords =
-                walk::Keywords::new(&extra, candidates.len() + 1).judging_tests(judges_tests);
-            let read = pool.install(|| {
-                candidates
-                    .par_iter()
-                    .map(|c| read_candidate(c, &keywords, &gate.files, &roots))
+            let read: Vec<(Candidate, (u64, Option<Loaded>))> = pool.install(|| {
+                rx.into_iter()
+                    .par_bridge()
+                    .map(|c| {
+                        let r = read_candidate(&c, &keywords, &gate.files, &roots);
+                        (c, r)
+                    })
                     .collect()
             });
-            (candidates, read)
-        };
+            (walker.join(), read)
+        });
+        walked.map_err(|_| RunError::Internal("the walk of the files failed".into()))??;
+        read.sort_by(|a, b| a.0.cmp(&b.0));
+        read.dedup_by(|a, b| a.0.display == b.0.display);
+        read.into_iter().unzip()
+    } else {
+        let candidates = gate.files.discover(&file_paths, &cwd, &config.exclude)?;
+        timings.phase("walk");
+        keywords = walk::Keywords::new(&extra, candidates.len() + 1).judging_tests(judges_tests);
+        let read = pool.install(|| {
+            candidates
+                .par_iter()
+                .map(|c| read_candidate(c, &keywords, &gate.files, &roots))
+                .collect()
+        });
+        (candidates, read)
+    };
     let files_scanned = candidates.len() + usize::from(opts.stdin.is_some());
     for (c, (len, _)) in candidates.iter().zip(&read) {
         timings.scanned(c.kind, *len);
@@ -372,7 +371,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     // Every file the walk found (10,163 paths and names on a payment
     // switch): not read again, so not held to the end of the run.
     drop(candidates);
-    timings.phase(if gate.files.reads_work_tree() {
+    timings.phase(if walks_while_reading {
         "walk+read+prefilter"
     } else {
         "read+prefilter"

@@ -618,8 +618,9 @@ impl Keywords {
     /// neighbours from a collection; it keeps no key. Anything else (a
     /// store's `dedup(&key)`, a comment between the tokens) is not.
     fn std_method_at(&self, bytes: &[u8], start: usize) -> bool {
+        use crate::frontend::rust::comments::{ident_byte, ident_len};
         let len = ident_len(&bytes[start..]);
-        if len == 0 || start.checked_sub(1).is_some_and(|p| ident_byte(bytes[p])) {
+        if len == 0 || ident_byte(start.checked_sub(1).map(|p| bytes[p])) {
             return false;
         }
         let name = &bytes[start..start + len];
@@ -666,7 +667,7 @@ impl Keywords {
         }
         let defines = bytes[..before].ends_with(b"fn")
             && before < start
-            && !ident_byte_at(bytes, before.wrapping_sub(3));
+            && !ident_byte(before.checked_sub(3).map(|p| bytes[p]));
         if !defines {
             return false;
         }
@@ -1354,10 +1355,6 @@ pub fn prefilter(bytes: &[u8]) -> bool {
         .matches(bytes)
 }
 
-/// The second tier for Rust files that fail [`prefilter`]: whether the file
-/// may define time constants (`const` or `static`, and a time word of
-/// `[rust_constants]` in `rules/prefilter.toml`). Such a file has only its
-/// constant items parsed.
 /// How far into a Rust file the head of a generator is looked for.
 const GENERATED_HEAD_BYTES: usize = 256;
 
@@ -1375,6 +1372,10 @@ pub fn generated_rust(bytes: &[u8]) -> bool {
         .any(|h| memchr::memmem::find(head, h.as_bytes()).is_some())
 }
 
+/// The second tier for Rust files that fail [`prefilter`]: whether the file
+/// may define time constants (`const` or `static`, and a time word of
+/// `[rust_constants]` in `rules/prefilter.toml`). Such a file has only its
+/// constant items parsed.
 pub fn rust_constants_prefilter(bytes: &[u8]) -> bool {
     static M: OnceLock<Option<Vec<memchr::memmem::Finder<'static>>>> = OnceLock::new();
     // One search a word: each word has letters that are rare in code (an
@@ -1408,24 +1409,6 @@ fn finders(words: &[String]) -> Vec<memchr::memmem::Finder<'static>> {
 
 /// How far past a std method's name its signature is read, at most.
 const STD_SIGNATURE_BYTES: usize = 512;
-
-/// The length of the identifier that starts `bytes` (ASCII letters,
-/// digits, `_`; none when it starts with a digit).
-fn ident_len(bytes: &[u8]) -> usize {
-    if bytes.first().is_some_and(u8::is_ascii_digit) {
-        return 0;
-    }
-    bytes.iter().take_while(|&&b| ident_byte(b)).count()
-}
-
-fn ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-/// Whether byte `at` exists and is part of an identifier.
-fn ident_byte_at(bytes: &[u8], at: usize) -> bool {
-    bytes.get(at).is_some_and(|&b| ident_byte(b))
-}
 
 /// Show `path` relative to the current directory where it lies below it,
 /// with `/` separators and no leading `./`.

@@ -220,25 +220,14 @@ impl<'a> Scan<'a> {
                 k += 1;
             }
             let stop = silent.get(k).map_or(bytes.len(), |r| r.start);
-            while i < stop {
-                match bytes[i] {
-                    b'(' | b'[' | b'{' => open.push(i),
-                    b')' | b']' | b'}' => {
-                        if let Some(o) = open.pop() {
-                            pairs.push((o, i + 1));
-                        }
+            i = brackets(bytes, i, stop, |at, b| match b {
+                b'(' | b'[' | b'{' => open.push(at),
+                _ => {
+                    if let Some(o) = open.pop() {
+                        pairs.push((o, at + 1));
                     }
-                    b'\'' => {
-                        let e = char_end(bytes, i);
-                        if e > i + 1 {
-                            i = e;
-                            continue;
-                        }
-                    }
-                    _ => {}
                 }
-                i += 1;
-            }
+            });
         }
         pairs.sort_unstable();
         Scan {
@@ -442,7 +431,7 @@ impl<'a> Scan<'a> {
 
 /// The length of the identifier (ASCII letters, digits, `_`) `bytes`
 /// starts with.
-fn ident_len(bytes: &[u8]) -> usize {
+pub fn ident_len(bytes: &[u8]) -> usize {
     bytes
         .iter()
         .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
@@ -483,7 +472,8 @@ pub fn index_at(ranges: &[Range<usize>], at: usize) -> Option<usize> {
     ranges.get(i).is_some_and(|r| r.contains(&at)).then_some(i)
 }
 
-fn ident_byte(b: Option<u8>) -> bool {
+/// Whether `b` is a byte of an identifier (a non-ASCII one counts).
+pub fn ident_byte(b: Option<u8>) -> bool {
     b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
 }
 
@@ -603,34 +593,24 @@ impl<'a> CallScan<'a> {
     }
 
     fn code(&mut self, stop: usize) {
-        let bytes = self.bytes;
-        let call = |name: &[u8]| self.calls.iter().any(|c| c.as_bytes() == name);
-        let mut i = self.i;
-        while i < stop {
-            match bytes[i] {
-                b'\'' => {
-                    i = char_end(bytes, i);
-                    continue;
-                }
-                b @ (b'(' | b'[' | b'{') => {
-                    let by_call =
-                        call_name_before(bytes, i).is_some_and(|n| n.is_empty() || call(n));
-                    self.open.push((b, by_call));
-                    self.in_call += usize::from(by_call);
-                }
-                b @ (b')' | b']' | b'}') => match self.open.pop() {
-                    Some((o, by_call))
-                        if matches!((o, b), (b'(', b')') | (b'[', b']') | (b'{', b'}')) =>
-                    {
-                        self.in_call -= usize::from(by_call)
-                    }
-                    _ => self.lost = true,
-                },
-                _ => {}
+        let (bytes, calls) = (self.bytes, self.calls);
+        let call = |name: &[u8]| calls.iter().any(|c| c.as_bytes() == name);
+        let (open, in_call, lost) = (&mut self.open, &mut self.in_call, &mut self.lost);
+        self.i = brackets(bytes, self.i, stop, |at, b| match b {
+            b'(' | b'[' | b'{' => {
+                let by_call = call_name_before(bytes, at).is_some_and(|n| n.is_empty() || call(n));
+                open.push((b, by_call));
+                *in_call += usize::from(by_call);
             }
-            i += 1;
-        }
-        self.i = i;
+            _ => match open.pop() {
+                Some((o, by_call))
+                    if matches!((o, b), (b'(', b')') | (b'[', b']') | (b'{', b'}')) =>
+                {
+                    *in_call -= usize::from(by_call)
+                }
+                _ => *lost = true,
+            },
+        });
     }
 }
 
@@ -669,6 +649,26 @@ fn after_assign(bytes: &[u8], at: usize) -> bool {
             bytes.get(i.wrapping_sub(2)),
             Some(b'=' | b'<' | b'>' | b'!')
         )
+}
+
+/// Each bracket of the code in `from..stop` (which holds no comment nor
+/// string), past char literals: `f(at, byte)`. Where the scan ended: past
+/// `stop` when a char literal runs over it.
+fn brackets(bytes: &[u8], from: usize, stop: usize, mut f: impl FnMut(usize, u8)) -> usize {
+    let mut i = from;
+    while i < stop {
+        match bytes[i] {
+            // A char literal (`'('`), or just a lifetime's quote.
+            b'\'' => {
+                i = char_end(bytes, i);
+                continue;
+            }
+            b @ (b'(' | b'[' | b'{' | b')' | b']' | b'}') => f(i, b),
+            _ => {}
+        }
+        i += 1;
+    }
+    i
 }
 
 /// Past a `'` at `i`: the end of a char literal (`'a'`, `'\n'`, `'\u{1F600}'`,
