@@ -126,6 +126,16 @@ struct Prefilter {
     rust_generated: Option<Generated>,
     #[serde(default)]
     rust_std_methods: StdMethods,
+    #[serde(default)]
+    rust_prose_macros: ProseMacros,
+}
+
+/// Macros whose string arguments are messages for people (`info!`,
+/// `panic!`): a strong word as a word of such prose admits no Rust file.
+#[derive(Deserialize, Default)]
+struct ProseMacros {
+    #[serde(default)]
+    names: Vec<String>,
 }
 
 /// Methods of Rust's standard library whose names hold a strong word
@@ -181,6 +191,7 @@ fn builtin() -> Prefilter {
         rust_constants: None,
         rust_generated: None,
         rust_std_methods: StdMethods::default(),
+        rust_prose_macros: ProseMacros::default(),
     })
 }
 
@@ -331,6 +342,8 @@ pub struct Keywords {
     /// test code ([`Keywords::judging_tests`]).
     test_words: bool,
     std_methods: StdMethods,
+    /// `[rust_prose_macros]`: the macros of [`prose_word`].
+    prose_macros: Vec<String>,
 }
 
 impl Keywords {
@@ -368,6 +381,7 @@ impl Keywords {
             groups,
             test_words: false,
             std_methods: p.rust_std_methods,
+            prose_macros: p.rust_prose_macros.names,
         }
     }
 
@@ -452,6 +466,8 @@ impl Keywords {
         let mut links_from_code = None;
         let mut key_strings = None;
         let mut calls_concat = None;
+        let prose_names = std::cell::OnceCell::new();
+        let mut prose_scan = None;
         for (start, pattern) in self.any.occurrences(lower) {
             let (silent, strings) = scanned.get_or_init(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
@@ -483,11 +499,31 @@ impl Keywords {
                 continue;
             }
             let Some(weak) = pattern.checked_sub(self.strong_len) else {
-                let std_method = || {
-                    rust && crate::frontend::rust::comments::index_at(strings, start).is_none()
-                        && self.std_method_at(bytes, start)
+                let string = rust
+                    .then(|| crate::frontend::rust::comments::index_at(strings, start))
+                    .flatten();
+                let std_method = || string.is_none() && self.std_method_at(bytes, start);
+                let mut prose = || {
+                    string.is_some_and(|i| {
+                        prose_word(bytes, &strings[i], start, self.any.words[pattern].len())
+                            && prose_scan
+                                .get_or_insert_with(|| {
+                                    crate::frontend::rust::comments::CallScan::macros(
+                                        bytes,
+                                        silent,
+                                        strings,
+                                        prose_names.get_or_init(|| {
+                                            self.prose_macros
+                                                .iter()
+                                                .map(String::as_str)
+                                                .collect::<Vec<_>>()
+                                        }),
+                                    )
+                                })
+                                .in_macro(i)
+                    })
                 };
-                if in_tests(start) || std_method() {
+                if in_tests(start) || (rust && (std_method() || prose())) {
                     strong_seen = true;
                     continue;
                 }
@@ -594,12 +630,24 @@ impl Keywords {
         {
             Admission::Full
         } else if late {
-            let comments = scanned.get().map_or(&[][..], |(c, _)| c.as_slice());
+            // A name in a comment or in test code makes no store a rule
+            // judges, as a word there admits nothing.
+            let silent = |at: usize| {
+                scanned.get().is_some_and(|(comments, strings)| {
+                    crate::frontend::rust::comments::contains(comments, at)
+                        || crate::frontend::rust::comments::contains(
+                            tests.get_or_init(|| {
+                                self.test_code(test_path, bytes, comments, strings)
+                            }),
+                            at,
+                        )
+                })
+            };
             // A suppression comment is read only from a file that is parsed:
             // one that holds one is not held back, so an unused one is
             // still reported.
             if memchr::memmem::find(bytes, b"idemlint").is_some()
-                || may_name_a_store(bytes, comments)
+                || may_name_a_store(bytes, &silent)
             {
                 Admission::Full
             } else {
@@ -947,6 +995,27 @@ fn top_level_value<'a>(line: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     Some(v)
 }
 
+/// Whether the word `bytes[start..start + len]`, inside the Rust string
+/// literal `literal`, is a word of prose: the literal holds a space, and
+/// the name around the word ([`name_part`] bytes) is letters alone (`call
+/// was idempotent`, `(replayed)`). A name with a separator or a digit
+/// (`idem:{}`, `Idempotency-Key`, `dedup_v2`) is not; nor is a word with a
+/// space in it (`drop index`), nor a lone word (`"idempotent"`).
+fn prose_word(bytes: &[u8], literal: &std::ops::Range<usize>, start: usize, len: usize) -> bool {
+    let text = &bytes[literal.clone()];
+    let start = start - literal.start;
+    let end = (start + len).min(text.len());
+    let from = text[..start]
+        .iter()
+        .rposition(|b| !name_part(b))
+        .map_or(0, |p| p + 1);
+    let to = text[end..]
+        .iter()
+        .position(|b| !name_part(b))
+        .map_or(text.len(), |p| end + p);
+    memchr::memchr(b' ', text).is_some() && text[from..to].iter().all(u8::is_ascii_alphabetic)
+}
+
 /// The name around `bytes[start..end]` (letters, digits, `_`, `-`, `:`),
 /// and whether it starts a literal or follows a placeholder.
 fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (&[u8], bool) {
@@ -1198,7 +1267,8 @@ fn names_a_store_in_code(name: &[u8], open: bool) -> bool {
     })
 }
 
-/// Whether a Rust file's code or strings (not its comments) may name a
+/// Whether a Rust file's code or strings (outside what is `silent`: its
+/// comments, and its test code unless the run judges it) may name a
 /// store by a convention the model reads, the way the model reads it: a
 /// table (`seen_events`, `SeenEvents`), a provider's event table
 /// (`stripe_events`), a Redis key prefix or key expression
@@ -1206,7 +1276,7 @@ fn names_a_store_in_code(name: &[u8], open: bool) -> bool {
 /// held back for its retries ([`Admission::Late`]) that holds one is parsed
 /// in full: a held file must not be able to make a store. A convention word
 /// holding a separator (`idem:`) is looked for in the whole text.
-fn may_name_a_store(bytes: &[u8], comments: &[std::ops::Range<usize>]) -> bool {
+fn may_name_a_store(bytes: &[u8], silent: &dyn Fn(usize) -> bool) -> bool {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return true;
     };
@@ -1254,7 +1324,7 @@ fn may_name_a_store(bytes: &[u8], comments: &[std::ops::Range<usize>]) -> bool {
         seen = end;
         // Bytes of a word are ASCII: `start..end` is on char boundaries.
         let token = &text[start..end];
-        if crate::frontend::rust::comments::contains(comments, start) {
+        if silent(start) {
             continue;
         }
         let snake = crate::knowledge::snake(token);
@@ -1679,6 +1749,57 @@ mod tests {
         ] {
             assert_eq!(admission(text), Admission::Full, "{text}");
         }
+    }
+
+    #[test]
+    fn prose_in_message_macros_is_no_word() {
+        let k = Keywords::new(&[], 1);
+        let rs = Path::new("src/attach.rs");
+        let admission = |text: &str| k.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false);
+        for text in [
+            "fn f(log: &Logger) { info!(log, \"call was idempotent\"); }",
+            "fn f() { tracing::warn!(\"Idempotency is not supported (yet)\"); }",
+            "fn f() -> Result<()> { bail!(\"event {} already replayed\", id) }",
+            "fn f(v: &[u8]) { debug_assert!(v.is_sorted(), \"keys are sorted and deduplicated\"); }",
+        ] {
+            assert_eq!(admission(text), Admission::No, "{text}");
+        }
+        for text in [
+            // A key, a header, a table, a lone word, a word in another
+            // macro or call, a word in code, a literal after a stray close.
+            "fn f(id: &str) { info!(\"claimed idem:{}\", id); }",
+            "fn f() { warn!(\"missing Idempotency-Key header\"); }",
+            "fn f() { info!(\"insert into dedup_keys failed\"); }",
+            "fn f() { info!(\"idempotent\"); }",
+            "fn f(id: &str) { let k = format!(\"idempotent charge {}\", id); }",
+            "fn f() { q.query(\"select from replay log\"); }",
+            "fn f(idempotent: bool) { info!(\"call was idempotent\"); }",
+            "fn f() {} } fn g() { info!(\"call was idempotent\"); }",
+        ] {
+            assert_eq!(admission(text), Admission::Full, "{text}");
+        }
+        // A module named for the word is that code, whatever its messages.
+        let module = Path::new("src/idempotency/mod.rs");
+        let text = b"fn f() { info!(\"call was idempotent\"); }";
+        assert_eq!(
+            k.admission_in(FileKind::Rust, module, text, &|| false),
+            Admission::Full
+        );
+    }
+
+    #[test]
+    fn store_names_in_test_code_do_not_keep_a_retry_file() {
+        let k = Keywords::new(&[], 1);
+        let rs = Path::new("src/client.rs");
+        let admission = |text: &str| k.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false);
+        let code = "use backoff::ExponentialBackoff;\nfn run() {}\n";
+        assert_eq!(admission(code), Admission::Late);
+        let in_test = format!(
+            "{code}#[cfg(test)]\nmod tests {{\n    #[test]\n    fn f() {{ let t = \"processed_events\"; }}\n}}\n"
+        );
+        assert_eq!(admission(&in_test), Admission::Late);
+        let live = format!("{code}fn g() {{ let t = \"processed_events\"; }}\n");
+        assert_eq!(admission(&live), Admission::Full);
     }
 
     #[test]

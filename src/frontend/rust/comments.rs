@@ -523,14 +523,19 @@ pub fn string_end(bytes: &[u8], mut i: usize) -> usize {
 /// matches no open, every string may. The answer for a string depends only
 /// on the code before it, so the text is read only as far as the furthest
 /// string asked for (in any order): a file whose first literal with a word
-/// is near its top is not read to its end.
+/// is near its top is not read to its end. Built with [`CallScan::macros`],
+/// it answers the other way round: whether a string lies for certain in
+/// the arguments of one of some macros (`info!(..)`).
 pub struct CallScan<'a> {
     bytes: &'a [u8],
     comments: &'a [Range<usize>],
     strings: &'a [Range<usize>],
     calls: &'a [&'a str],
-    /// The answers for the strings before `s`.
-    out: Vec<bool>,
+    /// Whether only a macro's name (`info!(`) opens a call.
+    macros: bool,
+    /// For the strings before `s`: whether each may be a call's argument,
+    /// and whether it is one for certain (no unmatched close before it).
+    out: Vec<(bool, bool)>,
     /// Per open bracket: its byte, and whether a call's name opened it.
     open: Vec<(u8, bool)>,
     in_call: usize,
@@ -552,6 +557,7 @@ impl<'a> CallScan<'a> {
             comments,
             strings,
             calls,
+            macros: false,
             out: Vec::with_capacity(strings.len()),
             open: Vec::new(),
             in_call: 0,
@@ -562,15 +568,41 @@ impl<'a> CallScan<'a> {
         }
     }
 
+    /// The scan of [`CallScan::in_macro`]: a string is in one of `macros`
+    /// only after a `!` (`tracing::info!(..)`, `info! {..}`).
+    pub fn macros(
+        bytes: &'a [u8],
+        comments: &'a [Range<usize>],
+        strings: &'a [Range<usize>],
+        macros: &'a [&'a str],
+    ) -> Self {
+        CallScan {
+            macros: true,
+            ..CallScan::new(bytes, comments, strings, macros)
+        }
+    }
+
     /// Whether string `k` of the file may be read as a call's argument.
     pub fn in_call(&mut self, k: usize) -> bool {
+        // Past the end of the text (an unclosed literal), every string may.
+        self.answer(k).is_none_or(|(may, _)| may)
+    }
+
+    /// Whether string `k` of the file lies in the arguments of one of the
+    /// macros the scan was built with ([`CallScan::macros`]), at any depth,
+    /// for certain: no close before it matched no open.
+    pub fn in_macro(&mut self, k: usize) -> bool {
+        self.answer(k).is_some_and(|(_, surely)| surely)
+    }
+
+    fn answer(&mut self, k: usize) -> Option<(bool, bool)> {
         let (bytes, comments, strings) = (self.bytes, self.comments, self.strings);
         while self.s <= k && self.i < bytes.len() {
             let i = self.i;
             if let Some(r) = strings.get(self.s).filter(|r| r.start <= i) {
-                let may =
-                    self.lost || self.in_call > 0 || r.start < i || after_assign(bytes, r.start);
-                self.out.push(may);
+                let inside = self.in_call > 0;
+                let may = self.lost || inside || r.start < i || after_assign(bytes, r.start);
+                self.out.push((may, inside && !self.lost && r.start == i));
                 self.i = i.max(r.end);
                 self.s += 1;
                 continue;
@@ -588,17 +620,20 @@ impl<'a> CallScan<'a> {
                 .min(comments.get(self.c).map_or(bytes.len(), |r| r.start));
             self.code(stop);
         }
-        // Past the end of the text (an unclosed literal), every string may.
-        self.out.get(k).copied().unwrap_or(true)
+        self.out.get(k).copied()
     }
 
     fn code(&mut self, stop: usize) {
-        let (bytes, calls) = (self.bytes, self.calls);
+        let (bytes, calls, macros) = (self.bytes, self.calls, self.macros);
         let call = |name: &[u8]| calls.iter().any(|c| c.as_bytes() == name);
         let (open, in_call, lost) = (&mut self.open, &mut self.in_call, &mut self.lost);
         self.i = brackets(bytes, self.i, stop, |at, b| match b {
             b'(' | b'[' | b'{' => {
-                let by_call = call_name_before(bytes, at).is_some_and(|n| n.is_empty() || call(n));
+                let by_call = match call_name_before(bytes, at) {
+                    Some((n, bang)) if macros => bang && call(n),
+                    Some((n, _)) => n.is_empty() || call(n),
+                    None => false,
+                };
                 open.push((b, by_call));
                 *in_call += usize::from(by_call);
             }
@@ -614,26 +649,26 @@ impl<'a> CallScan<'a> {
     }
 }
 
-/// The name a bracket at `at` opens the arguments of: the identifier before
-/// it (over spaces and a macro's `!`); empty for a `(` after a turbofish's
-/// `>` (`get::<_, T>(`), whose name is not looked for; `None` when no name
-/// is there (a `{` after a return type `-> Result<T, E>` opens a body).
-fn call_name_before(bytes: &[u8], at: usize) -> Option<&[u8]> {
+/// The name a bracket at `at` opens the arguments of, and whether a
+/// macro's `!` follows it: the identifier before it (over spaces and the
+/// `!`); empty for a `(` after a turbofish's `>` (`get::<_, T>(`), whose
+/// name is not looked for; `None` when no name is there (a `{` after a
+/// return type `-> Result<T, E>` opens a body).
+fn call_name_before(bytes: &[u8], at: usize) -> Option<(&[u8], bool)> {
     let mut end = at;
     while end > 0 && bytes[end - 1].is_ascii_whitespace() {
         end -= 1;
     }
-    if end > 0 && bytes[end - 1] == b'!' {
-        end -= 1;
-    }
+    let bang = end > 0 && bytes[end - 1] == b'!';
+    end -= usize::from(bang);
     if end > 0 && bytes[end - 1] == b'>' && bytes[at] == b'(' {
-        return Some(&[]);
+        return Some((&[], bang));
     }
     let start = bytes[..end]
         .iter()
         .rposition(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
         .map_or(0, |p| p + 1);
-    (start < end).then(|| &bytes[start..end])
+    (start < end).then(|| (&bytes[start..end], bang))
 }
 
 /// Whether `=` comes before `at`, over spaces, `&` and `(` (`let k =
@@ -819,6 +854,22 @@ mod tests {
         let mut scan = CallScan::new(open, &comments, &strings, &calls);
         assert!(scan.in_call(0));
         assert!(scan.in_call(strings.len() - 1));
+    }
+
+    #[test]
+    fn a_macro_scan_is_sure_only_inside_the_macros() {
+        let macros = ["info", "warn"];
+        let text = concat!(
+            "fn f() { info!(log, \"a\"); format!(\"b\"); get(\"c\");\n",
+            "tracing::warn! { \"d {}\", g(\"e\") }; info (\"f\"); let x = \"g\";\n",
+            "}) info!(\"h\");",
+        );
+        let bytes = text.as_bytes();
+        let (comments, strings) = comments_and_strings(bytes);
+        let mut scan = CallScan::macros(bytes, &comments, &strings, &macros);
+        let sure: Vec<bool> = (0..strings.len()).map(|k| scan.in_macro(k)).collect();
+        // Past the close that matches no open, nothing is sure.
+        assert_eq!(sure, [true, false, false, true, true, false, false, false]);
     }
 
     #[test]
