@@ -565,16 +565,19 @@ impl Keywords {
                     if literal_may_name_a_table(bytes, lower, literal, name.0, concat) {
                         Named::Text
                     } else if literal_may_be_a_redis_key(bytes, literal, || {
-                        key_strings
-                            .get_or_insert_with(|| {
-                                crate::frontend::rust::comments::CallScan::new(
-                                    bytes,
-                                    silent,
-                                    strings,
-                                    crate::frontend::rust::REDIS_KEY_CALLS,
-                                )
-                            })
-                            .in_call(i)
+                        // Asked only where the answer changes the judgement
+                        // (it reads the file up to the literal).
+                        judged_as(name, Named::NoTable) != judged_as(name, Named::HeaderOnly)
+                            && key_strings
+                                .get_or_insert_with(|| {
+                                    crate::frontend::rust::comments::CallScan::new(
+                                        bytes,
+                                        silent,
+                                        strings,
+                                        crate::frontend::rust::REDIS_KEY_CALLS,
+                                    )
+                                })
+                                .in_call(i)
                     }) {
                         Named::NoTable
                     } else {
@@ -583,13 +586,7 @@ impl Keywords {
                 } else {
                     Named::Text
                 };
-                let store = judged(name, how, || match how {
-                    Named::Code(open) => names_a_store_in_code(name.0, open),
-                    Named::NoTable => names_a_store(name, false),
-                    // Neither a table nor a key prefix: no literal start.
-                    Named::HeaderOnly => names_a_store((name.0, false), false),
-                    Named::Text => names_a_store(name, true),
-                });
+                let store = judged_as(name, how);
                 if store {
                     if in_tests(start) {
                         continue;
@@ -1032,6 +1029,17 @@ fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (&[u8], bool) {
         .checked_sub(1)
         .is_some_and(|i| matches!(bytes[i], b'"' | b'\'' | b'`' | b'}'));
     (&bytes[from..to], literal)
+}
+
+/// Whether a weak word's name, found as `how`, names a store ([`judged`]).
+fn judged_as(name: (&[u8], bool), how: Named) -> bool {
+    judged(name, how, || match how {
+        Named::Code(open) => names_a_store_in_code(name.0, open),
+        Named::NoTable => names_a_store(name, false),
+        // Neither a table nor a key prefix: no literal start.
+        Named::HeaderOnly => names_a_store((name.0, false), false),
+        Named::Text => names_a_store(name, true),
+    })
 }
 
 /// The judgement of a weak word's name, made once a thread: the same names
