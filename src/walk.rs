@@ -508,7 +508,7 @@ impl Keywords {
                         prose_word(bytes, &strings[i], start, self.any.words[pattern].len())
                             && prose_scan
                                 .get_or_insert_with(|| {
-                                    crate::frontend::rust::comments::CallScan::macros(
+                                    crate::frontend::rust::comments::CallScan::new(
                                         bytes,
                                         silent,
                                         strings,
@@ -519,6 +519,7 @@ impl Keywords {
                                                 .collect::<Vec<_>>()
                                         }),
                                     )
+                                    .macros()
                                 })
                                 .in_macro(i)
                     })
@@ -1731,21 +1732,31 @@ mod tests {
         );
     }
 
+    /// Each Rust text at `path` is admitted as `no` says (`No`), and each
+    /// of `full` in full.
+    fn rust_admissions(path: &str, no: &[&str], full: &[&str]) {
+        let k = Keywords::new(&[], 1);
+        let rs = Path::new(path);
+        let admission = |text: &str| k.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false);
+        for (texts, want) in [(no, Admission::No), (full, Admission::Full)] {
+            for text in texts {
+                assert_eq!(admission(text), want, "{text}");
+            }
+        }
+    }
+
     #[test]
     fn std_dedup_methods_are_no_word() {
-        let k = Keywords::new(&[], 1);
-        let rs = Path::new("src/list.rs");
-        let admission = |text: &str| k.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false);
-        for text in [
+        rust_admissions(
+            "src/list.rs",
+            &[
             "fn f(v: &mut Vec<u32>) { v.sort(); v.dedup(); }",
             "fn f(v: &mut Vec<Row>) { v.dedup_by_key(|r| r.id); }",
             "fn f(v: &mut Vec<Row>) {\n    v\n        .dedup_by(move |a, b| a.id == b.id);\n}",
             "impl<T: PartialEq> List<T> {\n    pub fn dedup(&mut self) { self.dedup_by(|a, b| a == b) }\n}",
             "impl<T> List<T> {\n    pub fn dedup_by<F>(&mut self, same: F)\n    where\n        F: FnMut(&mut T, &mut T) -> bool,\n    {\n    }\n}",
-        ] {
-            assert_eq!(admission(text), Admission::No, "{text}");
-        }
-        for text in [
+            ],
+            &[
             // A store's method, a binding, a comment between the tokens,
             // the words in a string, a method of another name.
             "fn f(store: &Store, key: &str) { store.dedup(key); }",
@@ -1754,25 +1765,21 @@ mod tests {
             "fn f() { let q = \"v.dedup()\"; }",
             "fn f(s: &Seen) { s.dedup_events(); }",
             "impl Store {\n    pub fn dedup(&mut self, key: &str) -> bool { true }\n}",
-        ] {
-            assert_eq!(admission(text), Admission::Full, "{text}");
-        }
+            ],
+        );
     }
 
     #[test]
     fn prose_in_message_macros_is_no_word() {
-        let k = Keywords::new(&[], 1);
-        let rs = Path::new("src/attach.rs");
-        let admission = |text: &str| k.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false);
-        for text in [
+        rust_admissions(
+            "src/attach.rs",
+            &[
             "fn f(log: &Logger) { info!(log, \"call was idempotent\"); }",
             "fn f() { tracing::warn!(\"Idempotency is not supported (yet)\"); }",
             "fn f() -> Result<()> { bail!(\"event {} already replayed\", id) }",
             "fn f(v: &[u8]) { debug_assert!(v.is_sorted(), \"keys are sorted and deduplicated\"); }",
-        ] {
-            assert_eq!(admission(text), Admission::No, "{text}");
-        }
-        for text in [
+            ],
+            &[
             // A key, a header, a table, a lone word, a word in another
             // macro or call, a word in code, a literal after a stray close.
             "fn f(id: &str) { info!(\"claimed idem:{}\", id); }",
@@ -1783,15 +1790,13 @@ mod tests {
             "fn f() { q.query(\"select from replay log\"); }",
             "fn f(idempotent: bool) { info!(\"call was idempotent\"); }",
             "fn f() {} } fn g() { info!(\"call was idempotent\"); }",
-        ] {
-            assert_eq!(admission(text), Admission::Full, "{text}");
-        }
+            ],
+        );
         // A module named for the word is that code, whatever its messages.
-        let module = Path::new("src/idempotency/mod.rs");
-        let text = b"fn f() { info!(\"call was idempotent\"); }";
-        assert_eq!(
-            k.admission_in(FileKind::Rust, module, text, &|| false),
-            Admission::Full
+        rust_admissions(
+            "src/idempotency/mod.rs",
+            &[],
+            &["fn f() { info!(\"call was idempotent\"); }"],
         );
     }
 

@@ -568,17 +568,12 @@ impl<'a> CallScan<'a> {
         }
     }
 
-    /// The scan of [`CallScan::in_macro`]: a string is in one of `macros`
-    /// only after a `!` (`tracing::info!(..)`, `info! {..}`).
-    pub fn macros(
-        bytes: &'a [u8],
-        comments: &'a [Range<usize>],
-        strings: &'a [Range<usize>],
-        macros: &'a [&'a str],
-    ) -> Self {
+    /// The scan for [`CallScan::in_macro`]: its calls are macros, each
+    /// named before a `!` (`tracing::info!(..)`, `info! {..}`).
+    pub fn macros(self) -> Self {
         CallScan {
             macros: true,
-            ..CallScan::new(bytes, comments, strings, macros)
+            ..self
         }
     }
 
@@ -866,7 +861,7 @@ mod tests {
         );
         let bytes = text.as_bytes();
         let (comments, strings) = comments_and_strings(bytes);
-        let mut scan = CallScan::macros(bytes, &comments, &strings, &macros);
+        let mut scan = CallScan::new(bytes, &comments, &strings, &macros).macros();
         let sure: Vec<bool> = (0..strings.len()).map(|k| scan.in_macro(k)).collect();
         // Past the close that matches no open, nothing is sure.
         assert_eq!(sure, [true, false, false, true, true, false, false, false]);
