@@ -458,7 +458,8 @@ impl Keywords {
         // deploy nothing a rule reads. A Rust file's string literals are
         // found by the same scan: a weak word in code (not in a string) is
         // judged as an identifier ([`names_a_store_in_code`]).
-        let scanned = std::cell::OnceCell::new();
+        type Ranges = Vec<std::ops::Range<usize>>;
+        let scanned: std::cell::OnceCell<(Ranges, Ranges)> = std::cell::OnceCell::new();
         let tests = std::cell::OnceCell::new();
         let mut strong_seen = false;
         let mut with_checked = vec![false; self.groups.len()];
@@ -468,6 +469,23 @@ impl Keywords {
         let mut calls_concat = None;
         let prose_names = std::cell::OnceCell::new();
         let mut prose_scan = None;
+        // Test code is found only when a word would count: most words
+        // outside comments admit nothing, and finding a file's test items
+        // reads all of it. What a word counts for does not depend on where
+        // it lies, so asking last gives what asking first gave. Both are
+        // asked once `scanned` is set.
+        let in_tests = |at: usize| {
+            rust && scanned.get().is_some_and(|(silent, strings)| {
+                let tests = tests.get_or_init(|| self.test_code(test_path, bytes, silent, strings));
+                crate::frontend::rust::comments::contains(tests, at)
+            })
+        };
+        let in_code = |at: usize| {
+            !(scanned
+                .get()
+                .is_some_and(|(silent, _)| crate::frontend::rust::comments::contains(silent, at))
+                || in_tests(at))
+        };
         for (start, pattern) in self.any.occurrences(lower) {
             let (silent, strings) = scanned.get_or_init(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
@@ -478,21 +496,6 @@ impl Keywords {
                 FileKind::Json => (json_prose(bytes, lower), Vec::new()),
                 _ => (Vec::new(), Vec::new()),
             });
-            // Test code is found only when a word would count: most words
-            // outside comments admit nothing, and finding a file's test
-            // items reads all of it. What a word counts for does not
-            // depend on where it lies, so asking last gives what asking
-            // first gave.
-            let in_tests = |at: usize| {
-                rust && {
-                    let tests =
-                        tests.get_or_init(|| self.test_code(test_path, bytes, silent, strings));
-                    crate::frontend::rust::comments::contains(tests, at)
-                }
-            };
-            let in_code = |at: usize| {
-                !(crate::frontend::rust::comments::contains(silent, at) || in_tests(at))
-            };
             let strong = pattern < self.strong_len;
             if crate::frontend::rust::comments::contains(silent, start) {
                 strong_seen |= rust && strong;
@@ -630,22 +633,11 @@ impl Keywords {
         } else if late {
             // A name in a comment or in test code makes no store a rule
             // judges, as a word there admits nothing.
-            let silent = |at: usize| {
-                scanned.get().is_some_and(|(comments, strings)| {
-                    crate::frontend::rust::comments::contains(comments, at)
-                        || crate::frontend::rust::comments::contains(
-                            tests.get_or_init(|| {
-                                self.test_code(test_path, bytes, comments, strings)
-                            }),
-                            at,
-                        )
-                })
-            };
             // A suppression comment is read only from a file that is parsed:
             // one that holds one is not held back, so an unused one is
             // still reported.
             if memchr::memmem::find(bytes, b"idemlint").is_some()
-                || may_name_a_store(bytes, &silent)
+                || may_name_a_store(bytes, &|at| !in_code(at))
             {
                 Admission::Full
             } else {
