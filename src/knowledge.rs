@@ -300,10 +300,7 @@ impl Stores {
         words
             .iter()
             .any(|w| self.provider_event_table.parts.iter().any(|p| p == w))
-            && counterparties()
-                .counterparty
-                .iter()
-                .any(|c| c.inbound_horizon().is_some() && c.matches(bare))
+            && counterparties().inbound_matches(bare, &words)
     }
 
     /// Whether a table's name says it records runs, events, deliveries or
@@ -606,14 +603,17 @@ impl Counterparty {
     /// Whether one of its match words appears in `name`: a word of five
     /// characters or more anywhere, a shorter one as a whole name word.
     pub fn matches(&self, name: &str) -> bool {
-        let lower = name.to_ascii_lowercase();
-        let words = name_words(name);
+        self.matches_split(&name.to_ascii_lowercase(), &name_words(name))
+    }
+
+    /// [`Counterparty::matches`] of a name lowered (`lower`) and split
+    /// into its [`name_words`].
+    fn matches_split(&self, lower: &str, words: &[String]) -> bool {
         self.r#match.iter().any(|m| {
-            let m = m.to_ascii_lowercase();
             if m.len() >= 5 {
-                lower.contains(&m)
+                contains_ignore_ascii_case(lower, m)
             } else {
-                words.contains(&m)
+                words.iter().any(|w| w.eq_ignore_ascii_case(m))
             }
         })
     }
@@ -633,6 +633,27 @@ pub struct Counterparties {
     pub signal: Vec<Signal>,
     #[serde(default)]
     pub handler_paths: HandlerPaths,
+    /// Whether each counterparty has an inbound horizon, made on first use.
+    #[serde(skip)]
+    inbound: OnceLock<Vec<bool>>,
+}
+
+impl Counterparties {
+    /// Whether a counterparty with an inbound horizon matches `name`
+    /// ([`Counterparty::matches`]), its [`name_words`] given.
+    pub fn inbound_matches(&self, name: &str, words: &[String]) -> bool {
+        let inbound = self.inbound.get_or_init(|| {
+            self.counterparty
+                .iter()
+                .map(|c| c.inbound_horizon().is_some())
+                .collect()
+        });
+        let lower = name.to_ascii_lowercase();
+        self.counterparty
+            .iter()
+            .zip(inbound)
+            .any(|(c, &inbound)| inbound && c.matches_split(&lower, words))
+    }
 }
 
 /// A signal of `rules/counterparties.toml`: text in a store's writer that
@@ -673,6 +694,53 @@ pub fn counterparties() -> &'static Counterparties {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A counterparty matches a name as it did when each call lowered its
+    /// words again, and `inbound_matches` is any counterparty with an
+    /// inbound horizon that matches.
+    #[test]
+    fn counterparty_matching_is_unchanged_by_splitting_once() {
+        let c = counterparties();
+        let before = |p: &Counterparty, name: &str| {
+            let lower = name.to_ascii_lowercase();
+            let words = name_words(name);
+            p.r#match.iter().any(|m| {
+                let m = m.to_ascii_lowercase();
+                if m.len() >= 5 {
+                    lower.contains(&m)
+                } else {
+                    words.contains(&m)
+                }
+            })
+        };
+        let mut names: Vec<String> = ["events", "x", "StripeWebhookEvents", "stripe_events"]
+            .map(String::from)
+            .to_vec();
+        for p in &c.counterparty {
+            for m in &p.r#match {
+                names.push(format!("{m}_events"));
+                names.push(format!("Processed{}Events", m.to_ascii_uppercase()));
+                names.push(format!("{m}x"));
+            }
+        }
+        let mut matched = 0;
+        for name in &names {
+            for p in &c.counterparty {
+                assert_eq!(p.matches(name), before(p, name), "{} on {name}", p.id);
+            }
+            let inbound = c
+                .counterparty
+                .iter()
+                .any(|p| p.inbound_horizon().is_some() && before(p, name));
+            assert_eq!(
+                c.inbound_matches(name, &name_words(name)),
+                inbound,
+                "{name}"
+            );
+            matched += usize::from(inbound);
+        }
+        assert!(matched > 10, "{matched}");
+    }
 
     /// `may_match_within` is never false where a name in the text matches.
     #[test]

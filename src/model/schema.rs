@@ -149,6 +149,10 @@ pub struct SchemaModel {
     treated: std::collections::HashSet<String>,
     /// Owner words the config adds to the scope vocabulary.
     scope_words: Vec<String>,
+    /// What [`SchemaModel::stores`] gives, by table index, made on first
+    /// use: every rule over stores asks for them (omicron's 383 tables
+    /// were judged six times a run).
+    stores: std::sync::OnceLock<Vec<(usize, Store)>>,
 }
 
 fn bare(key: &str) -> &str {
@@ -212,6 +216,7 @@ impl SchemaModel {
     /// code claims on it or checks and then inserts.
     pub fn mark_treated_as_stores(&mut self, files: &[FileFacts]) {
         use crate::frontend::rust::flow::EventKind as Ev;
+        self.stores.take();
         use crate::frontend::sql::dml::DmlKind;
         for func in files
             .iter()
@@ -336,19 +341,26 @@ impl SchemaModel {
     /// there: a `task_runs.idempotency_key` beside a guarded key table), and
     /// then its findings are notes.
     pub fn stores(&self) -> impl Iterator<Item = (&Table, Store)> {
-        self.tables
-            .iter()
-            .filter(|t| t.partition_of.is_none())
-            .filter_map(|t| self.store(t).map(|s| (t, s)))
-            .filter_map(|(t, mut s)| {
-                if !s.dedicated {
-                    if self.guarded_elsewhere(t, &s.key) {
-                        return None;
-                    }
-                    s.note_only = true;
-                }
-                Some((t, s))
+        self.stores
+            .get_or_init(|| {
+                self.tables
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.partition_of.is_none())
+                    .filter_map(|(i, t)| self.store(t).map(|s| (i, t, s)))
+                    .filter_map(|(i, t, mut s)| {
+                        if !s.dedicated {
+                            if self.guarded_elsewhere(t, &s.key) {
+                                return None;
+                            }
+                            s.note_only = true;
+                        }
+                        Some((i, s))
+                    })
+                    .collect()
             })
+            .iter()
+            .map(|(i, s)| (&self.tables[*i], s.clone()))
     }
 
     /// Whether a table other than `t` has a unique guard over a column
@@ -769,6 +781,34 @@ mod tests {
     fn only_table(m: &SchemaModel) -> &Table {
         assert_eq!(m.tables.len(), 1, "{:?}", m.tables);
         &m.tables[0]
+    }
+
+    /// The stores are judged once and kept, and judged again once the code
+    /// says which tables it treats as key stores.
+    #[test]
+    fn stores_are_judged_again_once_treated_tables_are_known() {
+        let (sources, facts) = crate::model::parsed(&[
+            (
+                "migrations/0001.sql",
+                FileKind::Sql,
+                "CREATE TABLE payments (id bigserial PRIMARY KEY, idempotency_key text NOT NULL);",
+            ),
+            (
+                "src/pay.rs",
+                FileKind::Rust,
+                "async fn pay(db: &PgPool, key: &str) {\n    sqlx::query(\"INSERT INTO payments (idempotency_key) VALUES ($1) ON CONFLICT DO NOTHING\").bind(key).execute(db).await;\n}\n",
+            ),
+        ]);
+        let mut m = SchemaModel::build(&facts, &sources, &Config::default());
+        let dedicated = |m: &SchemaModel| {
+            m.stores()
+                .map(|(t, s)| (t.key.clone(), s.dedicated))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(dedicated(&m), [("payments".to_string(), false)]);
+        assert_eq!(dedicated(&m), [("payments".to_string(), false)], "kept");
+        m.mark_treated_as_stores(&facts);
+        assert_eq!(dedicated(&m), [("payments".to_string(), true)]);
     }
 
     #[test]

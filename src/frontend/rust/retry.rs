@@ -1008,13 +1008,19 @@ impl Walker<'_> {
     /// re-runs the job with the same arguments on each attempt.
     fn sql_job_table(&mut self, body: &syn::Block) {
         let Some(f) = &self.cur else { return };
-        // Most functions hold no SQL: the patterns are compiled only for
-        // one that has a string to read.
-        if f.strings.is_empty() {
+        // Most functions hold no such SQL: the patterns are compiled only
+        // for one with a string that can bump an attempt counter (a `+`,
+        // and the counter's `attempt` or `retr` in any case).
+        let bumps = |t: &str| {
+            t.contains('+')
+                && (crate::knowledge::contains_ignore_ascii_case(t, "attempt")
+                    || crate::knowledge::contains_ignore_ascii_case(t, "retr"))
+        };
+        if !f.strings.iter().any(|(t, _)| bumps(t)) {
             return;
         }
         let re = job_table_res();
-        for (text, span) in &f.strings {
+        for (text, span) in f.strings.iter().filter(|(t, _)| bumps(t)) {
             let Some(col) = re.bump.captures_iter(text).find_map(|c| {
                 let (a, b) = (c.get(1)?.as_str(), c.get(2)?.as_str());
                 let l = a.to_ascii_lowercase();

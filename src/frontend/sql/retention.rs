@@ -27,6 +27,71 @@ fn re(cell: &'static OnceLock<Option<Regex>>, pattern: &str) -> Option<&'static 
     cell.get_or_init(|| Regex::new(pattern).ok()).as_ref()
 }
 
+/// A statement pattern tried only on text that holds words it cannot match
+/// without: most statements of a migration history are plain DDL, and the
+/// patterns, Unicode-aware and case-insensitive, took about 4 ms to build
+/// in a run over omicron's migrations, a tenth of their SQL parse time.
+/// The words hold no `k` nor `s`, the only ASCII letters a
+/// case-insensitive pattern also matches in other scripts (the Kelvin
+/// sign, the long s), so the screen passes all that the pattern can match.
+struct Screened {
+    re: fn() -> Option<&'static Regex>,
+    may: fn(&str) -> bool,
+}
+
+impl Screened {
+    fn captures<'t>(&self, text: &'t str) -> Option<regex::Captures<'t>> {
+        (self.may)(text)
+            .then(|| (self.re)()?.captures(text))
+            .flatten()
+    }
+}
+
+const QUOTED_CRON: Screened = Screened {
+    re: quoted_cron_re,
+    may: |t| has(t, "cron."),
+};
+const CRON: Screened = Screened {
+    re: cron_re,
+    may: |t| has(t, "cron."),
+};
+const TIMESCALE: Screened = Screened {
+    re: timescale_re,
+    may: |t| has(t, "add_retention_policy"),
+};
+const EVENT: Screened = Screened {
+    re: event_re,
+    may: |t| opens_with(t, "create") && has(t, "event"),
+};
+const FUNCTION: Screened = Screened {
+    re: function_re,
+    may: |t| opens_with(t, "create"),
+};
+const DELETE: Screened = Screened {
+    re: delete_re,
+    may: |t| opens_with(t, "delete") || opens_with(t, "with"),
+};
+const CTE_DELETE: Screened = Screened {
+    re: cte_delete_re,
+    may: |t| opens_with(t, "with"),
+};
+const PARTMAN: Screened = Screened {
+    re: partman_re,
+    may: |t| has(t, "partman"),
+};
+
+/// Whether `text`, past leading whitespace, starts with `word` in any case.
+fn opens_with(text: &str, word: &str) -> bool {
+    text.trim_start()
+        .get(..word.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(word))
+}
+
+/// Whether `text` holds `word` in any case.
+fn has(text: &str, word: &str) -> bool {
+    knowledge::contains_ignore_ascii_case(text, word)
+}
+
 const NAME: &str =
     r#"(?:"[^"]+"|`[^`]+`|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|`[^`]+`|[A-Za-z_][\w$]*))?"#;
 
@@ -269,7 +334,7 @@ pub fn statement(
     let quoted = raw
         .bodies
         .is_empty()
-        .then(|| quoted_cron_re().and_then(|r| r.captures(text)))
+        .then(|| QUOTED_CRON.captures(text))
         .flatten()
         .and_then(|c| c.get(1))
         .map(|m| Span::new(raw.span.start + m.start(), raw.span.start + m.end()));
@@ -294,7 +359,7 @@ pub fn statement(
 /// not known here: nothing is read.
 fn timescale(file: &str, span: Span, out: &mut Vec<RetentionFact>) {
     let text = &file[span.start..span.end];
-    let Some(c) = timescale_re().and_then(|r| r.captures(text)) else {
+    let Some(c) = TIMESCALE.captures(text) else {
         return;
     };
     let (Some(whole), Some(table)) = (c.get(0), c.get(1)) else {
@@ -329,7 +394,7 @@ fn walk(
     if raw.bodies.is_empty() {
         // A MySQL event's statement is read as a statement of its own, in
         // the event's name.
-        let event = event_re().and_then(|r| r.captures(text));
+        let event = EVENT.captures(text);
         let (leaf, named) = match &event {
             Some(c) => (
                 Span::new(
@@ -372,10 +437,10 @@ fn walk(
         return;
     }
     let before = context.len();
-    if let Some(c) = cron_re().and_then(|r| r.captures(text)) {
+    if let Some(c) = CRON.captures(text) {
         context.push(c[1].to_string());
     }
-    if let Some(c) = function_re().and_then(|r| r.captures(text)) {
+    if let Some(c) = FUNCTION.captures(text) {
         context.push(c[1].replace('"', ""));
     }
     for body in &raw.bodies {
@@ -413,9 +478,9 @@ fn strip_block_words(file: &str, span: Span) -> Span {
 /// compares a column to now minus a constant interval.
 fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
     let text = &file[span.start..span.end];
-    let c = delete_re()
-        .and_then(|r| r.captures(text))
-        .or_else(|| cte_delete_re().and_then(|r| r.captures(text)))?;
+    let c = DELETE
+        .captures(text)
+        .or_else(|| CTE_DELETE.captures(text))?;
     let m = c.get(1)?;
     let raw_name = m.as_str();
     let last = raw_name.rsplit('.').next().unwrap_or(raw_name);
@@ -455,7 +520,7 @@ fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
 /// parent_table = 'public.x'`.
 fn partman(file: &str, span: Span, out: &mut Vec<RetentionFact>) {
     let text = &file[span.start..span.end];
-    let Some(c) = partman_re().and_then(|r| r.captures(text)) else {
+    let Some(c) = PARTMAN.captures(text) else {
         return;
     };
     let (Some(value), Some(parent)) = (c.get(1), c.get(2)) else {
@@ -729,6 +794,69 @@ mod tests {
             spans(sql, &f),
             vec![("24 hours", 1, "idempotency_keys".to_string())]
         );
+    }
+
+    /// Each screen passes every statement its pattern matches: the
+    /// statements (and those of their bodies) of every SQL file under
+    /// testdata/, and one written for each pattern.
+    #[test]
+    fn a_screen_passes_all_its_pattern_matches() {
+        let screens = [
+            ("quoted cron", QUOTED_CRON),
+            ("cron", CRON),
+            ("timescale", TIMESCALE),
+            ("event", EVENT),
+            ("function", FUNCTION),
+            ("delete", DELETE),
+            ("cte delete", CTE_DELETE),
+            ("partman", PARTMAN),
+        ];
+        let mut texts: Vec<String> = [
+            "SELECT cron.schedule('purge', '0 3 * * *', 'DELETE FROM idempotency_keys')",
+            " \n SELECT CRON.Schedule_in_database('j', '@daily', $$DELETE FROM k$$, 'db')",
+            "SELECT add_retention_policy('public.keys', INTERVAL '3 days')",
+            "CREATE DEFINER=`root`@`%` EVENT IF NOT EXISTS purge ON SCHEDULE EVERY 1 DAY DO DELETE FROM k",
+            "\tCreate Or Replace Function purge_keys() RETURNS void AS $$ DELETE FROM k $$",
+            "create procedure p() begin delete from k; end",
+            "  delete from only public.idempotency_keys where created_at < now() - interval '1 day'",
+            "WITH old AS (SELECT id FROM k) DELETE FROM k WHERE id IN (SELECT id FROM old)",
+            "with gone as materialized (delete from k returning id) select count(*) from gone",
+            "UPDATE partman.part_config SET retention = '30 days' WHERE parent_table = 'public.k'",
+        ]
+        .map(String::from)
+        .to_vec();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        for entry in ignore::WalkBuilder::new(root)
+            .hidden(false)
+            .build()
+            .flatten()
+        {
+            if entry.path().extension().is_some_and(|e| e == "sql") {
+                let Ok(file) = std::fs::read_to_string(entry.path()) else {
+                    continue;
+                };
+                let mut statements = split(&file);
+                while let Some(st) = statements.pop() {
+                    for b in &st.bodies {
+                        statements.extend(split(&file[b.start..b.end]).into_iter().map(|mut s| {
+                            s.span = s.span.shift(b.start);
+                            s.bodies.iter_mut().for_each(|x| *x = x.shift(b.start));
+                            s
+                        }));
+                    }
+                    texts.push(file[st.span.start..st.span.end].to_string());
+                }
+            }
+        }
+        assert!(texts.len() > 100, "{} statements", texts.len());
+        for (name, screen) in &screens {
+            let re = (screen.re)().expect("the pattern builds");
+            let matched: Vec<&String> = texts.iter().filter(|t| re.is_match(t)).collect();
+            assert!(!matched.is_empty(), "{name}: no statement to check it on");
+            for t in matched {
+                assert!((screen.may)(t), "{name}: the screen refuses {t:?}");
+            }
+        }
     }
 
     #[test]
