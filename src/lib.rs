@@ -384,11 +384,13 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     }
 
     // front ends, in parallel, each file within its time bound; files the
-    // prefilter held back for their retries wait (`Admission::Late`)
+    // prefilter held back for their retries wait (`Admission::Late`): they
+    // are parsed in the same run as soon as one parsed file settles that
+    // they are needed, else after it when the model's first parts say so
     let loaded = Arc::new(loaded);
     let reread: Rereads = Arc::new(loaded.iter().map(|_| OnceLock::new()).collect());
-    let parse = |ids: Vec<usize>| {
-        supervise::run(
+    let parse = |ids: Vec<usize>, held: usize| {
+        supervise::run_holding(
             ParseJob {
                 loaded: Arc::clone(&loaded),
                 reread: Arc::clone(&reread),
@@ -399,15 +401,19 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             (BIG_PARSE_BYTES, BIG_FILES_AT_ONCE),
             opts.parse_timeout
                 .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
+            held,
+            &model::settles_late_files,
         )
         .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))
     };
     let (late, now): (Vec<usize>, Vec<usize>) = (0..loaded.len()).partition(|&i| loaded[i].late);
     let mut parsed = Parsed::new(loaded.len());
-    let fates = parse(now.clone())?;
+    let ids: Vec<usize> = now.iter().chain(&late).copied().collect();
+    let (fates, late_ran) = parse(ids.clone(), now.len())?;
+    let settled = if late_ran { &ids } else { &now };
     parsed.settle(
         fates,
-        &now,
+        settled,
         &loaded,
         &reread,
         &roots,
@@ -416,7 +422,15 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     );
     let mut joins = None;
     let mut late_parsed = 0;
-    if !late.is_empty() {
+    if late_ran {
+        for &id in &late {
+            let l = &loaded[id];
+            timings.admitted(l.kind, l.len as u64, false);
+        }
+        late_parsed = late.len();
+        timings.held(late.len(), late_parsed);
+        timings.phase("parse");
+    } else if !late.is_empty() {
         timings.phase("parse");
         let j = pool.install(|| model::Joins::build(&parsed.facts, &sources, &config));
         // The model's first parts, built early to decide; kept when the held
@@ -428,7 +442,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
                 let l = &loaded[id];
                 timings.admitted(l.kind, l.len as u64, false);
             }
-            let fates = parse(late.clone())?;
+            let (fates, _) = parse(late.clone(), late.len())?;
             parsed.settle(
                 fates,
                 &late,

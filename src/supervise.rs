@@ -11,6 +11,11 @@
 //! file instead, and waits only when none is left. The clock of a big file
 //! starts when it gets its turn, and an abandoned worker's turn is handed
 //! on.
+//!
+//! Items may be held ([`run_holding`]): they run only once the result of
+//! an item that is not held says so, in the same run, beside the items
+//! still left. Workers with nothing to do wait for that word until every
+//! item not held has reported; without it, the held items never run.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -104,7 +109,19 @@ struct Shared<J> {
     big_cv: Condvar,
     /// How many big files may be parsed at once.
     big_at_once: usize,
+    /// The weight over which an item is big.
+    big_bytes: usize,
+    held: Mutex<Holding>,
+    held_cv: Condvar,
     stack: usize,
+}
+
+/// The held items, until the run says whether they run.
+struct Holding {
+    /// Whether the run has not said yet.
+    pending: bool,
+    /// Held items that weigh at most `big_bytes`, once released, not taken yet.
+    released: Vec<usize>,
 }
 
 /// The big items and who is parsing them.
@@ -124,17 +141,62 @@ impl<J: Job> Shared<J> {
     /// The next item for worker `w`, and whether it is big. A big item is
     /// taken while a turn is free; otherwise a small one, so a worker never
     /// waits while small items are left; with none left, the worker waits
-    /// for a turn. `None` when nothing is left.
+    /// for a turn, and then for word on the held items. `None` when nothing
+    /// is left.
     fn take(&self, w: usize) -> Option<(usize, bool)> {
         use std::sync::atomic::Ordering;
-        if let Some(i) = self.take_big(w, false) {
-            return Some((i, true));
+        loop {
+            if let Some(i) = self.take_big(w, false) {
+                return Some((i, true));
+            }
+            let k = self.next.fetch_add(1, Ordering::Relaxed);
+            if let Some(&i) = self.small.get(k) {
+                return Some((i, false));
+            }
+            if let Some(i) = lock(&self.held).released.pop() {
+                return Some((i, false));
+            }
+            if let Some(i) = self.take_big(w, true) {
+                return Some((i, true));
+            }
+            if !self.wait_for_word() {
+                return None;
+            }
         }
-        let k = self.next.fetch_add(1, Ordering::Relaxed);
-        if let Some(&i) = self.small.get(k) {
-            return Some((i, false));
+    }
+
+    /// Wait until the run has said whether the held items run; whether any
+    /// of them is left to take.
+    fn wait_for_word(&self) -> bool {
+        let mut held = lock(&self.held);
+        while held.pending {
+            held = self.held_cv.wait(held).unwrap_or_else(|e| e.into_inner());
         }
-        self.take_big(w, true).map(|i| (i, true))
+        !held.released.is_empty() || !lock(&self.big).items.is_empty()
+    }
+
+    /// Say whether the held `items` run: released, they are taken as the
+    /// others are (a big one in its turn, largest first).
+    fn decide(&self, items: &[usize], release: bool) {
+        let mut held = lock(&self.held);
+        if !held.pending {
+            return;
+        }
+        held.pending = false;
+        if release {
+            let (mut big, small): (Vec<usize>, Vec<usize>) = items
+                .iter()
+                .partition(|&&i| self.job.weight(i) > self.big_bytes);
+            held.released = small;
+            held.released.reverse();
+            if !big.is_empty() {
+                let mut b = lock(&self.big);
+                b.items.append(&mut big);
+                b.items.sort_by_key(|&i| self.job.weight(i));
+                self.big_cv.notify_all();
+            }
+        }
+        self.held_cv.notify_all();
     }
 
     fn take_big(&self, w: usize, wait: bool) -> Option<usize> {
@@ -216,18 +278,39 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// Run every item of `job` on `threads` workers with stacks of `stack`
 /// bytes, each within `bound`, and say what became of each, in order.
 /// Items that weigh over `big_bytes` run at most `big_at_once` at a time.
+/// (The run holds no items: its tests' way in.)
+#[cfg(test)]
 pub fn run<J: Job>(
+    job: J,
+    threads: usize,
+    stack: usize,
+    big: (usize, usize),
+    bound: Bound,
+) -> std::io::Result<Vec<Fate<J::Output>>> {
+    let len = job.len();
+    run_holding(job, threads, stack, big, bound, len, &|_| false).map(|(fates, _)| fates)
+}
+
+/// [`run`], with the items from `held` on held: they run once `release`
+/// says yes to the result of an item before `held`. What became of every
+/// item, and whether the held ones ran; when they did not, only the items
+/// before `held` are in the list.
+pub fn run_holding<J: Job>(
     job: J,
     threads: usize,
     stack: usize,
     (big_bytes, big_at_once): (usize, usize),
     bound: Bound,
-) -> std::io::Result<Vec<Fate<J::Output>>> {
+    held: usize,
+    release: &dyn Fn(&J::Output) -> bool,
+) -> std::io::Result<(Vec<Fate<J::Output>>, bool)> {
     let len = job.len();
+    let held = held.min(len);
     let threads = threads.clamp(1, len.max(1));
     let (mut big, small): (Vec<usize>, Vec<usize>) =
-        (0..len).partition(|&i| job.weight(i) > big_bytes);
+        (0..held).partition(|&i| job.weight(i) > big_bytes);
     big.sort_by_key(|&i| job.weight(i));
+    let held_items: Vec<usize> = (held..len).collect();
     let shared = Arc::new(Shared {
         job,
         small,
@@ -239,10 +322,22 @@ pub fn run<J: Job>(
         }),
         big_cv: Condvar::new(),
         big_at_once: big_at_once.max(1),
+        big_bytes,
+        held: Mutex::new(Holding {
+            pending: !held_items.is_empty(),
+            released: Vec::new(),
+        }),
+        held_cv: Condvar::new(),
         stack,
     });
     let mut fates: Vec<Option<Fate<J::Output>>> = (0..len).map(|_| None).collect();
-    let mut left = len;
+    // Items not held that have not reported, and all items left to report.
+    let mut first_left = held;
+    let mut left = held;
+    let mut released = false;
+    if first_left == 0 {
+        shared.decide(&held_items, false);
+    }
     let (tx, rx) = mpsc::channel();
     for w in 0..threads {
         spawn(&shared, w, tx.clone())?;
@@ -253,11 +348,17 @@ pub fn run<J: Job>(
         match rx.recv_timeout(tick) {
             Ok((_, i, result, took)) => {
                 if fates[i].is_none() {
+                    if i < held && !released && result.as_ref().is_ok_and(release) {
+                        released = true;
+                        left += held_items.len();
+                        shared.decide(&held_items, true);
+                    }
                     fates[i] = Some(match result {
                         Ok(out) => Fate::Done(out, took),
                         Err(message) => Fate::Panicked(message),
                     });
                     left -= 1;
+                    first_left -= usize::from(i < held);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -284,6 +385,7 @@ pub fn run<J: Job>(
             if fates[i].is_none() {
                 fates[i] = Some(Fate::TimedOut(limit));
                 left -= 1;
+                first_left -= usize::from(i < held);
             }
             shared.give_up_big_turn(w);
             let fresh = {
@@ -293,11 +395,19 @@ pub fn run<J: Job>(
             };
             spawn(&shared, fresh, tx.clone())?;
         }
+        if first_left == 0 && !released {
+            shared.decide(&held_items, false);
+        }
     }
-    Ok(fates
+    // Never leave a worker waiting for word (the loop ends on a lost channel).
+    shared.decide(&held_items, false);
+    let ran = if released { len } else { held };
+    let fates = fates
         .into_iter()
+        .take(ran)
         .map(|f| f.unwrap_or(Fate::Panicked("no worker reported this file".to_string())))
-        .collect())
+        .collect();
+    Ok((fates, released))
 }
 
 #[cfg(test)]
@@ -526,6 +636,89 @@ mod tests {
                 "{threads} threads, {at_once} at once: {seen}"
             );
         }
+    }
+
+    fn outputs(fates: &[Fate<usize>]) -> Vec<usize> {
+        fates
+            .iter()
+            .map(|f| match f {
+                Fate::Done(o, _) => *o,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn held_items_run_in_the_same_run_once_a_result_releases_them() {
+        // Items 3 and 4 are held; item 1's result (10) releases them while
+        // the slow item 0 still runs. One thread or several, a held item
+        // big or small.
+        for threads in [1, 2, 4] {
+            for big in [usize::MAX, 15] {
+                let (fates, ran) = run_holding(
+                    Sleepy(vec![40, 1, 2, 5, 20]),
+                    threads,
+                    1 << 20,
+                    (big, 1),
+                    fixed(60_000),
+                    3,
+                    &|&out| out == 10,
+                )
+                .unwrap();
+                assert!(ran, "{threads} {big}");
+                assert_eq!(outputs(&fates), vec![0, 10, 20, 30, 40], "{threads} {big}");
+            }
+        }
+    }
+
+    #[test]
+    fn held_items_never_run_without_a_result_that_releases_them() {
+        for threads in [1, 2, 4] {
+            // A panic, an overrun and results that do not release: the held
+            // items wait until every other item has reported, then the run
+            // ends without them.
+            let bound = fixed(20);
+            let (fates, ran) = run_holding(
+                Sleepy(vec![1, 999_999, 30_000, 2, 3]),
+                threads,
+                1 << 20,
+                (usize::MAX, 1),
+                bound,
+                3,
+                &|&out| out == 30,
+            )
+            .unwrap();
+            assert!(!ran, "{threads}");
+            assert_eq!(fates.len(), 3);
+            assert!(matches!(fates[0], Fate::Done(0, _)));
+            assert!(matches!(&fates[1], Fate::Panicked(_)));
+            assert!(matches!(fates[2], Fate::TimedOut(_)));
+        }
+        // Only held items: nothing can release them.
+        let (fates, ran) = run_holding(
+            Sleepy(vec![1, 1]),
+            2,
+            1 << 20,
+            (usize::MAX, 1),
+            fixed(60_000),
+            0,
+            &|_| true,
+        )
+        .unwrap();
+        assert!(!ran && fates.is_empty());
+        // The last item to report releases them.
+        let (fates, ran) = run_holding(
+            Sleepy(vec![1, 30, 1]),
+            2,
+            1 << 20,
+            (usize::MAX, 1),
+            fixed(60_000),
+            2,
+            &|&out| out == 10,
+        )
+        .unwrap();
+        assert!(ran);
+        assert_eq!(outputs(&fates), vec![0, 10, 20]);
     }
 
     #[test]

@@ -101,7 +101,7 @@ impl Timings {
     }
 
     /// `files` were held back for their retries; `parsed` of them were
-    /// parsed after the others.
+    /// parsed, beside the others or after them.
     pub fn held(&mut self, files: usize, parsed: usize) {
         self.held = Some((files, parsed));
     }

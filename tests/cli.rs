@@ -1065,6 +1065,42 @@ fn a_file_held_for_its_retries_is_parsed_only_when_the_rest_can_use_it() {
 }
 
 #[test]
+fn a_file_held_for_its_retries_is_parsed_in_the_same_run_once_one_file_settles_it() {
+    // A Redis key named for a store settles it alone (no schema can undo
+    // it): the held job is parsed beside the others, not after a first
+    // look at the model.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "src/payout_job.rs", PAYOUT_JOB);
+    write(
+        d,
+        "src/keys.rs",
+        "pub async fn record_key(con: &mut redis::aio::MultiplexedConnection, key: &str) -> redis::RedisResult<()> {\n    let k = format!(\"idem:payout:{}\", key);\n    let _: () = redis::cmd(\"SET\").arg(&k).arg(\"1\").arg(\"NX\").arg(\"EX\").arg(86400).query_async(con).await?;\n    Ok(())\n}\n",
+    );
+    let o = timed(d);
+    assert_eq!(held(&o), Some((1, 1)), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("model-first"), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["summary"]["files_parsed"], 2, "{j}");
+    assert!(
+        support::rule_paths(&j)
+            .iter()
+            .any(|(r, _)| r == "key-recorded-after-effect"),
+        "{j}"
+    );
+
+    // A table needs the schema: the first look decides, after the parse.
+    write(
+        d,
+        "src/keys.rs",
+        "pub async fn record_key(pool: &PgPool, key: &str) -> Result<(), sqlx::Error> {\n    sqlx::query(\"INSERT INTO idempotency_keys (key) VALUES ($1)\").bind(key).execute(pool).await?;\n    Ok(())\n}\n",
+    );
+    let o = timed(d);
+    assert_eq!(held(&o), Some((1, 1)), "{}", stderr(&o));
+    assert!(stderr(&o).contains("model-first"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_file_held_for_its_retries_with_a_suppression_is_parsed() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -306,11 +306,9 @@ mod tests {
         assert!(c.walked * 10 > c.nodes * 9, "{} of {}", c.walked, c.nodes);
     }
 
-    /// Over the same corpus, every token's byte range read through an
-    /// ASCII file's line table is the one proc-macro2 counts, and a file
-    /// with non-ASCII text falls back to proc-macro2's.
-    #[test]
-    fn line_table_spans_are_proc_macro2_spans() {
+    /// Every token's span (and each group's delimiters) in `text`: the byte
+    /// range proc-macro2 counts, and the one read through the line table.
+    fn both_spans(text: &str) -> Option<(Vec<Span>, Vec<Span>)> {
         fn spans(ts: proc_macro2::TokenStream, out: &mut Vec<proc_macro2::Span>) {
             for t in ts {
                 if let proc_macro2::TokenTree::Group(g) = &t {
@@ -320,38 +318,73 @@ mod tests {
                 out.push(t.span());
             }
         }
+        let ts = text.parse::<proc_macro2::TokenStream>().ok()?;
+        let mut all = Vec::new();
+        spans(ts, &mut all);
+        let counted: Vec<Span> = all
+            .iter()
+            .map(|s| {
+                let r = s.byte_range();
+                Span::new(r.start, r.end)
+            })
+            .collect();
+        let lines = super::super::Lines::of(text);
+        let read: Vec<Span> = all.iter().map(|s| super::super::byte_span(*s)).collect();
+        drop(lines);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        Some((counted, read))
+    }
+
+    /// Over the same corpus, every token's byte range read through the
+    /// file's line table is the one proc-macro2 counts, on ASCII files and
+    /// on files with other text.
+    #[test]
+    fn line_table_spans_are_proc_macro2_spans() {
         let files = corpus();
         let (mut ascii, mut other, mut tokens) = (0, 0, 0);
         for f in &files {
             let Ok(text) = std::fs::read_to_string(f) else {
                 continue;
             };
-            let Ok(ts) = text.parse::<proc_macro2::TokenStream>() else {
+            let Some((counted, read)) = both_spans(&text) else {
                 continue;
             };
-            let mut all = Vec::new();
-            spans(ts, &mut all);
-            let counted: Vec<Span> = all
-                .iter()
-                .map(|s| {
-                    let r = s.byte_range();
-                    Span::new(r.start, r.end)
-                })
-                .collect();
-            let lines = super::super::Lines::of(&text);
-            let read: Vec<Span> = all.iter().map(|s| super::super::byte_span(*s)).collect();
-            drop(lines);
             assert_eq!(read, counted, "{}", f.display());
             if text.is_ascii() {
                 ascii += 1;
             } else {
                 other += 1;
             }
-            tokens += all.len();
-            proc_macro2::extra::invalidate_current_thread_spans();
+            tokens += counted.len();
         }
         eprintln!("{ascii} ASCII files, {other} others, {tokens} tokens");
         assert!(ascii > 100 && other > 0, "{ascii} ASCII, {other} others");
+    }
+
+    /// Lines with chars of two, three and four bytes, before, inside and
+    /// after tokens, with CRLF line ends and a byte order mark: the line
+    /// table gives proc-macro2's byte ranges, and they hold the token.
+    #[test]
+    fn spans_on_lines_that_are_not_ascii_are_byte_ranges() {
+        let texts = [
+            "/// Café — the façade\nfn prix() -> &'static str { \"€ 5\" }\n",
+            "fn f() {\n    let naïve = \"日本語\"; let x = 1; // 🦀 done\n    g(naïve, x)\n}\n",
+            "const A: &str = \"ä\nö\nü\"; const B: u8 = 1;\r\nfn h() { /* ß */ k() }\r\n",
+            "\u{feff}fn bom() { let s = \"ok\"; }\n",
+            "fn é() {}\nfn plain() { x(1) }\nfn 名() { y(\"🦀🦀\") }",
+        ];
+        for text in texts {
+            let (counted, read) = both_spans(text).expect(text);
+            assert_eq!(read, counted, "{text:?}");
+            assert!(counted.len() > 5, "{text:?}");
+            for s in &read {
+                assert!(text.get(s.start..s.end).is_some(), "{text:?} {s:?}");
+            }
+        }
+        let text = texts[1];
+        let (_, read) = both_spans(text).unwrap();
+        let at = text.rfind("naïve").unwrap();
+        assert!(read.contains(&Span::new(at, at + "naïve".len())));
     }
 
     #[test]
