@@ -22,6 +22,7 @@ use crate::frontend::sql::dml::DmlKind;
 use crate::frontend::FileFacts;
 use crate::knowledge::{self, CallPattern};
 use crate::source::{FileId, SourceMap, Span};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// How deep calls are inlined into an entry point's trace.
@@ -590,10 +591,15 @@ impl FlowModel {
         };
         let mut opaque: Vec<bool> = flows.iter().map(|(f, _)| f.opaque.is_some()).collect();
         let mut called = vec![false; entries.len()];
-        let locals: Vec<Vec<Local>> = (0..entries.len())
+        // Each function's steps on its own, side by side (the flow model's
+        // largest part on the hyperswitch fork), with whether it makes a
+        // call that cannot be known.
+        let built: Vec<(Vec<Local>, bool)> = (0..entries.len())
+            .into_par_iter()
             .map(|i| {
                 let (e, func, _) = index.fns[i];
                 let mut out = Vec::new();
+                let mut unknown = false;
                 for ev in &func.events {
                     let branch: Vec<(u64, u32)> = ev
                         .branch
@@ -711,12 +717,20 @@ impl FlowModel {
                                         subst,
                                     });
                                 }
-                                Resolved::Opaque => opaque[i] = true,
+                                Resolved::Opaque => unknown = true,
                                 _ => {}
                             }
                         }
                     }
                 }
+                (out, unknown)
+            })
+            .collect();
+        let locals: Vec<Vec<Local>> = built
+            .into_iter()
+            .zip(&mut opaque)
+            .map(|((out, unknown), opaque)| {
+                *opaque |= unknown;
                 out
             })
             .collect();
@@ -756,6 +770,7 @@ impl FlowModel {
         // (on the cargo registry's sources, expanding every function was 27%
         // of the CPU).
         let traces = (0..entries.len())
+            .into_par_iter()
             .filter(|&i| writes && !called[i] && !entries[i].test)
             .filter_map(|i| {
                 let (steps, opaque) = expansion.flatten(i);
