@@ -195,7 +195,8 @@ fn builtin() -> Prefilter {
     })
 }
 
-/// Above this many files a run scans enough bytes that a DFA, slower to
+/// Where [`Words`] falls back to an automaton (Teddy does not build):
+/// above this many files a run scans enough bytes that a DFA, slower to
 /// build (about 2 ms for the prefilter's words) but faster to search, pays
 /// for itself; below it (a pre-commit run on a few staged files) the
 /// contiguous NFA, quick to build, wins. Measured 2026-12-01: one 5 KiB
@@ -248,11 +249,6 @@ impl Words {
     /// [`Words::new`] for lowered words, with Teddy when `teddy` and it
     /// builds, else with an automaton.
     fn searched_by(words: Vec<Vec<u8>>, dfa: bool, teddy: bool) -> Self {
-        let kind = if dfa {
-            aho_corasick::AhoCorasickKind::DFA
-        } else {
-            aho_corasick::AhoCorasickKind::ContiguousNFA
-        };
         let teddy = teddy
             .then(|| {
                 aho_corasick::packed::Config::new()
@@ -266,7 +262,11 @@ impl Words {
             Some(t) => Search::Teddy(t),
             None => Search::Automaton(
                 AhoCorasick::builder()
-                    .kind(Some(kind))
+                    .kind(Some(if dfa {
+                        aho_corasick::AhoCorasickKind::DFA
+                    } else {
+                        aho_corasick::AhoCorasickKind::ContiguousNFA
+                    }))
                     .match_kind(aho_corasick::MatchKind::LeftmostFirst)
                     .build(&words)
                     .or_else(|_| AhoCorasick::new(["idempot"]))
