@@ -571,7 +571,8 @@ impl Keywords {
                                 .in_macro(i)
                     })
                 };
-                if in_tests(start) || (rust && (std_method() || prose())) {
+                let c_declaration = || string.is_none() && c_declaration_at(bytes, start);
+                if in_tests(start) || (rust && (std_method() || prose() || c_declaration())) {
                     strong_seen = true;
                     continue;
                 }
@@ -1049,6 +1050,77 @@ fn prose_word(bytes: &[u8], literal: &std::ops::Range<usize>, start: usize, len:
         .position(|b| !name_part(b))
         .map_or(text.len(), |p| end + p);
     memchr::memchr(b' ', text).is_some() && text[from..to].iter().all(u8::is_ascii_alphabetic)
+}
+
+/// Whether the word at `start` of Rust code (outside strings and comments)
+/// is part of a C declaration: Rust names its types in UpperCamelCase and
+/// C in lower case with `_` (`ff_replay`, `c_uint`, `size_t`), so a type
+/// named C's way is a binding's mirror of C, not Rust's own
+/// (https://rust-lang.github.io/api-guidelines/naming.html, "Types |
+/// UpperCamelCase", read 2026-12-05). The word is C's where its name is
+/// such a type where it is declared (`struct ff_replay`, `union`, `type`),
+/// such a type that the file declares (`replay: ff_replay`), or the name of
+/// a field, constant or static declared with such a type (`pub replay:
+/// ff_replay,`, `pub const CONNECT_DATA_IDEMPOTENT: c_uint = 0x2;`). A
+/// binding's or a struct literal's field (`Event { dedup: dedup_key }`),
+/// a parameter, and anything typed in UpperCamelCase or as a primitive
+/// (`pub const IDEMPOTENCY_TTL_SECS: u64`) are not.
+fn c_declaration_at(bytes: &[u8], start: usize) -> bool {
+    use crate::frontend::rust::comments::{c_cased, c_typed, ident_byte};
+    let s = bytes[..start]
+        .iter()
+        .rposition(|&b| !ident_byte(Some(b)))
+        .map_or(0, |p| p + 1);
+    let e = start + crate::frontend::rust::comments::ident_len(&bytes[start..]);
+    let name = &bytes[s..e];
+    let keyword = previous_word(bytes, s);
+    if c_cased(name) && matches!(keyword, b"struct" | b"union" | b"type") {
+        return true;
+    }
+    let static_mut = keyword == b"mut"
+        && previous_word(bytes, bytes[..s].trim_ascii_end().len() - keyword.len()) == b"static";
+    let declared = matches!(keyword, b"pub" | b"const" | b"static")
+        || static_mut
+        || bytes[..s].trim_ascii_end().ends_with(b")")
+            && previous_word(bytes, bytes[..s].trim_ascii_end().len()).is_empty()
+            && visibility_before(bytes, s);
+    if declared && c_typed(&bytes[e..]) {
+        return true;
+    }
+    c_cased(name) && declares_c_type(bytes, name)
+}
+
+/// The identifier that ends where only whitespace lies before `at`;
+/// empty when something else does.
+fn previous_word(bytes: &[u8], at: usize) -> &[u8] {
+    use crate::frontend::rust::comments::ident_byte;
+    let end = bytes[..at].trim_ascii_end().len();
+    let from = bytes[..end]
+        .iter()
+        .rposition(|&b| !ident_byte(Some(b)))
+        .map_or(0, |p| p + 1);
+    &bytes[from..end]
+}
+
+/// Whether a restricted visibility (`pub(crate)`, `pub(in a::b)`) ends
+/// right before `at`.
+fn visibility_before(bytes: &[u8], at: usize) -> bool {
+    let head = bytes[..at].trim_ascii_end();
+    let Some(open) = memchr::memrchr(b'(', head) else {
+        return false;
+    };
+    !head[open..].contains(&b'\n') && previous_word(bytes, open) == b"pub"
+}
+
+/// Whether the file declares `name` as a type (`struct name`, `union name`,
+/// `type name`).
+fn declares_c_type(bytes: &[u8], name: &[u8]) -> bool {
+    use crate::frontend::rust::comments::ident_byte;
+    memchr::memmem::find_iter(bytes, name).any(|at| {
+        !ident_byte(bytes.get(at + name.len()).copied())
+            && !ident_byte(at.checked_sub(1).map(|p| bytes[p]))
+            && matches!(previous_word(bytes, at), b"struct" | b"union" | b"type")
+    })
 }
 
 /// The name around `bytes[start..end]` (letters, digits, `_`, `-`, `:`),
@@ -1855,6 +1927,36 @@ mod tests {
             "src/idempotency/mod.rs",
             &[],
             &["fn f() { info!(\"call was idempotent\"); }"],
+        );
+    }
+
+    #[test]
+    fn c_declarations_are_no_word() {
+        rust_admissions(
+            "src/unix/mod.rs",
+            &[
+            "pub const CONNECT_DATA_IDEMPOTENT: c_uint = 0x2;",
+            "pub(crate) static mut REPLAY_MODE: ::core::ffi::c_int = 0;",
+            "s! {\n    pub struct ff_replay {\n        pub length: __u16,\n    }\n    pub struct ff_effect {\n        pub replay: ff_replay,\n    }\n}",
+            "pub union dedup_u { pub a: u32 }\nextern \"C\" { fn f(p: *mut dedup_u); }",
+            "pub struct t { pub replay: *mut crate::ev_t }",
+            ],
+            &[
+            // Types and constants named Rust's way, a primitive type, a
+            // struct literal's field, a parameter, a C type used but not
+            // declared here, a binding.
+            "pub const IDEMPOTENCY_TTL_SECS: u64 = 86_400;",
+            "pub struct Replay { pub at: u64 }",
+            "pub struct Request { pub idempotency_key: String }",
+            "pub struct Window { pub dedup_ttl: Duration }",
+            "fn f(dedup_key: &str) { let e = Event { dedup: dedup_key }; }",
+            "fn f(replay: ff_replay) {}",
+            "fn f(r: ff_replay) {}",
+            "fn f() { let replay_t = 1; }",
+            "fn f() { let mut replay: ff_replay = g(); }",
+            "pub struct t { pub x: *mut crate::replay_t }",
+            "pub static IDEM_PREFIX: &str = \"x\";",
+            ],
         );
     }
 

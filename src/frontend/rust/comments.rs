@@ -477,6 +477,44 @@ pub fn ident_byte(b: Option<u8>) -> bool {
     b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
 }
 
+/// Whether a name is cased as C names types: ASCII lower case, digits and
+/// at least one `_` (never a Rust primitive, never UpperCamelCase).
+pub fn c_cased(name: &[u8]) -> bool {
+    name.contains(&b'_')
+        && name
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
+}
+
+/// Whether `after` (what follows a declared name) is `: T` with `T` a
+/// C-cased type, perhaps behind a raw pointer or a path (`*mut ff_replay`,
+/// `crate::__u64`, `::core::ffi::c_int`), ending the declaration (`,`,
+/// `;`, `=`, `}`).
+pub fn c_typed(after: &[u8]) -> bool {
+    let Some(rest) = after.trim_ascii_start().strip_prefix(b":") else {
+        return false;
+    };
+    if rest.first() == Some(&b':') {
+        return false;
+    }
+    let mut rest = rest.trim_ascii_start();
+    for pointer in [&b"*const "[..], b"*mut "] {
+        if let Some(r) = rest.strip_prefix(pointer) {
+            rest = r.trim_ascii_start();
+        }
+    }
+    let len = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b':'))
+        .unwrap_or(rest.len());
+    let last = rest[..len].rsplit(|b| *b == b':').next().unwrap_or(b"");
+    c_cased(last)
+        && matches!(
+            rest[len..].trim_ascii_start().first(),
+            Some(b',' | b';' | b'=' | b'}')
+        )
+}
+
 /// The end of the block comment that opens at `start` (`/*`), nested
 /// comments included; the end of the text when it is not closed.
 fn block_end(bytes: &[u8], start: usize) -> usize {

@@ -238,7 +238,9 @@ pub fn parse_consts(text: &str, facts: &mut FileFacts) {
         .into_iter()
         .filter_map(|(start, end)| {
             let item_text = text.get(start..end)?;
-            if crate::frontend::max_bracket_depth(item_text) > crate::frontend::MAX_NESTING {
+            if c_typed_item(item_text)
+                || crate::frontend::max_bracket_depth(item_text) > crate::frontend::MAX_NESTING
+            {
                 return None;
             }
             Some((start, syn::parse_str::<syn::Item>(item_text).ok()?))
@@ -375,6 +377,32 @@ fn only_visibility(prefix: &str) -> bool {
             .is_some_and(|(_, r)| r.trim_start().is_empty()),
         None => r.is_empty(),
     }
+}
+
+/// Whether a `const`/`static` item is typed as C names types (`pub const
+/// SO_REUSEADDR: c_int = 2;`, `static mut X: crate::__u32`): a C flag or
+/// size mirrored by a binding, no duration a retention is built from
+/// ([`super::comments::c_cased`]). Most items of hand-written C bindings
+/// (libc) are such constants.
+fn c_typed_item(item: &str) -> bool {
+    let mut rest = item.trim_start();
+    if let Some(r) = rest.strip_prefix("pub") {
+        let r = r.trim_start();
+        rest = match r.strip_prefix('(') {
+            Some(r) => r.split_once(')').map_or("", |(_, r)| r.trim_start()),
+            None => r,
+        };
+    }
+    let Some(r) = rest
+        .strip_prefix("const ")
+        .or_else(|| rest.strip_prefix("static "))
+    else {
+        return false;
+    };
+    let r = r.trim_start();
+    let r = r.strip_prefix("mut ").map_or(r, str::trim_start);
+    let name = super::comments::ident_len(r.as_bytes());
+    name > 0 && super::comments::c_typed(&r.as_bytes()[name..])
 }
 
 /// The end of the item at `item_start`: past its first `;` outside brackets
@@ -1453,6 +1481,38 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn c_typed_constants_are_not_read_for_durations() {
+        for item in [
+            "pub const SO_REUSEADDR: c_int = 2;",
+            "pub(crate) static mut X: crate::__u32 = 0;",
+            "const P: *mut sem_t = ptr::null_mut();",
+            "pub const Y: ::core::ffi::c_uint = 1;",
+        ] {
+            assert!(c_typed_item(item), "{item}");
+        }
+        for item in [
+            "pub const DAY: u64 = 86_400;",
+            "pub static TTL: Duration = Duration::from_secs(3600);",
+            "const WINDOW: chrono::Duration = chrono::Duration::days(30);",
+            "const fn f() -> c_int { 1 }",
+            "pub const K: &str = \"idem\";",
+        ] {
+            assert!(!c_typed_item(item), "{item}");
+        }
+        let mut facts = FileFacts::default();
+        parse_consts(
+            "pub const HOUR: c_int = 3600;\npub const DAY: u64 = 86_400;\n",
+            &mut facts,
+        );
+        let defs = &facts.rust.as_ref().map(|r| &r.retention.defs);
+        let names: Vec<&str> = defs
+            .iter()
+            .flat_map(|d| d.iter().map(|d| d.name.as_str()))
+            .collect();
+        assert_eq!(names, ["DAY"]);
     }
 
     #[test]
