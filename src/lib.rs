@@ -63,10 +63,13 @@ const BIG_PARSE_BYTES: usize = 9 * BIG_FILE_BYTES;
 /// with its token buffer about 56 times (measured 2026-12-03, peak RSS over
 /// an empty run's: sqlparser's 915 KiB `parser/mod.rs` 53 MiB, its 450 KiB
 /// `ast/mod.rs` 24 MiB). Reading only a Rust file's constants parses one
-/// item at a time.
+/// item at a time, and so does reading a Rust file over
+/// [`frontend::rust::BY_ITEMS_BYTES`], each item tokenized alone: about
+/// nine times its text too (`parser/mod.rs`, 2026-12-05: 8.4 MB), so it is
+/// no big parse and waits for no turn.
 fn parse_weight(kind: FileKind, consts_only: bool, len: usize) -> usize {
     let per_byte = match kind {
-        FileKind::Rust if !consts_only => 56,
+        FileKind::Rust if !consts_only && len <= frontend::rust::BY_ITEMS_BYTES => 56,
         _ => 9,
     };
     len.saturating_mul(per_byte)
@@ -84,10 +87,10 @@ fn parse_weight(kind: FileKind, consts_only: bool, len: usize) -> usize {
 /// faulted in again as later files reuse them). Giving back after every
 /// big parse (over 9 MiB) took the peak to 79 to 83 MiB but cost a fifth
 /// more time. No other tree of bench/run has a parse this large: medusa
-/// and the hyperswitch fork kept their time and peak. Since that file is
-/// read one item at a time (`frontend::rust`, over 768 KiB) its parse holds
-/// its tokens and one item's tree, not 53 MiB; the estimate stays, an
-/// upper bound.
+/// and the hyperswitch fork kept their time and peak. That file is now
+/// read one item at a time, each tokenized alone (`frontend::rust`, over
+/// 768 KiB), and weighs nine times its text: no file of the registry
+/// passes (2026-12-05, its peak 43 to 45 MiB).
 const GIVE_BACK_BYTES: usize = 32 * BIG_FILE_BYTES;
 
 /// Return the free memory of malloc's arenas to the system (glibc's
@@ -108,7 +111,7 @@ fn give_back_free_memory() {}
 
 /// How many big files are parsed at once: one. Big files go first, largest
 /// first, and a worker that finds no turn free parses small files
-/// meanwhile (`supervise`). Measured on medusa (bench/run's tree):
+/// meanwhile, the heaviest first (`supervise`). Measured on medusa (bench/run's tree):
 /// 2026-12-02, three runs each: two over 1 MiB at once 0.32 to 0.36 s and
 /// 72 to 74 MiB; one over 1 MiB 0.35 to 0.37 s and 65 to 68 MiB; one over
 /// 512 KiB 0.39 to 0.48 s and 62 MiB (bench/run: 2.4x ripgrep, over the

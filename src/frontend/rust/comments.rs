@@ -440,7 +440,7 @@ pub fn ident_len(bytes: &[u8]) -> usize {
 
 /// The bytes of code from `from` on: outside `silent` (comments and
 /// strings) and past char literals, with their offsets.
-fn code<'a>(
+pub(crate) fn code<'a>(
     bytes: &'a [u8],
     silent: &'a [Range<usize>],
     from: usize,
