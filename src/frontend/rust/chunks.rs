@@ -17,6 +17,13 @@ use super::comments;
 use super::Piece;
 use std::ops::Range;
 
+/// How many ends an item is tried with before the text is judged not to
+/// split: a chunk syn refuses is tried again to the next boundary, and a
+/// file syn refuses would otherwise be tokenized again from the same place
+/// for every boundary after its fault. Real items need a few (one per
+/// attribute or bracket group before a body).
+const MAX_TRIES: usize = 64;
+
 /// Why the chunks could not be read: the file is read from its tokens.
 #[derive(Debug)]
 pub(super) struct Unsplit;
@@ -68,7 +75,7 @@ pub(super) fn each_chunk(text: &str, f: &mut dyn FnMut(Piece<'_>)) -> Result<(),
                 continue;
             }
             let mut end = boundary(bytes, &silent, first, bytes.len()).ok_or(Unsplit)?;
-            loop {
+            for tries in 1.. {
                 let (chunk, line) = at.chunk(text, from, end);
                 super::Lines::at_line(line);
                 if let Ok(item) = syn::parse_str::<syn::Item>(&chunk) {
@@ -76,7 +83,11 @@ pub(super) fn each_chunk(text: &str, f: &mut dyn FnMut(Piece<'_>)) -> Result<(),
                     break;
                 }
                 // A chunk that ends too soon (`const X: S = S { a: 1 };`
-                // splits at its brace): on to the next boundary.
+                // splits at its brace, `#[a] fn f()` at its brackets): on
+                // to the next boundary, a few times.
+                if tries == MAX_TRIES {
+                    return Err(Unsplit);
+                }
                 end = boundary(bytes, &silent, end, bytes.len()).ok_or(Unsplit)?;
             }
             from = end;
@@ -104,7 +115,7 @@ fn members(
     let mut none = true;
     while let Some(first) = first_code(bytes, comments, from, close) {
         let mut end = boundary(bytes, silent, first, close).ok_or(Unsplit)?;
-        loop {
+        for tries in 1.. {
             let (chunk, line) = at.chunk(text, from, end);
             super::Lines::at_line(line);
             if let Ok(item) = syn::parse_str::<syn::ImplItem>(&chunk) {
@@ -114,6 +125,9 @@ fn members(
                     ..header.clone()
                 })));
                 break;
+            }
+            if tries == MAX_TRIES {
+                return Err(Unsplit);
             }
             end = boundary(bytes, silent, end, close).ok_or(Unsplit)?;
         }
