@@ -1073,17 +1073,16 @@ fn c_declaration_at(bytes: &[u8], start: usize) -> bool {
         .map_or(0, |p| p + 1);
     let e = start + crate::frontend::rust::comments::ident_len(&bytes[start..]);
     let name = &bytes[s..e];
+    let before = bytes[..s].trim_ascii_end();
     let keyword = previous_word(bytes, s);
     if c_cased(name) && matches!(keyword, b"struct" | b"union" | b"type") {
         return true;
     }
-    let static_mut = keyword == b"mut"
-        && previous_word(bytes, bytes[..s].trim_ascii_end().len() - keyword.len()) == b"static";
-    let declared = matches!(keyword, b"pub" | b"const" | b"static")
-        || static_mut
-        || bytes[..s].trim_ascii_end().ends_with(b")")
-            && previous_word(bytes, bytes[..s].trim_ascii_end().len()).is_empty()
-            && visibility_before(bytes, s);
+    let declared = match keyword {
+        b"pub" | b"const" | b"static" => true,
+        b"mut" => previous_word(bytes, before.len() - keyword.len()) == b"static",
+        _ => before.ends_with(b")") && visibility_before(bytes, s),
+    };
     if declared && c_typed(&bytes[e..]) {
         return true;
     }

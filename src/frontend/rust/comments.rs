@@ -195,8 +195,8 @@ enum Item {
 }
 
 /// A Rust text's comments and strings, and its brackets matched once, for
-/// [`test_items`].
-struct Scan<'a> {
+/// [`test_items`] and [`super::chunks`].
+pub(crate) struct Scan<'a> {
     bytes: &'a [u8],
     /// Comments and strings, ascending.
     silent: Vec<Range<usize>>,
@@ -206,7 +206,11 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    fn new(bytes: &'a [u8], comments: &[Range<usize>], strings: &[Range<usize>]) -> Self {
+    pub(crate) fn new(
+        bytes: &'a [u8],
+        comments: &[Range<usize>],
+        strings: &[Range<usize>],
+    ) -> Self {
         let mut silent: Vec<Range<usize>> = comments.iter().chain(strings).cloned().collect();
         silent.sort_unstable_by_key(|r| r.start);
         let mut pairs = Vec::new();
@@ -237,14 +241,19 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// Comments and strings, ascending.
+    pub(crate) fn silent(&self) -> &[Range<usize>] {
+        &self.silent
+    }
+
     /// Past the bracket that opens at `open`, when it closes.
-    fn close_of(&self, open: usize) -> Option<usize> {
+    pub(crate) fn close_of(&self, open: usize) -> Option<usize> {
         let i = self.pairs.binary_search_by_key(&open, |p| p.0).ok()?;
         Some(self.pairs[i].1)
     }
 
     /// Past whitespace and comments from `i`; `None` past the end.
-    fn skip_blank(&self, mut i: usize) -> Option<usize> {
+    pub(crate) fn skip_blank(&self, mut i: usize) -> Option<usize> {
         loop {
             while self.bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
                 i += 1;

@@ -1022,6 +1022,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
         };
         for text in [
             "//! Docs\r\n//! more\r\n#![allow(dead_code)]\r\nfn f() {}\r\n",
+            "// License.\n\n//! Only docs, no item.\n",
             "#[cfg(test)]\nmod t { fn f() {} }\nconst X: S = S { a: 1 };\nuse a::{b, c};\n",
             "fn f() -> [u8; 2] { [1, 2] }\nstatic S: &'static str = \"}\";\nconst C: char = '}';\n",
             "impl<T: Fn(u8)> A<T> where T: Send {\n    fn a(&self) {}\n    const N: usize = 1;\n}\nimpl A {}\nimpl B { fn b() {} } impl C { fn c() {} }\n",

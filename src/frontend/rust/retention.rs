@@ -366,16 +366,21 @@ fn const_items(text: &str) -> Vec<(usize, usize)> {
 /// Whether what precedes an item's keyword on its line is only whitespace
 /// and a visibility (`pub`, `pub(crate)`, `pub(in a::b)`).
 fn only_visibility(prefix: &str) -> bool {
-    let t = prefix.trim_start();
+    after_visibility(prefix) == Some("")
+}
+
+/// What follows a visibility (`pub`, `pub(crate)`, `pub(in a::b)`) and the
+/// whitespace around it, or the text without one; `None` when `pub(` does
+/// not close.
+fn after_visibility(text: &str) -> Option<&str> {
+    let t = text.trim_start();
     let Some(r) = t.strip_prefix("pub") else {
-        return t.is_empty();
+        return Some(t);
     };
     let r = r.trim_start();
     match r.strip_prefix('(') {
-        Some(r) => r
-            .split_once(')')
-            .is_some_and(|(_, r)| r.trim_start().is_empty()),
-        None => r.is_empty(),
+        Some(r) => r.split_once(')').map(|(_, r)| r.trim_start()),
+        None => Some(r),
     }
 }
 
@@ -385,14 +390,7 @@ fn only_visibility(prefix: &str) -> bool {
 /// ([`super::comments::c_cased`]). Most items of hand-written C bindings
 /// (libc) are such constants.
 fn c_typed_item(item: &str) -> bool {
-    let mut rest = item.trim_start();
-    if let Some(r) = rest.strip_prefix("pub") {
-        let r = r.trim_start();
-        rest = match r.strip_prefix('(') {
-            Some(r) => r.split_once(')').map_or("", |(_, r)| r.trim_start()),
-            None => r,
-        };
-    }
+    let rest = after_visibility(item).unwrap_or("");
     let Some(r) = rest
         .strip_prefix("const ")
         .or_else(|| rest.strip_prefix("static "))
