@@ -389,15 +389,19 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     // front ends, in parallel, each file within its time bound; files the
     // prefilter held back for their retries wait (`Admission::Late`): they
     // are parsed in the same run as soon as one parsed file settles that
-    // they are needed, else after it when the model's first parts say so
+    // they are needed, else after it when the model's first parts say so.
+    // Big Rust files are read around their words; they are read whole
+    // again when the files hold a store or a keyed request, as held files
+    // are parsed then (`frontend::rust::AROUND_WORDS_BYTES`).
     let loaded = Arc::new(loaded);
     let reread: Rereads = Arc::new(loaded.iter().map(|_| OnceLock::new()).collect());
-    let parse = |ids: Vec<usize>, held: usize| {
+    let parse = |ids: Vec<usize>, held: usize, whole: bool| {
         supervise::run_holding(
             ParseJob {
                 loaded: Arc::clone(&loaded),
                 reread: Arc::clone(&reread),
                 ids,
+                whole,
             },
             pool.current_num_threads(),
             PARSER_STACK_BYTES,
@@ -410,9 +414,14 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))
     };
     let (late, now): (Vec<usize>, Vec<usize>) = (0..loaded.len()).partition(|&i| loaded[i].late);
+    let around: Vec<usize> = now
+        .iter()
+        .copied()
+        .filter(|&i| loaded[i].around.is_some())
+        .collect();
     let mut parsed = Parsed::new(loaded.len());
     let ids: Vec<usize> = now.iter().chain(&late).copied().collect();
-    let (fates, late_ran) = parse(ids.clone(), now.len())?;
+    let (fates, late_ran) = parse(ids.clone(), now.len(), false)?;
     let settled = if late_ran { &ids } else { &now };
     parsed.settle(
         fates,
@@ -425,6 +434,9 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     );
     let mut joins = None;
     let mut late_parsed = 0;
+    // Whether the files hold a store or a keyed request: the held files
+    // are parsed, and the big ones read around their words are read whole.
+    let mut needed = late_ran;
     if late_ran {
         for &id in &late {
             let l = &loaded[id];
@@ -433,22 +445,24 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         late_parsed = late.len();
         timings.held(late.len(), late_parsed);
         timings.phase("parse");
-    } else if !late.is_empty() {
+    } else if !late.is_empty() || !around.is_empty() {
         timings.phase("parse");
         let j = pool.install(|| model::Joins::build(&parsed.facts, &sources, &config));
         // The model's first parts, built early to decide; kept when the held
         // files are not parsed.
         timings.phase("model-first");
-        if j.uses_late_files(&parsed.facts) {
+        needed = j.uses_late_files(&parsed.facts);
+        if needed {
             drop(j);
             for &id in &late {
                 let l = &loaded[id];
                 timings.admitted(l.kind, l.len as u64, false);
             }
-            let (fates, _) = parse(late.clone(), late.len())?;
+            let again: Vec<usize> = late.iter().chain(&around).copied().collect();
+            let (fates, _) = parse(again.clone(), again.len(), true)?;
             parsed.settle(
                 fates,
-                &late,
+                &again,
                 &loaded,
                 &reread,
                 &roots,
@@ -459,10 +473,28 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         } else {
             joins = Some(j);
         }
-        timings.held(late.len(), late_parsed);
+        if !late.is_empty() {
+            timings.held(late.len(), late_parsed);
+        }
         timings.phase("parse-held");
     } else {
         timings.phase("parse");
+    }
+    if late_ran && !around.is_empty() {
+        let (fates, _) = parse(around.clone(), around.len(), true)?;
+        parsed.settle(
+            fates,
+            &around,
+            &loaded,
+            &reread,
+            &roots,
+            &mut sources,
+            &mut timings,
+        );
+        timings.phase("parse-whole");
+    }
+    if !around.is_empty() {
+        timings.around(around.len(), needed);
     }
     let Parsed {
         facts,
@@ -712,6 +744,9 @@ impl Parsed {
     ) {
         for (fate, &id) in fates.into_iter().zip(ids) {
             let l = &loaded[id];
+            // A file read again (whole, after a read around its words)
+            // keeps only what the last read says.
+            self.given_up.retain(|&(g, _)| g != id);
             let mut f = match fate {
                 supervise::Fate::Done(f, took) => {
                     timings.kind(l.kind).parse += took;
@@ -776,6 +811,8 @@ struct ParseJob {
     loaded: Arc<Vec<Loaded>>,
     reread: Rereads,
     ids: Vec<usize>,
+    /// Files read around their words ([`Loaded::around`]) are read whole.
+    whole: bool,
 }
 
 impl supervise::Job for ParseJob {
@@ -821,7 +858,13 @@ impl supervise::Job for ParseJob {
             frontend::rust::retention::parse_consts(&text, &mut f);
             f
         } else if l.parse {
-            let mut f = frontend::parse(id, l.kind, &text);
+            // Anchored in the text read first: the same text.
+            let mut f = match &l.around {
+                Some(anchors) if !self.whole && text.len() == l.len => {
+                    frontend::parse_rust_around(id, &text, anchors)
+                }
+                _ => frontend::parse(id, l.kind, &text),
+            };
             model::keep_model_inputs(&mut f, &text);
             f.shrink_to_fit();
             f
@@ -893,6 +936,10 @@ struct Loaded {
     /// A Rust file let through only by the second prefilter tier: only its
     /// `const`/`static` items are read (`rust::retention::parse_consts`).
     consts_only: bool,
+    /// A big Rust file read only around these offsets while the run holds
+    /// no store and no keyed request, else whole
+    /// ([`frontend::rust::AROUND_WORDS_BYTES`]).
+    around: Option<Vec<usize>>,
     /// Held back by the prefilter ([`walk::Admission::Late`]): parsed after
     /// the others, when they hold something it can matter to.
     late: bool,
@@ -910,6 +957,7 @@ fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
         deferred: None,
         parse: false,
         consts_only: false,
+        around: None,
         late: false,
         bom: false,
         problems: vec![frontend::Problem::new(Span::new(0, 0), message)],
@@ -1011,6 +1059,12 @@ fn load_text(
         files::recycle(bytes);
         return None;
     }
+    let around = (kind == FileKind::Rust
+        && admission == walk::Admission::Full
+        && (frontend::rust::AROUND_WORDS_BYTES + 1..=frontend::rust::MAX_RUST_BYTES)
+            .contains(&bytes.len()))
+    .then(|| keywords.anchors(&bytes))
+    .flatten();
     let (text, bom, problems) = decode(bytes);
     let kind = walk::refine_kind(kind, path, &text);
     let len = text.len();
@@ -1035,6 +1089,7 @@ fn load_text(
         deferred,
         parse: true,
         consts_only,
+        around,
         late: admission == walk::Admission::Late,
         bom,
         problems,

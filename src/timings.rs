@@ -56,6 +56,9 @@ pub struct Timings {
     /// Rust files the prefilter held back for their retries, and how many
     /// of them were parsed.
     held: Option<(usize, usize)>,
+    /// Big Rust files read around their words, and whether they were
+    /// then read whole.
+    around: Option<(usize, bool)>,
 }
 
 fn slot(kind: FileKind) -> usize {
@@ -104,6 +107,12 @@ impl Timings {
     /// parsed, beside the others or after them.
     pub fn held(&mut self, files: usize, parsed: usize) {
         self.held = Some((files, parsed));
+    }
+
+    /// `files` big Rust files were read around their words; `whole`: then
+    /// read whole again, as the rest holds a store or a keyed request.
+    pub fn around(&mut self, files: usize, whole: bool) {
+        self.around = Some((files, whole));
     }
 
     pub fn phases(&self) -> &[(&'static str, Duration)] {
@@ -163,6 +172,17 @@ impl Timings {
             let _ = writeln!(
                 out,
                 "  Rust files held back for their retries: {files}, parsed: {parsed} ({why})"
+            );
+        }
+        if let Some((files, whole)) = self.around {
+            let (again, why) = if whole {
+                (files, "the rest holds a store or a keyed request")
+            } else {
+                (0, "no store and no keyed request")
+            };
+            let _ = writeln!(
+                out,
+                "  big Rust files read around their words: {files}, read whole again: {again} ({why})"
             );
         }
         out

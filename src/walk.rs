@@ -5,6 +5,7 @@
 use crate::source::FileKind;
 use aho_corasick::AhoCorasick;
 use serde::Deserialize;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -483,6 +484,49 @@ impl Keywords {
         lowered(bytes, |lower| {
             self.admits_lowered(kind, rust, test_path, path, bytes, lower)
         })
+    }
+
+    /// Where a Rust file may hold something a rule reads, for reading it
+    /// around its words ([`crate::frontend::rust::parse_around`]): every
+    /// word of the prefilter, strong or weak, outside comments (in test
+    /// code too); every name that may name a store ([`may_name_a_store`]);
+    /// every `cache` in code (the cache reader's word); every string
+    /// literal the header model keeps ([`crate::frontend::header_relevant`]).
+    /// Ascending. `None` where the file is to be read whole: its bytes are
+    /// not UTF-8 (the text is read with replacements, which move offsets),
+    /// or it holds a suppression comment, which may name any line.
+    pub fn anchors(&self, bytes: &[u8]) -> Option<Vec<usize>> {
+        use crate::frontend::rust::comments;
+        if memchr::memmem::find(bytes, b"idemlint").is_some() {
+            return None;
+        }
+        let text = std::str::from_utf8(bytes).ok()?;
+        let (silent, strings) = comments::comments_and_strings(bytes);
+        let code = |at: &usize| !comments::contains(&silent, *at);
+        let mut out: Vec<usize> = lowered(bytes, |lower| {
+            self.any
+                .occurrences(lower)
+                .map(|(at, _)| at)
+                .chain(memchr::memmem::find_iter(lower, b"cache"))
+                .filter(code)
+                .collect()
+        });
+        let in_comment = |at: usize| !code(&at);
+        if store_names(bytes, &in_comment, &mut |at| {
+            out.push(at);
+            ControlFlow::Continue(())
+        }) {
+            return None;
+        }
+        out.extend(
+            strings
+                .iter()
+                .filter(|r| literal_value(text, r).is_some_and(crate::frontend::header_relevant))
+                .map(|r| r.start),
+        );
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
     }
 
     fn admits_lowered(
@@ -1417,6 +1461,18 @@ fn names_a_store_in_code(name: &[u8], open: bool) -> bool {
 /// in full: a held file must not be able to make a store. A convention word
 /// holding a separator (`idem:`) is looked for in the whole text.
 fn may_name_a_store(bytes: &[u8], silent: &dyn Fn(usize) -> bool) -> bool {
+    store_names(bytes, silent, &mut |_| ControlFlow::Break(()))
+}
+
+/// Where [`may_name_a_store`] finds a name that may name a store: `found`
+/// is given the start of each (a convention word holding a separator
+/// wherever it lies, silent or not), until it breaks. Whether it broke,
+/// or the text is not UTF-8 (then nothing is looked for).
+fn store_names(
+    bytes: &[u8],
+    silent: &dyn Fn(usize) -> bool,
+    found: &mut dyn FnMut(usize) -> ControlFlow<()>,
+) -> bool {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return true;
     };
@@ -1424,12 +1480,12 @@ fn may_name_a_store(bytes: &[u8], silent: &dyn Fn(usize) -> bool) -> bool {
     let words = store_words(stores);
     let word_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     // `idem:`, `webhook:event`: across identifiers.
-    if words
-        .iter()
-        .filter(|w| !w.bytes().all(word_byte))
-        .any(|w| crate::knowledge::contains_ignore_ascii_case(text, w))
-    {
-        return true;
+    for w in words.iter().filter(|w| !w.bytes().all(word_byte)) {
+        for at in crate::knowledge::find_ignore_ascii_case(text, w) {
+            if found(at).is_break() {
+                return true;
+            }
+        }
     }
     // A name can match only if it holds a letters-and-digits piece of a
     // word (`webhook_event`: `webhook`, `event`): each name that does, from
@@ -1469,11 +1525,22 @@ fn may_name_a_store(bytes: &[u8], silent: &dyn Fn(usize) -> bool) -> bool {
         }
         // The same identifiers recur through a file and a crate: each is
         // judged once a thread.
-        if judged_as((token.as_bytes(), false), Named::Token) {
+        if judged_as((token.as_bytes(), false), Named::Token) && found(start).is_break() {
             return true;
         }
     }
     false
+}
+
+/// What a Rust string literal's range (from its opening quote, or the
+/// `r#`/`b` before it, past its closing quote and `#`s) holds between its
+/// quotes, escapes as written.
+fn literal_value<'t>(text: &'t str, r: &std::ops::Range<usize>) -> Option<&'t str> {
+    let s = text.get(r.clone())?;
+    let s = s
+        .trim_start_matches(['b', 'c', 'r', '#'])
+        .trim_end_matches('#');
+    s.strip_prefix('"')?.strip_suffix('"')
 }
 
 /// The words of the store conventions [`may_name_a_store`] looks for: of
@@ -1761,6 +1828,30 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A big Rust file is read around: the words of the prefilter outside
+    /// comments (in test code too), names that may name a store although
+    /// they hold no word (`seen_events`), `cache`, and header names the
+    /// header rule judges (`Idemptoency-Key`); a file holding a suppression
+    /// comment, or bytes that are not UTF-8, is read whole.
+    #[test]
+    fn a_rust_file_is_anchored_where_a_rule_may_read_it() {
+        let k = Keywords::new(&[], 1);
+        let text = "// idempotent, says the comment\nfn a() { let s = \"seen_events\"; }\nfn b(c: &Cache) {}\nfn c(r: R) { r.header(\"Idemptoency-Key\", k); }\nfn d() { dedup_once(); }\nfn e() { plain(); }\n#[test]\nfn t() { replay(); }\n";
+        let at = |w: &str| text.find(w).unwrap();
+        let anchors = k.anchors(text.as_bytes()).unwrap();
+        for w in ["seen_events", "Cache", "\"Idemptoency", "dedup", "replay"] {
+            assert!(anchors.contains(&at(w)), "{w}: {anchors:?}");
+        }
+        let between = |from: &str, to: &str| {
+            let (a, b) = (at(from), at(to));
+            anchors.iter().any(|&x| a <= x && x < b)
+        };
+        assert!(!between("// ", "fn a"), "{anchors:?}");
+        assert!(!between("fn e", "#[test]"), "{anchors:?}");
+        assert_eq!(k.anchors(b"// idemlint: allow(x) -- ok\nfn a() {}\n"), None);
+        assert_eq!(k.anchors(b"fn dedup() { let _ = \"\xff\"; }\n"), None);
+    }
 
     #[test]
     fn classification_by_name() {

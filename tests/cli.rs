@@ -1008,11 +1008,16 @@ fn the_summary_says_how_many_stores_were_found() {
 /// The `--timings` line about Rust files held back for their retries:
 /// (held, parsed), or `None` when none was.
 fn held(o: &Output) -> Option<(usize, usize)> {
+    timings_pair(o, "held back for their retries: ", ", parsed: ")
+}
+
+/// The two counts of a `--timings` line: after `first`, and after `then`.
+fn timings_pair(o: &Output, first: &str, then: &str) -> Option<(usize, usize)> {
     stderr(o).lines().find_map(|l| {
-        let rest = l.split_once("held back for their retries: ")?.1;
-        let (held, rest) = rest.split_once(", parsed: ")?;
-        let parsed = rest.split_whitespace().next()?;
-        Some((held.parse().ok()?, parsed.parse().ok()?))
+        let rest = l.split_once(first)?.1;
+        let (a, rest) = rest.split_once(then)?;
+        let b = rest.split_whitespace().next()?;
+        Some((a.parse().ok()?, b.parse().ok()?))
     })
 }
 
@@ -1098,6 +1103,59 @@ fn a_file_held_for_its_retries_is_parsed_in_the_same_run_once_one_file_settles_i
     let o = timed(d);
     assert_eq!(held(&o), Some((1, 1)), "{}", stderr(&o));
     assert!(stderr(&o).contains("model-first"), "{}", stderr(&o));
+}
+
+/// The `--timings` line about big Rust files read around their words:
+/// (read around, read whole again), or `None` when none was.
+fn around(o: &Output) -> Option<(usize, usize)> {
+    timings_pair(o, "read around their words: ", ", read whole again: ")
+}
+
+#[test]
+fn a_big_file_is_read_around_its_words_until_the_rest_holds_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A payout job (no word) that charges, then calls the code that
+    // records the key; a header name misspelt without a word; one word,
+    // which admits the file; and over 192 KiB of code no rule reads.
+    let padding: String = (0..4000)
+        .map(|i| format!("pub fn pad_{i}(a: u64) -> u64 {{\n    a.wrapping_mul({i})\n}}\n"))
+        .collect();
+    let big = format!(
+        "use crate::keys::record_key;\nuse stripe::{{CreatePayout, Payout}};\n\npub async fn run_payout(pool: &PgPool, stripe: &stripe::Client, job: &PayoutJob) -> Result<(), Error> {{\n    Payout::create(stripe, CreatePayout::from(job)).await?;\n    record_key(pool, &job.reference).await?;\n    Ok(())\n}}\n\npub fn with_key(r: reqwest::RequestBuilder, key: &str) -> reqwest::RequestBuilder {{\n    r.header(\"Idemptoency-Key\", key)\n}}\n\npub fn idempotent_note() -> &'static str {{\n    \"ok\"\n}}\n{padding}"
+    );
+    assert!(big.len() > 192 * 1024);
+    write(d, "src/payouts.rs", &big);
+    let keys = |table: &str| {
+        format!(
+            "pub async fn record_key(pool: &PgPool, key: &str) -> Result<(), sqlx::Error> {{\n    sqlx::query(\"INSERT INTO {table} (key) VALUES ($1)\")\n        .bind(key)\n        .execute(pool)\n        .await?;\n    Ok(())\n}}\n\npub fn idempotent_note() -> &'static str {{\n    \"ok\"\n}}\n"
+        )
+    };
+    let rules = |j: &serde_json::Value| {
+        let mut r: Vec<String> = support::rule_paths(j).into_iter().map(|(r, _)| r).collect();
+        r.sort();
+        r
+    };
+
+    // No store and no keyed request: the header is still judged.
+    write(d, "src/keys.rs", &keys("payout_log"));
+    let o = timed(d);
+    assert_eq!(around(&o), Some((1, 0)), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["summary"]["files_parsed"], 2, "{j}");
+    assert_eq!(rules(&j), ["misspelled-idempotency-header"], "{j}");
+
+    // The key is recorded in a store: the job, which holds no word, is
+    // read and leads to the recording after its charge.
+    write(d, "src/keys.rs", &keys("idempotency_keys"));
+    let o = timed(d);
+    assert_eq!(around(&o), Some((1, 1)), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(
+        rules(&j),
+        ["key-recorded-after-effect", "misspelled-idempotency-header"],
+        "{j}"
+    );
 }
 
 #[test]

@@ -305,6 +305,18 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
     facts
 }
 
+/// [`parse`] of a Rust file read only around `anchors`
+/// ([`rust::parse_around`]).
+pub fn parse_rust_around(file: FileId, text: &str, anchors: &[usize]) -> FileFacts {
+    let mut facts = FileFacts {
+        file,
+        ..FileFacts::default()
+    };
+    rust::parse_around(text, &mut facts, anchors);
+    facts.table_uses = text::table_uses(text);
+    facts
+}
+
 /// The problem to report instead of running a recursive parser on `text`,
 /// when its brackets nest deeper than [`MAX_NESTING`].
 pub fn too_deep(text: &str) -> Option<Problem> {

@@ -30,14 +30,28 @@ pub(super) struct Unsplit;
 
 /// Every inner attribute, then every item of `text`, as
 /// [`super::each_item`] gives them, each tokenized on its own.
-pub(super) fn each_chunk(text: &str, f: &mut dyn FnMut(Piece<'_>)) -> Result<(), Unsplit> {
+///
+/// With `anchors` (ascending offsets), only the items that hold one,
+/// those that name a constant or static that holds one, and every `use`,
+/// `const` and `static` item are read: the others are passed over where
+/// the text says they end, unread. Every inner attribute is read. An
+/// inherent `impl` whose header holds an anchor is read whole; else its
+/// members are chosen as items are. The pieces are those read without
+/// anchors, less the items passed over.
+pub(super) fn each_chunk(
+    text: &str,
+    anchors: Option<&[usize]>,
+    f: &mut dyn FnMut(Piece<'_>),
+) -> Result<(), Unsplit> {
     let (comments, strings) = comments::comments_and_strings(text.as_bytes());
     let mut t = Text {
         text,
         scan: Scan::new(text.as_bytes(), &comments, &strings),
         comments,
         at: Cursor::default(),
+        anchors: None,
     };
+    t.anchors = anchors.map(|a| t.with_constants(a.to_vec()));
     let result = t.items(f);
     super::Lines::at_line(0);
     result
@@ -50,6 +64,8 @@ struct Text<'a> {
     scan: Scan<'a>,
     comments: Vec<Range<usize>>,
     at: Cursor,
+    /// When only some items are read: where they may be (ascending).
+    anchors: Option<Vec<usize>>,
 }
 
 impl Text<'_> {
@@ -57,8 +73,12 @@ impl Text<'_> {
         let len = self.text.len();
         let mut from = self.inner_attributes(f)?;
         while let Some(first) = self.first_code(from, len) {
-            if let Some((header, open, close)) = self.inherent_impl(from, first) {
-                self.members(&header, open + 1, close, f)?;
+            if let Some(end) = self.passed_over(from, first, len) {
+                passed(from..end);
+                from = end;
+            } else if let Some((header, open, close)) = self.inherent_impl(from, first) {
+                let whole = self.anchored(from, open);
+                self.members(&header, (open + 1, close), whole, f)?;
                 from = close + 1;
             } else {
                 let (item, end) = self.read::<syn::Item>(from, first, len)?;
@@ -74,12 +94,21 @@ impl Text<'_> {
     fn members(
         &mut self,
         header: &syn::ItemImpl,
-        mut from: usize,
-        close: usize,
+        (mut from, close): (usize, usize),
+        whole: bool,
         f: &mut dyn FnMut(Piece<'_>),
     ) -> Result<(), Unsplit> {
         let mut none = true;
         while let Some(first) = self.first_code(from, close) {
+            if let Some(end) = (!whole)
+                .then(|| self.passed_over(from, first, close))
+                .flatten()
+            {
+                passed(from..end);
+                none = false;
+                from = end;
+                continue;
+            }
             let (member, end) = self.read::<syn::ImplItem>(from, first, close)?;
             none = false;
             f(Piece::Item(&syn::Item::Impl(syn::ItemImpl {
@@ -250,6 +279,169 @@ impl Text<'_> {
         (end <= stop).then_some(end)
     }
 
+    /// Where the item from `from` (its first code byte at `first`, before
+    /// `stop`) ends, when it is passed over: only some items are read, it
+    /// is neither a `use`, `const` nor `static` item, and it holds no
+    /// anchor. It ends at the first `;` at the top level or past the first
+    /// brace group; an end the text puts too soon (a brace in a type,
+    /// `S<{ N }>`) leaves the rest to be read as the next item, which syn
+    /// refuses if it is read at all ([`Unsplit`]).
+    fn passed_over(&self, from: usize, first: usize, stop: usize) -> Option<usize> {
+        self.anchors.as_ref()?;
+        if self.always_read(first) {
+            return None;
+        }
+        let (p, b) = comments::code(self.text.as_bytes(), self.scan.silent(), first)
+            .scan(first, |skip, (p, b)| {
+                // Past the bracket groups that close before the end.
+                if p < *skip {
+                    return Some(None);
+                }
+                if matches!(b, b'(' | b'[') {
+                    *skip = self.scan.close_of(p).unwrap_or(usize::MAX);
+                }
+                Some(Some((p, b)))
+            })
+            .flatten()
+            .find(|&(_, b)| matches!(b, b';' | b'{' | b')' | b']' | b'}'))?;
+        let end = match b {
+            b';' => p + 1,
+            b'{' => self.scan.close_of(p)?,
+            _ => return None,
+        };
+        (end <= stop && !self.anchored(from, end)).then_some(end)
+    }
+
+    /// Whether an anchor lies in `from..to`.
+    fn anchored(&self, from: usize, to: usize) -> bool {
+        self.anchors.as_ref().is_none_or(|a| {
+            let i = a.partition_point(|&x| x < from);
+            a.get(i).is_some_and(|&x| x < to)
+        })
+    }
+
+    /// Whether the item whose first code byte is at `first` is a `use`,
+    /// `const` or `static` item (past its attributes and visibility), which
+    /// is always read: a constant elsewhere may be built from its value.
+    fn always_read(&self, first: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let mut at = first;
+        loop {
+            let Some(i) = self.scan.skip_blank(at) else {
+                return false;
+            };
+            let word = &bytes[i..i + comments::ident_len(&bytes[i..])];
+            if bytes[i] == b'#' {
+                // An outer attribute: `#[..]`.
+                match self.scan.skip_blank(i + 1) {
+                    Some(o) if bytes[o] == b'[' => match self.scan.close_of(o) {
+                        Some(c) => at = c,
+                        None => return false,
+                    },
+                    _ => return false,
+                }
+            } else if word == b"pub" {
+                at = i + 3;
+                if let Some(o) = self.scan.skip_blank(at).filter(|&o| bytes[o] == b'(') {
+                    match self.scan.close_of(o) {
+                        Some(c) => at = c,
+                        None => return false,
+                    }
+                }
+            } else if word == b"const" {
+                // `const fn`, `const unsafe fn`: a function.
+                let next = self.scan.skip_blank(i + 5).unwrap_or(bytes.len());
+                let after = &bytes[next..next + comments::ident_len(&bytes[next..])];
+                return !matches!(
+                    after,
+                    b"fn" | b"unsafe" | b"async" | b"extern" | b"impl" | b"trait"
+                );
+            } else {
+                return matches!(word, b"use" | b"static" | b"extern");
+            }
+        }
+    }
+
+    /// `anchors`, with every place outside comments where a constant or
+    /// static that holds one is named (`const TABLE: &str = "seen_events";`
+    /// anchors each `TABLE`, also in `format!("{TABLE}")`), to a fixed
+    /// point.
+    fn with_constants(&self, mut anchors: Vec<usize>) -> Vec<usize> {
+        let bytes = self.text.as_bytes();
+        let silent = self.scan.silent();
+        let code = |at: usize| !comments::contains(silent, at);
+        let boundary = |at: usize, len: usize| {
+            !comments::ident_byte(at.checked_sub(1).map(|p| bytes[p]))
+                && !comments::ident_byte(bytes.get(at + len).copied())
+        };
+        // Every `const NAME` and `static [mut] NAME` in code, with where
+        // its declaration ends (the first `;` past its brackets).
+        let mut constants: Vec<(&[u8], Range<usize>)> = Vec::new();
+        for kw in [&b"const"[..], b"static"] {
+            for at in memchr::memmem::find_iter(bytes, kw) {
+                if !code(at) || !boundary(at, kw.len()) {
+                    continue;
+                }
+                let Some(mut n) = self.scan.skip_blank(at + kw.len()) else {
+                    continue;
+                };
+                if bytes[n..].starts_with(b"mut")
+                    && !comments::ident_byte(bytes.get(n + 3).copied())
+                {
+                    n = self.scan.skip_blank(n + 3).unwrap_or(bytes.len());
+                }
+                let name = &bytes[n..n + comments::ident_len(&bytes[n..])];
+                // A declaration: `NAME:` (not `*const u8`, `const fn`).
+                let typed = self
+                    .scan
+                    .skip_blank(n + name.len())
+                    .is_some_and(|c| bytes[c] == b':');
+                if name.is_empty() || !typed {
+                    continue;
+                }
+                let mut i = n;
+                let end = loop {
+                    let Some((p, b)) = comments::code(bytes, silent, i).next() else {
+                        break bytes.len();
+                    };
+                    match b {
+                        b';' => break p + 1,
+                        b')' | b']' | b'}' => break p,
+                        b'(' | b'[' | b'{' => match self.scan.close_of(p) {
+                            Some(c) => i = c,
+                            None => break bytes.len(),
+                        },
+                        _ => i = p + 1,
+                    }
+                };
+                constants.push((name, at..end));
+            }
+        }
+        let mut named = vec![false; constants.len()];
+        loop {
+            anchors.sort_unstable();
+            anchors.dedup();
+            let held = |r: &Range<usize>| {
+                let i = anchors.partition_point(|&x| x < r.start);
+                anchors.get(i).is_some_and(|&x| x < r.end)
+            };
+            let fresh: Vec<usize> = (0..constants.len())
+                .filter(|&k| !named[k] && held(&constants[k].1))
+                .collect();
+            if fresh.is_empty() {
+                return anchors;
+            }
+            for k in fresh {
+                named[k] = true;
+                let name = constants[k].0;
+                // In strings too: `format!("INSERT INTO {TABLE} ..")`.
+                anchors.extend(memchr::memmem::find_iter(bytes, name).filter(|&at| {
+                    !comments::contains(&self.comments, at) && boundary(at, name.len())
+                }));
+            }
+        }
+    }
+
     /// Whether a doc comment lies in `from..stop`.
     fn docs_in(&self, from: usize, stop: usize) -> bool {
         let k = self.comments.partition_point(|c| c.end <= from);
@@ -268,6 +460,20 @@ impl Text<'_> {
             Ok(())
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The ranges the last reads passed over, for the tests.
+    pub(super) static PASSED: std::cell::RefCell<Vec<Range<usize>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An item passed over, from the end of the one before.
+#[cfg_attr(not(test), allow(unused_variables))]
+fn passed(range: Range<usize>) {
+    #[cfg(test)]
+    PASSED.with(|p| p.borrow_mut().push(range));
 }
 
 /// Whether a comment is a doc comment, outer or inner, as the tokenizer

@@ -79,14 +79,57 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
 
 /// [`parse`], reading the file whole or one item at a time.
 pub fn parse_as(text: &str, facts: &mut FileFacts, by_items: bool) {
-    parse_tree(text, facts, by_items);
+    parse_how(
+        text,
+        facts,
+        if by_items {
+            Reading::ByItems
+        } else {
+            Reading::Whole
+        },
+    );
+}
+
+/// [`parse`], but reading only the items around `anchors` (ascending
+/// offsets of what may matter, [`crate::walk::Keywords::anchors`]), and
+/// every `use`, `const` and `static` item ([`chunks::each_chunk`]):
+/// what the others hold is not read. A run reads a big file this way
+/// while nothing makes an idempotency store or sends a keyed request
+/// ([`AROUND_WORDS_BYTES`]). A text that does not split into items is read
+/// whole, from its tokens.
+pub fn parse_around(text: &str, facts: &mut FileFacts, anchors: &[usize]) {
+    parse_how(text, facts, Reading::Around(anchors));
+}
+
+/// A Rust file larger than this is read only around its words
+/// ([`parse_around`]) while the rest of the run holds no idempotency
+/// store and no keyed request, and in full once it does. Its words are
+/// sparse and most of its parse is code no rule reads then: sqlparser's
+/// 916 KiB `parser/mod.rs`, 450 KiB `ast/mod.rs` and 253 KiB `ddl.rs`
+/// name ClickHouse's `DEDUPLICATE` in a few items, and were 300 of the
+/// 380 ms of the cargo registry's Rust parse (2026-12-05; read around
+/// its words, 90% of sqlparser's source is passed over). No Rust file of
+/// the sweep's 29 trees parsed in full is this large (the largest is
+/// 161 KiB), so none is read twice.
+pub const AROUND_WORDS_BYTES: usize = 192 * 1024;
+
+/// How a file is read: whole, one item at a time, or only around anchors.
+#[derive(Clone, Copy)]
+enum Reading<'a> {
+    Whole,
+    ByItems,
+    Around(&'a [usize]),
+}
+
+fn parse_how(text: &str, facts: &mut FileFacts, reading: Reading<'_>) {
+    parse_tree(text, facts, reading);
     // proc-macro2 keeps every tokenized file's text in a thread-local map for
     // span lookups, for as long as the thread lives; every span has been
     // turned into a byte range by now, so free it before the next file.
     proc_macro2::extra::invalidate_current_thread_spans();
 }
 
-fn parse_tree(text: &str, facts: &mut FileFacts, by_items: bool) {
+fn parse_tree(text: &str, facts: &mut FileFacts, reading: Reading<'_>) {
     let _lines = Lines::of(text);
     facts.hints.talks_to_stripe = crate::knowledge::headers().talks_to_stripe(text);
     if text.len() > MAX_RUST_BYTES {
@@ -112,8 +155,15 @@ fn parse_tree(text: &str, facts: &mut FileFacts, by_items: bool) {
         ));
         return;
     }
-    let source = if by_items && !text.starts_with("#!") {
-        Source::Chunks(text)
+    // Read in chunks, with the anchors of the items read when not all are;
+    // a script (`#!`) whole.
+    let chunks = match reading {
+        Reading::Whole => None,
+        Reading::ByItems => Some(None),
+        Reading::Around(anchors) => Some(Some(anchors)),
+    };
+    let source = if let Some(anchors) = chunks.filter(|_| !text.starts_with("#!")) {
+        Source::Chunks(text, anchors)
     } else {
         match syn::parse_file(text) {
             Ok(f) => Source::File(f),
@@ -121,7 +171,7 @@ fn parse_tree(text: &str, facts: &mut FileFacts, by_items: bool) {
         }
     };
     let mut result = read(text, &source, facts);
-    if result.is_err() && matches!(source, Source::Chunks(_)) {
+    if result.is_err() && matches!(source, Source::Chunks(..)) {
         // The text did not split into items as expected: read it again
         // from its tokens, which also say why syn refuses it, if it does.
         start_again(facts);
@@ -176,7 +226,8 @@ fn refused(text: &str, e: syn::Error, facts: &mut FileFacts) {
 enum Source<'t> {
     File(syn::File),
     Items(&'t str),
-    Chunks(&'t str),
+    /// And the anchors of the items read, when not all are.
+    Chunks(&'t str, Option<&'t [usize]>),
 }
 
 /// One thing of a file, in the order `syn::visit::visit_file` visits them.
@@ -209,9 +260,11 @@ impl Source<'_> {
                 Ok(())
             }
             Source::Items(text) => each_item(text, f),
-            Source::Chunks(text) => chunks::each_chunk(text, f).map_err(|chunks::Unsplit| {
-                syn::Error::new(proc_macro2::Span::call_site(), "the items did not split")
-            }),
+            Source::Chunks(text, anchors) => {
+                chunks::each_chunk(text, *anchors, f).map_err(|chunks::Unsplit| {
+                    syn::Error::new(proc_macro2::Span::call_site(), "the items did not split")
+                })
+            }
         }
     }
 }
@@ -339,11 +392,11 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
             flow::add_const(&mut consts, text, i);
         }
         first.read(&piece);
-        if let Source::Items(_) | Source::Chunks(_) = source {
+        if let Source::Items(_) | Source::Chunks(..) = source {
             by_items.read(&piece);
         }
     })?;
-    if let Source::Items(_) | Source::Chunks(_) = source {
+    if let Source::Items(_) | Source::Chunks(..) = source {
         // Its spans are byte ranges by now: free proc-macro2's copy of the
         // text before the second pass tokenizes it again.
         proc_macro2::extra::invalidate_current_thread_spans();
@@ -353,7 +406,7 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     facts.test_regions = regions.0;
     rust.retention = match source {
         Source::File(file) => retention::extract(file, facts),
-        Source::Items(_) | Source::Chunks(_) => by_items.finish(facts),
+        Source::Items(_) | Source::Chunks(..) => by_items.finish(facts),
     };
     // Both find nothing in a file without their word, so their walks are
     // skipped there: every cache fact names a type with the word `cache`
@@ -897,20 +950,26 @@ mod tests {
         {
             return Some("the items did not split in the text".to_string());
         }
-        (whole != items).then(|| {
-            let at = whole
+        first_difference(("whole", &whole), ("by items", &items))
+    }
+
+    /// Where two descriptions of facts first differ, with the lines
+    /// around it in each; `None` when they are the same.
+    fn first_difference((x, a): (&str, &str), (y, b): (&str, &str)) -> Option<String> {
+        (a != b).then(|| {
+            let at = a
                 .lines()
-                .zip(items.lines())
-                .position(|(a, b)| a != b)
+                .zip(b.lines())
+                .position(|(p, q)| p != q)
                 .unwrap_or(0);
-            let around = |t: &str| {
+            let near = |t: &str| {
                 t.lines()
                     .skip(at.saturating_sub(3))
                     .take(8)
                     .collect::<Vec<_>>()
                     .join("\n")
             };
-            format!("whole:\n{}\nby items:\n{}", around(&whole), around(&items))
+            format!("{x}:\n{}\n{y}:\n{}", near(a), near(b))
         })
     }
 
@@ -1014,7 +1073,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
                 })
             };
             let ok = if chunked {
-                chunks::each_chunk(text, &mut f).is_ok()
+                chunks::each_chunk(text, None, &mut f).is_ok()
             } else {
                 each_item(text, &mut f).is_ok()
             };
@@ -1044,6 +1103,147 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
             assert!(!describe(text, true).0, "{text}");
             assert_eq!(by_items_differs(text), None, "{text}");
         }
+    }
+
+    /// What a file read around `anchors` gives against what it gives read
+    /// whole with the items passed over blanked (spaces; line breaks kept,
+    /// so every span stays where it was), or read whole when it did not
+    /// split: `None` when they are the same. Also how many bytes were
+    /// passed over.
+    fn around_differs(text: &str, anchors: &[usize]) -> (Option<String>, usize) {
+        chunks::PASSED.with(|p| p.borrow_mut().clear());
+        let unsplit = UNSPLIT.get();
+        let mut around = FileFacts::default();
+        parse_around(text, &mut around, anchors);
+        // Both passes over the items pass over the same ones.
+        let mut passed = chunks::PASSED.with(|p| std::mem::take(&mut *p.borrow_mut()));
+        passed.sort_unstable_by_key(|r| (r.start, r.end));
+        passed.dedup();
+        let mut blank = text.as_bytes().to_vec();
+        let mut skipped = 0;
+        if UNSPLIT.get() == unsplit {
+            for r in &passed {
+                skipped += r.len();
+                for b in &mut blank[r.clone()] {
+                    if !matches!(*b, b'\n' | b'\r') {
+                        *b = b' ';
+                    }
+                }
+            }
+        }
+        let blank = String::from_utf8(blank).expect("items end at ASCII bytes");
+        let mut whole = FileFacts::default();
+        parse_as(&blank, &mut whole, blank.len() > BY_ITEMS_BYTES);
+        // Said of the whole text, and read from it alike.
+        around.hints = Default::default();
+        whole.hints = Default::default();
+        let differs = first_difference(
+            ("blanked, whole", &format!("{whole:#?}")),
+            ("around", &format!("{around:#?}")),
+        );
+        (differs, skipped)
+    }
+
+    /// A file read around its words reads the items that hold one, those
+    /// that name a constant holding one, and every `use`, `const` and
+    /// `static` item, each as a whole read does; it passes over the rest
+    /// (a `const fn`, a function taking `*const u8`, a struct, a test
+    /// module, the members of an inherent `impl` that hold no word, a type
+    /// whose brace ends it too soon in the text).
+    #[test]
+    fn a_file_read_around_its_words_reads_only_the_items_that_hold_one() {
+        let text = "//! Payouts.\nuse std::time::Duration;\nuse crate::keys::record_key;\n\nconst TABLE: &str = \"payout_log\";\nconst KEY_PREFIX: &str = \"dedup:\";\npub(crate) static TTL: Duration = Duration::from_secs(86_400);\nconst fn double(x: u64) -> u64 { x * 2 }\n\n/// Sends a payout.\n#[tracing::instrument]\npub async fn send(pool: &PgPool, id: &str) -> Result<(), Error> {\n    sqlx::query(&format!(\"INSERT INTO {TABLE} VALUES ($1)\")).bind(id).execute(pool).await?;\n    Ok(())\n}\n\nfn key(id: &str) -> String {\n    format!(\"{KEY_PREFIX}{id}\")\n}\n\nfn raw(p: *const u8) -> u8 { unsafe { *p } }\n\npub struct Plain { a: u8 }\n\nimpl Parser {\n    fn a(&self) {}\n    fn b(&self) { self.dedup_once(); }\n    const N: u8 = 1;\n}\n\nimpl DedupStore {\n    fn x(&self) {}\n}\n\ntype Wide = Array<{ 4 }>;\n\npub fn header(r: RequestBuilder, k: &str) -> RequestBuilder {\n    r.header(\"Idemptoency-Key\", k)\n}\n\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n";
+        let anchors = crate::walk::Keywords::new(&[], 1)
+            .anchors(text.as_bytes())
+            .expect("UTF-8 without a suppression");
+        let mut read = Vec::new();
+        let mut f = |p: Piece<'_>| {
+            read.push(match p {
+                Piece::Attr(_) => "attr".to_string(),
+                Piece::Item(syn::Item::Use(_)) => "use".to_string(),
+                Piece::Item(syn::Item::Const(c)) => format!("const {}", c.ident),
+                Piece::Item(syn::Item::Static(c)) => format!("static {}", c.ident),
+                Piece::Item(syn::Item::Fn(f)) => format!("fn {}", f.sig.ident),
+                Piece::Item(syn::Item::Impl(i)) => {
+                    let syn::Type::Path(t) = &*i.self_ty else {
+                        unreachable!()
+                    };
+                    let member = i.items.iter().map(|m| match m {
+                        syn::ImplItem::Fn(f) => f.sig.ident.to_string(),
+                        syn::ImplItem::Const(c) => c.ident.to_string(),
+                        _ => "?".to_string(),
+                    });
+                    format!(
+                        "impl {} {}",
+                        t.path.segments[0].ident,
+                        member.collect::<String>()
+                    )
+                }
+                Piece::Item(other) => format!("{other:?}"),
+            })
+        };
+        assert!(chunks::each_chunk(text, Some(&anchors), &mut f).is_ok());
+        assert_eq!(
+            read,
+            [
+                "attr",
+                "use",
+                "use",
+                "const TABLE",
+                "const KEY_PREFIX",
+                "static TTL",
+                "fn key",
+                "impl Parser b",
+                "impl Parser N",
+                "impl DedupStore x",
+                "fn header",
+            ]
+        );
+        let (differs, skipped) = around_differs(text, &anchors);
+        assert_eq!(differs, None);
+        assert!(skipped > text.len() / 3, "{skipped}");
+        // A constant that names one that holds a word holds it too.
+        let chain = "const A: &str = \"x_dedup\";\nconst B: &str = A;\nfn f() { get(B); }\nfn g() { get(C); }\n";
+        let anchors = crate::walk::Keywords::new(&[], 1)
+            .anchors(chain.as_bytes())
+            .unwrap();
+        let (differs, skipped) = around_differs(chain, &anchors);
+        assert_eq!(differs, None);
+        assert_eq!(skipped, "fn g() { get(C); }".len() + 1);
+        // Text that does not split where it is read is read whole.
+        let refused = "fn dedup() { let x = ; }\nfn g() {}\n";
+        let mut f = FileFacts::default();
+        parse_around(refused, &mut f, &[4]);
+        assert_eq!(f.problems.len(), 1, "{f:?}");
+    }
+
+    /// Every Rust file under the folders of `IDEMLINT_AROUND_ORACLE` read
+    /// around the anchors of its words gives what its items read give
+    /// ([`around_differs`]), and says how much of the text was passed
+    /// over. Run by hand: `IDEMLINT_AROUND_ORACLE=DIR cargo test --release
+    /// --lib -- --ignored around_its_words`.
+    #[test]
+    #[ignore]
+    fn every_rust_file_read_around_its_words_gives_what_its_items_give() {
+        let keywords = crate::walk::Keywords::new(&[], 1);
+        let (mut differ, mut bytes, mut skipped) = (Vec::new(), 0, 0);
+        let files = each_oracle_file("IDEMLINT_AROUND_ORACLE", |path, text| {
+            let Some(anchors) = keywords.anchors(text.as_bytes()) else {
+                return;
+            };
+            let (d, s) = around_differs(text, &anchors);
+            bytes += text.len();
+            skipped += s;
+            if let Some(d) = d {
+                eprintln!("{}:\n{d}\n", path.display());
+                differ.push(path.display().to_string());
+            }
+        });
+        eprintln!(
+            "{files} files, {} differ; {skipped} of {bytes} bytes passed over",
+            differ.len()
+        );
+        assert!(differ.is_empty(), "{differ:#?}");
     }
 
     /// Every Rust file under the folders of `IDEMLINT_BY_ITEMS_ORACLE`
