@@ -432,33 +432,36 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         &mut sources,
         &mut timings,
     );
+    timings.phase("parse");
+    // Whether the files hold a store or a keyed request: then the held
+    // files are parsed, and the big ones read around their words are read
+    // whole. Settled during the parse, or by the model's first parts,
+    // which are kept when it is not so.
     let mut joins = None;
-    let mut late_parsed = 0;
-    // Whether the files hold a store or a keyed request: the held files
-    // are parsed, and the big ones read around their words are read whole.
-    let mut needed = late_ran;
-    if late_ran {
+    let first_look = !(late_ran || late.is_empty() && around.is_empty());
+    let needed = late_ran
+        || first_look && {
+            let j = pool.install(|| model::Joins::build(&parsed.facts, &sources, &config));
+            timings.phase("model-first");
+            let needed = j.uses_late_files(&parsed.facts);
+            if !needed {
+                joins = Some(j);
+            }
+            needed
+        };
+    let late_parsed = if needed { late.len() } else { 0 };
+    if needed {
         for &id in &late {
             let l = &loaded[id];
             timings.admitted(l.kind, l.len as u64, false);
         }
-        late_parsed = late.len();
-        timings.held(late.len(), late_parsed);
-        timings.phase("parse");
-    } else if !late.is_empty() || !around.is_empty() {
-        timings.phase("parse");
-        let j = pool.install(|| model::Joins::build(&parsed.facts, &sources, &config));
-        // The model's first parts, built early to decide; kept when the held
-        // files are not parsed.
-        timings.phase("model-first");
-        needed = j.uses_late_files(&parsed.facts);
-        if needed {
-            drop(j);
-            for &id in &late {
-                let l = &loaded[id];
-                timings.admitted(l.kind, l.len as u64, false);
-            }
-            let again: Vec<usize> = late.iter().chain(&around).copied().collect();
+        let again: Vec<usize> = late
+            .iter()
+            .filter(|_| !late_ran)
+            .chain(&around)
+            .copied()
+            .collect();
+        if !again.is_empty() {
             let (fates, _) = parse(again.clone(), again.len(), true)?;
             parsed.settle(
                 fates,
@@ -469,28 +472,14 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
                 &mut sources,
                 &mut timings,
             );
-            late_parsed = late.len();
-        } else {
-            joins = Some(j);
         }
-        if !late.is_empty() {
-            timings.held(late.len(), late_parsed);
-        }
-        timings.phase("parse-held");
-    } else {
-        timings.phase("parse");
     }
-    if late_ran && !around.is_empty() {
-        let (fates, _) = parse(around.clone(), around.len(), true)?;
-        parsed.settle(
-            fates,
-            &around,
-            &loaded,
-            &reread,
-            &roots,
-            &mut sources,
-            &mut timings,
-        );
+    if !late.is_empty() {
+        timings.held(late.len(), late_parsed);
+    }
+    if first_look {
+        timings.phase("parse-held");
+    } else if late_ran && !around.is_empty() {
         timings.phase("parse-whole");
     }
     if !around.is_empty() {

@@ -502,16 +502,15 @@ impl Keywords {
         }
         let text = std::str::from_utf8(bytes).ok()?;
         let (silent, strings) = comments::comments_and_strings(bytes);
-        let code = |at: &usize| !comments::contains(&silent, *at);
+        let in_comment = |at: usize| comments::contains(&silent, at);
         let mut out: Vec<usize> = lowered(bytes, |lower| {
             self.any
                 .occurrences(lower)
                 .map(|(at, _)| at)
                 .chain(memchr::memmem::find_iter(lower, b"cache"))
-                .filter(code)
+                .filter(|&at| !in_comment(at))
                 .collect()
         });
-        let in_comment = |at: usize| !code(&at);
         if store_names(bytes, &in_comment, &mut |at| {
             out.push(at);
             ControlFlow::Continue(())

@@ -11,7 +11,9 @@
 //! once, as [`super::each_item`] does. The pieces are those
 //! [`super::each_item`] gives; where the text does not split as expected
 //! (a chunk syn refuses, to the end of the file), the reader says so and
-//! the file is read again from its tokens ([`super::parse_tree`]).
+//! the file is read again from its tokens ([`super::parse_tree`]). With
+//! anchors, only the items around them are read ([`Prepared::new`]). The
+//! text's scan is made once, for both passes of the readers.
 
 use super::comments::{self, Scan};
 use super::Piece;
@@ -28,47 +30,66 @@ const MAX_TRIES: usize = 64;
 #[derive(Debug)]
 pub(super) struct Unsplit;
 
-/// Every inner attribute, then every item of `text`, as
-/// [`super::each_item`] gives them, each tokenized on its own.
-///
-/// With `anchors` (ascending offsets), only the items that hold one,
-/// those that name a constant or static that holds one, and every `use`,
-/// `const` and `static` item are read: the others are passed over where
-/// the text says they end, unread. Every inner attribute is read. An
-/// inherent `impl` whose header holds an anchor is read whole; else its
-/// members are chosen as items are. The pieces are those read without
-/// anchors, less the items passed over.
-pub(super) fn each_chunk(
-    text: &str,
-    anchors: Option<&[usize]>,
-    f: &mut dyn FnMut(Piece<'_>),
-) -> Result<(), Unsplit> {
-    let (comments, strings) = comments::comments_and_strings(text.as_bytes());
-    let mut t = Text {
-        text,
-        scan: Scan::new(text.as_bytes(), &comments, &strings),
-        comments,
-        at: Cursor::default(),
-        anchors: None,
-    };
-    t.anchors = anchors.map(|a| t.with_constants(a.to_vec()));
-    let result = t.items(f);
-    super::Lines::at_line(0);
-    result
-}
-
-/// A text being read a chunk at a time.
-struct Text<'a> {
+/// A text made ready to be read a chunk at a time, as often as asked
+/// ([`Prepared::each`]): its comments, strings and bracket pairs, and the
+/// anchors of the items read, found once.
+pub(super) struct Prepared<'a> {
     text: &'a str,
     /// Its comments, strings and bracket pairs.
     scan: Scan<'a>,
     comments: Vec<Range<usize>>,
-    at: Cursor,
     /// When only some items are read: where they may be (ascending).
     anchors: Option<Vec<usize>>,
 }
 
-impl Text<'_> {
+impl<'a> Prepared<'a> {
+    /// `text`, to be read whole or, with `anchors` (ascending offsets),
+    /// only in the items that hold one, those that name a constant or
+    /// static that holds one, and every `use`, `const` and `static` item:
+    /// the others are passed over where the text says they end, unread.
+    /// Every inner attribute is read. An inherent `impl` whose header holds
+    /// an anchor is read whole; else its members are chosen as items are.
+    pub(super) fn new(text: &'a str, anchors: Option<&[usize]>) -> Self {
+        let (comments, strings) = comments::comments_and_strings(text.as_bytes());
+        let mut p = Prepared {
+            text,
+            scan: Scan::new(text.as_bytes(), &comments, &strings),
+            comments,
+            anchors: None,
+        };
+        p.anchors = anchors.map(|a| p.with_constants(a.to_vec()));
+        p
+    }
+
+    /// Every inner attribute, then every item, as [`super::each_item`]
+    /// gives them, each tokenized on its own; with anchors, less the items
+    /// passed over.
+    pub(super) fn each(&self, f: &mut dyn FnMut(Piece<'_>)) -> Result<(), Unsplit> {
+        let mut t = Text {
+            p: self,
+            at: Cursor::default(),
+        };
+        let result = t.items(f);
+        super::Lines::at_line(0);
+        result
+    }
+}
+
+/// A prepared text being read a chunk at a time.
+struct Text<'p, 'a> {
+    p: &'p Prepared<'a>,
+    at: Cursor,
+}
+
+impl<'a> std::ops::Deref for Text<'_, 'a> {
+    type Target = Prepared<'a>;
+
+    fn deref(&self) -> &Prepared<'a> {
+        self.p
+    }
+}
+
+impl Text<'_, '_> {
     fn items(&mut self, f: &mut dyn FnMut(Piece<'_>)) -> Result<(), Unsplit> {
         let len = self.text.len();
         let mut from = self.inner_attributes(f)?;
@@ -168,15 +189,8 @@ impl Text<'_> {
             return None;
         }
         // The body opens at the first brace at the top level.
-        let mut i = first;
-        let open = loop {
-            let (p, b) = comments::code(bytes, self.scan.silent(), i).next()?;
-            match b {
-                b'{' => break p,
-                b'(' | b'[' => i = self.scan.close_of(p)?,
-                b';' | b')' | b']' | b'}' => return None,
-                _ => i = p + 1,
-            }
+        let (open, b'{') = self.at_top(first, |b| matches!(b, b'{' | b';'))? else {
+            return None;
         };
         let close = self.scan.close_of(open)? - 1;
         let inside = bytes[open + 1..close].trim_ascii_start();
@@ -259,22 +273,44 @@ impl Text<'_> {
         }
         Ok(end)
     }
+}
 
+impl Prepared<'_> {
     /// The first byte of code at or after `from`, before `stop`: past
     /// whitespace and comments.
     fn first_code(&self, from: usize, stop: usize) -> Option<usize> {
         self.scan.skip_blank(from).filter(|&i| i < stop)
     }
 
+    /// The first byte of code from `from` on that `stop` takes, at the
+    /// top level: past the bracket groups before it that `stop` does not
+    /// take. `None` at the end of the text, at a bracket that does not
+    /// close, or at a closing bracket `stop` does not take (the end of the
+    /// group `from` lies in).
+    fn at_top(&self, from: usize, stop: impl Fn(u8) -> bool) -> Option<(usize, u8)> {
+        let mut past = from;
+        for (p, b) in comments::code(self.text.as_bytes(), self.scan.silent(), from) {
+            if p < past {
+                continue;
+            }
+            if stop(b) {
+                return Some((p, b));
+            }
+            match b {
+                b'(' | b'[' | b'{' => past = self.scan.close_of(p)?,
+                b')' | b']' | b'}' => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// Past the first `;` at the top level from `first` on, or past the
     /// first bracket group, before `stop`.
     fn boundary(&self, first: usize, stop: usize) -> Option<usize> {
-        let (p, b) = comments::code(self.text.as_bytes(), self.scan.silent(), first)
-            .find(|&(_, b)| matches!(b, b';' | b'(' | b'[' | b'{' | b')' | b']' | b'}'))?;
-        let end = match b {
-            b';' => p + 1,
-            b'(' | b'[' | b'{' => self.scan.close_of(p)?,
-            _ => return None,
+        let end = match self.at_top(first, |b| matches!(b, b';' | b'(' | b'[' | b'{'))? {
+            (p, b';') => p + 1,
+            (p, _) => self.scan.close_of(p)?,
         };
         (end <= stop).then_some(end)
     }
@@ -291,23 +327,9 @@ impl Text<'_> {
         if self.always_read(first) {
             return None;
         }
-        let (p, b) = comments::code(self.text.as_bytes(), self.scan.silent(), first)
-            .scan(first, |skip, (p, b)| {
-                // Past the bracket groups that close before the end.
-                if p < *skip {
-                    return Some(None);
-                }
-                if matches!(b, b'(' | b'[') {
-                    *skip = self.scan.close_of(p).unwrap_or(usize::MAX);
-                }
-                Some(Some((p, b)))
-            })
-            .flatten()
-            .find(|&(_, b)| matches!(b, b';' | b'{' | b')' | b']' | b'}'))?;
-        let end = match b {
-            b';' => p + 1,
-            b'{' => self.scan.close_of(p)?,
-            _ => return None,
+        let end = match self.at_top(first, |b| matches!(b, b'{' | b';'))? {
+            (p, b';') => p + 1,
+            (p, _) => self.scan.close_of(p)?,
         };
         (end <= stop && !self.anchored(from, end)).then_some(end)
     }
@@ -326,39 +348,30 @@ impl Text<'_> {
     fn always_read(&self, first: usize) -> bool {
         let bytes = self.text.as_bytes();
         let mut at = first;
-        loop {
-            let Some(i) = self.scan.skip_blank(at) else {
+        // Past its outer attributes (`#[..]`).
+        while bytes[at] == b'#' {
+            let Some(next) = (self.scan.skip_blank(at + 1))
+                .filter(|&o| bytes[o] == b'[')
+                .and_then(|o| self.scan.close_of(o))
+                .and_then(|c| self.scan.skip_blank(c))
+            else {
                 return false;
             };
-            let word = &bytes[i..i + comments::ident_len(&bytes[i..])];
-            if bytes[i] == b'#' {
-                // An outer attribute: `#[..]`.
-                match self.scan.skip_blank(i + 1) {
-                    Some(o) if bytes[o] == b'[' => match self.scan.close_of(o) {
-                        Some(c) => at = c,
-                        None => return false,
-                    },
-                    _ => return false,
-                }
-            } else if word == b"pub" {
-                at = i + 3;
-                if let Some(o) = self.scan.skip_blank(at).filter(|&o| bytes[o] == b'(') {
-                    match self.scan.close_of(o) {
-                        Some(c) => at = c,
-                        None => return false,
-                    }
-                }
-            } else if word == b"const" {
-                // `const fn`, `const unsafe fn`: a function.
-                let next = self.scan.skip_blank(i + 5).unwrap_or(bytes.len());
-                let after = &bytes[next..next + comments::ident_len(&bytes[next..])];
-                return !matches!(
-                    after,
-                    b"fn" | b"unsafe" | b"async" | b"extern" | b"impl" | b"trait"
-                );
-            } else {
-                return matches!(word, b"use" | b"static" | b"extern");
-            }
+            at = next;
+        }
+        let Some(rest) = super::retention::after_visibility(&self.text[at..]) else {
+            return false;
+        };
+        fn word(s: &str) -> &str {
+            &s[..comments::ident_len(s.as_bytes())]
+        }
+        match word(rest) {
+            // `const fn`, `const unsafe fn`: a function.
+            "const" => !matches!(
+                word(rest[5..].trim_start()),
+                "fn" | "unsafe" | "async" | "extern" | "impl" | "trait"
+            ),
+            w => matches!(w, "use" | "static" | "extern"),
         }
     }
 
@@ -399,20 +412,10 @@ impl Text<'_> {
                 if name.is_empty() || !typed {
                     continue;
                 }
-                let mut i = n;
-                let end = loop {
-                    let Some((p, b)) = comments::code(bytes, silent, i).next() else {
-                        break bytes.len();
-                    };
-                    match b {
-                        b';' => break p + 1,
-                        b')' | b']' | b'}' => break p,
-                        b'(' | b'[' | b'{' => match self.scan.close_of(p) {
-                            Some(c) => i = c,
-                            None => break bytes.len(),
-                        },
-                        _ => i = p + 1,
-                    }
+                let end = match self.at_top(n, |b| matches!(b, b';' | b')' | b']' | b'}')) {
+                    Some((p, b';')) => p + 1,
+                    Some((p, _)) => p,
+                    None => bytes.len(),
                 };
                 constants.push((name, at..end));
             }

@@ -92,7 +92,7 @@ pub fn parse_as(text: &str, facts: &mut FileFacts, by_items: bool) {
 
 /// [`parse`], but reading only the items around `anchors` (ascending
 /// offsets of what may matter, [`crate::walk::Keywords::anchors`]), and
-/// every `use`, `const` and `static` item ([`chunks::each_chunk`]):
+/// every `use`, `const` and `static` item ([`chunks::Prepared`]):
 /// what the others hold is not read. A run reads a big file this way
 /// while nothing makes an idempotency store or sends a keyed request
 /// ([`AROUND_WORDS_BYTES`]). A text that does not split into items is read
@@ -155,20 +155,18 @@ fn parse_tree(text: &str, facts: &mut FileFacts, reading: Reading<'_>) {
         ));
         return;
     }
-    // Read in chunks, with the anchors of the items read when not all are;
-    // a script (`#!`) whole.
-    let chunks = match reading {
-        Reading::Whole => None,
-        Reading::ByItems => Some(None),
-        Reading::Around(anchors) => Some(Some(anchors)),
-    };
-    let source = if let Some(anchors) = chunks.filter(|_| !text.starts_with("#!")) {
-        Source::Chunks(text, anchors)
-    } else {
-        match syn::parse_file(text) {
+    // A script (`#!`) is read whole.
+    let source = match reading {
+        Reading::ByItems if !text.starts_with("#!") => {
+            Source::Chunks(chunks::Prepared::new(text, None))
+        }
+        Reading::Around(anchors) if !text.starts_with("#!") => {
+            Source::Chunks(chunks::Prepared::new(text, Some(anchors)))
+        }
+        _ => match syn::parse_file(text) {
             Ok(f) => Source::File(f),
             Err(e) => return refused(text, e, facts),
-        }
+        },
     };
     let mut result = read(text, &source, facts);
     if result.is_err() && matches!(source, Source::Chunks(..)) {
@@ -221,13 +219,12 @@ fn refused(text: &str, e: syn::Error, facts: &mut FileFacts) {
 }
 
 /// A file as syn reads it: whole, or one item at a time from the tokens
-/// of the whole file, or one item at a time each tokenized alone
-/// ([`chunks`]).
+/// of the whole file, or one item at a time each tokenized alone, all of
+/// them or those around anchors ([`chunks`]).
 enum Source<'t> {
     File(syn::File),
     Items(&'t str),
-    /// And the anchors of the items read, when not all are.
-    Chunks(&'t str, Option<&'t [usize]>),
+    Chunks(chunks::Prepared<'t>),
 }
 
 /// One thing of a file, in the order `syn::visit::visit_file` visits them.
@@ -260,11 +257,9 @@ impl Source<'_> {
                 Ok(())
             }
             Source::Items(text) => each_item(text, f),
-            Source::Chunks(text, anchors) => {
-                chunks::each_chunk(text, *anchors, f).map_err(|chunks::Unsplit| {
-                    syn::Error::new(proc_macro2::Span::call_site(), "the items did not split")
-                })
-            }
+            Source::Chunks(p) => p.each(f).map_err(|chunks::Unsplit| {
+                syn::Error::new(proc_macro2::Span::call_site(), "the items did not split")
+            }),
         }
     }
 }
@@ -1073,7 +1068,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
                 })
             };
             let ok = if chunked {
-                chunks::each_chunk(text, None, &mut f).is_ok()
+                chunks::Prepared::new(text, None).each(&mut f).is_ok()
             } else {
                 each_item(text, &mut f).is_ok()
             };
@@ -1182,7 +1177,9 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
                 Piece::Item(other) => format!("{other:?}"),
             })
         };
-        assert!(chunks::each_chunk(text, Some(&anchors), &mut f).is_ok());
+        assert!(chunks::Prepared::new(text, Some(&anchors))
+            .each(&mut f)
+            .is_ok());
         assert_eq!(
             read,
             [

@@ -372,7 +372,7 @@ fn only_visibility(prefix: &str) -> bool {
 /// What follows a visibility (`pub`, `pub(crate)`, `pub(in a::b)`) and the
 /// whitespace around it, or the text without one; `None` when `pub(` does
 /// not close.
-fn after_visibility(text: &str) -> Option<&str> {
+pub(super) fn after_visibility(text: &str) -> Option<&str> {
     let t = text.trim_start();
     let Some(r) = t.strip_prefix("pub") else {
         return Some(t);
