@@ -223,6 +223,10 @@ pub struct Stores {
     pub digest_key: DigestKeys,
     pub response_column: Words,
     pub carrier_table: Words,
+    /// Key columns that exist only to guard (`idempotency_key`,
+    /// `dedup_key`): a unique index over one is a guard whatever the table.
+    #[serde(default)]
+    pub guard_column: Words,
     pub provider_event_table: Words,
     pub fingerprint_column: Words,
     pub redis_prefix: Words,

@@ -107,6 +107,10 @@ pub struct Store {
     /// A table that only carries a key column, judged because no other
     /// table guards that key: its findings are notes.
     pub note_only: bool,
+    /// A run, event or delivery table that carries the key and holds (or
+    /// held) the only unique guard over it in the schema: that guard is the
+    /// key's guard, so losing it is judged in full.
+    pub sole_guard: bool,
 }
 
 impl Store {
@@ -157,6 +161,31 @@ pub struct SchemaModel {
 
 fn bare(key: &str) -> &str {
     key.rsplit('.').next().unwrap_or(key)
+}
+
+/// Whether a table is named for a provider's deliveries (`stripe_events`,
+/// `adyen_notifications`, `paypal_webhook_events`, `processed_stripe_events`).
+fn provider_delivery(t: &Table) -> bool {
+    let stores = knowledge::stores();
+    stores.is_provider_event_table(&t.key)
+        || (stores.event_table.matches(bare(&t.key))
+            && knowledge::counterparties()
+                .inbound_matches(bare(&t.key), &knowledge::name_words(bare(&t.key))))
+}
+
+/// The `id` column of a provider's delivery table when it holds the
+/// provider's id: a text type with no generated default.
+fn provider_id_column(t: &Table) -> Option<String> {
+    let c = t.column("id")?;
+    let ty = c.ty.to_ascii_uppercase();
+    let text = ["TEXT", "VARCHAR", "CHAR", "CHARACTER", "STRING", "NVARCHAR"]
+        .iter()
+        .any(|w| ty.starts_with(w));
+    let generated = c.default.as_deref().is_some_and(|d| {
+        let d = d.to_ascii_lowercase();
+        d.contains('(') || d.contains("nextval")
+    });
+    (text && !generated && c.generated.is_none()).then(|| c.name.clone())
 }
 
 fn norm_decl(table: &str) -> String {
@@ -230,8 +259,19 @@ impl SchemaModel {
                     continue;
                 };
                 let table = bare(&dml.table);
+                // `ON CONFLICT (idempotency_key) DO UPDATE`: the statement
+                // leans on a unique guard over the key column.
+                let on_key = dml.conflict.iter().any(|c| {
+                    knowledge::stores()
+                        .key_column
+                        .marks_store
+                        .contains(&knowledge::snake(c))
+                });
                 match dml.kind {
                     DmlKind::InsertDoNothing => {
+                        self.treated.insert(table.to_string());
+                    }
+                    DmlKind::Insert | DmlKind::Upsert if on_key => {
                         self.treated.insert(table.to_string());
                     }
                     DmlKind::Insert if read.contains(&table) => {
@@ -246,6 +286,12 @@ impl SchemaModel {
 
     /// Whether a table is an idempotency store, and what kind.
     pub fn store(&self, t: &Table) -> Option<Store> {
+        self.store_of(t, false)
+    }
+
+    /// [`SchemaModel::store`]; with `carrier`, a run, event or delivery
+    /// table that carries a key column is read as a store too.
+    fn store_of(&self, t: &Table, carrier: bool) -> Option<Store> {
         let stores = knowledge::stores();
         let declared = self
             .declared
@@ -271,7 +317,7 @@ impl SchemaModel {
         }
         // A run, event, delivery or log row that carries a key column
         // records what happened; it is not where the key is kept.
-        if !dedicated && !weak && stores.is_carrier_table(&t.key) {
+        if !carrier && !dedicated && !weak && stores.is_carrier_table(&t.key) {
             return None;
         }
         // in the order of the words: the first word that names a column wins
@@ -284,7 +330,15 @@ impl SchemaModel {
             })
         };
         let request = find(&stores.key_column.request_key);
-        let event = find(&stores.key_column.event_id);
+        // A provider's delivery table whose own `id` is text holds the
+        // provider's event id there (`stripe_events (id text, …)`): Stripe,
+        // Adyen and PayPal ids are strings, a surrogate key is a number or
+        // a UUID.
+        let event = find(&stores.key_column.event_id).or_else(|| {
+            (request.is_none() && (dedicated || weak) && provider_delivery(t))
+                .then(|| provider_id_column(t))
+                .flatten()
+        });
         if !dedicated && !marked && request.is_none() && event.is_none() {
             return None; // a weak name (`inbox_messages`) with no key column
         }
@@ -330,16 +384,72 @@ impl SchemaModel {
             digest,
             keeps_response,
             note_only: false,
+            sole_guard: false,
         })
+    }
+
+    /// Whether a table that carries a key column holds (or held, before a
+    /// later migration removed it) a full unique guard over that key.
+    fn guards_own_key(t: &Table, s: &Store) -> bool {
+        let covers = |g: &Guard| {
+            g.key.kind != KeyKind::Index
+                && g.key.predicate.is_none()
+                && g.key.parts.iter().any(|p| reads_only(t, p, &s.key))
+        };
+        !s.key.is_empty()
+            && (t.guards.iter().any(covers) || t.removed.iter().any(|r| covers(&r.guard)))
+    }
+
+    /// Tables that no store rule judges (or judges only as notes) but that
+    /// hold a unique guard over a column that exists only to guard
+    /// (`[guard_column]` of `rules/stores.toml`: `idempotency_key`,
+    /// `dedup_key`) split by the table's time partitioning. Whatever the
+    /// table is called, that index was written to refuse a replay, and
+    /// across partitions it refuses nothing.
+    pub fn split_guards(&self) -> Vec<(&Table, Store)> {
+        let judged: std::collections::HashSet<&str> = self
+            .stores()
+            .filter(|(_, s)| !s.note_only)
+            .map(|(t, _)| t.key.as_str())
+            .collect();
+        let words = &knowledge::stores().guard_column;
+        let mut out = Vec::new();
+        for t in self
+            .tables
+            .iter()
+            .filter(|t| t.partition_of.is_none() && t.partition_by.is_some())
+            .filter(|t| !judged.contains(t.key.as_str()))
+        {
+            for c in t.columns.iter().filter(|c| words.matches(&c.name)) {
+                let s = Store {
+                    kind: StoreKind::RequestKey,
+                    key: vec![c.name.clone()],
+                    scope: Vec::new(),
+                    dedicated: false,
+                    digest: false,
+                    keeps_response: false,
+                    note_only: false,
+                    sole_guard: false,
+                };
+                if matches!(s.guarding(t), Guarding::SplitByPartition { .. }) {
+                    out.push((t, s));
+                    break;
+                }
+            }
+        }
+        out
     }
 
     /// Every store table at the end of its history, with what makes it one.
     /// Partitions (`PARTITION OF`) are left out: their parent is the store.
     ///
-    /// A table that is a store only by its key column is judged only when no
-    /// other table guards a column of that name (the key's guard lives
-    /// there: a `task_runs.idempotency_key` beside a guarded key table), and
-    /// then its findings are notes.
+    /// A table that only carries a key column (`orders.idempotency_key`,
+    /// `task_runs.idempotency_key`) is judged only when no other table
+    /// guards a column of that name (else the key's guard lives there).
+    /// Then, when it holds (or held) a unique guard over the key, that
+    /// guard is the key's only one and the table is judged in full
+    /// (`sole_guard`); else a run, event or delivery table is left alone
+    /// and any other table's findings are notes.
     pub fn stores(&self) -> impl Iterator<Item = (&Table, Store)> {
         self.stores
             .get_or_init(|| {
@@ -347,13 +457,25 @@ impl SchemaModel {
                     .iter()
                     .enumerate()
                     .filter(|(_, t)| t.partition_of.is_none())
-                    .filter_map(|(i, t)| self.store(t).map(|s| (i, t, s)))
-                    .filter_map(|(i, t, mut s)| {
+                    .filter_map(|(i, t)| {
+                        let store = self.store(t);
+                        let carrier = store.is_none();
+                        store
+                            .or_else(|| self.store_of(t, true).filter(|s| !s.dedicated))
+                            .map(|s| (i, t, s, carrier))
+                    })
+                    .filter_map(|(i, t, mut s, carrier)| {
                         if !s.dedicated {
                             if self.guarded_elsewhere(t, &s.key) {
                                 return None;
                             }
-                            s.note_only = true;
+                            if Self::guards_own_key(t, &s) {
+                                s.sole_guard = true;
+                            } else if carrier {
+                                return None;
+                            } else {
+                                s.note_only = true;
+                            }
                         }
                         Some((i, s))
                     })
@@ -364,16 +486,32 @@ impl SchemaModel {
     }
 
     /// Whether a table other than `t` has a unique guard over a column
-    /// named like one of `key`.
+    /// named like one of `key`. A guard that a time partition splits
+    /// (`UNIQUE (idempotency_key, created_at)` of a table partitioned by
+    /// `created_at`) or that adds a time column guards nothing.
     fn guarded_elsewhere(&self, t: &Table, key: &[String]) -> bool {
         let key: Vec<String> = key.iter().map(|k| knowledge::snake(k)).collect();
         self.tables
             .iter()
             .filter(|o| !std::ptr::eq(*o, t) && o.key != t.key)
-            .flat_map(|o| o.guards.iter())
-            .filter(|g| g.key.kind != KeyKind::Index)
-            .flat_map(|g| g.key.parts.iter().flat_map(|p| p.columns()))
-            .any(|c| key.contains(&knowledge::snake(c)))
+            .any(|o| {
+                o.columns
+                    .iter()
+                    .filter(|c| key.contains(&knowledge::snake(&c.name)))
+                    .any(|c| {
+                        let s = Store {
+                            kind: StoreKind::RequestKey,
+                            key: vec![c.name.clone()],
+                            scope: Vec::new(),
+                            dedicated: false,
+                            digest: false,
+                            keeps_response: false,
+                            note_only: false,
+                            sole_guard: false,
+                        };
+                        matches!(s.guarding(o), Guarding::Guarded(_) | Guarding::Partial(_))
+                    })
+            })
     }
 
     /// The table a name refers to (as written: quoted, schema-qualified or

@@ -89,6 +89,12 @@ fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard
         .with_primary_label("table defined here")
         .with_note("two concurrent replays both read nothing and both insert a row"),
     };
+    if s.sole_guard {
+        d = d.with_note(format!(
+            "`{}` carries the key, and no other table of the schema has a unique guard over `{key}`: this table's guard was the key's only one",
+            t.name
+        ));
+    }
     if let Some(ix) = index {
         d = d.with_label(
             ix.at.file,

@@ -47,6 +47,40 @@ pub struct Dml {
     pub kind: DmlKind,
     /// Normalised (`public.` dropped, unquoted parts lower-cased).
     pub table: String,
+    /// An insert's `ON CONFLICT (…)` target columns (normalised): the
+    /// unique guard the statement relies on. Empty when none is written.
+    pub conflict: Vec<String>,
+}
+
+impl Dml {
+    pub fn new(kind: DmlKind, table: String) -> Self {
+        Dml {
+            kind,
+            table,
+            conflict: Vec::new(),
+        }
+    }
+}
+
+/// The columns of `ON CONFLICT (a, b)`, normalised.
+fn conflict_target(toks: &[Token]) -> Vec<String> {
+    let at = toks.windows(3).position(|w| {
+        word(w.first()).as_deref() == Some("ON")
+            && word(w.get(1)).as_deref() == Some("CONFLICT")
+            && matches!(w.get(2), Some(Token::LParen))
+    });
+    let Some(at) = at else {
+        return Vec::new();
+    };
+    toks[at + 3..]
+        .iter()
+        .take_while(|t| !matches!(t, Token::RParen))
+        .filter_map(|t| match t {
+            Token::Word(w) if w.quote_style.is_some() => Some(w.value.clone()),
+            Token::Word(w) => Some(w.value.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Most tokens read from one string: SQL in code is short.
@@ -148,7 +182,11 @@ fn statement(toks: &[Token], out: &mut Vec<Dml>) {
                     j += 1;
                 }
                 if let Some((table, next)) = name_at(toks, j, true) {
-                    out.push(Dml { kind, table });
+                    out.push(Dml {
+                        kind,
+                        table,
+                        conflict: conflict_target(toks),
+                    });
                     i = next;
                     continue;
                 }
@@ -161,10 +199,7 @@ fn statement(toks: &[Token], out: &mut Vec<Dml>) {
                     i + 1
                 };
                 if let Some((table, next)) = name_at(toks, j, false) {
-                    out.push(Dml {
-                        kind: DmlKind::Update,
-                        table,
-                    });
+                    out.push(Dml::new(DmlKind::Update, table));
                     i = next;
                     continue;
                 }
@@ -176,10 +211,7 @@ fn statement(toks: &[Token], out: &mut Vec<Dml>) {
                     i + 2
                 };
                 if let Some((table, next)) = name_at(toks, j, false) {
-                    out.push(Dml {
-                        kind: DmlKind::Delete,
-                        table,
-                    });
+                    out.push(Dml::new(DmlKind::Delete, table));
                     i = next;
                     continue;
                 }
@@ -194,10 +226,7 @@ fn statement(toks: &[Token], out: &mut Vec<Dml>) {
                 };
                 if let Some((table, next)) = name_at(toks, j, false) {
                     if !out.iter().any(|d| d.table == table && d.kind.writes()) {
-                        out.push(Dml {
-                            kind: DmlKind::Read,
-                            table,
-                        });
+                        out.push(Dml::new(DmlKind::Read, table));
                     }
                     i = next;
                     continue;
@@ -243,6 +272,18 @@ mod tests {
             kinds("INSERT INTO t (k) VALUES (?) ON DUPLICATE KEY UPDATE k = k"),
             vec![(Upsert, "t".into())]
         );
+    }
+
+    #[test]
+    fn an_insert_keeps_its_conflict_target() {
+        let d = classify(
+            "INSERT INTO task_runs (id, idempotency_key) VALUES ($1, $2) ON CONFLICT (idempotency_key) DO UPDATE SET id = task_runs.id RETURNING id",
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].conflict, vec!["idempotency_key".to_string()]);
+        let d =
+            classify("INSERT INTO t (a) VALUES ($1) ON CONFLICT ON CONSTRAINT t_a_key DO NOTHING");
+        assert!(d[0].conflict.is_empty());
     }
 
     #[test]
