@@ -111,6 +111,25 @@ pub struct Store {
     /// held) the only unique guard over it in the schema: that guard is the
     /// key's guard, so losing it is judged in full.
     pub sole_guard: bool,
+    /// Code that fills the table from an idempotency header or a provider
+    /// event's identity: where, and from what (`event.id`).
+    pub derived: Option<DerivedUse>,
+}
+
+/// A statement of the code that binds a value built from an idempotency
+/// header or a provider event's identity.
+#[derive(Debug, Clone)]
+pub struct DerivedUse {
+    pub file: FileId,
+    pub span: Span,
+    /// The column the value goes to, when the statement says.
+    pub column: Option<String>,
+    /// "`event.id`", "the `Idempotency-Key` header".
+    pub what: String,
+    /// The statement writes the table (else it looks the value up).
+    pub writes: bool,
+    /// A provider event's identity (else a client's request key).
+    pub event: bool,
 }
 
 impl Store {
@@ -151,6 +170,10 @@ pub struct SchemaModel {
     /// claims a key with `INSERT … ON CONFLICT DO NOTHING`, or reads a table
     /// and then inserts into it in one function (a check-then-insert).
     treated: std::collections::HashSet<String>,
+    /// Tables (bare, normalised) that Rust code writes or reads with a
+    /// value built from an idempotency header or a provider event's
+    /// identity, and the column it goes to when the statement says.
+    derived: HashMap<String, DerivedUse>,
     /// Owner words the config adds to the scope vocabulary.
     scope_words: Vec<String>,
     /// What [`SchemaModel::stores`] gives, by table index, made on first
@@ -247,6 +270,39 @@ impl SchemaModel {
         use crate::frontend::rust::flow::EventKind as Ev;
         self.stores.take();
         use crate::frontend::sql::dml::DmlKind;
+        for f in files.iter().filter(|f| !f.test_path) {
+            let Some(r) = &f.rust else { continue };
+            for d in &r.derived.tables {
+                if f.test_regions
+                    .iter()
+                    .any(|t| t.start <= d.span.start && d.span.end <= t.end)
+                {
+                    continue;
+                }
+                let u = self
+                    .derived
+                    .entry(bare(&d.table).to_string())
+                    .or_insert_with(|| DerivedUse {
+                        file: f.file,
+                        span: d.span,
+                        column: None,
+                        what: d.source.what.clone(),
+                        event: d.source.event,
+                        writes: d.writes,
+                    });
+                // the statement to show: one that names the column, a
+                // write before a read
+                let better = (d.column.is_some(), d.writes) > (u.column.is_some(), u.writes);
+                if better {
+                    u.writes = d.writes;
+                    u.column.clone_from(&d.column);
+                    u.file = f.file;
+                    u.span = d.span;
+                    u.what.clone_from(&d.source.what);
+                }
+                u.event |= d.source.event;
+            }
+        }
         for func in files
             .iter()
             .filter_map(|f| f.rust.as_ref())
@@ -307,10 +363,12 @@ impl SchemaModel {
                 .marks_store
                 .contains(&knowledge::snake(&c.name))
         });
+        let derived = self.derived.get(bare(&t.key));
         let dedicated = declared == Some(true)
             || stores.is_store_table(&t.key)
             || stores.is_provider_event_table(&t.key)
-            || (marked && self.treated.contains(bare(&t.key)));
+            || (marked && self.treated.contains(bare(&t.key)))
+            || derived.is_some();
         let weak = stores.weak_table.matches(bare(&t.key));
         if !dedicated && !marked && !weak {
             return None;
@@ -329,6 +387,27 @@ impl SchemaModel {
                     .map(|c| c.name.clone())
             })
         };
+        // The column code fills from an idempotency header or an event's
+        // identity is the key, whatever it is called.
+        let derived_column = derived
+            .and_then(|u| u.column.as_ref())
+            .and_then(|c| t.column(c))
+            .map(|c| c.name.clone());
+        if let Some(c) = &derived_column {
+            if !stores.key_column.request_key.contains(c) && !stores.key_column.event_id.contains(c)
+            {
+                // only a column no convention names: else the conventions
+                // below pick it (and its kind) themselves
+                let kind = if derived.is_some_and(|u| u.event) {
+                    StoreKind::ProviderEvent
+                } else {
+                    StoreKind::RequestKey
+                };
+                let mut s = self.finish_store(t, kind, Some(c.clone()), true);
+                s.derived = derived.cloned();
+                return Some(s);
+            }
+        }
         let request = find(&stores.key_column.request_key);
         // A provider's delivery table whose own `id` is text holds the
         // provider's event id there (`stripe_events (id text, …)`): Stripe,
@@ -357,6 +436,21 @@ impl SchemaModel {
                 r,
             ),
         };
+        let mut s = self.finish_store(t, kind, key, dedicated || weak);
+        s.derived = derived.cloned();
+        Some(s)
+    }
+
+    /// A store of `t` keyed by `key`: its scope columns, whether the key
+    /// is a digest, whether it keeps a response.
+    fn finish_store(
+        &self,
+        t: &Table,
+        kind: StoreKind,
+        key: Option<String>,
+        dedicated: bool,
+    ) -> Store {
+        let stores = knowledge::stores();
         let scope = t
             .columns
             .iter()
@@ -376,16 +470,17 @@ impl SchemaModel {
             Some(&c.name) != key.as_ref()
                 && stores.response_column.matches(&knowledge::snake(&c.name))
         });
-        Some(Store {
+        Store {
             kind,
             key: key.into_iter().collect(),
             scope,
-            dedicated: dedicated || weak,
+            dedicated,
             digest,
             keeps_response,
             note_only: false,
             sole_guard: false,
-        })
+            derived: None,
+        }
     }
 
     /// Whether a table that carries a key column holds (or held, before a
@@ -430,6 +525,7 @@ impl SchemaModel {
                     keeps_response: false,
                     note_only: false,
                     sole_guard: false,
+                    derived: None,
                 };
                 if matches!(s.guarding(t), Guarding::SplitByPartition { .. }) {
                     out.push((t, s));
@@ -508,6 +604,7 @@ impl SchemaModel {
                             keeps_response: false,
                             note_only: false,
                             sole_guard: false,
+                            derived: None,
                         };
                         matches!(s.guarding(o), Guarding::Guarded(_) | Guarding::Partial(_))
                     })
