@@ -107,10 +107,12 @@ pub struct Store {
     /// A table that only carries a key column, judged because no other
     /// table guards that key: its findings are notes.
     pub note_only: bool,
-    /// A run, event or delivery table that carries the key and holds (or
-    /// held) the only unique guard over it in the schema: that guard is the
-    /// key's guard, so losing it is judged in full.
-    pub sole_guard: bool,
+    /// A table that carries the key (a run, an event, an order) and holds,
+    /// or held before a later migration removed it, a unique guard of its
+    /// own over it: a unique index over `idempotency_key` exists only to
+    /// refuse a second row with that key, so losing, splitting or unscoping
+    /// it is judged in full.
+    pub own_guard: bool,
     /// Code that fills the table from an idempotency header or a provider
     /// event's identity: where, and from what (`event.id`).
     pub derived: Option<DerivedUse>,
@@ -478,7 +480,7 @@ impl SchemaModel {
             digest,
             keeps_response,
             note_only: false,
-            sole_guard: false,
+            own_guard: false,
             derived: None,
         }
     }
@@ -524,7 +526,7 @@ impl SchemaModel {
                     digest: false,
                     keeps_response: false,
                     note_only: false,
-                    sole_guard: false,
+                    own_guard: false,
                     derived: None,
                 };
                 if matches!(s.guarding(t), Guarding::SplitByPartition { .. }) {
@@ -540,12 +542,11 @@ impl SchemaModel {
     /// Partitions (`PARTITION OF`) are left out: their parent is the store.
     ///
     /// A table that only carries a key column (`orders.idempotency_key`,
-    /// `task_runs.idempotency_key`) is judged only when no other table
-    /// guards a column of that name (else the key's guard lives there).
-    /// Then, when it holds (or held) a unique guard over the key, that
-    /// guard is the key's only one and the table is judged in full
-    /// (`sole_guard`); else a run, event or delivery table is left alone
-    /// and any other table's findings are notes.
+    /// `task_runs.idempotency_key`) is judged in full when it holds (or
+    /// held) a unique guard of its own over the key (`own_guard`). Else it
+    /// is left alone when another table guards a column of that name (the
+    /// key's guard lives there) or it is a run, event or delivery table, and
+    /// any other table's findings are notes.
     pub fn stores(&self) -> impl Iterator<Item = (&Table, Store)> {
         self.stores
             .get_or_init(|| {
@@ -562,12 +563,9 @@ impl SchemaModel {
                     })
                     .filter_map(|(i, t, mut s, carrier)| {
                         if !s.dedicated {
-                            if self.guarded_elsewhere(t, &s.key) {
-                                return None;
-                            }
                             if Self::guards_own_key(t, &s) {
-                                s.sole_guard = true;
-                            } else if carrier {
+                                s.own_guard = true;
+                            } else if self.guarded_elsewhere(t, &s.key) || carrier {
                                 return None;
                             } else {
                                 s.note_only = true;
@@ -603,7 +601,7 @@ impl SchemaModel {
                             digest: false,
                             keeps_response: false,
                             note_only: false,
-                            sole_guard: false,
+                            own_guard: false,
                             derived: None,
                         };
                         matches!(s.guarding(o), Guarding::Guarded(_) | Guarding::Partial(_))
@@ -1044,6 +1042,31 @@ mod tests {
         assert_eq!(dedicated(&m), [("payments".to_string(), false)], "kept");
         m.mark_treated_as_stores(&facts);
         assert_eq!(dedicated(&m), [("payments".to_string(), true)]);
+    }
+
+    /// `ON CONFLICT (idempotency_key) DO UPDATE` leans on a guard over the
+    /// key: the run table is the key's store even when another table
+    /// guards a column of that name; an upsert on another target is not.
+    #[test]
+    fn an_upsert_on_the_key_column_makes_a_carrier_the_store() {
+        let schema = "CREATE TABLE api_keys (tenant_id uuid, idempotency_key text, PRIMARY KEY (tenant_id, idempotency_key));\n\
+                      CREATE TABLE payout_runs (id bigserial PRIMARY KEY, idempotency_key text NOT NULL);";
+        let judged = |sql: &str| {
+            let code =
+                format!("async fn f(db: &PgPool) {{ sqlx::query(\"{sql}\").execute(db).await; }}");
+            let (sources, facts) = crate::model::parsed(&[
+                ("migrations/0001.sql", FileKind::Sql, schema),
+                ("src/pay.rs", FileKind::Rust, &code),
+            ]);
+            let mut m = SchemaModel::build(&facts, &sources, &Config::default());
+            m.mark_treated_as_stores(&facts);
+            let found = m
+                .stores()
+                .any(|(t, s)| t.key == "payout_runs" && s.dedicated);
+            found
+        };
+        assert!(judged("INSERT INTO payout_runs (idempotency_key) VALUES ($1) ON CONFLICT (idempotency_key) DO UPDATE SET idempotency_key = EXCLUDED.idempotency_key"));
+        assert!(!judged("INSERT INTO payout_runs (id, idempotency_key) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET idempotency_key = EXCLUDED.idempotency_key"));
     }
 
     #[test]

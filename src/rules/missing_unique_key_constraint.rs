@@ -107,9 +107,9 @@ fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard
             ),
         );
     }
-    if s.sole_guard {
+    if s.own_guard {
         d = d.with_note(format!(
-            "`{}` carries the key, and no other table of the schema has a unique guard over `{key}`: this table's guard was the key's only one",
+            "`{}` carries the key, and this was its own unique guard over `{key}`: a unique index over the key exists only to refuse a second row with it",
             t.name
         ));
     }

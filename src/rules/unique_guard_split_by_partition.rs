@@ -34,7 +34,7 @@ fn split(t: &Table, s: &Store, g: &Guard, partition_cols: &[String]) -> Diagnost
     let pcols = partition_cols.join(", ");
     // A table judged only as a carrier of the key (a note elsewhere) still
     // gets a warning here: the guard was written to guard, and does not.
-    let severity = if s.dedicated || s.sole_guard {
+    let severity = if s.dedicated || s.own_guard {
         Severity::Error
     } else {
         Severity::Warning
