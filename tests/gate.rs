@@ -260,6 +260,7 @@ fn rendered(format: render::OutputFormat) -> String {
         sources: &sources,
         summary: &summary,
         unparsed: None,
+        not_read: None,
     };
     let mut out = Vec::new();
     render::write(
