@@ -102,7 +102,7 @@ pub fn render_with(
     if report.unparsed.is_none() && report.summary.files_unparsed > 0 {
         line.push_str("; --verbose lists them");
     }
-    writeln!(w, "{line}")
+    writeln!(w, "{}", wrap(&line, width))
 }
 
 /// Errors first, then warnings, then notes, each in the order the run
@@ -421,18 +421,23 @@ fn plural(n: usize, w: &str) -> String {
 }
 
 fn counts_line(s: &Summary) -> String {
+    // "0 suppressed" says nothing: the count is shown when there are some.
+    let suppressed = if s.suppressed > 0 {
+        format!(", {} suppressed", s.suppressed)
+    } else {
+        String::new()
+    };
     if s.diagnostics == 0 {
         format!(
-            "idemlint: {}, no findings ({} scanned, {} parsed, {} suppressed) in {} ms",
+            "idemlint: {}, no findings ({} scanned, {} parsed{suppressed}) in {} ms",
             plural(s.stores, "store"),
             plural(s.files_scanned, "file"),
             s.files_parsed,
-            s.suppressed,
             s.elapsed_ms
         )
     } else {
         format!(
-            "idemlint: {}, {} ({}, {}, {}) in {} scanned, {} parsed, {} suppressed, {} ms",
+            "idemlint: {}, {} ({}, {}, {}) in {} ({} parsed){suppressed}, {} ms",
             plural(s.stores, "store"),
             plural(s.diagnostics, "finding"),
             plural(s.errors, "error"),
@@ -440,7 +445,6 @@ fn counts_line(s: &Summary) -> String {
             plural(s.notes, "note"),
             plural(s.files_scanned, "file"),
             s.files_parsed,
-            s.suppressed,
             s.elapsed_ms
         )
     }
