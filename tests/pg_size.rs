@@ -549,7 +549,11 @@ fn the_storage_estimate_of_every_fixture_store_table_is_within_10_percent_of_pos
         n += 1;
         let db = format!("idemlint_size_{}_{n}", std::process::id());
         let _ = sql(&url, &format!("DROP DATABASE IF EXISTS {db}"));
-        sql(&url, &format!("CREATE DATABASE {db}")).expect("create database");
+        // FILE_COPY (PostgreSQL 15+) copies the template's files instead
+        // of writing them all to the WAL: seconds less per table.
+        sql(&url, &format!("CREATE DATABASE {db} STRATEGY FILE_COPY"))
+            .or_else(|_| sql(&url, &format!("CREATE DATABASE {db}")))
+            .expect("create database");
         let db_url = on_database(&url, &db);
         sql(&db_url, CRON_STUB).expect("cron stub");
         let mut applied = true;
