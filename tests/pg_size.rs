@@ -178,17 +178,19 @@ fn columns(url: &str, table: &str) -> Vec<Column> {
 /// Bytes of a relation and of its partitions (a partitioned table or index
 /// has no storage of its own).
 fn relation_bytes(url: &str, oid: &str) -> u64 {
-    sql(
-        url,
-        &format!(
-            "SELECT CASE WHEN c.relkind IN ('p', 'I') \
-             THEN (SELECT coalesce(sum(pg_relation_size(relid)), 0) FROM pg_partition_tree(c.oid)) \
-             ELSE pg_relation_size(c.oid) END FROM pg_class c WHERE c.oid = {oid}::regclass"
-        ),
+    sql(url, &format!("SELECT {}", size_of(oid)))
+        .expect("size")
+        .parse()
+        .unwrap_or(0)
+}
+
+/// The bytes of a relation (its partitions summed), as a scalar subquery.
+fn size_of(oid: &str) -> String {
+    format!(
+        "(SELECT CASE WHEN c.relkind IN ('p', 'I') \
+         THEN (SELECT coalesce(sum(pg_relation_size(relid)), 0) FROM pg_partition_tree(c.oid)) \
+         ELSE pg_relation_size(c.oid) END FROM pg_class c WHERE c.oid = {oid}::regclass)"
     )
-    .expect("size")
-    .parse()
-    .unwrap_or(0)
 }
 
 struct Checked {
@@ -291,13 +293,26 @@ fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
     let mut index_sums = vec![0.0; indexes.len()];
     let step = ROWS / (WAVE_POINTS - 1);
     let mut rows = first_rows;
+    // The rows and every index's bytes, in one round trip a point.
+    let measure = format!(
+        "SELECT (SELECT count(*) FROM {name}){}",
+        indexes
+            .iter()
+            .map(|ix| format!(", {}", size_of(&ix[1])))
+            .collect::<String>()
+    );
     for point in 0..WAVE_POINTS {
         if point > 0 {
             insert(ROWS + (point - 1) * step + 1, ROWS + point * step)?;
-            rows = count()?;
         }
-        for (sum, ix) in index_sums.iter_mut().zip(&indexes) {
-            *sum += relation_bytes(url, &ix[1]) as f64 / rows as f64;
+        let got = sql(url, &measure)?;
+        let got: Vec<u64> = got
+            .split('\t')
+            .map(|v| v.trim().parse().unwrap_or(0))
+            .collect();
+        rows = got.first().copied().unwrap_or(rows).max(1);
+        for (sum, bytes) in index_sums.iter_mut().zip(&got[1..]) {
+            *sum += *bytes as f64 / rows as f64;
         }
     }
     // The sizes variable-length values really took.
