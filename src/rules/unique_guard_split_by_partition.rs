@@ -44,7 +44,7 @@ fn split(t: &Table, s: &Store, g: &Guard, partition_cols: &[String]) -> Diagnost
         severity,
         g.at.file,
         g.at.span,
-        format!("unique guard on `{}` holds per partition only", t.name),
+        format!("`{}` is unique per partition only", t.name),
     )
     .with_primary_label(format!("`({})` includes the partition column", g.key.parts_text()))
     .with_note("a replay that lands in another partition inserts a second row")
