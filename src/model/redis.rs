@@ -13,6 +13,8 @@ use crate::knowledge;
 use crate::source::FileKind;
 use crate::source::{FileId, SourceMap, Span};
 
+mod chain;
+
 /// A `maxmemory-policy` that applies to an instance.
 #[derive(Debug, Clone)]
 pub struct Setting {
@@ -325,6 +327,16 @@ impl RedisModel {
         let used = used_by_store_code(&generic, files, sources);
         let writers = key_writers(files, sources);
         let contexts = build_contexts(files, sources);
+        // 0. Where the client of the code that writes store keys points.
+        let all: Vec<&Endpoint> = generic.iter().chain(&endpoints).collect();
+        let chained = chain::link_chains(
+            &mut self.instances,
+            files,
+            sources,
+            &all,
+            &writers,
+            &contexts,
+        );
         for inst in &mut self.instances {
             let declared_none = config.store.iter().any(|s| {
                 !s.store
@@ -453,7 +465,7 @@ impl RedisModel {
             single.push(seen.len() == 1);
         }
         for inst in &mut self.instances {
-            if !inst.links.is_empty() {
+            if !inst.links.is_empty() || chained {
                 continue;
             }
             let hit = generic.iter().zip(&single).find_map(|(ep, one)| {
@@ -484,7 +496,7 @@ impl RedisModel {
         // cache with a Redis backend, and the config of the same service
         // selects that backend (`cache_type = "redis"`) or names the cache's
         // Redis (`cache_dsn`).
-        if let Some(cs) = cache_store(files) {
+        if let Some(cs) = cache_store(files).filter(|_| !chained) {
             let selections = cache_selections(files, sources);
             let all: Vec<&Endpoint> = generic.iter().chain(&endpoints).collect();
             let instances = &self.instances;

@@ -138,7 +138,12 @@ pub fn diagnose(
     if let crate::model::retention::Attribution::Writer(w) = &r.attribution {
         d = d.with_label(w.file, w.span, w.label());
     }
-    if let Some((file, span)) = r.site.filter(|(f, _)| *f != r.file) {
+    for (file, span, text) in &r.labels {
+        d = d.with_label(*file, *span, text.clone());
+    }
+    if !r.labels.is_empty() {
+        // The labels say where the number is used.
+    } else if let Some((file, span)) = r.site.filter(|(f, _)| *f != r.file) {
         d = d.with_label(file, span, site_label(&r.target));
     } else if let Some((file, span)) = defs.definition(&r.target).filter(|(f, _)| *f != r.file) {
         d = d.with_label(file, span, definition_label(&r.target));
@@ -532,6 +537,7 @@ mod tests {
             unit_assumed: false,
             site: None,
             attribution: Attribution::Unknown,
+            labels: Vec::new(),
         };
         let cat = Catalogue::builtin();
         assert_eq!(attribute(&r.context, &cat), Attribution::Unknown);
@@ -557,6 +563,7 @@ mod tests {
             unit_assumed: false,
             site: None,
             attribution: Attribution::Named {
+                labels: Vec::new(),
                 id: "stripe-webhooks".into(),
                 name: "src/webhooks/stripe.rs".into(),
             },
@@ -595,6 +602,7 @@ mod tests {
             unit_assumed: true,
             site: None,
             attribution: Attribution::Named {
+                labels: Vec::new(),
                 id: "stripe-webhooks".into(),
                 name: "stripe".into(),
             },
@@ -633,6 +641,7 @@ mod tests {
             unit_assumed: false,
             site: None,
             attribution: attribution.clone(),
+            labels: Vec::new(),
         };
         assert!(diagnose(&r(DAY), &cat, &Tables(vec![])).is_none());
         assert!(diagnose(&r(2 * DAY), &cat, &Tables(vec![])).is_none());

@@ -78,6 +78,23 @@ pub struct PendingRetention {
     /// A retention-named constant or binding found on its own (not as a
     /// Redis expiry).
     pub standalone: bool,
+    /// More places in this file a finding shows (the `DELETE` a bound
+    /// cut-off is for).
+    pub labels: Vec<(Span, String)>,
+}
+
+/// A Redis client built from a setting: `redis::Client::open(url)` where
+/// `url` is `env::var("REDIS_URL")?` or `settings.redis.url`, read here or
+/// through a `let`. The model follows the setting to the Redis it names.
+#[derive(Debug, Clone)]
+pub struct ClientSetting {
+    /// The argument's text.
+    pub span: Span,
+    /// The setting, as a [`CONFIG_REF`] name without its prefix
+    /// (`$REDIS_URL`, `settings.redis.url`).
+    pub read: String,
+    /// The constructor as written (`redis::Client::open`).
+    pub call: String,
 }
 
 /// What this module adds to `RustFacts`.
@@ -88,6 +105,8 @@ pub struct RetentionFacts {
     /// `defs` when the file defines many: let go after the parse
     /// ([`RetentionFacts::let_go_defs`]).
     pub let_go: Option<LetGoDefs>,
+    /// Redis clients built from a setting.
+    pub clients: Vec<ClientSetting>,
 }
 
 /// A file with at least this many constants lets them go after its parse
@@ -220,7 +239,8 @@ impl ItemReader {
             formats,
             let_formats,
             let_idents,
-            config_reads
+            config_reads,
+            config_lets
         );
     }
 
@@ -452,7 +472,7 @@ pub const CONFIG_REF: &str = "config:";
 /// The setting a field path or `env::var("…")` call reads; a path from a
 /// `let` bound to a setting's section (`let w = &settings.payouts;`)
 /// continues it.
-fn config_read(e: &syn::Expr, lets: &HashMap<String, ConstExpr>) -> Option<String> {
+fn config_read<'l>(e: &syn::Expr, lets: &dyn Fn(&str) -> Option<&'l ConstExpr>) -> Option<String> {
     match e {
         syn::Expr::Field(_) => {
             let mut segs = Vec::new();
@@ -468,7 +488,7 @@ fn config_read(e: &syn::Expr, lets: &HashMap<String, ConstExpr>) -> Option<Strin
                     }
                     syn::Expr::Path(p) if p.path.segments.len() == 1 => {
                         let root = p.path.segments[0].ident.to_string();
-                        match lets.get(&root) {
+                        match lets(&root) {
                             Some(ConstExpr::Ref(r)) if r.starts_with(CONFIG_REF) => {
                                 segs.reverse();
                                 return Some(format!("{r}.{}", segs.join(".")));
@@ -650,6 +670,10 @@ struct Visitor<'ast> {
     /// variable (`env::var("PAYOUT_MAX_RETRIES")`) as a reference to a
     /// setting ([`CONFIG_REF`]), for the retry reader; elsewhere unknown.
     config_reads: bool,
+    /// `let` bindings of the function that read a setting
+    /// (`let url = env::var("REDIS_URL")?;`), used when reading with
+    /// `config_reads` (a TTL or a client's URL that nothing else gives).
+    config_lets: HashMap<String, ConstExpr>,
 }
 
 impl<'ast> Visitor<'ast> {
@@ -667,7 +691,10 @@ impl<'ast> Visitor<'ast> {
         }
         let rd = |x: &syn::Expr| Box::new(self.read(x, depth + 1));
         if self.config_reads {
-            if let Some(name) = config_read(e, &self.lets) {
+            let lets = |n: &str| -> Option<&ConstExpr> {
+                self.config_lets.get(n).or_else(|| self.lets.get(n))
+            };
+            if let Some(name) = config_read(e, &lets) {
                 return ConstExpr::Ref(name);
             }
             match e {
@@ -710,6 +737,7 @@ impl<'ast> Visitor<'ast> {
                 _ => ConstExpr::Unknown,
             },
             syn::Expr::Path(p) => self.read_path(&p.path),
+            syn::Expr::Field(f) => self_field(f).map_or(ConstExpr::Unknown, ConstExpr::Ref),
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(f) = &*c.func else {
                     return ConstExpr::Unknown;
@@ -770,7 +798,8 @@ impl<'ast> Visitor<'ast> {
             };
         }
         if segs.len() == 1 {
-            if let Some(e) = self.lets.get(last) {
+            let config = self.config_reads.then(|| self.config_lets.get(last));
+            if let Some(e) = config.flatten().or_else(|| self.lets.get(last)) {
                 return e.clone();
             }
             if self.params.contains(last) {
@@ -925,7 +954,7 @@ impl<'ast> Visitor<'ast> {
         nx: bool,
     ) {
         let key_prefix = key.and_then(|k| self.key_prefix(k));
-        let ttl_read = ttl.map(|(e, unit)| (self.read(e, 0), self.expr_span(e), unit, e));
+        let ttl_read = ttl.map(|(e, unit)| (self.read_or_config(e), self.expr_span(e), unit, e));
         if let Some((expr, span, unit, e)) = &ttl_read {
             let refs = refs_of(expr);
             let mut context: Vec<String> = key_prefix.iter().cloned().collect();
@@ -966,6 +995,7 @@ impl<'ast> Visitor<'ast> {
                     site: Some(at),
                     direct_ref,
                     standalone: false,
+                    labels: Vec::new(),
                 });
             }
         }
@@ -982,6 +1012,209 @@ impl<'ast> Visitor<'ast> {
             },
             ttl,
         ));
+    }
+
+    /// An expression as a constant, else as a setting the code reads
+    /// (`settings.webhooks.ttl_secs`, `env::var("DEDUP_TTL")?.parse()?`,
+    /// `self.ttl` set from one), for the model to join with the
+    /// configuration files.
+    fn read_or_config(&mut self, e: &syn::Expr) -> ConstExpr {
+        let plain = self.read(e, 0);
+        if plain != ConstExpr::Unknown {
+            return plain;
+        }
+        let was = std::mem::replace(&mut self.config_reads, true);
+        let read = self.read(e, 0);
+        self.config_reads = was;
+        read
+    }
+
+    /// `Self { ttl_secs: settings.webhooks.ttl_secs, .. }`: each field set
+    /// to a constant or a setting becomes a definition `self.<field>`, for
+    /// `self.ttl_secs` read in the same file.
+    fn record_struct_fields(&mut self, e: &syn::ExprStruct) {
+        for f in &e.fields {
+            let syn::Member::Named(name) = &f.member else {
+                continue;
+            };
+            let value = self.read_or_config(&f.expr);
+            if value != ConstExpr::Unknown {
+                let span = self.expr_span(&f.expr);
+                self.out.defs.push(DurDef {
+                    name: format!("{SELF_FIELD}{name}"),
+                    expr: value,
+                    span,
+                });
+            }
+        }
+    }
+
+    /// A Redis client built from a setting (`redis::Client::open(url)`,
+    /// bb8's `RedisConnectionManager::new`, deadpool's and fred's
+    /// `Config::from_url`).
+    fn record_client(&mut self, c: &syn::ExprCall) {
+        let syn::Expr::Path(f) = &*c.func else { return };
+        let segs = super::path_idents(&f.path);
+        let n = segs.len();
+        let (Some(owner), Some(last)) = (n.checked_sub(2).map(|i| &segs[i]), segs.last()) else {
+            return;
+        };
+        let client = matches!(
+            (owner.as_str(), last.as_str()),
+            ("Client", "open")
+                | ("RedisConnectionManager", "new")
+                | ("Config" | "RedisConfig", "from_url")
+        );
+        let redis_path = owner == "Client" || segs.iter().any(|s| s.contains("redis"));
+        let Some(arg) = c.args.first().filter(|_| client && redis_path) else {
+            return;
+        };
+        let arg = strip_string_views(arg);
+        let was = std::mem::replace(&mut self.config_reads, true);
+        let read = self.read(arg, 0);
+        self.config_reads = was;
+        if let ConstExpr::Ref(r) = read {
+            if let Some(setting) = r.strip_prefix(CONFIG_REF) {
+                self.out.clients.push(ClientSetting {
+                    span: self.expr_span(arg),
+                    read: setting.to_string(),
+                    call: segs.join("::"),
+                });
+            }
+        }
+    }
+
+    /// A `DELETE` on a store whose age cut-off is bound from the clock
+    /// minus a duration: `sqlx::query("DELETE FROM stripe_events WHERE
+    /// created_at < $1").bind(Utc::now() - Duration::hours(24))`, the same
+    /// through `query!`'s arguments or a `let`.
+    fn record_bound_delete(&mut self, sql: &syn::Expr, binds: &[&syn::Expr]) {
+        let Some(text) = str_lit(sql) else { return };
+        let Some(cut) = crate::frontend::sql::retention::bound_cutoff(&text) else {
+            return;
+        };
+        let Some(bound) = binds.get(cut.param) else {
+            return;
+        };
+        let Some(age) = self.clock_minus(bound, 0) else {
+            return;
+        };
+        let expr = self.read(age, 0);
+        if expr == ConstExpr::Unknown {
+            return;
+        }
+        let mut context = vec![cut.table.clone()];
+        context.extend(refs_of(&expr));
+        context.extend(self.fn_name.iter().cloned());
+        let label = format!(
+            "`{}` rows whose `{}` is older than this are deleted here",
+            cut.table, cut.column
+        );
+        self.out.pending.push(PendingRetention {
+            span: self.expr_span(age),
+            expr,
+            unit_ms: None,
+            target: StoreRef::Table(cut.table.clone()),
+            via: format!(
+                "`DELETE` of `{}` rows whose `{}` is older than a bound cut-off",
+                cut.table, cut.column
+            ),
+            context,
+            site: None,
+            direct_ref: None,
+            standalone: false,
+            labels: vec![(self.expr_span(sql), label)],
+        });
+    }
+
+    /// The duration subtracted from the clock: `Utc::now() - D`,
+    /// `now.checked_sub_signed(D)`, or a `let` bound to one.
+    fn clock_minus<'e>(&'e self, e: &'e syn::Expr, depth: usize) -> Option<&'e syn::Expr> {
+        if depth > 4 {
+            return None;
+        }
+        match e {
+            syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Sub(_)) => {
+                reads_clock(&b.left, &self.let_log).then_some(&*b.right)
+            }
+            syn::Expr::MethodCall(m) => match m.method.to_string().as_str() {
+                "checked_sub_signed" | "checked_sub" | "sub" | "saturating_sub" => {
+                    (reads_clock(&m.receiver, &self.let_log)).then(|| m.args.first())?
+                }
+                "unwrap" | "expect" | "naive_utc" | "to_owned" | "clone" => {
+                    self.clock_minus(&m.receiver, depth + 1)
+                }
+                _ => None,
+            },
+            syn::Expr::Reference(r) => self.clock_minus(&r.expr, depth + 1),
+            syn::Expr::Paren(p) => self.clock_minus(&p.expr, depth + 1),
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                let (_, init) = self.let_log.iter().rev().find(|(n, _)| *n == name)?;
+                self.clock_minus(init, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// `sqlx::query("DELETE …").bind(a).bind(b)…`: the SQL and the bound
+    /// values, from the outermost call of the chain.
+    fn read_bind_chain(&mut self, outer: &syn::ExprMethodCall) {
+        if outer.method != "bind" {
+            return;
+        }
+        let mut binds: Vec<&syn::Expr> = outer.args.first().into_iter().collect();
+        let mut cur: &syn::Expr = &outer.receiver;
+        let root = loop {
+            match cur {
+                syn::Expr::MethodCall(m) if m.method == "bind" => {
+                    binds.extend(m.args.first());
+                    cur = &m.receiver;
+                }
+                other => break other,
+            }
+        };
+        let syn::Expr::Call(c) = root else { return };
+        let syn::Expr::Path(f) = &*c.func else { return };
+        let root_span = self.expr_span(root);
+        if !self.chains.insert((root_span.start, root_span.end)) {
+            return;
+        }
+        let segs = super::path_idents(&f.path);
+        let sql_call = matches!(
+            segs.last().map(String::as_str),
+            Some("query" | "query_as" | "query_scalar")
+        );
+        if let (true, Some(sql)) = (sql_call, c.args.first()) {
+            binds.reverse();
+            self.record_bound_delete(sql, &binds);
+        }
+    }
+
+    /// `sqlx::query!("DELETE … < $1", cutoff)` (also `query_as!` and
+    /// `query_scalar!`, whose first argument may be the row type).
+    fn read_query_macro(&mut self, mac: &syn::Macro) {
+        use syn::parse::Parser;
+        let name = mac.path.segments.last().map(|s| s.ident.to_string());
+        if !matches!(name.as_deref(), Some("query" | "query_as" | "query_scalar"))
+            || !mac
+                .tokens
+                .to_string()
+                .to_ascii_lowercase()
+                .contains("delete")
+        {
+            return;
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        let Ok(args) = parser.parse2(mac.tokens.clone()) else {
+            return;
+        };
+        let args: Vec<syn::Expr> = args.into_iter().collect();
+        let Some(at) = args.iter().position(|a| str_lit(a).is_some()) else {
+            return;
+        };
+        let binds: Vec<&syn::Expr> = args[at + 1..].iter().collect();
+        self.record_bound_delete(&args[at], &binds);
     }
 
     /// A binding or constant whose name speaks of a store's retention.
@@ -1010,6 +1243,7 @@ impl<'ast> Visitor<'ast> {
             site: None,
             direct_ref: None,
             standalone: true,
+            labels: Vec::new(),
         });
     }
 
@@ -1251,6 +1485,61 @@ pub(super) fn format_prefix(mac: &syn::Macro) -> Option<String> {
     (!prefix.is_empty()).then_some(prefix)
 }
 
+/// The prefix of a definition that a struct literal's field gives
+/// (`self.ttl_secs`).
+pub const SELF_FIELD: &str = "self.";
+
+/// `self.ttl_secs`: the field, as a [`SELF_FIELD`] name.
+fn self_field(f: &syn::ExprField) -> Option<String> {
+    let syn::Member::Named(name) = &f.member else {
+        return None;
+    };
+    match &*f.base {
+        syn::Expr::Path(p) if p.path.is_ident("self") => Some(format!("{SELF_FIELD}{name}")),
+        _ => None,
+    }
+}
+
+/// A URL argument without the calls that only view it as text
+/// (`url.as_str()`, `&cfg.redis.url`, `secret.expose_secret()`).
+fn strip_string_views(e: &syn::Expr) -> &syn::Expr {
+    let mut cur = e;
+    for _ in 0..8 {
+        cur = match cur {
+            syn::Expr::Reference(r) => &r.expr,
+            syn::Expr::Paren(p) => &p.expr,
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "as_str" | "as_ref" | "to_string" | "clone" | "expose_secret" | "as_deref"
+                ) && m.args.is_empty() =>
+            {
+                &m.receiver
+            }
+            _ => return cur,
+        };
+    }
+    cur
+}
+
+/// Whether an expression reads the clock: `Utc::now()`,
+/// `OffsetDateTime::now_utc()`, `SystemTime::now()`, or a `let` bound to
+/// one.
+fn reads_clock(e: &syn::Expr, lets: &[(String, &syn::Expr)]) -> bool {
+    use quote::ToTokens;
+    if let syn::Expr::Path(p) = e {
+        if let Some(id) = p.path.get_ident() {
+            let name = id.to_string();
+            return match lets.iter().rev().find(|(n, _)| *n == name) {
+                Some((_, init)) => init.to_token_stream().to_string().contains("now"),
+                None => false,
+            };
+        }
+    }
+    let t = e.to_token_stream().to_string();
+    t.contains("now ()") || t.contains("now_utc ()") || t.contains("now()")
+}
+
 /// Whether a direct part of `e` is unknown (deeper parts were checked when
 /// they were read).
 fn refs_unknown(e: &ConstExpr) -> bool {
@@ -1337,7 +1626,18 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
         if let Some(f) = self.format_macro(&m.mac) {
             self.formats.push(f);
         }
+        self.read_query_macro(&m.mac);
         visit::visit_expr_macro(self, m);
+    }
+
+    fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+        self.record_struct_fields(e);
+        visit::visit_expr_struct(self, e);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.record_client(c);
+        visit::visit_expr_call(self, c);
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -1350,6 +1650,16 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
             }
             self.let_log.push((name.clone(), &init.expr));
             let value = self.read(&init.expr, 0);
+            if value == ConstExpr::Unknown {
+                let setting = self.read_or_config(&init.expr);
+                if setting == ConstExpr::Unknown {
+                    self.config_lets.remove(&name);
+                } else {
+                    self.config_lets.insert(name.clone(), setting);
+                }
+            } else {
+                self.config_lets.remove(&name);
+            }
             self.record_named(&name, &init.expr);
             self.params.remove(&name);
             self.lets.insert(name, value);
@@ -1364,6 +1674,7 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
         if !self.read_cmd_chain(call) {
             self.read_method(call);
         }
+        self.read_bind_chain(call);
         visit::visit_expr_method_call(self, call);
     }
 }
@@ -1432,6 +1743,7 @@ impl<'ast> Visitor<'ast> {
         };
         self.fn_sends_key = false;
         self.lets.clear();
+        self.config_lets.clear();
         self.let_keys.clear();
         self.let_formats.clear();
         self.let_log.clear();
