@@ -563,10 +563,10 @@ mod tests {
             unit_assumed: false,
             site: None,
             attribution: Attribution::Named {
-                labels: Vec::new(),
                 id: "stripe-webhooks".into(),
                 name: "src/webhooks/stripe.rs".into(),
             },
+            labels: Vec::new(),
         }
     }
 
@@ -602,10 +602,10 @@ mod tests {
             unit_assumed: true,
             site: None,
             attribution: Attribution::Named {
-                labels: Vec::new(),
                 id: "stripe-webhooks".into(),
                 name: "stripe".into(),
             },
+            labels: Vec::new(),
         };
         let d = diagnose(&r, &Catalogue::builtin(), &Tables(vec![])).unwrap();
         assert_eq!(d.severity, Severity::Warning);

@@ -710,6 +710,10 @@ impl<'ast> Visitor<'ast> {
                             | "unwrap_or_default"
                             | "unwrap_or_else"
                             | "and_then"
+                            | "context"
+                            | "with_context"
+                            | "wrap_err"
+                            | "map_err"
                     ) =>
                 {
                     return self.read(&m.receiver, depth + 1)
@@ -1630,6 +1634,11 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
         visit::visit_expr_macro(self, m);
     }
 
+    fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
+        self.read_query_macro(&m.mac);
+        visit::visit_stmt_macro(self, m);
+    }
+
     fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
         self.record_struct_fields(e);
         visit::visit_expr_struct(self, e);
@@ -2156,5 +2165,57 @@ const IDEMPOTENCY_LOCK_TTL: Duration = Duration::from_secs(30);
         assert_eq!(r.defs.len(), 2);
         assert_eq!(&text[r.defs[0].span.start..r.defs[0].span.end], "24 * HOUR");
         assert_eq!(&text[r.defs[1].span.start..r.defs[1].span.end], "3_600");
+    }
+
+    #[test]
+    fn a_delete_bound_to_the_clock_minus_a_duration_is_a_retention_of_its_store() {
+        let (_, r) = read(
+            "async fn purge(pool: &PgPool) {\n    let cutoff = Utc::now() - chrono::Duration::hours(24);\n    sqlx::query(\"DELETE FROM stripe_webhook_events WHERE received_at < $1\").bind(cutoff).execute(pool).await;\n    sqlx::query!(\"DELETE FROM idempotency_keys WHERE created_at < $1\", OffsetDateTime::now_utc() - time::Duration::days(3));\n}\nasync fn by_operator(pool: &PgPool, before: DateTime<Utc>) {\n    sqlx::query(\"DELETE FROM idempotency_keys WHERE created_at < $1\").bind(before).execute(pool).await;\n    sqlx::query(\"DELETE FROM sessions WHERE created_at < $1\").bind(Utc::now() - Duration::hours(1)).execute(pool).await;\n}\n",
+        );
+        let got: Vec<(String, Option<u64>)> = r
+            .pending
+            .iter()
+            .map(|p| (format!("{:?}", p.target), fold_local(&r, p)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Table(\"stripe_webhook_events\")".to_string(), Some(86_400)),
+                ("Table(\"idempotency_keys\")".to_string(), Some(259_200)),
+            ]
+        );
+        assert_eq!(r.pending[0].labels.len(), 1);
+    }
+
+    #[test]
+    fn ttls_and_clients_read_from_settings_are_references_to_them() {
+        let (_, r) = read(
+            "impl Claims {\n    fn new(cfg: &AppConfig) -> Self { Self { ttl: Duration::from_secs(cfg.webhooks.event_ttl_secs) } }\n    async fn claim(&mut self, id: &str) { self.con.set_ex(format!(\"idem:stripe:{id}\"), 1, self.ttl.as_secs()).await; }\n}\nasync fn open() {\n    let url = std::env::var(\"REDIS_URL\").context(\"unset\")?;\n    let c = redis::Client::open(url.as_str())?;\n    let d = deadpool_redis::Config::from_url(&settings.redis.url);\n    let ttl: u64 = env::var(\"DEDUP_TTL\")?.parse()?;\n    con.set_ex(format!(\"dedup:adyen:{id}\"), 1, ttl).await;\n}\n",
+        );
+        let field = r.defs.iter().find(|d| d.name == "self.ttl").unwrap();
+        assert_eq!(
+            refs_of(&field.expr),
+            vec!["config:cfg.webhooks.event_ttl_secs"]
+        );
+        let refs: Vec<Vec<String>> = r.pending.iter().map(|p| refs_of(&p.expr)).collect();
+        assert_eq!(
+            refs,
+            vec![
+                vec!["self.ttl".to_string()],
+                vec!["config:$DEDUP_TTL".to_string()]
+            ]
+        );
+        let clients: Vec<(&str, &str)> = r
+            .clients
+            .iter()
+            .map(|c| (c.read.as_str(), c.call.as_str()))
+            .collect();
+        assert_eq!(
+            clients,
+            vec![
+                ("$REDIS_URL", "redis::Client::open"),
+                ("settings.redis.url", "deadpool_redis::Config::from_url"),
+            ]
+        );
     }
 }
