@@ -440,35 +440,100 @@ type FindDef<'a> = dyn Fn(FileId, &str) -> Option<(FileId, &'a DurDef)> + 'a;
 
 /// The settings of the configuration files that the code's retentions
 /// read (`settings.webhooks.ttl_secs`, `$DEDUP_TTL`), by join key.
-fn settings_read(files: &[FileFacts], sources: &SourceMap) -> HashMap<String, Given> {
+fn settings_read(files: &[FileFacts], sources: &SourceMap) -> Settings {
+    let renames = Renames::new(files);
     let mut wanted: HashSet<String> = HashSet::new();
     for r in files.iter().filter_map(|f| f.rust.as_ref()) {
         let exprs = r.retention.pending.iter().map(|p| &p.expr);
         for e in exprs.chain(r.retention.defs.iter().map(|d| &d.expr)) {
             for name in retention::refs_of(e) {
                 if let Some(read) = name.strip_prefix(CONFIG_REF) {
-                    wanted.extend(join_key(read));
+                    wanted.extend(renames.join_keys(read));
                 }
             }
         }
     }
-    if wanted.is_empty() {
-        return HashMap::new();
+    let given = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        given_settings(files, sources, &wanted)
+    };
+    Settings { given, renames }
+}
+
+/// The settings the code's retentions read, and the names serde gives
+/// their fields.
+struct Settings {
+    given: HashMap<String, Given>,
+    renames: Renames,
+}
+
+impl Settings {
+    fn get(&self, read: &str) -> Option<&Given> {
+        self.renames
+            .join_keys(read)
+            .iter()
+            .find_map(|k| self.given.get(k))
     }
-    given_settings(files, sources, &wanted)
+}
+
+/// `#[serde(rename = "…")]`/`alias` of settings fields across the project,
+/// kept where a field name has one other name only.
+struct Renames(HashMap<String, String>);
+
+impl Renames {
+    fn new(files: &[FileFacts]) -> Self {
+        let mut by_field: HashMap<String, Option<String>> = HashMap::new();
+        for r in files.iter().filter_map(|f| f.rust.as_ref()) {
+            for (field, name) in &r.retention.renames {
+                by_field
+                    .entry(field.clone())
+                    .and_modify(|o| {
+                        if o.as_deref() != Some(name.as_str()) {
+                            *o = None;
+                        }
+                    })
+                    .or_insert_with(|| Some(name.clone()));
+            }
+        }
+        Renames(
+            by_field
+                .into_iter()
+                .filter_map(|(f, n)| Some((f, n?)))
+                .collect(),
+        )
+    }
+
+    /// The join keys of a setting read: as written, and with the last two
+    /// names as serde renames them.
+    fn join_keys(&self, read: &str) -> Vec<String> {
+        let mut out: Vec<String> = join_key(read).into_iter().collect();
+        if self.0.is_empty() || read.starts_with('$') {
+            return out;
+        }
+        let segs: Vec<&str> = read.split('.').collect();
+        let renamed: Vec<&str> = segs
+            .iter()
+            .map(|s| self.0.get(*s).map_or(*s, String::as_str))
+            .collect();
+        if renamed != segs {
+            out.extend(join_key(&renamed.join(".")));
+        }
+        out
+    }
 }
 
 fn fold_pending<'a>(
     file: FileId,
     p: &'a PendingRetention,
     find: &FindDef<'a>,
-    given: &'a HashMap<String, Given>,
+    given: &'a Settings,
 ) -> Option<Retention> {
     // The first setting of a configuration file the value takes.
     let used: std::cell::Cell<Option<&'a Given>> = std::cell::Cell::new(None);
     let lookup = |name: &str| -> Option<&'a ConstExpr> {
         if let Some(read) = name.strip_prefix(CONFIG_REF) {
-            let g = given.get(&join_key(read)?)?;
+            let g = given.get(read)?;
             if used.get().is_none() {
                 used.set(Some(g));
             }

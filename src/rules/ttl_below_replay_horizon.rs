@@ -141,11 +141,15 @@ pub fn diagnose(
     for (file, span, text) in &r.labels {
         d = d.with_label(*file, *span, text.clone());
     }
-    if !r.labels.is_empty() {
-        // The labels say where the number is used.
-    } else if let Some((file, span)) = r.site.filter(|(f, _)| *f != r.file) {
+    // Labels of their own say where the number is used; else the write or
+    // the definition in another file.
+    let site = r.site.filter(|(f, _)| *f != r.file && r.labels.is_empty());
+    if let Some((file, span)) = site {
         d = d.with_label(file, span, site_label(&r.target));
-    } else if let Some((file, span)) = defs.definition(&r.target).filter(|(f, _)| *f != r.file) {
+    } else if let Some((file, span)) = defs
+        .definition(&r.target)
+        .filter(|(f, _)| *f != r.file && r.labels.is_empty())
+    {
         d = d.with_label(file, span, definition_label(&r.target));
     }
     Some(d)

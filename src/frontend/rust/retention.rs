@@ -107,6 +107,10 @@ pub struct RetentionFacts {
     pub let_go: Option<LetGoDefs>,
     /// Redis clients built from a setting.
     pub clients: Vec<ClientSetting>,
+    /// Fields of deserialized settings structs that the configuration
+    /// names otherwise: `#[serde(rename = "ttl")] event_ttl_secs` gives
+    /// (`event_ttl_secs`, `ttl`); `alias` too.
+    pub renames: Vec<(String, String)>,
 }
 
 /// A file with at least this many constants lets them go after its parse
@@ -1100,6 +1104,13 @@ impl<'ast> Visitor<'ast> {
         let Some(bound) = binds.get(cut.param) else {
             return;
         };
+        let at = self.expr_span(sql);
+        self.record_cutoff(&cut.table, &cut.column, bound, at);
+    }
+
+    /// A store's rows deleted when `column` is older than `bound`, a
+    /// cut-off read from the clock minus a duration.
+    fn record_cutoff(&mut self, table: &str, column: &str, bound: &syn::Expr, at: Span) {
         let Some(age) = self.clock_minus(bound, 0) else {
             return;
         };
@@ -1107,28 +1118,64 @@ impl<'ast> Visitor<'ast> {
         if expr == ConstExpr::Unknown {
             return;
         }
-        let mut context = vec![cut.table.clone()];
+        let mut context = vec![table.to_string()];
         context.extend(refs_of(&expr));
         context.extend(self.fn_name.iter().cloned());
-        let label = format!(
-            "`{}` rows whose `{}` is older than this are deleted here",
-            cut.table, cut.column
-        );
+        let label = format!("`{table}` rows whose `{column}` is older than this are deleted here");
         self.out.pending.push(PendingRetention {
             span: self.expr_span(age),
             expr,
             unit_ms: None,
-            target: StoreRef::Table(cut.table.clone()),
+            target: StoreRef::Table(table.to_string()),
             via: format!(
-                "`DELETE` of `{}` rows whose `{}` is older than a bound cut-off",
-                cut.table, cut.column
+                "`DELETE` of `{table}` rows whose `{column}` is older than a bound cut-off"
             ),
             context,
             site: None,
             direct_ref: None,
             standalone: false,
-            labels: vec![(self.expr_span(sql), label)],
+            labels: vec![(at, label)],
         });
+    }
+
+    /// diesel's `delete(t::table.filter(t::created_at.lt(Utc::now() - D)))`
+    /// on a store (`le` too; the column bare under `use t::dsl::*`).
+    fn record_diesel_delete(&mut self, c: &syn::ExprCall) {
+        let syn::Expr::Path(f) = &*c.func else { return };
+        let segs = super::path_idents(&f.path);
+        let is_delete = segs.last().is_some_and(|l| l == "delete")
+            && (segs.len() == 1 || segs.first().is_some_and(|s| s == "diesel"));
+        let Some(arg) = c.args.first().filter(|_| is_delete) else {
+            return;
+        };
+        let Some(dml) = super::sql_strings::diesel_dsl(&syn::Expr::Call(c.clone()), &[]) else {
+            return;
+        };
+        let stores = knowledge::stores();
+        if !stores.is_store_table(&dml.table) && !stores.is_provider_event_table(&dml.table) {
+            return;
+        }
+        let mut cur = arg;
+        for _ in 0..16 {
+            let syn::Expr::MethodCall(m) = cur else {
+                return;
+            };
+            if m.method == "filter" {
+                if let Some(syn::Expr::MethodCall(cmp)) = m.args.first() {
+                    let column = match &*cmp.receiver {
+                        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                        _ => None,
+                    };
+                    let lt = matches!(cmp.method.to_string().as_str(), "lt" | "le");
+                    if let (true, Some(column), Some(bound)) = (lt, column, cmp.args.first()) {
+                        let at = self.expr_span(cur);
+                        self.record_cutoff(&dml.table, &column, bound, at);
+                        return;
+                    }
+                }
+            }
+            cur = &m.receiver;
+        }
     }
 
     /// The duration subtracted from the clock: `Utc::now() - D`,
@@ -1634,6 +1681,26 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
         visit::visit_expr_macro(self, m);
     }
 
+    fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+        for f in &item.fields {
+            let Some(name) = &f.ident else { continue };
+            for a in f.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+                let _ = a.parse_nested_meta(|meta| {
+                    if meta.path.is_ident("rename") || meta.path.is_ident("alias") {
+                        // `rename = "x"`; `rename(deserialize = "x")` is skipped.
+                        if let Ok(v) = meta.value().and_then(|v| v.parse::<syn::LitStr>()) {
+                            self.out.renames.push((name.to_string(), v.value()));
+                        }
+                    } else if meta.input.peek(syn::Token![=]) {
+                        let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        visit::visit_item_struct(self, item);
+    }
+
     fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
         self.read_query_macro(&m.mac);
         visit::visit_stmt_macro(self, m);
@@ -1646,6 +1713,7 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         self.record_client(c);
+        self.record_diesel_delete(c);
         visit::visit_expr_call(self, c);
     }
 
@@ -2185,6 +2253,39 @@ const IDEMPOTENCY_LOCK_TTL: Duration = Duration::from_secs(30);
             ]
         );
         assert_eq!(r.pending[0].labels.len(), 1);
+    }
+
+    #[test]
+    fn a_diesel_delete_filtered_on_the_clock_minus_a_duration_is_a_retention() {
+        let (_, r) = read(
+            "fn purge(conn: &mut PgConnection) {\n    let cutoff = Utc::now() - Duration::days(2);\n    diesel::delete(processed_webhook_events::table.filter(processed_webhook_events::created_at.lt(cutoff))).execute(conn);\n    diesel::delete(sessions::table.filter(sessions::created_at.lt(Utc::now() - Duration::days(1)))).execute(conn);\n}\n",
+        );
+        let got: Vec<(String, Option<u64>)> = r
+            .pending
+            .iter()
+            .map(|p| (format!("{:?}", p.target), fold_local(&r, p)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(
+                "Table(\"processed_webhook_events\")".to_string(),
+                Some(172_800)
+            )]
+        );
+    }
+
+    #[test]
+    fn serde_renames_of_settings_fields_are_kept() {
+        let (_, r) = read(
+            "#[derive(Deserialize)]\nstruct Webhooks {\n    #[serde(rename = \"dedup-ttl\", default)]\n    event_ttl_secs: u64,\n    #[serde(alias = \"redis_dsn\")]\n    url: String,\n    #[serde(with = \"humantime_serde\")]\n    window: Duration,\n}\n",
+        );
+        assert_eq!(
+            r.renames,
+            vec![
+                ("event_ttl_secs".to_string(), "dedup-ttl".to_string()),
+                ("url".to_string(), "redis_dsn".to_string()),
+            ]
+        );
     }
 
     #[test]

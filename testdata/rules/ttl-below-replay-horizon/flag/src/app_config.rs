@@ -1,6 +1,7 @@
 //! Settings, layered: config/default.toml, then config/{APP_ENV}.toml, then
 //! `APP__SECTION__KEY` environment variables.
 
+use crate::webhooks::stripe_claims::StripeWebhookConfig;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -14,11 +15,6 @@ pub struct ServerConfig {
     pub port: u16,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct StripeWebhookConfig {
-    pub signing_tolerance_secs: u64,
-    pub event_ttl_secs: u64,
-}
 
 pub fn load() -> Result<AppConfig, config::ConfigError> {
     let env = std::env::var("APP_ENV").unwrap_or_else(|_| "local".into());

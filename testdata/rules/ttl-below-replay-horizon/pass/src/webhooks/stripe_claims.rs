@@ -1,7 +1,16 @@
 //! Claims Stripe event ids before the handler applies them.
 
 use crate::app_config::AppConfig;
+use serde::Deserialize;
 use std::time::Duration;
+
+/// The `[stripe_webhooks]` section of the settings.
+#[derive(Debug, Clone, Deserialize)]
+pub struct StripeWebhookConfig {
+    pub signing_tolerance_secs: u64,
+    #[serde(rename = "event_ttl")]
+    pub event_ttl_secs: u64,
+}
 
 pub struct EventClaims {
     redis: redis::aio::ConnectionManager,
