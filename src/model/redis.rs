@@ -1053,10 +1053,14 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap) -> (Vec<Endpoint>, Vec<En
         let Some(doc) = &f.conf else { continue };
         let text = sources.files.get(f.file).map(|s| s.text()).unwrap_or("");
         let (g0, s0) = (generic.len(), speaking.len());
+        let sections = redis_sections(&doc.entries);
         for (key, value, span) in settings(&doc.entries, text, HOST_WORDS) {
             // The host first: most settings name none, and it is cheaper
             // to see than what the name speaks of.
-            let hosts = hosts_of(&key, &value);
+            let mut hosts = hosts_of(&key, &value);
+            if hosts.is_empty() && !sections.is_empty() {
+                hosts = section_hosts(&sections, &key, &value);
+            }
             if hosts.is_empty() {
                 continue;
             }
@@ -1080,6 +1084,43 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap) -> (Vec<Endpoint>, Vec<En
         }
     }
     (generic, speaking)
+}
+
+/// The sections of a config that a sibling says are Redis: `dedupe: {driver:
+/// redis, config: {address: …}}`, `cache: {type: redis, host: …}`.
+fn redis_sections(entries: &[ConfEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.key(),
+                Some("driver" | "type" | "backend" | "kind" | "provider" | "adapter")
+            ) && e.scalar().is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.starts_with("redis") || v.starts_with("valkey")
+            })
+        })
+        .map(|e| e.parent_dotted())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The hosts of a connection setting inside such a section, whose own name
+/// does not say Redis (`dedupe.config.address: redis:6379`).
+fn section_hosts(sections: &[String], key: &str, value: &str) -> Vec<String> {
+    let Some((parent, last)) = key.rsplit_once('.') else {
+        return Vec::new();
+    };
+    let inside = sections.iter().any(|s| {
+        parent == s
+            || parent
+                .strip_prefix(s.as_str())
+                .is_some_and(|r| r.starts_with('.'))
+    });
+    if !inside {
+        return Vec::new();
+    }
+    hosts_of(&format!("redis_{last}"), value)
 }
 
 /// Each compose service's and Kubernetes workload's environment block.
@@ -2091,6 +2132,27 @@ mod tests {
         let inst = find(&m, "keystore");
         assert!(!points_at(inst, "payments-keystores-master"));
         assert!(!points_at(inst, "keystorex"));
+    }
+
+    #[test]
+    fn a_host_in_a_section_whose_driver_is_redis_points_at_the_instance() {
+        let compose = "services:\n  redis:\n    image: redis:7\n    command: [\"redis-server\", \"--maxmemory-policy\", \"allkeys-lru\"]\n";
+        let config = "ingest:\n  dedupe:\n    enabled: true\n    driver: redis\n    config:\n      address: redis:6379\n      expiration: 768h\n";
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("config.yaml", config)],
+            &Config::default(),
+        );
+        let r = find(&m, "redis");
+        assert_eq!(r.links.len(), 1, "{:?}", r.links);
+        assert!(r.links[0]
+            .reason
+            .contains("`ingest.dedupe.config.address` points at"));
+        let plain = "cache:\n  driver: memory\n  config:\n    address: redis:6379\n";
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("config.yaml", plain)],
+            &Config::default(),
+        );
+        assert!(find(&m, "redis").links.is_empty());
     }
 
     #[test]
