@@ -1168,7 +1168,7 @@ impl<'ast> Visitor<'ast> {
                     };
                     let lt = matches!(cmp.method.to_string().as_str(), "lt" | "le");
                     if let (true, Some(column), Some(bound)) = (lt, column, cmp.args.first()) {
-                        let at = self.expr_span(cur);
+                        let at = self.expr_span(&cmp.receiver);
                         self.record_cutoff(&dml.table, &column, bound, at);
                         return;
                     }
