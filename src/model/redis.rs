@@ -2135,6 +2135,31 @@ mod tests {
     }
 
     #[test]
+    fn the_client_of_the_crate_that_writes_keys_links_the_redis_its_setting_names() {
+        let compose = "services:\n  api:\n    build: .\n  redis:\n    image: redis:7\n    command: [\"redis-server\", \"--maxmemory-policy\", \"noeviction\"]\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let toml = "[redis]\nurl = \"redis://cache:6379/0\"\n\n[queue]\nredis_url = \"redis://redis:6379/1\"\n";
+        let code = "async fn claim(settings: &Settings, id: &str) {\n    let client = redis::Client::open(settings.redis.url.as_str()).unwrap();\n    let mut con = client.get_multiplexed_async_connection().await.unwrap();\n    let _: () = con.set_ex(format!(\"idem:stripe:{id}\"), 1, 3_024_000).await.unwrap();\n}\n";
+        let files = [
+            ("docker-compose.yml", compose),
+            ("config/base.toml", toml),
+            ("src/dedup.rs", code),
+        ];
+        let (m, _) = build(&files, &Config::default());
+        let cache = find(&m, "cache");
+        assert!(
+            cache.links[0]
+                .reason
+                .contains("builds the Redis client from `settings.redis.url`"),
+            "{:?}",
+            cache.links
+        );
+        assert!(cache.links[1]
+            .reason
+            .starts_with("`redis.url=redis://cache:6379/0` points at"));
+        assert!(find(&m, "redis").links.is_empty());
+    }
+
+    #[test]
     fn a_host_in_a_section_whose_driver_is_redis_points_at_the_instance() {
         let compose = "services:\n  redis:\n    image: redis:7\n    command: [\"redis-server\", \"--maxmemory-policy\", \"allkeys-lru\"]\n";
         let config = "ingest:\n  dedupe:\n    enabled: true\n    driver: redis\n    config:\n      address: redis:6379\n      expiration: 768h\n";
