@@ -339,9 +339,12 @@ impl Stores {
         self.carrier_table.matches(&snake(bare))
     }
 
-    /// Whether a Redis key prefix names a store.
+    /// Whether a Redis key prefix names a store: by the store words, or
+    /// named for a provider's deliveries as its event tables are
+    /// (`stripe:event:`, `adyen:notification:`).
     pub fn is_store_prefix(&self, prefix: &str) -> bool {
         self.redis_prefix.matches(prefix)
+            || (prefix.contains(':') && self.is_provider_event_table(&prefix.replace('.', ":")))
     }
 
     /// Whether a Redis key prefix names a store of client request keys

@@ -252,3 +252,15 @@ fn every_headline_of_every_fixture_is_under_100_characters() {
     assert!(seen > 50, "only {seen} findings over the fixtures");
     assert!(long.is_empty(), "\n{}", long.join("\n"));
 }
+
+/// The pass twin of `testdata/projects/redis-url-chain`: the same service,
+/// its `REDIS_URL` pointing at the `noeviction` Redis; the `allkeys-lru`
+/// one holds a dashboard's page cache. Nothing to report.
+#[test]
+fn a_redis_url_chain_to_the_noeviction_instance_reports_nothing() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/projects/redis-url-chain-noeviction");
+    assert!(declared(&dir).is_empty());
+    let got = reported(&dir);
+    assert!(got.is_empty(), "unexpected: {got:?}");
+}

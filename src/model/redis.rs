@@ -13,6 +13,8 @@ use crate::knowledge;
 use crate::source::FileKind;
 use crate::source::{FileId, SourceMap, Span};
 
+mod chain;
+
 /// A `maxmemory-policy` that applies to an instance.
 #[derive(Debug, Clone)]
 pub struct Setting {
@@ -325,6 +327,16 @@ impl RedisModel {
         let used = used_by_store_code(&generic, files, sources);
         let writers = key_writers(files, sources);
         let contexts = build_contexts(files, sources);
+        // 0. Where the client of the code that writes store keys points.
+        let all: Vec<&Endpoint> = generic.iter().chain(&endpoints).collect();
+        let chained = chain::link_chains(
+            &mut self.instances,
+            files,
+            sources,
+            &all,
+            &writers,
+            &contexts,
+        );
         for inst in &mut self.instances {
             let declared_none = config.store.iter().any(|s| {
                 !s.store
@@ -453,7 +465,7 @@ impl RedisModel {
             single.push(seen.len() == 1);
         }
         for inst in &mut self.instances {
-            if !inst.links.is_empty() {
+            if !inst.links.is_empty() || chained {
                 continue;
             }
             let hit = generic.iter().zip(&single).find_map(|(ep, one)| {
@@ -484,7 +496,7 @@ impl RedisModel {
         // cache with a Redis backend, and the config of the same service
         // selects that backend (`cache_type = "redis"`) or names the cache's
         // Redis (`cache_dsn`).
-        if let Some(cs) = cache_store(files) {
+        if let Some(cs) = cache_store(files).filter(|_| !chained) {
             let selections = cache_selections(files, sources);
             let all: Vec<&Endpoint> = generic.iter().chain(&endpoints).collect();
             let instances = &self.instances;
@@ -1035,10 +1047,14 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap) -> (Vec<Endpoint>, Vec<En
         let Some(doc) = &f.conf else { continue };
         let text = sources.files.get(f.file).map(|s| s.text()).unwrap_or("");
         let (g0, s0) = (generic.len(), speaking.len());
+        let sections = redis_sections(&doc.entries);
         for (key, value, span) in settings(&doc.entries, text, HOST_WORDS) {
             // The host first: most settings name none, and it is cheaper
             // to see than what the name speaks of.
-            let hosts = hosts_of(&key, &value);
+            let mut hosts = hosts_of(&key, &value);
+            if hosts.is_empty() && !sections.is_empty() {
+                hosts = section_hosts(&sections, &key, &value);
+            }
             if hosts.is_empty() {
                 continue;
             }
@@ -1062,6 +1078,43 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap) -> (Vec<Endpoint>, Vec<En
         }
     }
     (generic, speaking)
+}
+
+/// The sections of a config that a sibling says are Redis: `dedupe: {driver:
+/// redis, config: {address: …}}`, `cache: {type: redis, host: …}`.
+fn redis_sections(entries: &[ConfEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.key(),
+                Some("driver" | "type" | "backend" | "kind" | "provider" | "adapter")
+            ) && e.scalar().is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.starts_with("redis") || v.starts_with("valkey")
+            })
+        })
+        .map(|e| e.parent_dotted())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The hosts of a connection setting inside such a section, whose own name
+/// does not say Redis (`dedupe.config.address: redis:6379`).
+fn section_hosts(sections: &[String], key: &str, value: &str) -> Vec<String> {
+    let Some((parent, last)) = key.rsplit_once('.') else {
+        return Vec::new();
+    };
+    let inside = sections.iter().any(|s| {
+        parent == s
+            || parent
+                .strip_prefix(s.as_str())
+                .is_some_and(|r| r.starts_with('.'))
+    });
+    if !inside {
+        return Vec::new();
+    }
+    hosts_of(&format!("redis_{last}"), value)
 }
 
 /// Each compose service's and Kubernetes workload's environment block.
@@ -2070,6 +2123,52 @@ mod tests {
         let inst = find(&m, "keystore");
         assert!(!points_at(inst, "payments-keystores-master"));
         assert!(!points_at(inst, "keystorex"));
+    }
+
+    #[test]
+    fn the_client_of_the_crate_that_writes_keys_links_the_redis_its_setting_names() {
+        let compose = "services:\n  api:\n    build: .\n  redis:\n    image: redis:7\n    command: [\"redis-server\", \"--maxmemory-policy\", \"noeviction\"]\n  cache:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let toml = "[redis]\nurl = \"redis://cache:6379/0\"\n\n[queue]\nredis_url = \"redis://redis:6379/1\"\n";
+        let code = "async fn claim(settings: &Settings, id: &str) {\n    let client = redis::Client::open(settings.redis.url.as_str()).unwrap();\n    let mut con = client.get_multiplexed_async_connection().await.unwrap();\n    let _: () = con.set_ex(format!(\"idem:stripe:{id}\"), 1, 3_024_000).await.unwrap();\n}\n";
+        let files = [
+            ("docker-compose.yml", compose),
+            ("config/base.toml", toml),
+            ("src/dedup.rs", code),
+        ];
+        let (m, _) = build(&files, &Config::default());
+        let cache = find(&m, "cache");
+        assert!(
+            cache.links[0]
+                .reason
+                .contains("builds the Redis client from `settings.redis.url`"),
+            "{:?}",
+            cache.links
+        );
+        assert!(cache.links[1]
+            .reason
+            .starts_with("`redis.url=redis://cache:6379/0` points at"));
+        assert!(find(&m, "redis").links.is_empty());
+    }
+
+    #[test]
+    fn a_host_in_a_section_whose_driver_is_redis_points_at_the_instance() {
+        let compose = "services:\n  redis:\n    image: redis:7\n    command: [\"redis-server\", \"--maxmemory-policy\", \"allkeys-lru\"]\n";
+        let config = "ingest:\n  dedupe:\n    enabled: true\n    driver: redis\n    config:\n      address: redis:6379\n      expiration: 768h\n";
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("config.yaml", config)],
+            &Config::default(),
+        );
+        let r = find(&m, "redis");
+        assert_eq!(r.links.len(), 1, "{:?}", r.links);
+        assert!(r.links[0]
+            .reason
+            .contains("`ingest.dedupe.config.address` points at"));
+        let plain = "cache:\n  driver: memory\n  config:\n    address: redis:6379\n";
+        let (m, _) = build(
+            &[("docker-compose.yml", compose), ("config.yaml", plain)],
+            &Config::default(),
+        );
+        assert!(find(&m, "redis").links.is_empty());
     }
 
     #[test]

@@ -26,12 +26,15 @@
 use crate::config::Config;
 use crate::duration::Duration;
 use crate::frontend::conf::{content_span, ConfEntry, ConfValue};
-use crate::frontend::rust::retention::{self, fold_duration, ConstExpr, DurDef, PendingRetention};
+use crate::frontend::rust::retention::{
+    self, fold_duration, ConstExpr, DurDef, PendingRetention, CONFIG_REF,
+};
 use crate::frontend::{FileFacts, StoreRef};
 use crate::horizons::Catalogue;
 use crate::knowledge;
+use crate::model::retries::{given_settings, join_key, Given};
 use crate::source::{FileId, SourceMap, Span};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// How a retention's counterparty was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +86,10 @@ pub struct Retention {
     /// that is not where the number is.
     pub site: Option<(FileId, Span)>,
     pub attribution: Attribution,
+    /// More places a finding shows, with their text: where code uses a
+    /// setting a configuration file gives, the `DELETE` a bound cut-off
+    /// is for.
+    pub labels: Vec<(FileId, Span, String)>,
 }
 
 #[derive(Debug, Default)]
@@ -118,6 +125,7 @@ impl RetentionModel {
                     unit_assumed: false,
                     site: None,
                     attribution: Attribution::Unknown,
+                    labels: Vec::new(),
                 });
             }
             if let (Some(doc), Some(src)) = (&f.conf, sources.files.get(f.file)) {
@@ -335,6 +343,14 @@ impl<'a> ConstDefs<'a> {
     /// (several different ones: none).
     pub(super) fn find(&self, file: FileId, name: &str) -> Option<(FileId, &'a DurDef)> {
         let kept = self.by_name.get(name).map_or(&[][..], Vec::as_slice);
+        // A field a struct literal sets (`self.ttl`) is that file's own:
+        // another file's struct may have a field of the same name.
+        if name.starts_with(retention::SELF_FIELD) {
+            return kept
+                .iter()
+                .find(|(_, f, _)| *f == file)
+                .map(|&(_, f, d)| (f, d));
+        }
         let again = self.read_again(name);
         if again.is_empty() {
             return pick(file, kept);
@@ -393,6 +409,7 @@ fn pick<'a>(file: FileId, all: &[Def<'a>]) -> Option<(FileId, &'a DurDef)> {
 fn rust_retentions(files: &[FileFacts], sources: &SourceMap) -> Vec<Retention> {
     let defs = ConstDefs::new(files, sources);
     let find = |file: FileId, name: &str| defs.find(file, name);
+    let given = settings_read(files, sources);
     // Constants used as a Redis expiry are reported at that write, not again
     // on their own.
     let used: Vec<&str> = files
@@ -410,7 +427,7 @@ fn rust_retentions(files: &[FileFacts], sources: &SourceMap) -> Vec<Retention> {
                     continue;
                 }
             }
-            if let Some(item) = fold_pending(f.file, p, &find) {
+            if let Some(item) = fold_pending(f.file, p, &find, &given) {
                 out.push(item);
             }
         }
@@ -421,13 +438,113 @@ fn rust_retentions(files: &[FileFacts], sources: &SourceMap) -> Vec<Retention> {
 /// Finds a constant's definition by name, from a file.
 type FindDef<'a> = dyn Fn(FileId, &str) -> Option<(FileId, &'a DurDef)> + 'a;
 
+/// The settings of the configuration files that the code's retentions
+/// read (`settings.webhooks.ttl_secs`, `$DEDUP_TTL`), by join key.
+fn settings_read(files: &[FileFacts], sources: &SourceMap) -> Settings {
+    let renames = Renames::new(files);
+    let mut wanted: HashSet<String> = HashSet::new();
+    for r in files.iter().filter_map(|f| f.rust.as_ref()) {
+        let exprs = r.retention.pending.iter().map(|p| &p.expr);
+        for e in exprs.chain(r.retention.defs.iter().map(|d| &d.expr)) {
+            for name in retention::refs_of(e) {
+                if let Some(read) = name.strip_prefix(CONFIG_REF) {
+                    wanted.extend(renames.join_keys(read));
+                }
+            }
+        }
+    }
+    let given = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        given_settings(files, sources, &wanted)
+    };
+    Settings { given, renames }
+}
+
+/// The settings the code's retentions read, and the names serde gives
+/// their fields.
+struct Settings {
+    given: HashMap<String, Given>,
+    renames: Renames,
+}
+
+impl Settings {
+    fn get(&self, read: &str) -> Option<&Given> {
+        self.renames
+            .join_keys(read)
+            .iter()
+            .find_map(|k| self.given.get(k))
+    }
+}
+
+/// `#[serde(rename = "…")]`/`alias` of settings fields across the project,
+/// kept where a field name has one other name only.
+struct Renames(HashMap<String, String>);
+
+impl Renames {
+    fn new(files: &[FileFacts]) -> Self {
+        let mut by_field: HashMap<String, Option<String>> = HashMap::new();
+        for r in files.iter().filter_map(|f| f.rust.as_ref()) {
+            for (field, name) in &r.retention.renames {
+                by_field
+                    .entry(field.clone())
+                    .and_modify(|o| {
+                        if o.as_deref() != Some(name.as_str()) {
+                            *o = None;
+                        }
+                    })
+                    .or_insert_with(|| Some(name.clone()));
+            }
+        }
+        Renames(
+            by_field
+                .into_iter()
+                .filter_map(|(f, n)| Some((f, n?)))
+                .collect(),
+        )
+    }
+
+    /// The join keys of a setting read: as written, and with the last two
+    /// names as serde renames them.
+    fn join_keys(&self, read: &str) -> Vec<String> {
+        let mut out: Vec<String> = join_key(read).into_iter().collect();
+        if self.0.is_empty() || read.starts_with('$') {
+            return out;
+        }
+        let segs: Vec<&str> = read.split('.').collect();
+        let renamed: Vec<&str> = segs
+            .iter()
+            .map(|s| self.0.get(*s).map_or(*s, String::as_str))
+            .collect();
+        if renamed != segs {
+            out.extend(join_key(&renamed.join(".")));
+        }
+        out
+    }
+}
+
 fn fold_pending<'a>(
     file: FileId,
     p: &'a PendingRetention,
     find: &FindDef<'a>,
+    given: &'a Settings,
 ) -> Option<Retention> {
-    let lookup = |name: &str| -> Option<&'a ConstExpr> { find(file, name).map(|(_, d)| &d.expr) };
+    // The first setting of a configuration file the value takes.
+    let used: std::cell::Cell<Option<&'a Given>> = std::cell::Cell::new(None);
+    let lookup = |name: &str| -> Option<&'a ConstExpr> {
+        if let Some(read) = name.strip_prefix(CONFIG_REF) {
+            let g = given.get(read)?;
+            if used.get().is_none() {
+                used.set(Some(g));
+            }
+            return Some(&g.expr);
+        }
+        find(file, name).map(|(_, d)| &d.expr)
+    };
     let duration = fold_duration(&p.expr, p.unit_ms, &lookup)?;
+    if let Some(g) = used.get() {
+        return Some(from_setting(file, p, g, duration));
+    }
     let mut context = p.context.clone();
     // The number is written at the constant the expiry names, when there is
     // one; the write becomes a label.
@@ -450,7 +567,50 @@ fn fold_pending<'a>(
         unit_assumed: false,
         site,
         attribution: Attribution::Unknown,
+        labels: p
+            .labels
+            .iter()
+            .map(|(s, t)| (file, *s, t.clone()))
+            .collect(),
     })
+}
+
+/// A retention whose number a configuration file gives: the finding is at
+/// the setting, where the number is changed, with the code that uses it as
+/// a label.
+fn from_setting(file: FileId, p: &PendingRetention, g: &Given, duration: Duration) -> Retention {
+    let used_as = match &p.target {
+        StoreRef::RedisPrefix(prefix) if !prefix.is_empty() => {
+            format!("used as the TTL of `{prefix}` keys here")
+        }
+        StoreRef::Table(t) => format!("used as the retention of `{t}` here"),
+        _ => "used as the store's retention here".to_string(),
+    };
+    let others = match g.others {
+        0 => String::new(),
+        1 => " (another file gives it a smaller or equal value)".to_string(),
+        n => format!(" ({n} other files give it smaller or equal values)"),
+    };
+    let mut labels = vec![(
+        file,
+        p.span,
+        format!("{used_as}, set by `{}`{others}", g.shown),
+    )];
+    labels.extend(p.labels.iter().map(|(s, t)| (file, *s, t.clone())));
+    let mut context = p.context.clone();
+    context.push(g.shown.clone());
+    Retention {
+        file: g.file,
+        span: g.span,
+        duration,
+        target: p.target.clone(),
+        via: format!("{} set by `{}`", p.via, g.shown),
+        context,
+        unit_assumed: false,
+        site: p.site.map(|s| (file, s)),
+        attribution: Attribution::Unknown,
+        labels,
+    }
 }
 
 /// Config keys that set a store's retention: the key names a retention, the
@@ -533,6 +693,7 @@ fn config_retentions(file: FileId, entries: &[ConfEntry], text: &str) -> Vec<Ret
             unit_assumed,
             site: None,
             attribution: Attribution::Unknown,
+            labels: Vec::new(),
         });
     }
     out

@@ -99,15 +99,15 @@ struct Consts<'a> {
 /// A value a configuration file gives to a setting the code reads.
 #[derive(Debug, Clone)]
 pub(super) struct Given {
-    file: FileId,
-    span: Span,
+    pub(super) file: FileId,
+    pub(super) span: Span,
     /// `workers.payouts.max_retries: 50`
-    shown: String,
-    expr: ConstExpr,
+    pub(super) shown: String,
+    pub(super) expr: ConstExpr,
     /// For choosing the largest: the count, or milliseconds.
     size: u128,
     /// Other files that give the same setting (a smaller or equal value).
-    others: usize,
+    pub(super) others: usize,
 }
 
 /// How a setting read in the code and one written in a file meet: the
@@ -150,6 +150,20 @@ fn given_value(v: &str) -> Option<(ConstExpr, u128)> {
         },
         u128::from(d.secs) * 1000,
     ))
+}
+
+/// The join key of an environment name that layers over a config file's
+/// section (`APP__WEBHOOKS__EVENT_TTL_SECS` → `webhooks.eventttlsecs`), as
+/// the `config` crate's `Environment::separator("__")` and figment's
+/// `Env::split("__")` read it.
+pub(super) fn nested_env_key(k: &str) -> Option<String> {
+    let parts: Vec<&str> = k.split("__").filter(|p| !p.is_empty()).collect();
+    match parts.as_slice() {
+        [.., section, setting] if parts.len() >= 2 && is_env_name(k) => {
+            join_key(&format!("{section}.{setting}"))
+        }
+        _ => None,
+    }
 }
 
 fn is_env_name(k: &str) -> bool {
@@ -249,6 +263,9 @@ pub(super) fn given_settings(
             let Some(key) = e.key() else { continue };
             let env_key = is_env_name(key).then(|| format!("${key}"));
             let field_key = match e.path.as_slice() {
+                // `APP__WEBHOOKS__EVENT_TTL_SECS=86400`: the `config` and
+                // `figment` crates' nested environment overrides.
+                _ if key.contains("__") => nested_env_key(key),
                 [.., PathSeg::Key(section), PathSeg::Key(_)] => {
                     join_key(&format!("{section}.{key}"))
                 }

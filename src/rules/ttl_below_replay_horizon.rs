@@ -138,9 +138,18 @@ pub fn diagnose(
     if let crate::model::retention::Attribution::Writer(w) = &r.attribution {
         d = d.with_label(w.file, w.span, w.label());
     }
-    if let Some((file, span)) = r.site.filter(|(f, _)| *f != r.file) {
+    for (file, span, text) in &r.labels {
+        d = d.with_label(*file, *span, text.clone());
+    }
+    // Labels of their own say where the number is used; else the write or
+    // the definition in another file.
+    let site = r.site.filter(|(f, _)| *f != r.file && r.labels.is_empty());
+    if let Some((file, span)) = site {
         d = d.with_label(file, span, site_label(&r.target));
-    } else if let Some((file, span)) = defs.definition(&r.target).filter(|(f, _)| *f != r.file) {
+    } else if let Some((file, span)) = defs
+        .definition(&r.target)
+        .filter(|(f, _)| *f != r.file && r.labels.is_empty())
+    {
         d = d.with_label(file, span, definition_label(&r.target));
     }
     Some(d)
@@ -532,6 +541,7 @@ mod tests {
             unit_assumed: false,
             site: None,
             attribution: Attribution::Unknown,
+            labels: Vec::new(),
         };
         let cat = Catalogue::builtin();
         assert_eq!(attribute(&r.context, &cat), Attribution::Unknown);
@@ -560,6 +570,7 @@ mod tests {
                 id: "stripe-webhooks".into(),
                 name: "src/webhooks/stripe.rs".into(),
             },
+            labels: Vec::new(),
         }
     }
 
@@ -598,6 +609,7 @@ mod tests {
                 id: "stripe-webhooks".into(),
                 name: "stripe".into(),
             },
+            labels: Vec::new(),
         };
         let d = diagnose(&r, &Catalogue::builtin(), &Tables(vec![])).unwrap();
         assert_eq!(d.severity, Severity::Warning);
@@ -633,6 +645,7 @@ mod tests {
             unit_assumed: false,
             site: None,
             attribution: attribution.clone(),
+            labels: Vec::new(),
         };
         assert!(diagnose(&r(DAY), &cat, &Tables(vec![])).is_none());
         assert!(diagnose(&r(2 * DAY), &cat, &Tables(vec![])).is_none());

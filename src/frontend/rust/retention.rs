@@ -78,6 +78,23 @@ pub struct PendingRetention {
     /// A retention-named constant or binding found on its own (not as a
     /// Redis expiry).
     pub standalone: bool,
+    /// More places in this file a finding shows (the `DELETE` a bound
+    /// cut-off is for).
+    pub labels: Vec<(Span, String)>,
+}
+
+/// A Redis client built from a setting: `redis::Client::open(url)` where
+/// `url` is `env::var("REDIS_URL")?` or `settings.redis.url`, read here or
+/// through a `let`. The model follows the setting to the Redis it names.
+#[derive(Debug, Clone)]
+pub struct ClientSetting {
+    /// The argument's text.
+    pub span: Span,
+    /// The setting, as a [`CONFIG_REF`] name without its prefix
+    /// (`$REDIS_URL`, `settings.redis.url`).
+    pub read: String,
+    /// The constructor as written (`redis::Client::open`).
+    pub call: String,
 }
 
 /// What this module adds to `RustFacts`.
@@ -88,6 +105,12 @@ pub struct RetentionFacts {
     /// `defs` when the file defines many: let go after the parse
     /// ([`RetentionFacts::let_go_defs`]).
     pub let_go: Option<LetGoDefs>,
+    /// Redis clients built from a setting.
+    pub clients: Vec<ClientSetting>,
+    /// Fields of deserialized settings structs that the configuration
+    /// names otherwise: `#[serde(rename = "ttl")] event_ttl_secs` gives
+    /// (`event_ttl_secs`, `ttl`); `alias` too.
+    pub renames: Vec<(String, String)>,
 }
 
 /// A file with at least this many constants lets them go after its parse
@@ -220,7 +243,8 @@ impl ItemReader {
             formats,
             let_formats,
             let_idents,
-            config_reads
+            config_reads,
+            config_lets
         );
     }
 
@@ -452,7 +476,7 @@ pub const CONFIG_REF: &str = "config:";
 /// The setting a field path or `env::var("…")` call reads; a path from a
 /// `let` bound to a setting's section (`let w = &settings.payouts;`)
 /// continues it.
-fn config_read(e: &syn::Expr, lets: &HashMap<String, ConstExpr>) -> Option<String> {
+fn config_read<'l>(e: &syn::Expr, lets: &dyn Fn(&str) -> Option<&'l ConstExpr>) -> Option<String> {
     match e {
         syn::Expr::Field(_) => {
             let mut segs = Vec::new();
@@ -468,7 +492,7 @@ fn config_read(e: &syn::Expr, lets: &HashMap<String, ConstExpr>) -> Option<Strin
                     }
                     syn::Expr::Path(p) if p.path.segments.len() == 1 => {
                         let root = p.path.segments[0].ident.to_string();
-                        match lets.get(&root) {
+                        match lets(&root) {
                             Some(ConstExpr::Ref(r)) if r.starts_with(CONFIG_REF) => {
                                 segs.reverse();
                                 return Some(format!("{r}.{}", segs.join(".")));
@@ -650,6 +674,10 @@ struct Visitor<'ast> {
     /// variable (`env::var("PAYOUT_MAX_RETRIES")`) as a reference to a
     /// setting ([`CONFIG_REF`]), for the retry reader; elsewhere unknown.
     config_reads: bool,
+    /// `let` bindings of the function that read a setting
+    /// (`let url = env::var("REDIS_URL")?;`), used when reading with
+    /// `config_reads` (a TTL or a client's URL that nothing else gives).
+    config_lets: HashMap<String, ConstExpr>,
 }
 
 impl<'ast> Visitor<'ast> {
@@ -667,7 +695,10 @@ impl<'ast> Visitor<'ast> {
         }
         let rd = |x: &syn::Expr| Box::new(self.read(x, depth + 1));
         if self.config_reads {
-            if let Some(name) = config_read(e, &self.lets) {
+            let lets = |n: &str| -> Option<&ConstExpr> {
+                self.config_lets.get(n).or_else(|| self.lets.get(n))
+            };
+            if let Some(name) = config_read(e, &lets) {
                 return ConstExpr::Ref(name);
             }
             match e {
@@ -683,6 +714,10 @@ impl<'ast> Visitor<'ast> {
                             | "unwrap_or_default"
                             | "unwrap_or_else"
                             | "and_then"
+                            | "context"
+                            | "with_context"
+                            | "wrap_err"
+                            | "map_err"
                     ) =>
                 {
                     return self.read(&m.receiver, depth + 1)
@@ -710,6 +745,7 @@ impl<'ast> Visitor<'ast> {
                 _ => ConstExpr::Unknown,
             },
             syn::Expr::Path(p) => self.read_path(&p.path),
+            syn::Expr::Field(f) => self_field(f).map_or(ConstExpr::Unknown, ConstExpr::Ref),
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(f) = &*c.func else {
                     return ConstExpr::Unknown;
@@ -770,7 +806,8 @@ impl<'ast> Visitor<'ast> {
             };
         }
         if segs.len() == 1 {
-            if let Some(e) = self.lets.get(last) {
+            let config = self.config_reads.then(|| self.config_lets.get(last));
+            if let Some(e) = config.flatten().or_else(|| self.lets.get(last)) {
                 return e.clone();
             }
             if self.params.contains(last) {
@@ -925,7 +962,7 @@ impl<'ast> Visitor<'ast> {
         nx: bool,
     ) {
         let key_prefix = key.and_then(|k| self.key_prefix(k));
-        let ttl_read = ttl.map(|(e, unit)| (self.read(e, 0), self.expr_span(e), unit, e));
+        let ttl_read = ttl.map(|(e, unit)| (self.read_or_config(e), self.expr_span(e), unit, e));
         if let Some((expr, span, unit, e)) = &ttl_read {
             let refs = refs_of(expr);
             let mut context: Vec<String> = key_prefix.iter().cloned().collect();
@@ -966,6 +1003,7 @@ impl<'ast> Visitor<'ast> {
                     site: Some(at),
                     direct_ref,
                     standalone: false,
+                    labels: Vec::new(),
                 });
             }
         }
@@ -982,6 +1020,252 @@ impl<'ast> Visitor<'ast> {
             },
             ttl,
         ));
+    }
+
+    /// An expression as a constant, else as a setting the code reads
+    /// (`settings.webhooks.ttl_secs`, `env::var("DEDUP_TTL")?.parse()?`,
+    /// `self.ttl` set from one), for the model to join with the
+    /// configuration files.
+    fn read_or_config(&mut self, e: &syn::Expr) -> ConstExpr {
+        let plain = self.read(e, 0);
+        if plain != ConstExpr::Unknown {
+            return plain;
+        }
+        let was = std::mem::replace(&mut self.config_reads, true);
+        let read = self.read(e, 0);
+        self.config_reads = was;
+        read
+    }
+
+    /// `Self { ttl_secs: settings.webhooks.ttl_secs, .. }`: each field set
+    /// to a constant or a setting becomes a definition `self.<field>`, for
+    /// `self.ttl_secs` read in the same file.
+    fn record_struct_fields(&mut self, e: &syn::ExprStruct) {
+        for f in &e.fields {
+            let syn::Member::Named(name) = &f.member else {
+                continue;
+            };
+            let value = self.read_or_config(&f.expr);
+            if value != ConstExpr::Unknown {
+                let span = self.expr_span(&f.expr);
+                self.out.defs.push(DurDef {
+                    name: format!("{SELF_FIELD}{name}"),
+                    expr: value,
+                    span,
+                });
+            }
+        }
+    }
+
+    /// A Redis client built from a setting (`redis::Client::open(url)`,
+    /// bb8's `RedisConnectionManager::new`, deadpool's and fred's
+    /// `Config::from_url`).
+    fn record_client(&mut self, c: &syn::ExprCall) {
+        let syn::Expr::Path(f) = &*c.func else { return };
+        let segs = super::path_idents(&f.path);
+        let n = segs.len();
+        let (Some(owner), Some(last)) = (n.checked_sub(2).map(|i| &segs[i]), segs.last()) else {
+            return;
+        };
+        let client = matches!(
+            (owner.as_str(), last.as_str()),
+            ("Client", "open")
+                | ("RedisConnectionManager", "new")
+                | ("Config" | "RedisConfig", "from_url")
+        );
+        let redis_path = owner == "Client" || segs.iter().any(|s| s.contains("redis"));
+        let Some(arg) = c.args.first().filter(|_| client && redis_path) else {
+            return;
+        };
+        let arg = strip_string_views(arg);
+        let was = std::mem::replace(&mut self.config_reads, true);
+        let read = self.read(arg, 0);
+        self.config_reads = was;
+        if let ConstExpr::Ref(r) = read {
+            if let Some(setting) = r.strip_prefix(CONFIG_REF) {
+                self.out.clients.push(ClientSetting {
+                    span: self.expr_span(arg),
+                    read: setting.to_string(),
+                    call: segs.join("::"),
+                });
+            }
+        }
+    }
+
+    /// A `DELETE` on a store whose age cut-off is bound from the clock
+    /// minus a duration: `sqlx::query("DELETE FROM stripe_events WHERE
+    /// created_at < $1").bind(Utc::now() - Duration::hours(24))`, the same
+    /// through `query!`'s arguments or a `let`.
+    fn record_bound_delete(&mut self, sql: &syn::Expr, binds: &[&syn::Expr]) {
+        let Some(text) = str_lit(sql) else { return };
+        let Some(cut) = crate::frontend::sql::retention::bound_cutoff(&text) else {
+            return;
+        };
+        let Some(bound) = binds.get(cut.param) else {
+            return;
+        };
+        let at = self.expr_span(sql);
+        self.record_cutoff(&cut.table, &cut.column, bound, at);
+    }
+
+    /// A store's rows deleted when `column` is older than `bound`, a
+    /// cut-off read from the clock minus a duration.
+    fn record_cutoff(&mut self, table: &str, column: &str, bound: &syn::Expr, at: Span) {
+        let Some(age) = self.clock_minus(bound, 0) else {
+            return;
+        };
+        let expr = self.read(age, 0);
+        if expr == ConstExpr::Unknown {
+            return;
+        }
+        let mut context = vec![table.to_string()];
+        context.extend(refs_of(&expr));
+        context.extend(self.fn_name.iter().cloned());
+        let label = format!("`{table}` rows whose `{column}` is older than this are deleted here");
+        self.out.pending.push(PendingRetention {
+            span: self.expr_span(age),
+            expr,
+            unit_ms: None,
+            target: StoreRef::Table(table.to_string()),
+            via: format!(
+                "`DELETE` of `{table}` rows whose `{column}` is older than a bound cut-off"
+            ),
+            context,
+            site: None,
+            direct_ref: None,
+            standalone: false,
+            labels: vec![(at, label)],
+        });
+    }
+
+    /// diesel's `delete(t::table.filter(t::created_at.lt(Utc::now() - D)))`
+    /// on a store (`le` too; the column bare under `use t::dsl::*`).
+    fn record_diesel_delete(&mut self, c: &syn::ExprCall) {
+        let syn::Expr::Path(f) = &*c.func else { return };
+        let segs = super::path_idents(&f.path);
+        let is_delete = segs.last().is_some_and(|l| l == "delete")
+            && (segs.len() == 1 || segs.first().is_some_and(|s| s == "diesel"));
+        let Some(arg) = c.args.first().filter(|_| is_delete) else {
+            return;
+        };
+        let Some(dml) = super::sql_strings::diesel_dsl(&syn::Expr::Call(c.clone()), &[]) else {
+            return;
+        };
+        let stores = knowledge::stores();
+        if !stores.is_store_table(&dml.table) && !stores.is_provider_event_table(&dml.table) {
+            return;
+        }
+        let mut cur = arg;
+        for _ in 0..16 {
+            let syn::Expr::MethodCall(m) = cur else {
+                return;
+            };
+            if m.method == "filter" {
+                if let Some(syn::Expr::MethodCall(cmp)) = m.args.first() {
+                    let column = match &*cmp.receiver {
+                        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                        _ => None,
+                    };
+                    let lt = matches!(cmp.method.to_string().as_str(), "lt" | "le");
+                    if let (true, Some(column), Some(bound)) = (lt, column, cmp.args.first()) {
+                        let at = self.expr_span(&cmp.receiver);
+                        self.record_cutoff(&dml.table, &column, bound, at);
+                        return;
+                    }
+                }
+            }
+            cur = &m.receiver;
+        }
+    }
+
+    /// The duration subtracted from the clock: `Utc::now() - D`,
+    /// `now.checked_sub_signed(D)`, or a `let` bound to one.
+    fn clock_minus<'e>(&'e self, e: &'e syn::Expr, depth: usize) -> Option<&'e syn::Expr> {
+        if depth > 4 {
+            return None;
+        }
+        match e {
+            syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Sub(_)) => {
+                reads_clock(&b.left, &self.let_log).then_some(&*b.right)
+            }
+            syn::Expr::MethodCall(m) => match m.method.to_string().as_str() {
+                "checked_sub_signed" | "checked_sub" | "sub" | "saturating_sub" => {
+                    (reads_clock(&m.receiver, &self.let_log)).then(|| m.args.first())?
+                }
+                "unwrap" | "expect" | "naive_utc" | "to_owned" | "clone" => {
+                    self.clock_minus(&m.receiver, depth + 1)
+                }
+                _ => None,
+            },
+            syn::Expr::Reference(r) => self.clock_minus(&r.expr, depth + 1),
+            syn::Expr::Paren(p) => self.clock_minus(&p.expr, depth + 1),
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                let (_, init) = self.let_log.iter().rev().find(|(n, _)| *n == name)?;
+                self.clock_minus(init, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// `sqlx::query("DELETE …").bind(a).bind(b)…`: the SQL and the bound
+    /// values, from the outermost call of the chain.
+    fn read_bind_chain(&mut self, outer: &syn::ExprMethodCall) {
+        if outer.method != "bind" {
+            return;
+        }
+        let mut binds: Vec<&syn::Expr> = outer.args.first().into_iter().collect();
+        let mut cur: &syn::Expr = &outer.receiver;
+        let root = loop {
+            match cur {
+                syn::Expr::MethodCall(m) if m.method == "bind" => {
+                    binds.extend(m.args.first());
+                    cur = &m.receiver;
+                }
+                other => break other,
+            }
+        };
+        let syn::Expr::Call(c) = root else { return };
+        let syn::Expr::Path(f) = &*c.func else { return };
+        let root_span = self.expr_span(root);
+        if !self.chains.insert((root_span.start, root_span.end)) {
+            return;
+        }
+        let segs = super::path_idents(&f.path);
+        let sql_call = matches!(
+            segs.last().map(String::as_str),
+            Some("query" | "query_as" | "query_scalar")
+        );
+        if let (true, Some(sql)) = (sql_call, c.args.first()) {
+            binds.reverse();
+            self.record_bound_delete(sql, &binds);
+        }
+    }
+
+    /// `sqlx::query!("DELETE … < $1", cutoff)` (also `query_as!` and
+    /// `query_scalar!`, whose first argument may be the row type).
+    fn read_query_macro(&mut self, mac: &syn::Macro) {
+        use syn::parse::Parser;
+        let name = mac.path.segments.last().map(|s| s.ident.to_string());
+        if !matches!(name.as_deref(), Some("query" | "query_as" | "query_scalar"))
+            || !mac
+                .tokens
+                .to_string()
+                .to_ascii_lowercase()
+                .contains("delete")
+        {
+            return;
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        let Ok(args) = parser.parse2(mac.tokens.clone()) else {
+            return;
+        };
+        let args: Vec<syn::Expr> = args.into_iter().collect();
+        let Some(at) = args.iter().position(|a| str_lit(a).is_some()) else {
+            return;
+        };
+        let binds: Vec<&syn::Expr> = args[at + 1..].iter().collect();
+        self.record_bound_delete(&args[at], &binds);
     }
 
     /// A binding or constant whose name speaks of a store's retention.
@@ -1010,6 +1294,7 @@ impl<'ast> Visitor<'ast> {
             site: None,
             direct_ref: None,
             standalone: true,
+            labels: Vec::new(),
         });
     }
 
@@ -1251,6 +1536,61 @@ pub(super) fn format_prefix(mac: &syn::Macro) -> Option<String> {
     (!prefix.is_empty()).then_some(prefix)
 }
 
+/// The prefix of a definition that a struct literal's field gives
+/// (`self.ttl_secs`).
+pub const SELF_FIELD: &str = "self.";
+
+/// `self.ttl_secs`: the field, as a [`SELF_FIELD`] name.
+fn self_field(f: &syn::ExprField) -> Option<String> {
+    let syn::Member::Named(name) = &f.member else {
+        return None;
+    };
+    match &*f.base {
+        syn::Expr::Path(p) if p.path.is_ident("self") => Some(format!("{SELF_FIELD}{name}")),
+        _ => None,
+    }
+}
+
+/// A URL argument without the calls that only view it as text
+/// (`url.as_str()`, `&cfg.redis.url`, `secret.expose_secret()`).
+fn strip_string_views(e: &syn::Expr) -> &syn::Expr {
+    let mut cur = e;
+    for _ in 0..8 {
+        cur = match cur {
+            syn::Expr::Reference(r) => &r.expr,
+            syn::Expr::Paren(p) => &p.expr,
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "as_str" | "as_ref" | "to_string" | "clone" | "expose_secret" | "as_deref"
+                ) && m.args.is_empty() =>
+            {
+                &m.receiver
+            }
+            _ => return cur,
+        };
+    }
+    cur
+}
+
+/// Whether an expression reads the clock: `Utc::now()`,
+/// `OffsetDateTime::now_utc()`, `SystemTime::now()`, or a `let` bound to
+/// one.
+fn reads_clock(e: &syn::Expr, lets: &[(String, &syn::Expr)]) -> bool {
+    use quote::ToTokens;
+    if let syn::Expr::Path(p) = e {
+        if let Some(id) = p.path.get_ident() {
+            let name = id.to_string();
+            return match lets.iter().rev().find(|(n, _)| *n == name) {
+                Some((_, init)) => init.to_token_stream().to_string().contains("now"),
+                None => false,
+            };
+        }
+    }
+    let t = e.to_token_stream().to_string();
+    t.contains("now ()") || t.contains("now_utc ()") || t.contains("now()")
+}
+
 /// Whether a direct part of `e` is unknown (deeper parts were checked when
 /// they were read).
 fn refs_unknown(e: &ConstExpr) -> bool {
@@ -1337,7 +1677,44 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
         if let Some(f) = self.format_macro(&m.mac) {
             self.formats.push(f);
         }
+        self.read_query_macro(&m.mac);
         visit::visit_expr_macro(self, m);
+    }
+
+    fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+        for f in &item.fields {
+            let Some(name) = &f.ident else { continue };
+            for a in f.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+                let _ = a.parse_nested_meta(|meta| {
+                    if meta.path.is_ident("rename") || meta.path.is_ident("alias") {
+                        // `rename = "x"`; `rename(deserialize = "x")` is skipped.
+                        if let Ok(v) = meta.value().and_then(|v| v.parse::<syn::LitStr>()) {
+                            self.out.renames.push((name.to_string(), v.value()));
+                        }
+                    } else if meta.input.peek(syn::Token![=]) {
+                        let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        visit::visit_item_struct(self, item);
+    }
+
+    fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
+        self.read_query_macro(&m.mac);
+        visit::visit_stmt_macro(self, m);
+    }
+
+    fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+        self.record_struct_fields(e);
+        visit::visit_expr_struct(self, e);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.record_client(c);
+        self.record_diesel_delete(c);
+        visit::visit_expr_call(self, c);
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -1350,6 +1727,16 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
             }
             self.let_log.push((name.clone(), &init.expr));
             let value = self.read(&init.expr, 0);
+            if value == ConstExpr::Unknown {
+                let setting = self.read_or_config(&init.expr);
+                if setting == ConstExpr::Unknown {
+                    self.config_lets.remove(&name);
+                } else {
+                    self.config_lets.insert(name.clone(), setting);
+                }
+            } else {
+                self.config_lets.remove(&name);
+            }
             self.record_named(&name, &init.expr);
             self.params.remove(&name);
             self.lets.insert(name, value);
@@ -1364,6 +1751,7 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
         if !self.read_cmd_chain(call) {
             self.read_method(call);
         }
+        self.read_bind_chain(call);
         visit::visit_expr_method_call(self, call);
     }
 }
@@ -1432,6 +1820,7 @@ impl<'ast> Visitor<'ast> {
         };
         self.fn_sends_key = false;
         self.lets.clear();
+        self.config_lets.clear();
         self.let_keys.clear();
         self.let_formats.clear();
         self.let_log.clear();
@@ -1844,5 +2233,90 @@ const IDEMPOTENCY_LOCK_TTL: Duration = Duration::from_secs(30);
         assert_eq!(r.defs.len(), 2);
         assert_eq!(&text[r.defs[0].span.start..r.defs[0].span.end], "24 * HOUR");
         assert_eq!(&text[r.defs[1].span.start..r.defs[1].span.end], "3_600");
+    }
+
+    #[test]
+    fn a_delete_bound_to_the_clock_minus_a_duration_is_a_retention_of_its_store() {
+        let (_, r) = read(
+            "async fn purge(pool: &PgPool) {\n    let cutoff = Utc::now() - chrono::Duration::hours(24);\n    sqlx::query(\"DELETE FROM stripe_webhook_events WHERE received_at < $1\").bind(cutoff).execute(pool).await;\n    sqlx::query!(\"DELETE FROM idempotency_keys WHERE created_at < $1\", OffsetDateTime::now_utc() - time::Duration::days(3));\n}\nasync fn by_operator(pool: &PgPool, before: DateTime<Utc>) {\n    sqlx::query(\"DELETE FROM idempotency_keys WHERE created_at < $1\").bind(before).execute(pool).await;\n    sqlx::query(\"DELETE FROM sessions WHERE created_at < $1\").bind(Utc::now() - Duration::hours(1)).execute(pool).await;\n}\n",
+        );
+        let got: Vec<(String, Option<u64>)> = r
+            .pending
+            .iter()
+            .map(|p| (format!("{:?}", p.target), fold_local(&r, p)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Table(\"stripe_webhook_events\")".to_string(), Some(86_400)),
+                ("Table(\"idempotency_keys\")".to_string(), Some(259_200)),
+            ]
+        );
+        assert_eq!(r.pending[0].labels.len(), 1);
+    }
+
+    #[test]
+    fn a_diesel_delete_filtered_on_the_clock_minus_a_duration_is_a_retention() {
+        let (_, r) = read(
+            "fn purge(conn: &mut PgConnection) {\n    let cutoff = Utc::now() - Duration::days(2);\n    diesel::delete(processed_webhook_events::table.filter(processed_webhook_events::created_at.lt(cutoff))).execute(conn);\n    diesel::delete(sessions::table.filter(sessions::created_at.lt(Utc::now() - Duration::days(1)))).execute(conn);\n}\n",
+        );
+        let got: Vec<(String, Option<u64>)> = r
+            .pending
+            .iter()
+            .map(|p| (format!("{:?}", p.target), fold_local(&r, p)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(
+                "Table(\"processed_webhook_events\")".to_string(),
+                Some(172_800)
+            )]
+        );
+    }
+
+    #[test]
+    fn serde_renames_of_settings_fields_are_kept() {
+        let (_, r) = read(
+            "#[derive(Deserialize)]\nstruct Webhooks {\n    #[serde(rename = \"dedup-ttl\", default)]\n    event_ttl_secs: u64,\n    #[serde(alias = \"redis_dsn\")]\n    url: String,\n    #[serde(with = \"humantime_serde\")]\n    window: Duration,\n}\n",
+        );
+        assert_eq!(
+            r.renames,
+            vec![
+                ("event_ttl_secs".to_string(), "dedup-ttl".to_string()),
+                ("url".to_string(), "redis_dsn".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn ttls_and_clients_read_from_settings_are_references_to_them() {
+        let (_, r) = read(
+            "impl Claims {\n    fn new(cfg: &AppConfig) -> Self { Self { ttl: Duration::from_secs(cfg.webhooks.event_ttl_secs) } }\n    async fn claim(&mut self, id: &str) { self.con.set_ex(format!(\"idem:stripe:{id}\"), 1, self.ttl.as_secs()).await; }\n}\nasync fn open() {\n    let url = std::env::var(\"REDIS_URL\").context(\"unset\")?;\n    let c = redis::Client::open(url.as_str())?;\n    let d = deadpool_redis::Config::from_url(&settings.redis.url);\n    let ttl: u64 = env::var(\"DEDUP_TTL\")?.parse()?;\n    con.set_ex(format!(\"dedup:adyen:{id}\"), 1, ttl).await;\n}\n",
+        );
+        let field = r.defs.iter().find(|d| d.name == "self.ttl").unwrap();
+        assert_eq!(
+            refs_of(&field.expr),
+            vec!["config:cfg.webhooks.event_ttl_secs"]
+        );
+        let refs: Vec<Vec<String>> = r.pending.iter().map(|p| refs_of(&p.expr)).collect();
+        assert_eq!(
+            refs,
+            vec![
+                vec!["self.ttl".to_string()],
+                vec!["config:$DEDUP_TTL".to_string()]
+            ]
+        );
+        let clients: Vec<(&str, &str)> = r
+            .clients
+            .iter()
+            .map(|c| (c.read.as_str(), c.call.as_str()))
+            .collect();
+        assert_eq!(
+            clients,
+            vec![
+                ("$REDIS_URL", "redis::Client::open"),
+                ("settings.redis.url", "deadpool_redis::Config::from_url"),
+            ]
+        );
     }
 }

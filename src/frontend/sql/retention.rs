@@ -516,6 +516,50 @@ fn delete(file: &str, span: Span, context: &[String]) -> Option<Delete> {
     })
 }
 
+/// A `DELETE` whose age cut-off is a bound parameter: `DELETE FROM
+/// stripe_events WHERE created_at < $1` (sqlx, tokio-postgres) or `… < ?`
+/// (MySQL, SQLite). The code that binds it may know the value
+/// (`Utc::now() - Duration::hours(24)`); the statement alone does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundCutoff {
+    /// The table as written, quotes removed.
+    pub table: String,
+    pub column: String,
+    /// Which bound value, from 0 (`$1` and the first `?` are 0).
+    pub param: usize,
+}
+
+/// The bound cut-off of a `DELETE` on a store (a table named for keys or
+/// a provider's deliveries), if its first age comparison is one.
+pub fn bound_cutoff(sql: &str) -> Option<BoundCutoff> {
+    let c = DELETE.captures(sql).or_else(|| CTE_DELETE.captures(sql))?;
+    let m = c.get(1)?;
+    let raw_name = m.as_str();
+    let key = super::extract::normalise_written(raw_name);
+    let stores = knowledge::stores();
+    if !stores.is_store_table(&key) && !stores.is_provider_event_table(&key) {
+        return None;
+    }
+    let p = m.end() + where_re()?.find(&sql[m.end()..])?.end();
+    let pred = &sql[p..];
+    let c = cutoff_re()?.captures(pred)?;
+    let head = c.get(0)?;
+    let after = pred[head.end()..].trim_start();
+    let param = if let Some(rest) = after.strip_prefix('$') {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<usize>().ok()?.checked_sub(1)?
+    } else if after.starts_with('?') {
+        sql[..p + head.end()].matches('?').count()
+    } else {
+        return None;
+    };
+    Some(BoundCutoff {
+        table: raw_name.replace(['"', '`'], ""),
+        column: c[1].to_ascii_lowercase(),
+        param,
+    })
+}
+
 /// `UPDATE partman.part_config SET retention = '30 days' WHERE
 /// parent_table = 'public.x'`.
 fn partman(file: &str, span: Span, out: &mut Vec<RetentionFact>) {
