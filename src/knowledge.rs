@@ -1188,6 +1188,10 @@ pub struct SdkKey {
     pub path: Vec<String>,
     pub counterparty: String,
     pub header: String,
+    /// A strategy that retries with one key the SDK makes: its argument is
+    /// the number of attempts, its delays the `[[default]]`s of this crate.
+    #[serde(default)]
+    pub retry: Option<String>,
     pub source: String,
     pub quote: String,
     pub read: String,
@@ -1217,6 +1221,20 @@ pub struct RetryKnowledge {
     pub default: Vec<RetryDefault>,
     pub sdk: Vec<SdkKey>,
     pub unpublished: Vec<UnpublishedApi>,
+    #[serde(default)]
+    pub request_builders: RequestBuilders,
+}
+
+/// Functions that build a request from the operation's data each time it
+/// is sent (fresh-key-per-retry's builder form).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestBuilders {
+    /// Method names of request-builder traits (`build_headers`).
+    pub methods: Vec<String>,
+    /// Conversion traits whose `from`/`try_from` build a request.
+    pub conversions: Vec<String>,
+    pub source: Vec<String>,
 }
 
 impl RetryKnowledge {

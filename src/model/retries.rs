@@ -19,7 +19,8 @@ use crate::frontend::rust::retention::{
     eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF,
 };
 use crate::frontend::rust::retry::{
-    KeyedRequest, Policy, PolicyKind, Ratio, RetrySite, Setting, Shape, DEFAULT_REF,
+    FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyKind, Ratio, RetrySite, Setting, Shape,
+    DEFAULT_REF,
 };
 use crate::frontend::FileFacts;
 use crate::horizons::Catalogue;
@@ -79,6 +80,116 @@ pub struct RetryFinding {
 #[derive(Debug, Default)]
 pub struct RetryModel {
     pub findings: Vec<RetryFinding>,
+    /// Keys made fresh in the forms `flow` leaves out (`fresh-key-per-retry`).
+    pub fresh: Vec<FreshFinding>,
+}
+
+/// A key made fresh and sent as the idempotency key, its maker resolved.
+#[derive(Debug, Clone)]
+pub struct FreshFinding {
+    pub file: FileId,
+    pub send: FreshSend,
+    /// What makes the key, as the message names it: `Uuid::new_v4()`, or
+    /// the helper's call `get_key()`.
+    pub what: String,
+    /// For a helper: how it mints (`` `new_uuid_v4()` calls `uuid::Uuid::new_v4()` ``).
+    pub via: Option<String>,
+}
+
+/// How each project function that returns a fresh key mints it, by name:
+/// its owner, and the generator it reaches (through other minters).
+fn minters(files: &[FileFacts]) -> HashMap<String, Vec<(Option<String>, String)>> {
+    let all: Vec<&Minter> = files
+        .iter()
+        .filter_map(|f| f.rust.as_ref())
+        .flat_map(|r| &r.retry.minters)
+        .collect();
+    let mut known: HashMap<String, Vec<(Option<String>, String)>> = HashMap::new();
+    for m in &all {
+        if let Some(d) = &m.direct {
+            known.entry(m.name.clone()).or_default().push((
+                m.owner.clone(),
+                format!("`{}()` makes it with `{d}`", m.name),
+            ));
+        }
+    }
+    // Forwarders (`get_key()` returning `IdempotencyKey::new_uuid_v4()`),
+    // two levels deep.
+    for _ in 0..2 {
+        let mut add = Vec::new();
+        for m in all.iter().filter(|m| m.direct.is_none()) {
+            if known.contains_key(&m.name) {
+                continue;
+            }
+            if let Some((c, how)) = m
+                .callees
+                .iter()
+                .find_map(|c| known.get(c).and_then(|v| v.first()).map(|(_, h)| (c, h)))
+            {
+                add.push((
+                    m.name.clone(),
+                    m.owner.clone(),
+                    format!("`{}()` returns `{c}()`: {how}", m.name),
+                ));
+            }
+        }
+        for (n, o, how) in add {
+            known.entry(n).or_default().push((o, how));
+        }
+    }
+    known
+}
+
+fn resolve_fresh(
+    files: &[FileFacts],
+    flows: &FlowModel,
+    fn_index: &HashMap<(FileId, Span), usize>,
+) -> Vec<FreshFinding> {
+    let known = minters(files);
+    let mut out = Vec::new();
+    for f in files {
+        let Some(r) = &f.rust else { continue };
+        for s in &r.retry.fresh {
+            if fn_index
+                .get(&(f.file, s.function))
+                .is_some_and(|i| flows.functions[*i].test)
+            {
+                continue;
+            }
+            let (what, via) = match &s.maker {
+                Maker::Generator(g) => (g.clone(), None),
+                Maker::Helper { name, owner } => {
+                    let Some(ms) = known.get(name) else { continue };
+                    let fits = |o: &Option<String>| owner.is_none() || o == owner;
+                    let minting: Vec<&String> =
+                        ms.iter().filter(|(o, _)| fits(o)).map(|(_, h)| h).collect();
+                    let Some(how) = minting.first() else { continue };
+                    // Another function of that name that mints nothing: the
+                    // call may be that one.
+                    let same = flows
+                        .functions
+                        .iter()
+                        .filter(|e| &e.name == name && fits(&e.owner))
+                        .count();
+                    if same > minting.len() {
+                        continue;
+                    }
+                    let call = match owner {
+                        Some(o) => format!("{o}::{name}()"),
+                        None => format!("{name}()"),
+                    };
+                    (call, Some((*how).clone()))
+                }
+            };
+            out.push(FreshFinding {
+                file: f.file,
+                send: s.clone(),
+                what,
+                via,
+            });
+        }
+    }
+    out
 }
 
 /// Longest series summed term by term; beyond it a capped series adds its
@@ -775,7 +886,8 @@ impl RetryModel {
                 }
             }
         }
-        RetryModel { findings }
+        let fresh = resolve_fresh(files, flows, &fn_index);
+        RetryModel { findings, fresh }
     }
 }
 

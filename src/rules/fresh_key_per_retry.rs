@@ -1,11 +1,18 @@
 //! `fresh-key-per-retry`: a key made fresh (UUID, ULID, random, the clock)
-//! inside a loop or a closure a retry wrapper runs again, and sent as the
-//! idempotency key from that same body. Reads `model::flows`' fresh keys.
+//! where it should be stable, and sent as the idempotency key: inside a
+//! loop or a closure a retry wrapper runs again (`model::flows`' fresh keys,
+//! and `model::retries`' for an `async` attempt block or a project helper
+//! that mints the key), mixed with the identity of the input it handles, or
+//! minted where a request is built from the operation's data.
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::frontend::rust::retry::FreshKind;
+use crate::model::retries::FreshFinding;
 
 pub const NAME: &str = "fresh-key-per-retry";
+
+const HELP: &str = "make the key once, before the retry (`let key = Uuid::new_v4();` above the loop or the retry call), or derive it from a stable id (`format!(\"payout-{}\", job.id)`), so every attempt carries the same key";
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (file, k) in &ctx.model.flows.fresh_keys {
@@ -24,9 +31,80 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             ))
             .with_label(*file, k.scope, "retried here")
             .with_label(*file, k.sent, "sent here")
-            .with_help(
-                "make the key once, before the retry (`let key = Uuid::new_v4();` above the loop or the retry call), or derive it from a stable id (`format!(\"payout-{}\", job.id)`), so every attempt carries the same key",
-            ),
+            .with_help(HELP),
         );
     }
+    for f in &ctx.model.retries.fresh {
+        let seen = ctx
+            .model
+            .flows
+            .fresh_keys
+            .iter()
+            .any(|(file, k)| *file == f.file && k.generator == f.send.at);
+        if !seen {
+            out.push(diagnostic(f));
+        }
+    }
+}
+
+fn diagnostic(f: &FreshFinding) -> Diagnostic {
+    let s = &f.send;
+    let via = f
+        .via
+        .as_ref()
+        .map(|v| format!(" ({v})"))
+        .unwrap_or_default();
+    let d = match &s.kind {
+        FreshKind::Retried { scope, what } => Diagnostic::new(
+            NAME,
+            Severity::Error,
+            f.file,
+            s.at,
+            format!("`{}` makes a new idempotency key on every retry", f.what),
+        )
+        .with_primary_label("a fresh key per attempt")
+        .with_note(format!(
+            "the key is made on every pass of this {what}{via} and sent {}: each retry is a new request to the server, which applies it again",
+            s.how
+        ))
+        .with_label(f.file, *scope, "retried here")
+        .with_help(HELP),
+        FreshKind::Mixed { from } => Diagnostic::new(
+            NAME,
+            Severity::Warning,
+            f.file,
+            s.at,
+            format!(
+                "`{}` makes the idempotency key for the same `{from}` new on every call",
+                f.what
+            ),
+        )
+        .with_primary_label("a fresh part of the key")
+        .with_note(format!(
+            "the key is sent {} and holds both the identity of `{from}` and a value made fresh: when the same `{from}` is handled again (a redelivered message, a retried job), the key differs and the server applies it again",
+            s.how
+        ))
+        .with_help(format!(
+            "build the key from `{from}`'s stable identity alone (an id, a delivery offset, a sequence number)"
+        )),
+        FreshKind::Built { function, from } => Diagnostic::new(
+            NAME,
+            Severity::Note,
+            f.file,
+            s.at,
+            format!(
+                "`{}` makes a new idempotency key on each build in `{function}`",
+                f.what
+            ),
+        )
+        .with_primary_label("a key minted per build")
+        .with_note(format!(
+            "the key is sent {} from `{function}`, which builds the request from `{from}`: a resend that builds the request again carries a new key, so the server cannot recognise it. No retry is visible here, so this is a note: it is a mistake wherever the same operation is sent twice",
+            s.how
+        ))
+        .with_help(format!(
+            "derive the key from the operation's stable id in `{from}` (the attempt, payment or refund id)"
+        )),
+    };
+    d.with_label(f.file, s.sent, "sent here")
 }

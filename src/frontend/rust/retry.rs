@@ -21,6 +21,63 @@ pub struct RetryFacts {
     pub requests: Vec<KeyedRequest>,
     /// Clients built with a retry middleware (`reqwest-retry`).
     pub clients: Vec<RetryClient>,
+    /// Keys made fresh and sent as the idempotency key, in the forms
+    /// `fresh-key-per-retry` reads beside `flow`'s loops and closures.
+    pub fresh: Vec<FreshSend>,
+    /// Functions that return a key made fresh (project helpers that mint
+    /// one), for the model to resolve the calls of `fresh`.
+    pub minters: Vec<Minter>,
+}
+
+/// A key made fresh and sent as an idempotency key.
+#[derive(Debug, Clone)]
+pub struct FreshSend {
+    /// The function it is written in (its name's span).
+    pub function: Span,
+    pub kind: FreshKind,
+    pub maker: Maker,
+    /// The generator or the helper call.
+    pub at: Span,
+    /// Where the key is sent.
+    pub sent: Span,
+    /// `as the `Idempotency-Key` header`.
+    pub how: String,
+}
+
+#[derive(Debug, Clone)]
+pub enum FreshKind {
+    /// Inside a body that runs again on each attempt: a loop that sleeps,
+    /// an `async` block or closure inside one, a retry wrapper's closure.
+    Retried { scope: Span, what: String },
+    /// Where a request is built from the operation's data (a conversion
+    /// into the request, a header builder of `rules/retry.toml`), with no
+    /// retry in sight: each build of the same operation gets a new key.
+    Built { function: String, from: String },
+    /// Beside parts derived from the input (`msg.partition()`), a part made
+    /// fresh: a redelivery of the same input gets another key.
+    Mixed { from: String },
+}
+
+#[derive(Debug, Clone)]
+pub enum Maker {
+    /// A generator of `rules/effects.toml`, as written.
+    Generator(String),
+    /// A zero-argument call of a function of the project (`strategy.get_key()`,
+    /// `IdempotencyKey::new_uuid_v4()`): a key only if that function mints one.
+    Helper { name: String, owner: Option<String> },
+}
+
+/// A function with no input but `self` that returns a value made fresh in
+/// its body, directly or through another such function.
+#[derive(Debug, Clone)]
+pub struct Minter {
+    pub name: String,
+    /// The `impl`'s type.
+    pub owner: Option<String>,
+    /// The generator written in its body.
+    pub direct: Option<String>,
+    /// Zero-argument functions its body calls (for a minter through them).
+    pub callees: Vec<String>,
 }
 
 /// Where a request is retried.
@@ -186,6 +243,7 @@ impl<'a> Walker<'a> {
             out: RetryFacts::default(),
             cur: None,
             jobs_read: HashSet::new(),
+            impl_of: None,
         }
     }
 
@@ -239,6 +297,8 @@ pub(super) struct Walker<'a> {
     cur: Option<FnState>,
     /// Where the underway `Job::builder()` chains already read start.
     jobs_read: HashSet<usize>,
+    /// The `impl` being read: its trait's last name and its type's.
+    impl_of: Option<(Option<String>, String)>,
 }
 
 fn path_segs(e: &syn::Expr) -> Vec<String> {
@@ -968,6 +1028,44 @@ impl Walker<'_> {
         });
     }
 
+    /// An SDK strategy that resends one key it makes itself, `n` attempts
+    /// with the crate's delays (async-stripe's
+    /// `RequestStrategy::ExponentialBackoff(n)`): the call is both the retry
+    /// and the keyed request. The span is the delays before attempts 2 … n.
+    fn sdk_retry(
+        &mut self,
+        c: &syn::ExprCall,
+        sdk: &'static knowledge::SdkKey,
+        krate: &'static str,
+        n: &syn::Expr,
+    ) {
+        let at = super::span::of(c);
+        let Setting::Written { expr, span, .. } = self.setting(n, None) else {
+            return;
+        };
+        let times = Setting::Written {
+            expr: ConstExpr::Sub(Box::new(expr), Box::new(ConstExpr::Int(1))),
+            span,
+            unit_ms: None,
+        };
+        let policy = Policy {
+            span: at,
+            krate,
+            kind: PolicyKind::Series {
+                shape: Shape::Geometric,
+                first: Setting::Default("exponential_backoff.delay"),
+                ratio: Ratio::Default("exponential_backoff.factor"),
+                max: None,
+                times: Some(times),
+                cap: None,
+            },
+        };
+        let (header, cp) = (sdk.header.clone(), sdk.counterparty.clone());
+        let what = format!("`{}`", sdk.path.join("::"));
+        self.push_request(at, header, n, None, None, Some(cp), None);
+        self.site(at, what, at, None, policy, false);
+    }
+
     /// The operation a retry wrapper runs: a closure (its body) or a function.
     fn op(&self, e: &syn::Expr) -> Option<(Span, Option<Vec<String>>, bool)> {
         match e {
@@ -1000,6 +1098,7 @@ impl Walker<'_> {
         self.visit_block(body);
         self.sql_job_table(body);
         self.cur = saved;
+        self.fresh_keys(name, sig, body);
     }
 
     /// A job table retried in SQL: `SET attempts = attempts + 1, run_at =
@@ -2166,7 +2265,18 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             }
             return;
         }
+        let trait_name = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, p, _)| p.segments.last())
+            .map(|s| s.ident.to_string());
+        let ty = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let saved = std::mem::replace(&mut self.impl_of, ty.map(|t| (trait_name, t)));
         visit::visit_item_impl(self, i);
+        self.impl_of = saved;
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -2216,13 +2326,17 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             return;
         }
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        // async-stripe: `RequestStrategy::Idempotent(key)`
+        // async-stripe: `RequestStrategy::Idempotent(key)`, and the
+        // strategies that retry with a key of their own
+        // (`RequestStrategy::ExponentialBackoff(n)`).
         if let Some(sdk) = knowledge::retry()
             .sdk
             .iter()
             .find(|s| segs.ends_with(&s.path))
         {
-            if let Some(key) = args.first() {
+            if let (Some(krate), Some(n)) = (&sdk.retry, args.first()) {
+                self.sdk_retry(c, sdk, krate, n);
+            } else if let Some(key) = args.first() {
                 let (header, cp) = (sdk.header.clone(), sdk.counterparty.clone());
                 self.push_request(super::span::of(c), header, key, None, None, Some(cp), None);
             }
@@ -2329,6 +2443,543 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             return;
         }
         visit::visit_item_mod(self, m);
+    }
+}
+
+// Keys made fresh and sent as the idempotency key (`fresh-key-per-retry`),
+// in the forms `flow`'s loops and closures leave out: an `async` attempt
+// block inside a retry loop, a key minted by a project helper
+// (`strategy.get_key()`), a key minted where a request is built from the
+// operation's data, a key mixing the input's identity with the clock.
+
+/// Methods that hand their receiver's value on: a helper call is looked for
+/// beneath them, and they are never one.
+const PASS_THROUGH: &[&str] = &[
+    "clone",
+    "to_string",
+    "to_owned",
+    "into",
+    "as_str",
+    "as_ref",
+    "as_deref",
+    "unwrap",
+    "expect",
+    "parse",
+    "into_masked",
+    "into_inner",
+    "to_vec",
+    "as_bytes",
+    "try_into",
+    "map_err",
+    "ok",
+    "unwrap_or_default",
+    "as_u64",
+    "len",
+    "iter",
+    "collect",
+    "is_empty",
+    "is_some",
+    "is_none",
+    "borrow",
+    "lock",
+    "read",
+    "write",
+    "await",
+];
+
+/// Methods whose argument is used only when the receiver has no value: a
+/// key made there is a default for a caller who gave none, made once per
+/// call, not a per-attempt key.
+const FALLBACK: &[&str] = &[
+    "unwrap_or",
+    "unwrap_or_else",
+    "or",
+    "or_else",
+    "get_or_insert_with",
+    "map_or",
+    "map_or_else",
+];
+
+fn names_idempotency(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("idempot")
+}
+
+/// A retry-counter name: `tries`, `retry_count`, `attempt`.
+fn retry_counter(name: &str) -> bool {
+    let l = name.to_ascii_lowercase();
+    l.contains("retr") || l.contains("attempt") || l.contains("tries") || l == "try_count"
+}
+
+/// Whether a `loop`/`while` body is an attempt: it sleeps or counts
+/// attempts, and takes no new item per pass (a worker's batch loop makes
+/// one key per item, rightly).
+fn attempt_body(b: &syn::Block) -> bool {
+    !has_item_loop(b) && increments(b).iter().any(|n| retry_counter(n))
+}
+
+/// The header-name argument of a header call or tuple, through
+/// `.to_string()`/`.into()`, and a constant named for the header
+/// (`PAYPAL_REQUEST_ID`).
+fn header_arg(consts: &StrConsts, e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::MethodCall(m) if PASS_THROUGH.contains(&method_str(m).as_str()) => {
+            header_arg(consts, &m.receiver)
+        }
+        syn::Expr::Paren(p) => header_arg(consts, &p.expr),
+        syn::Expr::Path(p) => {
+            let last = p.path.segments.last()?.ident.to_string();
+            let dashed = last.replace('_', "-");
+            flow::idempotency_header_name(consts, e)
+                .or_else(|| flow::is_idempotency_header(&dashed).then_some(dashed))
+        }
+        _ => flow::idempotency_header_name(consts, e),
+    }
+}
+
+/// The first generator in `e`, outside closures and fallbacks.
+fn generator_in(e: &syn::Expr) -> Option<(Span, String)> {
+    struct G(Option<(Span, String)>);
+    impl<'ast> Visit<'ast> for G {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if self.0.is_some() {
+                return;
+            }
+            match e {
+                syn::Expr::Call(c) => match flow::generator_call(c) {
+                    Some(w) => self.0 = Some((super::span::of(c), w)),
+                    None => visit::visit_expr(self, e),
+                },
+                syn::Expr::MethodCall(m) if FALLBACK.contains(&method_str(m).as_str()) => {
+                    self.visit_expr(&m.receiver)
+                }
+                syn::Expr::Closure(_) => {}
+                _ => visit::visit_expr(self, e),
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if self.0.is_some() {
+                return;
+            }
+            if let Some(w) = flow::generator_macro(m) {
+                self.0 = Some((super::span::of(&m.path), w));
+                return;
+            }
+            if let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                args.iter().for_each(|a| self.visit_expr(a));
+            }
+        }
+    }
+    let mut g = G(None);
+    g.visit_expr(e);
+    g.0
+}
+
+/// A zero-argument call of a project function in `e` (`strategy.get_key()`,
+/// `IdempotencyKey::new_uuid_v4()`), outside closures and fallbacks.
+fn helper_in(e: &syn::Expr) -> Option<(Span, String, Option<String>)> {
+    match e {
+        syn::Expr::MethodCall(m) => {
+            let name = method_str(m);
+            if FALLBACK.contains(&name.as_str()) {
+                return helper_in(&m.receiver);
+            }
+            if m.args.is_empty() && !PASS_THROUGH.contains(&name.as_str()) {
+                return Some((super::byte_span(m.method.span()), name, None));
+            }
+            helper_in(&m.receiver).or_else(|| m.args.iter().find_map(helper_in))
+        }
+        syn::Expr::Call(c) => {
+            let segs = path_segs(&c.func);
+            if c.args.is_empty() && flow::generator_call(c).is_none() {
+                let name = segs.last()?.clone();
+                let owner = segs
+                    .len()
+                    .checked_sub(2)
+                    .map(|i| segs[i].clone())
+                    .filter(|o| !matches!(o.as_str(), "crate" | "self" | "super" | "Self"));
+                return Some((super::span::of(c), name, owner));
+            }
+            c.args.iter().find_map(helper_in)
+        }
+        syn::Expr::Try(t) => helper_in(&t.expr),
+        syn::Expr::Await(a) => helper_in(&a.base),
+        syn::Expr::Reference(r) => helper_in(&r.expr),
+        syn::Expr::Paren(p) => helper_in(&p.expr),
+        syn::Expr::Macro(m) => m
+            .mac
+            .parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            )
+            .ok()
+            .and_then(|args| args.iter().find_map(helper_in)),
+        _ => None,
+    }
+}
+
+/// Single names used in `e` (paths of one segment, and the roots of field
+/// and method chains), outside closures.
+fn used_names(e: &syn::Expr) -> Vec<String> {
+    struct U(Vec<String>);
+    impl<'ast> Visit<'ast> for U {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let Some(id) = p.path.get_ident() {
+                self.0.push(id.to_string());
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                args.iter().for_each(|a| self.visit_expr(a));
+            }
+        }
+    }
+    let mut u = U(Vec::new());
+    u.visit_expr(e);
+    u.0
+}
+
+/// Names whose fields or methods `e` reads (`msg.partition()`, `order.id`):
+/// the identity of an input, outside closures.
+fn param_parts(e: &syn::Expr) -> Vec<String> {
+    struct P(Vec<String>);
+    impl<'ast> Visit<'ast> for P {
+        fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+            if let syn::Expr::Path(p) = &*f.base {
+                if let Some(id) = p.path.get_ident() {
+                    self.0.push(id.to_string());
+                }
+            }
+            visit::visit_expr_field(self, f);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if let syn::Expr::Path(p) = &*m.receiver {
+                if let Some(id) = p.path.get_ident() {
+                    self.0.push(id.to_string());
+                }
+            }
+            visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                args.iter().for_each(|a| self.visit_expr(a));
+            }
+        }
+    }
+    let mut p = P(Vec::new());
+    p.visit_expr(e);
+    p.0
+}
+
+/// Zero-argument calls in a body, by name (a minter's helpers).
+fn zero_arg_calls(b: &syn::Block) -> Vec<String> {
+    struct Z(Vec<String>);
+    impl<'ast> Visit<'ast> for Z {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if c.args.is_empty() {
+                if let Some(n) = path_segs(&c.func).last() {
+                    self.0.push(n.clone());
+                }
+            }
+            visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let n = method_str(m);
+            if m.args.is_empty() && !PASS_THROUGH.contains(&n.as_str()) {
+                self.0.push(n);
+            }
+            visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut z = Z(Vec::new());
+    z.visit_block(b);
+    z.0.sort();
+    z.0.dedup();
+    z.0
+}
+
+fn block_expr(b: &syn::Block) -> syn::Expr {
+    syn::Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: b.clone(),
+    })
+}
+
+impl Walker<'_> {
+    /// A function's minted keys: itself as a minter, and the fresh keys it
+    /// sends.
+    fn fresh_keys(&mut self, name: &syn::Ident, sig: &syn::Signature, body: &syn::Block) {
+        let fname = name.to_string();
+        let params: Vec<String> = sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some(pat_names(&t.pat)),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .flatten()
+            .collect();
+        let owner = self.impl_of.as_ref().map(|(_, t)| t.clone());
+        if params.is_empty() && !matches!(sig.output, syn::ReturnType::Default) {
+            let direct = generator_in(&block_expr(body)).map(|(_, w)| w);
+            let callees = zero_arg_calls(body);
+            let keyish = fname.to_ascii_lowercase().contains("key");
+            if direct.is_some() || (keyish && !callees.is_empty()) {
+                self.out.minters.push(Minter {
+                    name: fname.clone(),
+                    owner,
+                    direct,
+                    callees,
+                });
+            }
+        }
+        let builders = &knowledge::retry().request_builders;
+        let conversion = self
+            .impl_of
+            .as_ref()
+            .and_then(|(t, _)| t.as_ref())
+            .is_some_and(|t| builders.conversions.contains(t))
+            && matches!(fname.as_str(), "from" | "try_from");
+        let builder = conversion || builders.methods.contains(&fname);
+        let mut w = FreshWalk {
+            consts: self.consts,
+            function: super::byte_span(name.span()),
+            fname,
+            params,
+            builder,
+            scopes: Vec::new(),
+            lets: HashMap::new(),
+            out: Vec::new(),
+        };
+        w.visit_block(body);
+        self.out.fresh.extend(w.out);
+    }
+}
+
+/// One function's walk for fresh keys.
+struct FreshWalk<'a> {
+    consts: &'a StrConsts,
+    function: Span,
+    fname: String,
+    params: Vec<String>,
+    builder: bool,
+    /// Retry scopes open: span and what.
+    scopes: Vec<(Span, String)>,
+    /// Bindings made fresh or by a helper: maker, where it is made.
+    lets: HashMap<String, (Maker, Span)>,
+    out: Vec<FreshSend>,
+}
+
+impl FreshWalk<'_> {
+    fn maker(&self, value: &syn::Expr) -> Option<(Maker, Span)> {
+        if let Some((at, w)) = generator_in(value) {
+            return Some((Maker::Generator(w), at));
+        }
+        if let Some(m) = used_names(value)
+            .iter()
+            .find_map(|n| self.lets.get(n).cloned())
+        {
+            return Some(m);
+        }
+        helper_in(value).map(|(at, name, owner)| (Maker::Helper { name, owner }, at))
+    }
+
+    fn send(&mut self, value: &syn::Expr, how: String) {
+        let Some((maker, at)) = self.maker(value) else {
+            return;
+        };
+        if self.out.iter().any(|f| f.at == at) {
+            return;
+        }
+        let scope = self
+            .scopes
+            .iter()
+            .rev()
+            .find(|(s, _)| s.start <= at.start && at.end <= s.end);
+        let kind = match (scope, &maker) {
+            (Some((s, what)), _) => FreshKind::Retried {
+                scope: *s,
+                what: what.clone(),
+            },
+            (None, Maker::Helper { .. }) => return,
+            (None, Maker::Generator(_)) => {
+                let from = param_parts(value)
+                    .into_iter()
+                    .find(|n| self.params.contains(n));
+                match (from, self.builder, self.params.first()) {
+                    (Some(p), _, _) => FreshKind::Mixed { from: p },
+                    (None, true, Some(p)) => FreshKind::Built {
+                        function: self.fname.clone(),
+                        from: p.clone(),
+                    },
+                    _ => return,
+                }
+            }
+        };
+        self.out.push(FreshSend {
+            function: self.function,
+            kind,
+            maker,
+            at,
+            sent: super::span::of(value),
+            how,
+        });
+    }
+
+    fn scoped(&mut self, span: Span, what: &str, f: impl FnOnce(&mut Self)) {
+        self.scopes.push((span, what.to_string()));
+        f(self);
+        self.scopes.pop();
+    }
+
+    fn bind(&mut self, pat: &syn::Pat, init: &syn::Expr) {
+        let names = pat_names(pat);
+        let made = self.maker(init);
+        for n in names {
+            match &made {
+                Some(m) => self.lets.insert(n, m.clone()),
+                None => self.lets.remove(&n),
+            };
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for FreshWalk<'_> {
+    fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+    fn visit_item_impl(&mut self, _: &'ast syn::ItemImpl) {}
+
+    fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+        if attempt_body(&e.body) {
+            let at = super::span::of(&e.body);
+            self.scoped(at, "`loop`", |w| visit::visit_expr_loop(w, e));
+        } else {
+            visit::visit_expr_loop(self, e);
+        }
+    }
+
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        let range = matches!(&*e.expr, syn::Expr::Range(_));
+        let counter = pat_names(&e.pat).iter().any(|n| retry_counter(n))
+            || (matches!(&*e.pat, syn::Pat::Wild(_)) && find_sleep(&e.body).is_some());
+        if range && counter && !has_item_loop(&e.body) {
+            let at = super::span::of(&e.body);
+            self.scoped(at, "`for` loop", |w| visit::visit_expr_for_loop(w, e));
+        } else {
+            visit::visit_expr_for_loop(self, e);
+        }
+    }
+
+    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        if !matches!(&*e.cond, syn::Expr::Let(_)) && attempt_body(&e.body) {
+            let at = super::span::of(&e.body);
+            self.scoped(at, "`while` loop", |w| visit::visit_expr_while(w, e));
+        } else {
+            visit::visit_expr_while(self, e);
+        }
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        let segs = path_segs(&c.func);
+        let retries = !segs.is_empty()
+            && CallShape::path(&flow::names(&segs)).any_of(&knowledge::effects().retry);
+        if retries {
+            let what = format!("`{}`", segs.join("::"));
+            for a in &c.args {
+                if is_closure(a) {
+                    let at = super::span::of(a);
+                    self.scoped(at, &what, |w| w.visit_expr(a));
+                } else {
+                    self.visit_expr(a);
+                }
+            }
+            return;
+        }
+        if segs.last().is_some_and(|n| names_idempotency(n)) {
+            let e = syn::Expr::Call(c.clone());
+            self.send(&e, format!("through `{}`", segs.join("::")));
+        }
+        visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let name = method_str(m);
+        if name == "retry"
+            && is_closure(&m.receiver)
+            && CallShape::method("retry").any_of(&knowledge::effects().retry)
+        {
+            let at = super::span::of(&*m.receiver);
+            self.scoped(at, "`.retry()`", |w| w.visit_expr(&m.receiver));
+            m.args.iter().for_each(|a| self.visit_expr(a));
+            return;
+        }
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        match (name.as_str(), args.as_slice()) {
+            ("header" | "insert" | "append", [n, v]) => {
+                if let Some(h) = header_arg(self.consts, n) {
+                    self.send(v, format!("as the `{h}` header"));
+                }
+            }
+            ("insert_header" | "append_header", [syn::Expr::Tuple(t)]) if t.elems.len() == 2 => {
+                if let Some(h) = header_arg(self.consts, &t.elems[0]) {
+                    self.send(&t.elems[1], format!("as the `{h}` header"));
+                }
+            }
+            ("insert_header" | "append_header", [n, v]) => {
+                if let Some(h) = header_arg(self.consts, n) {
+                    self.send(v, format!("as the `{h}` header"));
+                }
+            }
+            (n, [v]) if names_idempotency(n) => self.send(v, format!("to `{n}`")),
+            _ => {}
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_tuple(&mut self, t: &'ast syn::ExprTuple) {
+        if t.elems.len() == 2 {
+            if let Some(h) = header_arg(self.consts, &t.elems[0]) {
+                self.send(&t.elems[1], format!("as the `{h}` header"));
+            }
+        }
+        visit::visit_expr_tuple(self, t);
+    }
+
+    fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {
+        if let syn::Member::Named(n) = &fv.member {
+            let n = n.to_string();
+            if names_idempotency(&n) {
+                self.send(&fv.expr, format!("as the `{n}` field"));
+            }
+        }
+        visit::visit_field_value(self, fv);
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        visit::visit_local(self, l);
+        if let Some(init) = &l.init {
+            self.bind(&l.pat, &init.expr);
+        }
+    }
+
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        visit::visit_expr_let(self, e);
+        self.bind(&e.pat, &e.expr);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if let Ok(args) = m.parse_body_with(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+        ) {
+            args.iter().for_each(|a| self.visit_expr(a));
+        }
     }
 }
 
