@@ -389,6 +389,8 @@ pub struct Keywords {
     std_methods: StdMethods,
     /// `[rust_prose_macros]`: the macros of [`prose_word`].
     prose_macros: Vec<String>,
+    /// Every file is read whole ([`Keywords::exhaustive`]).
+    all: bool,
 }
 
 impl Keywords {
@@ -427,7 +429,23 @@ impl Keywords {
             test_words: false,
             std_methods: p.rust_std_methods,
             prose_macros: p.rust_prose_macros.names,
+            all: false,
         }
+    }
+
+    /// The reading of the exhaustive mode (`check --exhaustive`,
+    /// `IDEMLINT_EXHAUSTIVE=1`) when `all`: every file is read whole,
+    /// whatever its words ([`Keywords::reads_all`]). What counts as test
+    /// code does not change: that is a judgement, not a reading.
+    pub fn exhaustive(mut self, all: bool) -> Self {
+        self.all = all;
+        self
+    }
+
+    /// Whether every file is to be read whole: the prefilter admits all,
+    /// none is read for its constants alone, around its words, or late.
+    pub fn reads_all(&self) -> bool {
+        self.all
     }
 
     /// The prefilter of a run that judges test code with every rule
