@@ -352,6 +352,11 @@ struct Weak {
     names: bool,
     with: Option<Words>,
     late: bool,
+    /// The group of words taken from the catalogues ([`catalogue_words`]):
+    /// an occurrence whose name can be no store and no header name by any
+    /// reading is passed over before the file's comments and strings are
+    /// looked for (`otherwise` holds `wise`).
+    derived: bool,
 }
 
 /// What the prefilter makes of a file.
@@ -373,8 +378,13 @@ pub enum Admission {
 /// makes a migration that only names that table worth parsing), which are
 /// strong words.
 pub struct Keywords {
-    /// Every word, strong and weak: whether a file can matter at all.
+    /// Every word, strong and weak, and the words taken from the
+    /// catalogues: which files are admitted.
     any: Words,
+    /// The words of `rules/prefilter.toml` and the config alone: whether a
+    /// file too large to read, or a part of a file that does not parse, is
+    /// worth a diagnostic ([`Keywords::matches`]).
+    listed: Words,
     /// The strong words alone, for a path.
     strong: Words,
     /// How many of `any`'s patterns, the first ones, are strong words.
@@ -409,19 +419,36 @@ impl Keywords {
         let mut weak = Vec::new();
         let mut weak_group = Vec::new();
         let mut groups = Vec::new();
+        let mut named: Vec<String> = strong.clone();
         for (i, g) in p.weak.into_iter().enumerate() {
             weak_group.extend(std::iter::repeat_n(i, g.words.len()));
+            if g.names {
+                named.extend(g.words.iter().cloned());
+            }
             weak.extend(g.words);
             groups.push(Weak {
                 parse: g.parse,
                 names: g.names,
                 with: (!g.with.is_empty()).then(|| Words::new(&g.with, dfa)),
                 late: g.late,
+                derived: false,
             });
         }
+        let listed: Vec<String> = strong.iter().chain(&weak).cloned().collect();
+        let derived = catalogue_words(&named);
+        weak_group.extend(std::iter::repeat_n(groups.len(), derived.len()));
+        groups.push(Weak {
+            parse: Vec::new(),
+            names: true,
+            with: None,
+            late: false,
+            derived: true,
+        });
+        weak.extend(derived);
         let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
         Keywords {
             any: Words::new(&all, dfa),
+            listed: Words::new(&listed, dfa),
             strong: Words::new(&strong, dfa),
             strong_len: strong.len(),
             weak_group,
@@ -458,7 +485,7 @@ impl Keywords {
     /// Whether a file's bytes contain a word that can matter, strong or
     /// weak, in any kind of file.
     pub fn matches(&self, bytes: &[u8]) -> bool {
-        lowered(bytes, |lower| self.any.is_match(lower))
+        lowered(bytes, |lower| self.listed.is_match(lower))
     }
 
     /// Whether a file of `kind` is parsed: [`Keywords::admission`] is not
@@ -592,6 +619,9 @@ impl Keywords {
                 || in_tests(at))
         };
         for (start, pattern) in self.any.occurrences(lower) {
+            if self.unnamed(pattern, bytes, lower, start) {
+                continue;
+            }
             let (silent, strings) = scanned.get_or_init(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
                 FileKind::Yaml => (
@@ -755,6 +785,39 @@ impl Keywords {
         }
     }
 
+    /// Whether the occurrence of word `pattern` at `start` is one of the
+    /// words taken from the catalogues whose name ([`store_name_at`]) can
+    /// be no store and no header name, read as text or as code: such an
+    /// occurrence admits nothing, whatever lies around it. Nor does one
+    /// where a word of `rules/prefilter.toml` starts too (`idem` in
+    /// `idempotent`): that word's judgement stands, with its exceptions
+    /// (a C declaration, a message's prose, test code).
+    fn unnamed(&self, pattern: usize, bytes: &[u8], lower: &[u8], start: usize) -> bool {
+        let Some(g) = pattern
+            .checked_sub(self.strong_len)
+            .and_then(|w| self.weak_group.get(w))
+        else {
+            return false;
+        };
+        if !self.groups[*g].derived {
+            return false;
+        }
+        let rest = &lower[start..];
+        if self.any.words.iter().enumerate().any(|(i, w)| {
+            i != pattern
+                && self
+                    .weak_group
+                    .get(i.wrapping_sub(self.strong_len))
+                    .is_none_or(|g| !self.groups[*g].derived)
+                && rest.starts_with(w)
+        }) {
+            return true;
+        }
+        let end = start + self.any.words[pattern].len();
+        let name = store_name_at(bytes, start, end);
+        !(judged_as(name, Named::Text) || judged_as(name, Named::Code(true)))
+    }
+
     /// Whether the word at `start` of Rust code names a method of the
     /// standard library (`[rust_std_methods]` of `rules/prefilter.toml`) as
     /// std's own call or definition of it reads: `.dedup()`,
@@ -856,7 +919,7 @@ impl Keywords {
         };
         // Chunks that overlap by a word's length less one, so that no word
         // is cut in two.
-        let keep = self.any.longest().saturating_sub(1);
+        let keep = self.listed.longest().saturating_sub(1);
         let mut buf = vec![0u8; (1 << 20) + keep];
         let mut held = 0;
         loop {
@@ -869,7 +932,7 @@ impl Keywords {
             };
             let filled = held + n;
             buf[held..filled].make_ascii_lowercase();
-            if self.any.is_match(&buf[..filled]) {
+            if self.listed.is_match(&buf[..filled]) {
                 return true;
             }
             held = keep.min(filled);
@@ -1637,6 +1700,62 @@ fn path_segments(name: &[u8]) -> Vec<&str> {
     )
 }
 
+/// The words by which the model recognises a store, a provider's event
+/// table or a header that no word of `named` (the strong words and the
+/// weak words judged by their names) holds, so that a file that can hold
+/// something the model recognises is always read: the match words of the
+/// counterparties with inbound deliveries (`stripe_events`,
+/// `adyen_notifications`: `rules/stores.toml` `[provider_event_table]`,
+/// `rules/counterparties.toml`), the words of the store table and Redis
+/// key conventions of `rules/stores.toml` (the first word of each pair:
+/// `seen_events`, `handled_webhooks`), the header names of
+/// `rules/headers.toml` and the Redis link words of `rules/redis.toml`.
+/// They are judged as the names around them, as the weak words of a
+/// `names` group are. Lowered, without duplicates.
+fn catalogue_words(named: &[String]) -> Vec<String> {
+    let stores = crate::knowledge::stores();
+    let headers = crate::knowledge::headers();
+    let counterparties = crate::knowledge::counterparties();
+    let link = &crate::knowledge::redis().link_words;
+    let conventions = [
+        &stores.table,
+        &stores.redis_prefix,
+        &stores.weak_table,
+        link,
+    ];
+    let words = conventions
+        .into_iter()
+        .flat_map(|w| {
+            w.substrings
+                .iter()
+                .chain(&w.parts)
+                .chain(w.pairs.iter().map(|[a, _]| a))
+        })
+        .chain(
+            counterparties
+                .counterparty
+                .iter()
+                .filter(|c| c.inbound_horizon().is_some())
+                .flat_map(|c| &c.r#match),
+        )
+        .chain(
+            headers
+                .canonical
+                .iter()
+                .chain(&headers.legitimate)
+                .map(|h| &h.name),
+        );
+    let named: Vec<String> = named.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let mut out: Vec<String> = Vec::new();
+    for w in words {
+        let w = w.to_ascii_lowercase();
+        if w.len() >= 3 && !named.iter().any(|n| w.contains(n.as_str())) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
 /// Whether a file's bytes contain a built-in word that can matter.
 pub fn prefilter(bytes: &[u8]) -> bool {
     static M: OnceLock<Keywords> = OnceLock::new();
@@ -2092,6 +2211,66 @@ mod tests {
         assert!(!generated_rust(late.as_bytes()));
         assert!(!generated_rust(
             b"pub const REPLAY_WINDOW_SECS: u64 = 86_400;\n"
+        ));
+    }
+
+    /// One source of knowledge: every name by which the model recognises a
+    /// store or a header (`rules/stores.toml`, `rules/counterparties.toml`,
+    /// `rules/headers.toml`, `rules/redis.toml`) admits a file that holds
+    /// it and no word of `rules/prefilter.toml`.
+    #[test]
+    fn every_name_the_catalogues_recognise_admits_its_file() {
+        let k = Keywords::new(&[], 1);
+        let stores = crate::knowledge::stores();
+        let sql = |table: &str| format!("CREATE TABLE {table} (\n    id TEXT NOT NULL\n);\n");
+        let mut missed = Vec::new();
+        let mut check = |kind, path: &str, text: String| {
+            if !k.admits(kind, Path::new(path), text.as_bytes()) {
+                missed.push(text);
+            }
+        };
+        for c in &crate::knowledge::counterparties().counterparty {
+            if c.inbound_horizon().is_none() {
+                continue;
+            }
+            for m in &c.r#match {
+                for part in &stores.provider_event_table.parts {
+                    let table = format!("{}_{part}", m.replace('-', "_"));
+                    if stores.is_provider_event_table(&table) {
+                        check(FileKind::Sql, "m.sql", sql(&table));
+                        let rust = format!(
+                            "fn f(p: &Pool) {{ query(\"INSERT INTO {table} (id) VALUES ($1)\"); }}"
+                        );
+                        check(FileKind::Rust, "src/a.rs", rust);
+                    }
+                }
+            }
+        }
+        for [a, b] in &stores.table.pairs {
+            check(FileKind::Sql, "m.sql", sql(&format!("{a}_{b}s")));
+        }
+        for w in stores.table.substrings.iter().chain(&stores.table.parts) {
+            check(FileKind::Sql, "m.sql", sql(&format!("{w}_rows")));
+        }
+        let headers = crate::knowledge::headers();
+        for h in headers.canonical.iter().chain(&headers.legitimate) {
+            check(
+                FileKind::Yaml,
+                "a.yaml",
+                format!("header: \"{}\"\n", h.name),
+            );
+        }
+        assert!(missed.is_empty(), "not admitted: {missed:#?}");
+        // A name that holds such a word and is no store admits nothing.
+        assert!(!k.admits(
+            FileKind::Sql,
+            Path::new("m.sql"),
+            sql("stripe_customers").as_bytes()
+        ));
+        assert!(!k.admits(
+            FileKind::Rust,
+            Path::new("src/a.rs"),
+            b"fn f() { let otherwise = seen_count; } // received"
         ));
     }
 
