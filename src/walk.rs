@@ -378,13 +378,14 @@ pub enum Admission {
 /// makes a migration that only names that table worth parsing), which are
 /// strong words.
 pub struct Keywords {
-    /// Every word, strong and weak, and the words taken from the
-    /// catalogues: which files are admitted.
+    /// Every word of `rules/prefilter.toml` and the config, strong and
+    /// weak: whether a file can matter at all.
     any: Words,
-    /// The words of `rules/prefilter.toml` and the config alone: whether a
-    /// file too large to read, or a part of a file that does not parse, is
-    /// worth a diagnostic ([`Keywords::matches`]).
-    listed: Words,
+    /// The words taken from the catalogues ([`catalogue_words`]), searched
+    /// apart (each searcher stays within Teddy's 64 words) and only in a
+    /// file the others do not admit: pattern `any.words.len() + i` is word
+    /// `i` of these.
+    derived: Words,
     /// The strong words alone, for a path.
     strong: Words,
     /// How many of `any`'s patterns, the first ones, are strong words.
@@ -434,7 +435,7 @@ impl Keywords {
                 derived: false,
             });
         }
-        let listed: Vec<String> = strong.iter().chain(&weak).cloned().collect();
+        let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
         let derived = catalogue_words(&named);
         weak_group.extend(std::iter::repeat_n(groups.len(), derived.len()));
         groups.push(Weak {
@@ -444,11 +445,9 @@ impl Keywords {
             late: false,
             derived: true,
         });
-        weak.extend(derived);
-        let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
         Keywords {
             any: Words::new(&all, dfa),
-            listed: Words::new(&listed, dfa),
+            derived: Words::new(&derived, dfa),
             strong: Words::new(&strong, dfa),
             strong_len: strong.len(),
             weak_group,
@@ -485,7 +484,7 @@ impl Keywords {
     /// Whether a file's bytes contain a word that can matter, strong or
     /// weak, in any kind of file.
     pub fn matches(&self, bytes: &[u8]) -> bool {
-        lowered(bytes, |lower| self.listed.is_match(lower))
+        lowered(bytes, |lower| self.any.is_match(lower))
     }
 
     /// Whether a file of `kind` is parsed: [`Keywords::admission`] is not
@@ -548,10 +547,17 @@ impl Keywords {
         let text = std::str::from_utf8(bytes).ok()?;
         let (silent, strings) = comments::comments_and_strings(bytes);
         let in_comment = |at: usize| comments::contains(&silent, at);
+        let listed = self.any.words.len();
         let mut out: Vec<usize> = lowered(bytes, |lower| {
             self.any
                 .occurrences(lower)
                 .map(|(at, _)| at)
+                .chain(
+                    self.derived
+                        .occurrences(lower)
+                        .filter(|&(at, p)| !self.unnamed(listed + p, bytes, lower, at))
+                        .map(|(at, _)| at),
+                )
                 .chain(memchr::memmem::find_iter(lower, b"cache"))
                 .filter(|&at| !in_comment(at))
                 .collect()
@@ -618,7 +624,14 @@ impl Keywords {
                 .is_some_and(|(silent, _)| crate::frontend::rust::comments::contains(silent, at))
                 || in_tests(at))
         };
-        for (start, pattern) in self.any.occurrences(lower) {
+        // The catalogue words are looked for once the others have not
+        // admitted the file: most files hold none of either.
+        let listed = self.any.words.len();
+        let derived = self
+            .derived
+            .occurrences(lower)
+            .map(|(at, p)| (at, listed + p));
+        for (start, pattern) in self.any.occurrences(lower).chain(derived) {
             if self.unnamed(pattern, bytes, lower, start) {
                 continue;
             }
@@ -643,7 +656,7 @@ impl Keywords {
                 let std_method = || string.is_none() && self.std_method_at(bytes, start);
                 let mut prose = || {
                     string.is_some_and(|i| {
-                        prose_word(bytes, &strings[i], start, self.any.words[pattern].len())
+                        prose_word(bytes, &strings[i], start, self.word(pattern).len())
                             && prose_scan
                                 .get_or_insert_with(|| {
                                     crate::frontend::rust::comments::CallScan::new(
@@ -690,7 +703,7 @@ impl Keywords {
                 .then(|| crate::frontend::rust::comments::index_at(strings, start))
                 .flatten();
             let identifier = rust && string.is_none();
-            let end = start + self.any.words[pattern].len();
+            let end = start + self.word(pattern).len();
             let name = store_name_at(bytes, start, end);
             if group.names {
                 let how = if identifier {
@@ -785,6 +798,15 @@ impl Keywords {
         }
     }
 
+    /// Word `pattern`, lowered: of `any`, or after them of `derived`.
+    fn word(&self, pattern: usize) -> &[u8] {
+        let listed = self.any.words.len();
+        match pattern.checked_sub(listed) {
+            Some(i) => &self.derived.words[i],
+            None => &self.any.words[pattern],
+        }
+    }
+
     /// Whether the occurrence of word `pattern` at `start` is one of the
     /// words taken from the catalogues whose name ([`store_name_at`]) can
     /// be no store and no header name, read as text or as code: such an
@@ -803,17 +825,10 @@ impl Keywords {
             return false;
         }
         let rest = &lower[start..];
-        if self.any.words.iter().enumerate().any(|(i, w)| {
-            i != pattern
-                && self
-                    .weak_group
-                    .get(i.wrapping_sub(self.strong_len))
-                    .is_none_or(|g| !self.groups[*g].derived)
-                && rest.starts_with(w)
-        }) {
+        if self.any.words.iter().any(|w| rest.starts_with(w)) {
             return true;
         }
-        let end = start + self.any.words[pattern].len();
+        let end = start + self.word(pattern).len();
         let name = store_name_at(bytes, start, end);
         !(judged_as(name, Named::Text) || judged_as(name, Named::Code(true)))
     }
@@ -919,7 +934,7 @@ impl Keywords {
         };
         // Chunks that overlap by a word's length less one, so that no word
         // is cut in two.
-        let keep = self.listed.longest().saturating_sub(1);
+        let keep = self.any.longest().saturating_sub(1);
         let mut buf = vec![0u8; (1 << 20) + keep];
         let mut held = 0;
         loop {
@@ -932,7 +947,7 @@ impl Keywords {
             };
             let filled = held + n;
             buf[held..filled].make_ascii_lowercase();
-            if self.listed.is_match(&buf[..filled]) {
+            if self.any.is_match(&buf[..filled]) {
                 return true;
             }
             held = keep.min(filled);
@@ -1753,7 +1768,9 @@ fn catalogue_words(named: &[String]) -> Vec<String> {
             out.push(w);
         }
     }
-    out
+    // A word that holds another (`transferwise`, `wise`) is found where the
+    // other is: the name around either is the same.
+    kept_words(&out).into_iter().cloned().collect()
 }
 
 /// Whether a file's bytes contain a built-in word that can matter.
