@@ -1773,11 +1773,24 @@ fn catalogue_words(named: &[String]) -> Vec<String> {
     kept_words(&out).into_iter().cloned().collect()
 }
 
-/// Whether a file's bytes contain a built-in word that can matter.
-pub fn prefilter(bytes: &[u8]) -> bool {
+/// The built-in prefilter, without the names a config declares.
+fn builtin_keywords() -> &'static Keywords {
     static M: OnceLock<Keywords> = OnceLock::new();
     M.get_or_init(|| Keywords::new(&[], DFA_FROM_FILES))
-        .matches(bytes)
+}
+
+/// Whether a file's bytes contain a built-in word that can matter.
+pub fn prefilter(bytes: &[u8]) -> bool {
+    builtin_keywords().matches(bytes)
+}
+
+/// Whether the built-in prefilter admits a text of `kind` that is not
+/// Rust (no path is asked): for a front end that could read none of a
+/// file, whether what it did not read can hold what a rule checks, as
+/// the prefilter judges it. A file the prefilter would not let through
+/// hides nothing, whichever way the run reads.
+pub fn admits_text(kind: FileKind, bytes: &[u8]) -> bool {
+    builtin_keywords().admits(kind, Path::new(""), bytes)
 }
 
 /// How far into a Rust file the head of a generator is looked for.
