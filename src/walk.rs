@@ -625,11 +625,13 @@ impl Keywords {
                 || in_tests(at))
         };
         // The catalogue words are looked for once the others have not
-        // admitted the file: most files hold none of either.
+        // admitted the file (most files hold none of either), and only in
+        // the kinds whose front ends read a table's name.
         let listed = self.any.words.len();
-        let derived = self
-            .derived
-            .occurrences(lower)
+        let derived = reads_table_names(kind)
+            .then(|| self.derived.occurrences(lower))
+            .into_iter()
+            .flatten()
             .map(|(at, p)| (at, listed + p));
         for (start, pattern) in self.any.occurrences(lower).chain(derived) {
             if self.unnamed(pattern, bytes, lower, start) {
@@ -824,13 +826,13 @@ impl Keywords {
         if !self.groups[*g].derived {
             return false;
         }
-        let rest = &lower[start..];
-        if self.any.words.iter().any(|w| rest.starts_with(w)) {
-            return true;
-        }
         let end = start + self.word(pattern).len();
         let name = store_name_at(bytes, start, end);
-        !(judged_as(name, Named::Text) || judged_as(name, Named::Code(true)))
+        if !(judged_as(name, Named::Text) || judged_as(name, Named::Code(true))) {
+            return true;
+        }
+        let rest = &lower[start..];
+        self.any.words.iter().any(|w| rest.starts_with(w))
     }
 
     /// Whether the word at `start` of Rust code names a method of the
@@ -1713,6 +1715,16 @@ fn path_segments(name: &[u8]) -> Vec<&str> {
                 .collect()
         },
     )
+}
+
+/// Whether the front end of `kind` reads the name of a table (SQL; SQL
+/// text and table modules in Rust; SQL and ORM calls in the sources of
+/// other languages, `text::table_uses`), the names the catalogue words
+/// ([`catalogue_words`]) stand in. Configuration kinds name a store only
+/// by the words of `rules/prefilter.toml` (a header name, a Redis link
+/// word, a declared store), all of them listed.
+fn reads_table_names(kind: FileKind) -> bool {
+    matches!(kind, FileKind::Sql | FileKind::Rust | FileKind::Text)
 }
 
 /// The words by which the model recognises a store, a provider's event
