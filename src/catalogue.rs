@@ -194,14 +194,23 @@ pub fn closest(name: &str) -> Option<&'static str> {
         .min_by_key(|(d, _)| *d)
         .map(|(_, n)| n);
     by_edit.or_else(|| {
-        let mut parts = names
-            .iter()
-            .filter(|n| name.len() >= 4 && (n.ends_with(&name) || n.starts_with(&name)));
+        let mut parts = names.iter().filter(|n| {
+            name.len() >= 4
+                && (n.ends_with(&name) || n.starts_with(&name) || words_within(&name, n))
+        });
         match (parts.next(), parts.next()) {
             (Some(only), None) => Some(*only),
             _ => None,
         }
     })
+}
+
+/// Whether every hyphen-separated word of `name` is a word of `rule`, in
+/// order (`misspelled-header` in `misspelled-idempotency-header`).
+fn words_within(name: &str, rule: &str) -> bool {
+    let mut words = rule.split('-');
+    name.split('-')
+        .all(|w| !w.is_empty() && words.any(|r| r == w))
 }
 
 /// " (did you mean `x`?)" for an unknown rule name, or nothing.

@@ -167,6 +167,34 @@ pub struct Config {
 
 pub const CONFIG_NAMES: &[&str] = &["idemlint.toml", ".idemlint.toml"];
 
+/// toml's "unknown field `margn`, expected one of `fail_on`, `margin`, …"
+/// with the nearest key named first: "unknown key `margn`; did you mean
+/// `margin`? (expected one of …)".
+fn with_suggestion(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((key, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let best = candidates
+        .iter()
+        .map(|c| (crate::catalogue::osa_distance(key, c), *c))
+        .filter(|(d, c)| *d > 0 && *d <= (c.len() / 3).max(2))
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((_, c)) => format!(
+            "unknown key `{key}`; did you mean `{c}`? ({})",
+            expected
+                .trim_start_matches(", ")
+                .trim_end()
+                .replace("expected one of", "known keys:")
+        ),
+        None => message.to_string(),
+    }
+}
+
 impl Config {
     /// Parse config text; `path` names it in errors.
     pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
@@ -178,7 +206,7 @@ impl Config {
             ConfigError::Invalid {
                 path: path.to_string(),
                 line,
-                message: e.message().trim().to_string(),
+                message: with_suggestion(e.message().trim()),
             }
         })?;
         cfg.validate(text, path)?;
@@ -382,6 +410,14 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.starts_with("idemlint.toml:3:"), "{msg}");
         assert!(msg.contains("bogus"), "{msg}");
+    }
+
+    #[test]
+    fn a_mistyped_key_gets_the_nearest_one() {
+        let e = Config::parse("margn = \"5d\"\n", "idemlint.toml").unwrap_err();
+        assert!(e.to_string().contains("did you mean `margin`?"), "{e}");
+        let e = Config::parse("zzzzzz = 1\n", "idemlint.toml").unwrap_err();
+        assert!(!e.to_string().contains("did you mean"), "{e}");
     }
 
     #[test]

@@ -206,6 +206,28 @@ impl DigestKeys {
     }
 }
 
+/// Fields of a provider's event or notification that hold its identity
+/// (`rules/stores.toml` `[event_identity]`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventIdentity {
+    pub fields: Vec<String>,
+    /// A field only one provider's payloads have, and that provider's
+    /// match word: `psp_reference` is Adyen's.
+    #[serde(default)]
+    pub provider_fields: Vec<[String; 2]>,
+}
+
+impl EventIdentity {
+    /// The provider word of a field only one provider's payloads have.
+    pub fn provider_field(&self, field: &str) -> Option<&str> {
+        self.provider_fields
+            .iter()
+            .find(|[f, _]| f == field)
+            .map(|[_, p]| p.as_str())
+    }
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Stores {
@@ -223,6 +245,13 @@ pub struct Stores {
     pub digest_key: DigestKeys,
     pub response_column: Words,
     pub carrier_table: Words,
+    /// Fields that hold a provider event's identity in code.
+    #[serde(default)]
+    pub event_identity: EventIdentity,
+    /// Key columns that exist only to guard (`idempotency_key`,
+    /// `dedup_key`): a unique index over one is a guard whatever the table.
+    #[serde(default)]
+    pub guard_column: Words,
     pub provider_event_table: Words,
     pub fingerprint_column: Words,
     pub redis_prefix: Words,

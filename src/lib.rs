@@ -193,6 +193,9 @@ pub struct Outcome {
     pub model: model::ProjectModel,
     /// What was counted in `files_unparsed`, in file order.
     pub unparsed: Vec<render::Unparsed>,
+    /// Every file scanned and not parsed, with the reason, by path
+    /// (`--verbose`).
+    pub not_read: Vec<render::NotRead>,
     /// Files whose front end crashed (a bug): the run is not to be trusted,
     /// so it exits 2 after reporting the rest.
     pub crashed: Vec<String>,
@@ -320,7 +323,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     // ids. The work tree is read while it is walked: the walker's threads
     // hand each file to the pool as they find it, and the pool reads it.
     let walks_while_reading = gate.files.reads_work_tree();
-    let (candidates, read): (Vec<Candidate>, Vec<(u64, Option<Loaded>)>) = if walks_while_reading {
+    let (candidates, read): (Vec<Candidate>, Vec<(u64, Kept)>) = if walks_while_reading {
         keywords = walk::Keywords::new(&extra, walk::files_expected(&file_paths))
             .judging_tests(judges_tests)
             .exhaustive(exhaustive);
@@ -335,7 +338,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
                     let _ = tx.send(c);
                 })
             });
-            let read: Vec<(Candidate, (u64, Option<Loaded>))> = pool.install(|| {
+            let read: Vec<(Candidate, (u64, Kept))> = pool.install(|| {
                 rx.into_iter()
                     .par_bridge()
                     .map(|c| {
@@ -368,11 +371,19 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     for (c, (len, _)) in candidates.iter().zip(&read) {
         timings.scanned(c.kind, *len);
     }
-    let mut loaded: Vec<Loaded> = read.into_iter().filter_map(|(_, l)| l).collect();
+    // `--verbose`: every file scanned and not parsed, and why.
+    let mut not_read: Vec<render::NotRead> = Vec::new();
+    let mut loaded: Vec<Loaded> = Vec::with_capacity(read.len());
+    for (c, (_, l)) in candidates.iter().zip(read) {
+        match l {
+            Ok(l) => loaded.push(l),
+            Err(reason) => not_read.push(render::NotRead::new(&c.display, reason)),
+        }
+    }
     if let Some((name, text)) = &opts.stdin {
         let kind = walk::classify(Path::new(name)).unwrap_or(FileKind::Text);
         timings.scanned(kind, text.len() as u64);
-        if let Some(l) = load_text(
+        match load_text(
             name.clone(),
             Path::new(name),
             kind,
@@ -380,7 +391,8 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             &keywords,
             (false, &|| roots.test_path(name)),
         ) {
-            loaded.push(l);
+            Ok(l) => loaded.push(l),
+            Err(reason) => not_read.push(render::NotRead::new(name, reason)),
         }
     }
     pool.broadcast(|_| walk::forget_judgements());
@@ -509,6 +521,16 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     } = parsed;
     given_up.sort_unstable();
     let files_parsed = loaded.iter().filter(|l| l.parse && !l.late).count() + late_parsed;
+    not_read.extend(loaded.iter().filter_map(|l| {
+        render::NotRead::of_loaded(
+            &l.display,
+            l.parse,
+            l.consts_only,
+            l.late && !needed,
+            &l.problems,
+        )
+    }));
+    not_read.sort_by(|a, b| a.path.cmp(&b.path));
     let unparsed: Vec<render::Unparsed> = facts
         .iter()
         .flat_map(|f| {
@@ -534,6 +556,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         .iter()
         .flat_map(|f| {
             let whole = given_up.iter().find(|(id, _)| *id == f.file).copied();
+            let unread = !loaded[f.file].parse;
             let last = f.problems.len().saturating_sub(1);
             f.problems
                 .iter()
@@ -542,6 +565,11 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
                 .map(move |(n, p)| {
                     // The last problem of a file given up on says why.
                     let (severity, note) = match whole {
+                        // Not parsed at all (binary, too big, unreadable).
+                        _ if unread => (
+                            Severity::Warning,
+                            "nothing in this file was read; what it holds is unchecked",
+                        ),
                         Some((_, crashed)) if n == last => (
                             if crashed {
                                 Severity::Error
@@ -660,6 +688,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         config,
         model,
         unparsed,
+        not_read,
         crashed,
         timings,
     })
@@ -928,6 +957,9 @@ impl ParseJob {
     }
 }
 
+/// A candidate as read: kept for the run, or why not (`--verbose`).
+type Kept = Result<Loaded, String>;
+
 /// A file that is kept for the run: parsed, or reported as unreadable.
 struct Loaded {
     display: String,
@@ -1000,7 +1032,7 @@ fn read_candidate(
     keywords: &walk::Keywords,
     files: &files::Selection,
     roots: &TestRoots,
-) -> (u64, Option<Loaded>) {
+) -> (u64, Result<Loaded, String>) {
     match files.read(c, MAX_FILE_BYTES, keywords) {
         files::Read::Bytes(bytes) => (
             bytes.len() as u64,
@@ -1018,10 +1050,17 @@ fn read_candidate(
         files::Read::TooLarge {
             matches: false,
             len,
-        } => (len, None),
+        } => (
+            len,
+            Err(format!(
+                "too big ({:.1} MiB, over the {} MiB limit), and no word of the prefilter in it",
+                len as f64 / 1048576.0,
+                MAX_FILE_BYTES / 1048576
+            )),
+        ),
         files::Read::TooLarge { len, .. } => (
             len,
-            Some(problem_only(
+            Ok(problem_only(
                 c.display.clone(),
                 c.kind,
                 format!(
@@ -1033,7 +1072,7 @@ fn read_candidate(
         ),
         files::Read::Failed(e) => (
             0,
-            Some(problem_only(c.display.clone(), c.kind, cannot_read(e))),
+            Ok(problem_only(c.display.clone(), c.kind, cannot_read(e))),
         ),
     }
 }
@@ -1045,11 +1084,11 @@ fn load_text(
     bytes: Vec<u8>,
     keywords: &walk::Keywords,
     (reads_work_tree, test_path): (bool, &dyn Fn() -> bool),
-) -> Option<Loaded> {
+) -> Result<Loaded, String> {
     let head = &bytes[..bytes.len().min(8192)];
     if memchr::memchr(0, head).is_some() {
         files::recycle(bytes);
-        return Some(problem_only(
+        return Ok(problem_only(
             display,
             kind,
             "binary content (a NUL byte); not parsed".to_string(),
@@ -1057,7 +1096,7 @@ fn load_text(
     }
     if kind == FileKind::Rust && !keywords.reads_all() && walk::generated_rust(&bytes) {
         files::recycle(bytes);
-        return None;
+        return Err("generated code (a generated-file marker at its top)".into());
     }
     let admission = if keywords.reads_all() {
         walk::Admission::Full
@@ -1067,7 +1106,13 @@ fn load_text(
     let consts_only = admission == walk::Admission::No;
     if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
         files::recycle(bytes);
-        return None;
+        return Err(
+            if kind == FileKind::Rust && !keywords.judges_tests() && test_path() {
+                "test code (a test file; `--include-tests` reads it)".into()
+            } else {
+                format!("no word of the prefilter{}", render::NotRead::outside(kind))
+            },
+        );
     }
     let around = (kind == FileKind::Rust
         && !keywords.reads_all()
@@ -1092,7 +1137,7 @@ fn load_text(
         }
         None => (text, bom, problems),
     };
-    Some(Loaded {
+    Ok(Loaded {
         display,
         kind,
         text: Arc::from(text),

@@ -176,6 +176,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
             "--stdin-filename names standard input, which is read only when `-` is a path: `idemlint check - --stdin-filename NAME`".into(),
         );
     }
+    binary_paths(&args.paths)?;
     let stdin = if reads_stdin {
         if args.staged || args.changed_since.is_some() || args.rev.is_some() {
             return Err(
@@ -306,6 +307,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         sources: &outcome.sources,
         summary: &outcome.summary,
         unparsed: args.verbose.then_some(outcome.unparsed.as_slice()),
+        not_read: args.verbose.then_some(outcome.not_read.as_slice()),
     };
     let render_started = std::time::Instant::now();
     for o in outputs {
@@ -314,6 +316,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
             quiet: args.quiet,
             statistics: args.statistics,
             show_suppressed: args.show_suppressed,
+            width: None,
         };
         let mut buf = Vec::new();
         render::write(o.format, &report, &human, &mut buf)
@@ -365,6 +368,29 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
     // allocation at a time (on one thread, after the output is written).
     std::mem::forget(outcome);
     Ok(code)
+}
+
+/// A file named on the command line that is binary (a NUL byte in its
+/// first 8 KiB) is a mistaken path, not a file to skip: the run stops
+/// (exit 2). Found by a directory walk, such a file is only reported.
+fn binary_paths(paths: &[PathBuf]) -> Result<(), String> {
+    for p in paths.iter().filter(|p| p.as_os_str() != "-" && p.is_file()) {
+        let mut head = [0u8; 8192];
+        let n = std::fs::File::open(p)
+            .and_then(|mut f| f.read(&mut head))
+            .unwrap_or(0);
+        if memchr_nul(&head[..n]) {
+            return Err(format!(
+                "{}: a binary file (a NUL byte), not text idemlint can check",
+                p.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn memchr_nul(bytes: &[u8]) -> bool {
+    bytes.contains(&0)
 }
 
 /// A report to a file (written whole) or to standard output.

@@ -481,6 +481,11 @@ impl Keywords {
         self
     }
 
+    /// Whether words in test code count ([`Keywords::judging_tests`]).
+    pub fn judges_tests(&self) -> bool {
+        self.test_words
+    }
+
     /// Whether a file's bytes contain a word that can matter, strong or
     /// weak, in any kind of file.
     pub fn matches(&self, bytes: &[u8]) -> bool {

@@ -660,7 +660,10 @@ fn an_unparseable_statement_away_from_stores_is_counted_not_reported() {
         &["check", "--isolated", "--color", "never", "."],
     );
     assert!(
-        stdout(&o).contains("1 statement not parsed, none of them touching an idempotency store"),
+        // the summary wraps to the width
+        stdout(&o)
+            .replace('\n', " ")
+            .contains("1 statement not parsed, none of them touching an idempotency store"),
         "{}",
         stdout(&o)
     );
@@ -1179,4 +1182,77 @@ fn a_file_held_for_its_retries_with_a_suppression_is_parsed() {
         )],
         "{j}"
     );
+}
+
+#[test]
+fn a_binary_file_named_on_the_command_line_exits_2_and_one_found_by_the_walk_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("blob.rs"),
+        b"fn a() {}\0\x01idempotency_key\n",
+    )
+    .unwrap();
+    let o = idemlint(dir.path(), &["check", "--isolated", "blob.rs"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("blob.rs: a binary file"),
+        "{}",
+        stderr(&o)
+    );
+    // Found by the walk: one message, which says nothing was read.
+    let o = idemlint(dir.path(), &["check", "--isolated", "--verbose", "."]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("binary content (a NUL byte); not parsed"),
+        "{out}"
+    );
+    assert!(out.contains("nothing in this file was read"), "{out}");
+    assert!(!out.contains("the rest of the file was read"), "{out}");
+    assert!(
+        out.contains("not parsed: blob.rs: binary content (a NUL byte)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn explain_suggests_the_rule_whose_name_holds_the_words_given() {
+    let o = idemlint(&manifest(), &["explain", "misspelled-header"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean `misspelled-idempotency-header`?"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn verbose_json_lists_the_files_not_parsed_with_their_reasons() {
+    let o = idemlint(
+        &manifest(),
+        &[
+            "check",
+            "--isolated",
+            "--verbose",
+            "--format",
+            "json",
+            "testdata/projects/demo",
+        ],
+    );
+    let doc = json(&o);
+    assert_eq!(
+        doc["not_read"],
+        serde_json::json!([{"path": "testdata/projects/demo/Cargo.toml", "reason": "no word of the prefilter"}])
+    );
+    // Without --verbose the field is absent: the version 1 shape is unchanged.
+    let o = idemlint(
+        &manifest(),
+        &[
+            "check",
+            "--isolated",
+            "--format",
+            "json",
+            "testdata/projects/demo",
+        ],
+    );
+    assert!(json(&o).get("not_read").is_none());
 }

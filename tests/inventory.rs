@@ -149,18 +149,20 @@ fn html_is_self_contained_and_its_svg_parses_with_the_figures_in_its_labels() {
         texts.iter().any(|t| t.contains("96.7% unguarded")),
         "{texts:?}"
     );
-    // each window with its length and its source
+    // each window with its length
     assert!(
         texts.iter().any(|t| t == "automatic retries 3d"),
         "{texts:?}"
     );
     assert!(texts.iter().any(|t| t == "manual resend 30d"), "{texts:?}");
+    // the window's source, in full, as the row's tooltip (and in the table
+    // of windows below the picture)
     assert!(
-        texts
-            .iter()
-            .any(|t| t.starts_with("docs.stripe.com/cli/events/resend")),
-        "{texts:?}"
+        svgs.iter()
+            .any(|svg| svg.contains("<title>https://docs.stripe.com/cli/events/resend")),
+        "no full source in the timeline"
     );
+    assert!(html.contains(">https://docs.stripe.com/cli/events/resend"));
     assert!(texts.iter().any(|t| t == "3.3% covered"), "{texts:?}");
 }
 

@@ -54,8 +54,15 @@ impl Psql<'_> {
     /// A fresh, empty database; dropped by the returned guard.
     fn fresh(&self, name: &str) -> FreshDb<'_> {
         let _ = self.sql(self.url, &format!("DROP DATABASE IF EXISTS {name}"));
-        self.sql(self.url, &format!("CREATE DATABASE {name}"))
-            .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+        // FILE_COPY (PostgreSQL 15+) copies the template's files instead of
+        // writing them all to the WAL: half the time of a database, and this
+        // test makes one per migration history.
+        self.sql(
+            self.url,
+            &format!("CREATE DATABASE {name} STRATEGY FILE_COPY"),
+        )
+        .or_else(|_| self.sql(self.url, &format!("CREATE DATABASE {name}")))
+        .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
         FreshDb {
             psql: Psql { url: self.url },
             name: name.to_string(),

@@ -72,36 +72,56 @@ fn key_recorded_after_effect_renders_with_the_effect_and_the_commit() {
     insta::assert_snapshot!(human("testdata/rules/key-recorded-after-effect/flag/src"));
 }
 
-/// The demo project, as the README shows it: rustc's shape, every line but
-/// the source lines within 120 columns, every headline under 100.
+/// The lines of `out` wider than `limit` columns that are neither a source
+/// line, nor the underline drawn under one with its label (a label stays
+/// on the line of its underline), nor a line holding a URL (never broken).
+pub fn too_wide(out: &str, limit: usize) -> Vec<String> {
+    let in_snippet_gutter = |line: &str| {
+        line.split_once('|').is_some_and(|(gutter, rest)| {
+            let g = gutter.trim();
+            g.chars().all(|c| c.is_ascii_digit())
+                && !gutter.is_empty()
+                && (!g.is_empty() || rest.trim_start().starts_with(['^', '-', '|']))
+        })
+    };
+    out.lines()
+        .filter(|l| l.chars().count() > limit)
+        .filter(|l| !in_snippet_gutter(l) && !l.contains("://"))
+        // a code span to copy is never broken
+        .filter(|l| !(l.trim().starts_with('`') && l.trim().ends_with('`')))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The demo in full: errors, then warnings, then notes; no line wider than
+/// 100 columns but source lines, their underlines and URLs; every headline
+/// line under 100.
 #[test]
 fn demo_project_renders_like_rustc() {
     let out = human("testdata/projects/demo");
-    let mut above = 0;
+    let wide = too_wide(&out, 100);
+    assert!(
+        wide.is_empty(),
+        "wider than 100 columns:\n{}",
+        wide.join("\n")
+    );
+    let mut seen = Vec::new();
     for line in out.lines() {
-        let width = line.chars().count();
-        let source_line = line.split_once(" |").is_some_and(|(gutter, _)| {
-            let g = gutter.trim();
-            !g.is_empty() && g.chars().all(|c| c.is_ascii_digit())
-        });
-        if source_line {
-            above = width;
-            continue;
-        }
-        // the underline of a source line is as wide as the line it marks
-        let underline = line.trim_end().ends_with(['^', '-']) && width <= above;
-        assert!(width <= 120 || underline, "wider than 120 columns:\n{line}");
-        above = 0;
-        for level in ["error[", "warning[", "note["] {
-            if let Some(rest) = line.strip_prefix(level) {
-                let headline = rest.split_once("]: ").map_or(rest, |(_, h)| h);
-                assert!(
-                    headline.chars().count() < 100,
-                    "headline of 100+: {headline}"
-                );
+        for (rank, level) in ["error[", "warning[", "note["].iter().enumerate() {
+            if line.starts_with(level) {
+                assert!(line.chars().count() < 100, "headline of 100+: {line}");
+                seen.push(rank);
             }
         }
     }
+    assert!(
+        seen.windows(2).all(|w| w[0] <= w[1]),
+        "not by severity: {seen:?}"
+    );
+    assert!(
+        !out.contains("= note: line "),
+        "a label moved under the report"
+    );
     insta::assert_snapshot!(out);
 }
 
@@ -152,4 +172,77 @@ fn a_writer_that_verifies_adyen_names_the_counterparty_and_an_anonymous_one_does
     let signed = human("testdata/projects/signed-deliveries");
     let unsigned = human("testdata/projects/unsigned-deliveries");
     insta::assert_snapshot!(format!("{signed}\n---\n{unsigned}"));
+}
+
+/// The binary on the demo, at a terminal width: the elapsed time set to 0.
+fn run_at(columns: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("COLUMNS", columns)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ms = regex::Regex::new(r", \d+ ms").unwrap();
+    ms.replace_all(&text, ", 0 ms").into_owned()
+}
+
+/// The demo's report at 80 and 120 columns: notes and help wrap to the
+/// width; only source lines, their underlines and URLs pass it.
+#[test]
+fn demo_output_wraps_to_80_and_120_columns() {
+    for (columns, limit) in [("80", 100), ("120", 120)] {
+        let out = run_at(columns, &["check", "--isolated", "testdata/projects/demo"]);
+        let wide = too_wide(&out, limit);
+        assert!(wide.is_empty(), "COLUMNS={columns}:\n{}", wide.join("\n"));
+        insta::assert_snapshot!(format!("demo_columns_{columns}"), out);
+    }
+}
+
+/// `--verbose` names the file the demo does not parse, and why.
+#[test]
+fn verbose_demo_lists_what_was_not_parsed_and_why() {
+    let out = run_at(
+        "100",
+        &["check", "--isolated", "--verbose", "testdata/projects/demo"],
+    );
+    assert!(
+        out.contains("not parsed: testdata/projects/demo/Cargo.toml: no word of the prefilter"),
+        "{out}"
+    );
+    let tail: Vec<&str> = out.lines().rev().take(2).collect();
+    insta::assert_snapshot!(tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+}
+
+/// `inventory` and `horizons` at 80 and 120 columns: no line over 100 but
+/// a URL (the inventory's details wrap below its table).
+#[test]
+fn inventory_and_horizons_fit_100_columns() {
+    for columns in ["80", "120"] {
+        let inventory = run_at(
+            columns,
+            &["inventory", "--isolated", "testdata/projects/demo"],
+        );
+        let wide = too_wide(&inventory, 100);
+        assert!(
+            wide.is_empty(),
+            "inventory, COLUMNS={columns}:\n{}",
+            wide.join("\n")
+        );
+        assert!(
+            inventory.contains("2.05 GB at 1 write/s for 35 d"),
+            "{inventory}"
+        );
+        insta::assert_snapshot!(format!("inventory_columns_{columns}"), inventory);
+        let horizons = run_at(columns, &["horizons", "--isolated"]);
+        let wide = too_wide(&horizons, 100);
+        assert!(
+            wide.is_empty(),
+            "horizons, COLUMNS={columns}:\n{}",
+            wide.join("\n")
+        );
+        insta::assert_snapshot!(format!("horizons_columns_{columns}"), horizons);
+    }
 }

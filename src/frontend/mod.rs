@@ -177,6 +177,10 @@ pub struct FileFacts {
     pub retention: Vec<RetentionFact>,
     /// Redis key writes from code.
     pub redis_writes: Vec<RedisKeyWrite>,
+    /// Redis key prefixes the file's code builds from an idempotency
+    /// header or a provider event's identity (`rust::key_source`), with
+    /// what they are built from: stores whatever their name.
+    pub derived_prefixes: Vec<(String, String)>,
     /// Redis key formats of request-key stores built in code.
     pub key_formats: Vec<KeyFormat>,
     /// Tables that SQL in the file's string literals writes or reads.
@@ -222,6 +226,16 @@ pub fn header_relevant(s: &str) -> bool {
 }
 
 impl FileFacts {
+    /// The key prefix of a Redis write when it names a store: by its name
+    /// (`rules/stores.toml`), or because the file builds it from an
+    /// idempotency header or a provider event's identity.
+    pub fn store_prefix<'w>(&self, w: &'w RedisKeyWrite) -> Option<&'w str> {
+        let p = w.key_prefix.as_deref()?;
+        (crate::knowledge::stores().is_store_prefix(p)
+            || self.derived_prefixes.iter().any(|(d, _)| d == p))
+        .then_some(p)
+    }
+
     /// Give back what the vectors every kept file holds to the end of the
     /// run grew beyond their length (a quarter of their capacity, on
     /// average, after doubling).

@@ -31,11 +31,13 @@ const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-se
 table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}code{font-family:ui-monospace,Menlo,Consolas,monospace}section{margin-top:2.5em}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weight:600}dd{margin:0}
+td,dd,li{overflow-wrap:anywhere}table{max-width:100%}
 .error{color:#b00020}.warning{color:#8a5a00}.note{color:#245}.suppressed{color:#666}svg{max-width:100%;height:auto}";
 
 const WIDTH: f64 = 760.0;
 const LEFT: f64 = 230.0;
-const CHART: f64 = 480.0;
+/// The bars end at 650, leaving room for the "4.2% covered" after them.
+const CHART: f64 = 420.0;
 const ROW: f64 = 34.0;
 
 fn x(secs: u64, span: u64) -> f64 {
@@ -89,11 +91,8 @@ pub fn svg(s: &Store, margin: u64, id: usize) -> String {
             y + 12.0,
             escape(&format!("{what} {}", dur(*secs)))
         ));
-        out.push_str(&format!(
-            "<text x=\"0\" y=\"{:.1}\" font-size=\"10\" fill=\"#555\">{}</text>",
-            y + 25.0,
-            escape(&short_source(source))
-        ));
+        // The sources, in full, are in the table of windows below.
+        out.push_str(&format!("<title>{}</title>", escape(source)));
         out.push_str(&format!(
             "<rect x=\"{LEFT:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"16\" fill=\"#2e7d32\"><title>{}</title></rect>",
             (cover - LEFT).max(0.0),
@@ -168,20 +167,6 @@ pub fn svg(s: &Store, margin: u64, id: usize) -> String {
     out
 }
 
-/// A source URL without its scheme, for a label (the full one is in the
-/// table below the picture).
-fn short_source(s: &str) -> String {
-    let s = s
-        .trim_start_matches("https://")
-        .trim_start_matches("http://");
-    if s.chars().count() > 40 {
-        let head: String = s.chars().take(39).collect();
-        format!("{head}…")
-    } else {
-        s.to_string()
-    }
-}
-
 fn link(url: &str) -> String {
     if url.starts_with("https://") || url.starts_with("http://") {
         format!("<a href=\"{0}\">{0}</a>", escape(url))
@@ -226,7 +211,7 @@ pub fn render(inv: &Inventory) -> String {
             escape(&counterparty_cell(s)),
             escape(&coverage_cell(s)),
             escape(&floor_cell(s, margin)),
-            escape(&size_cell(s)),
+            escape(&size_cell(s, inv.rate)),
             s.findings.len()
         ));
     }
@@ -243,36 +228,72 @@ pub fn render(inv: &Inventory) -> String {
         }
         out.push_str("</dl>\n");
         if let Some(c) = &s.counterparty {
-            out.push_str("<table><thead><tr><th>window</th><th>length</th><th>what</th><th>source</th><th>read</th></tr></thead><tbody>");
-            for w in &c.windows {
-                out.push_str(&format!(
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    escape(&label(&w.covers)),
-                    escape(&dur(w.seconds)),
-                    escape(&w.what),
-                    link(&w.source),
-                    escape(&w.read)
-                ));
-            }
-            out.push_str("</tbody></table>\n");
+            windows_table(&c.windows, &mut out);
         }
         if !s.findings.is_empty() {
             out.push_str("<h3>Findings</h3><ul>");
             for f in &s.findings {
-                let class = if f.suppressed {
-                    "suppressed".to_string()
-                } else {
-                    f.severity.as_str().to_string()
-                };
-                out.push_str(&format!(
-                    "<li class=\"{class}\">{}</li>",
-                    escape(&finding_line(f))
-                ));
+                out.push_str(&finding_item(f));
             }
             out.push_str("</ul>\n");
         }
         out.push_str("</section>\n");
     }
+    if !inv.other_findings.is_empty() {
+        out.push_str("<section id=\"other\"><h2>Findings not tied to a store</h2><ul>");
+        for f in &inv.other_findings {
+            out.push_str(&finding_item(f));
+        }
+        out.push_str("</ul></section>\n");
+    }
     out.push_str("</body></html>\n");
     out
+}
+
+fn finding_item(f: &super::Finding) -> String {
+    let class = if f.suppressed {
+        "suppressed"
+    } else {
+        f.severity.as_str()
+    };
+    format!("<li class=\"{class}\">{}</li>", escape(&finding_line(f)))
+}
+
+/// The counterparty's windows, one row per window: windows that agree
+/// (the same kind and length, from several pages) are one row listing
+/// every source.
+fn windows_table(windows: &[super::WindowInfo], out: &mut String) {
+    out.push_str("<table><thead><tr><th>window</th><th>length</th><th>what</th><th>source</th><th>read</th></tr></thead><tbody>");
+    let mut rows: Vec<(String, u64, Vec<&super::WindowInfo>)> = Vec::new();
+    for w in windows {
+        let l = label(&w.covers);
+        match rows
+            .iter_mut()
+            .find(|(rl, secs, _)| *rl == l && *secs == w.seconds)
+        {
+            Some(row) => row.2.push(w),
+            None => rows.push((l, w.seconds, vec![w])),
+        }
+    }
+    for (l, secs, ws) in rows {
+        let join = |f: &dyn Fn(&super::WindowInfo) -> String| {
+            let mut parts: Vec<String> = Vec::new();
+            for w in &ws {
+                let p = f(w);
+                if !parts.contains(&p) {
+                    parts.push(p);
+                }
+            }
+            parts.join("<br>")
+        };
+        out.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&l),
+            escape(&dur(secs)),
+            join(&|w| escape(&w.what)),
+            join(&|w| link(&w.source)),
+            join(&|w| escape(&w.read))
+        ));
+    }
+    out.push_str("</tbody></table>\n");
 }

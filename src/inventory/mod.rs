@@ -34,6 +34,9 @@ pub struct Inventory {
     /// The write rate given with `--rate`, in writes a second.
     pub rate: Option<f64>,
     pub stores: Vec<Store>,
+    /// The findings of the run not tied to any store (a misspelt header,
+    /// a parse error), so the report lists every finding.
+    pub other_findings: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -515,6 +518,7 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
         }
     }
     stores.sort_by(|a, b| (a.kind as u8, &a.name).cmp(&(b.kind as u8, &b.name)));
+    let other_findings = other_findings(outcome, &w, opts, &stores);
     Inventory {
         version: VERSION,
         tool: Tool {
@@ -524,7 +528,45 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
         revision: opts.revision.clone(),
         rate: opts.rate,
         stores,
+        other_findings,
     }
+}
+
+/// The findings no store lists, in the run's order.
+fn other_findings(
+    outcome: &Outcome,
+    w: &Where<'_>,
+    opts: &Options,
+    stores: &[Store],
+) -> Vec<Finding> {
+    let listed: std::collections::HashSet<(&str, &str, &str)> = stores
+        .iter()
+        .flat_map(|s| &s.findings)
+        .map(|f| (f.rule, f.at.as_str(), f.message.as_str()))
+        .collect();
+    let everything = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule != "unused-suppression")
+        .map(|d| (d, None))
+        .chain(
+            outcome
+                .suppressed
+                .iter()
+                .filter(|_| opts.suppressed)
+                .map(|s| (&s.diagnostic, Some(s.reason.clone()))),
+        );
+    everything
+        .map(|(d, reason)| Finding {
+            rule: d.rule,
+            severity: d.severity,
+            message: d.message.clone(),
+            at: w.at(d.file, d.span.start),
+            suppressed: reason.is_some(),
+            reason: reason.flatten(),
+        })
+        .filter(|f| !listed.contains(&(f.rule, f.at.as_str(), f.message.as_str())))
+        .collect()
 }
 
 fn guard_text(g: &crate::model::schema::Guard) -> String {

@@ -42,7 +42,7 @@ pub fn counterparty_cell(s: &Store) -> String {
 pub fn coverage_cell(s: &Store) -> String {
     match (&s.retention, &s.counterparty, s.coverage) {
         (Some(_), Some(c), Some(f)) => format!("{} of {}", pct(f), dur(c.horizon_seconds)),
-        (None, _, _) => "no expiry found".to_string(),
+        (None, _, _) => "no expiry".to_string(),
         (Some(_), None, _) => "counterparty unknown".to_string(),
         _ => "-".to_string(),
     }
@@ -55,17 +55,27 @@ pub fn floor_cell(s: &Store, margin: u64) -> String {
     }
 }
 
-pub fn size_cell(s: &Store) -> String {
-    match &s.size {
-        Some(z) => match z.bytes_at_floor {
-            Some(b) => format!("{} at floor", human_bytes(b as f64)),
-            None => format!(
-                "{} at floor per write/s",
-                human_bytes(z.bytes_at_floor_per_write_per_second as f64)
-            ),
-        },
-        None => "-".to_string(),
-    }
+/// `2.41 GB at 20 writes/s for 35 d`: the bytes the store holds at the
+/// replay floor, at `--rate` (1 write a second without it).
+pub fn size_cell(s: &Store, rate: Option<f64>) -> String {
+    let Some(z) = &s.size else {
+        return "-".to_string();
+    };
+    let (bytes, rate) = match (z.bytes_at_floor, rate) {
+        (Some(b), Some(r)) => (b, r),
+        _ => (z.bytes_at_floor_per_write_per_second, 1.0),
+    };
+    let rate = if rate.fract() == 0.0 {
+        format!("{rate:.0}")
+    } else {
+        format!("{rate}")
+    };
+    let writes = if rate == "1" { "write" } else { "writes" };
+    format!(
+        "{} at {rate} {writes}/s for {} d",
+        human_bytes(bytes as f64),
+        crate::size::figure(z.floor_days)
+    )
 }
 
 pub fn findings_cell(s: &Store) -> String {
@@ -134,8 +144,17 @@ impl Timeline {
         let retention = s.retention.as_ref().map(|r| r.seconds);
         let mut marks: Vec<(u64, String, String)> = Vec::new();
         if let Some(c) = &s.counterparty {
+            // Windows that agree (kind and length) are one mark, with
+            // every source.
             for w in &c.windows {
-                marks.push((w.seconds, label(&w.covers), w.source.clone()));
+                let l = label(&w.covers);
+                match marks.iter_mut().find(|m| m.0 == w.seconds && m.1 == l) {
+                    Some(m) if !m.2.split("; ").any(|x| x == w.source) => {
+                        m.2 = format!("{}; {}", m.2, w.source);
+                    }
+                    Some(_) => {}
+                    None => marks.push((w.seconds, l, w.source.clone())),
+                }
             }
         } else {
             marks.push((
@@ -270,6 +289,33 @@ fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// The terminal's table: what to scan down, within 100 columns; the
+/// kind, floor and size are in each store's details below it.
+fn terminal_rows(inv: &Inventory) -> Vec<Vec<String>> {
+    inv.stores
+        .iter()
+        .map(|s| {
+            vec![
+                s.name.clone(),
+                guard_cell(s),
+                retention_cell(s),
+                counterparty_cell(s),
+                coverage_cell(s),
+                findings_cell(s),
+            ]
+        })
+        .collect()
+}
+
+const TERMINAL_HEADERS: [&str; 6] = [
+    "store",
+    "unique guard",
+    "retention",
+    "counterparty",
+    "coverage",
+    "findings",
+];
+
 fn rows(inv: &Inventory) -> Vec<Vec<String>> {
     let m = margin(inv);
     inv.stores
@@ -283,7 +329,7 @@ fn rows(inv: &Inventory) -> Vec<Vec<String>> {
                 counterparty_cell(s),
                 coverage_cell(s),
                 floor_cell(s, m),
-                size_cell(s),
+                size_cell(s, inv.rate),
                 findings_cell(s),
             ]
         })
@@ -459,22 +505,84 @@ pub fn terminal(inv: &Inventory, color: bool) -> String {
         out.push_str("no idempotency store found\n");
         return out;
     }
-    out.push_str(&table(&HEADERS, &rows(inv)));
+    out.push_str(&table(&TERMINAL_HEADERS, &terminal_rows(inv)));
     let m = margin(inv);
+    let width = crate::render::human::width().min(100);
     for s in &inv.stores {
         let name = if color {
             format!("\x1b[1m{}\x1b[0m", s.name)
         } else {
             s.name.clone()
         };
-        out.push_str(&format!("\n{name}\n  {}\n", bar(s, m, color)));
-        for (k, v) in details(s) {
-            out.push_str(&format!("  {k}: {v}\n"));
+        out.push_str(&format!("\n{name}\n"));
+        // The bar, then its marks: wrapped between marks.
+        let text = format!("  {}", bar(s, m, color));
+        let mut line = String::new();
+        for part in text.split(" | ") {
+            if line.is_empty() {
+                line = part.to_string();
+            } else if line.chars().count() + 3 + part.chars().count() > width {
+                out.push_str(&line);
+                out.push('\n');
+                line = format!("      | {part}");
+            } else {
+                line = format!("{line} | {part}");
+            }
         }
-        for f in &s.findings {
-            out.push_str(&format!("  finding: {}\n", finding_line(f)));
+        out.push_str(&line);
+        out.push('\n');
+        let mut lines = vec![
+            ("floor".to_string(), floor_cell(s, m)),
+            ("size at the floor".to_string(), size_cell(s, inv.rate)),
+        ];
+        lines.extend(details(s).into_iter().map(|(k, v)| (k.to_string(), v)));
+        lines.extend(
+            s.findings
+                .iter()
+                .map(|f| ("finding".to_string(), finding_line(f))),
+        );
+        for (k, v) in lines {
+            out.push_str(&hanging(&format!("  {k}: {v}"), width, "      "));
         }
     }
+    if !inv.other_findings.is_empty() {
+        out.push_str("\nfindings not tied to a store\n");
+        for f in &inv.other_findings {
+            out.push_str(&hanging(
+                &format!("  finding: {}", finding_line(f)),
+                width,
+                "      ",
+            ));
+        }
+    }
+    out
+}
+
+/// `text` broken at spaces into lines of at most `width` columns, the
+/// lines after the first indented by `indent`; a word longer than the
+/// width (a URL, a path) keeps a line of its own.
+pub fn hanging(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    // Whether `line` holds a word yet (beyond the text's own leading
+    // spaces or the indent).
+    let mut has_word = false;
+    for word in text.split(' ') {
+        if has_word && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = indent.to_string();
+        } else if has_word {
+            line.push(' ');
+        } else if word.is_empty() {
+            line.push(' '); // a leading space of the text
+            continue;
+        }
+        line.push_str(word);
+        has_word = true;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
     out
 }
 

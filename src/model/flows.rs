@@ -491,9 +491,11 @@ impl Classifier<'_> {
 pub(crate) fn redis_store(key: &crate::frontend::rust::flow::RedisKey) -> Option<StoreKey> {
     let stores = knowledge::stores();
     match &key.prefix {
-        Some(p) if stores.is_store_prefix(p) => Some(StoreKey::Redis(p.clone())),
+        Some(p) if key.derived || stores.is_store_prefix(p) => Some(StoreKey::Redis(p.clone())),
         Some(_) => None,
-        None if stores.redis_prefix.matches(&key.text) => Some(StoreKey::Redis(key.text.clone())),
+        None if stores.redis_prefix.matches(&key.text) => {
+            Some(StoreKey::Redis(key.text.to_string()))
+        }
         None => None,
     }
 }

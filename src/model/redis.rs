@@ -552,12 +552,10 @@ impl RedisModel {
             .iter_mut()
             .filter(|i| i.kind == InstanceKind::Code && i.links.is_empty())
         {
-            let stores = knowledge::stores();
             let write = files.iter().filter(|f| f.file == inst.file).find_map(|f| {
-                f.redis_writes.iter().find_map(|w| {
-                    let p = w.key_prefix.as_deref()?;
-                    stores.is_store_prefix(p).then(|| (w.span, p.to_string()))
-                })
+                f.redis_writes
+                    .iter()
+                    .find_map(|w| f.store_prefix(w).map(|p| (w.span, p.to_string())))
             });
             if let Some((span, prefix)) = write {
                 inst.links.push(Link {
@@ -571,14 +569,10 @@ impl RedisModel {
         }
         // 5. Code that writes store keys, when the repository has one Redis.
         if only_one {
-            let stores = knowledge::stores();
             let write = files.iter().find_map(|f| {
-                f.redis_writes.iter().find_map(|w| {
-                    let p = w.key_prefix.as_deref()?;
-                    stores
-                        .is_store_prefix(p)
-                        .then(|| (f.file, w.span, p.to_string()))
-                })
+                f.redis_writes
+                    .iter()
+                    .find_map(|w| f.store_prefix(w).map(|p| (f.file, w.span, p.to_string())))
             });
             if let (Some((file, span, prefix)), Some(inst)) = (write, self.instances.first_mut()) {
                 inst.links.push(Link {
@@ -1224,18 +1218,15 @@ enum Owner {
 /// Code that writes store keys to Redis (a Rust write with a store prefix,
 /// or a key-prefix literal in another language), by file.
 fn key_writers(files: &[FileFacts], sources: &SourceMap) -> Vec<(FileId, Span, String)> {
-    let stores = knowledge::stores();
     let mut out = Vec::new();
     for f in files {
         if f.test_path {
             continue;
         }
-        let write = f.redis_writes.iter().find_map(|w| {
-            let p = w.key_prefix.as_deref()?;
-            stores
-                .is_store_prefix(p)
-                .then(|| (f.file, w.span, p.to_string()))
-        });
+        let write = f
+            .redis_writes
+            .iter()
+            .find_map(|w| f.store_prefix(w).map(|p| (f.file, w.span, p.to_string())));
         if let Some(w) = write.or_else(|| key_prefix_literal(std::slice::from_ref(f), sources)) {
             out.push(w);
         }

@@ -107,6 +107,31 @@ pub struct Store {
     /// A table that only carries a key column, judged because no other
     /// table guards that key: its findings are notes.
     pub note_only: bool,
+    /// A table that carries the key (a run, an event, an order) and holds,
+    /// or held before a later migration removed it, a unique guard of its
+    /// own over it: a unique index over `idempotency_key` exists only to
+    /// refuse a second row with that key, so losing, splitting or unscoping
+    /// it is judged in full.
+    pub own_guard: bool,
+    /// Code that fills the table from an idempotency header or a provider
+    /// event's identity: where, and from what (`event.id`).
+    pub derived: Option<DerivedUse>,
+}
+
+/// A statement of the code that binds a value built from an idempotency
+/// header or a provider event's identity.
+#[derive(Debug, Clone)]
+pub struct DerivedUse {
+    pub file: FileId,
+    pub span: Span,
+    /// The column the value goes to, when the statement says.
+    pub column: Option<String>,
+    /// "`event.id`", "the `Idempotency-Key` header".
+    pub what: String,
+    /// The statement writes the table (else it looks the value up).
+    pub writes: bool,
+    /// A provider event's identity (else a client's request key).
+    pub event: bool,
 }
 
 impl Store {
@@ -147,6 +172,10 @@ pub struct SchemaModel {
     /// claims a key with `INSERT … ON CONFLICT DO NOTHING`, or reads a table
     /// and then inserts into it in one function (a check-then-insert).
     treated: std::collections::HashSet<String>,
+    /// Tables (bare, normalised) that Rust code writes or reads with a
+    /// value built from an idempotency header or a provider event's
+    /// identity, and the column it goes to when the statement says.
+    derived: HashMap<String, DerivedUse>,
     /// Owner words the config adds to the scope vocabulary.
     scope_words: Vec<String>,
     /// What [`SchemaModel::stores`] gives, by table index, made on first
@@ -157,6 +186,31 @@ pub struct SchemaModel {
 
 fn bare(key: &str) -> &str {
     key.rsplit('.').next().unwrap_or(key)
+}
+
+/// Whether a table is named for a provider's deliveries (`stripe_events`,
+/// `adyen_notifications`, `paypal_webhook_events`, `processed_stripe_events`).
+fn provider_delivery(t: &Table) -> bool {
+    let stores = knowledge::stores();
+    stores.is_provider_event_table(&t.key)
+        || (stores.event_table.matches(bare(&t.key))
+            && knowledge::counterparties()
+                .inbound_matches(bare(&t.key), &knowledge::name_words(bare(&t.key))))
+}
+
+/// The `id` column of a provider's delivery table when it holds the
+/// provider's id: a text type with no generated default.
+fn provider_id_column(t: &Table) -> Option<String> {
+    let c = t.column("id")?;
+    let ty = c.ty.to_ascii_uppercase();
+    let text = ["TEXT", "VARCHAR", "CHAR", "CHARACTER", "STRING", "NVARCHAR"]
+        .iter()
+        .any(|w| ty.starts_with(w));
+    let generated = c.default.as_deref().is_some_and(|d| {
+        let d = d.to_ascii_lowercase();
+        d.contains('(') || d.contains("nextval")
+    });
+    (text && !generated && c.generated.is_none()).then(|| c.name.clone())
 }
 
 fn norm_decl(table: &str) -> String {
@@ -218,6 +272,39 @@ impl SchemaModel {
         use crate::frontend::rust::flow::EventKind as Ev;
         self.stores.take();
         use crate::frontend::sql::dml::DmlKind;
+        for f in files.iter().filter(|f| !f.test_path) {
+            let Some(r) = &f.rust else { continue };
+            for d in &r.derived.tables {
+                if f.test_regions
+                    .iter()
+                    .any(|t| t.start <= d.span.start && d.span.end <= t.end)
+                {
+                    continue;
+                }
+                let u = self
+                    .derived
+                    .entry(bare(&d.table).to_string())
+                    .or_insert_with(|| DerivedUse {
+                        file: f.file,
+                        span: d.span,
+                        column: None,
+                        what: d.source.what.clone(),
+                        event: d.source.event,
+                        writes: d.writes,
+                    });
+                // the statement to show: one that names the column, a
+                // write before a read
+                let better = (d.column.is_some(), d.writes) > (u.column.is_some(), u.writes);
+                if better {
+                    u.writes = d.writes;
+                    u.column.clone_from(&d.column);
+                    u.file = f.file;
+                    u.span = d.span;
+                    u.what.clone_from(&d.source.what);
+                }
+                u.event |= d.source.event;
+            }
+        }
         for func in files
             .iter()
             .filter_map(|f| f.rust.as_ref())
@@ -230,8 +317,19 @@ impl SchemaModel {
                     continue;
                 };
                 let table = bare(&dml.table);
+                // `ON CONFLICT (idempotency_key) DO UPDATE`: the statement
+                // leans on a unique guard over the key column.
+                let on_key = dml.conflict.iter().any(|c| {
+                    knowledge::stores()
+                        .key_column
+                        .marks_store
+                        .contains(&knowledge::snake(c))
+                });
                 match dml.kind {
                     DmlKind::InsertDoNothing => {
+                        self.treated.insert(table.to_string());
+                    }
+                    DmlKind::Insert | DmlKind::Upsert if on_key => {
                         self.treated.insert(table.to_string());
                     }
                     DmlKind::Insert if read.contains(&table) => {
@@ -246,6 +344,12 @@ impl SchemaModel {
 
     /// Whether a table is an idempotency store, and what kind.
     pub fn store(&self, t: &Table) -> Option<Store> {
+        self.store_of(t, false)
+    }
+
+    /// [`SchemaModel::store`]; with `carrier`, a run, event or delivery
+    /// table that carries a key column is read as a store too.
+    fn store_of(&self, t: &Table, carrier: bool) -> Option<Store> {
         let stores = knowledge::stores();
         let declared = self
             .declared
@@ -261,17 +365,19 @@ impl SchemaModel {
                 .marks_store
                 .contains(&knowledge::snake(&c.name))
         });
+        let derived = self.derived.get(bare(&t.key));
         let dedicated = declared == Some(true)
             || stores.is_store_table(&t.key)
             || stores.is_provider_event_table(&t.key)
-            || (marked && self.treated.contains(bare(&t.key)));
+            || (marked && self.treated.contains(bare(&t.key)))
+            || derived.is_some();
         let weak = stores.weak_table.matches(bare(&t.key));
         if !dedicated && !marked && !weak {
             return None;
         }
         // A run, event, delivery or log row that carries a key column
         // records what happened; it is not where the key is kept.
-        if !dedicated && !weak && stores.is_carrier_table(&t.key) {
+        if !carrier && !dedicated && !weak && stores.is_carrier_table(&t.key) {
             return None;
         }
         // in the order of the words: the first word that names a column wins
@@ -283,8 +389,37 @@ impl SchemaModel {
                     .map(|c| c.name.clone())
             })
         };
+        // The column code fills from an idempotency header or an event's
+        // identity is the key, whatever it is called.
+        let derived_column = derived
+            .and_then(|u| u.column.as_ref())
+            .and_then(|c| t.column(c))
+            .map(|c| c.name.clone());
+        if let Some(c) = &derived_column {
+            if !stores.key_column.request_key.contains(c) && !stores.key_column.event_id.contains(c)
+            {
+                // only a column no convention names: else the conventions
+                // below pick it (and its kind) themselves
+                let kind = if derived.is_some_and(|u| u.event) {
+                    StoreKind::ProviderEvent
+                } else {
+                    StoreKind::RequestKey
+                };
+                let mut s = self.finish_store(t, kind, Some(c.clone()), true);
+                s.derived = derived.cloned();
+                return Some(s);
+            }
+        }
         let request = find(&stores.key_column.request_key);
-        let event = find(&stores.key_column.event_id);
+        // A provider's delivery table whose own `id` is text holds the
+        // provider's event id there (`stripe_events (id text, …)`): Stripe,
+        // Adyen and PayPal ids are strings, a surrogate key is a number or
+        // a UUID.
+        let event = find(&stores.key_column.event_id).or_else(|| {
+            (request.is_none() && (dedicated || weak) && provider_delivery(t))
+                .then(|| provider_id_column(t))
+                .flatten()
+        });
         if !dedicated && !marked && request.is_none() && event.is_none() {
             return None; // a weak name (`inbox_messages`) with no key column
         }
@@ -303,6 +438,21 @@ impl SchemaModel {
                 r,
             ),
         };
+        let mut s = self.finish_store(t, kind, key, dedicated || weak);
+        s.derived = derived.cloned();
+        Some(s)
+    }
+
+    /// A store of `t` keyed by `key`: its scope columns, whether the key
+    /// is a digest, whether it keeps a response.
+    fn finish_store(
+        &self,
+        t: &Table,
+        kind: StoreKind,
+        key: Option<String>,
+        dedicated: bool,
+    ) -> Store {
+        let stores = knowledge::stores();
         let scope = t
             .columns
             .iter()
@@ -322,24 +472,81 @@ impl SchemaModel {
             Some(&c.name) != key.as_ref()
                 && stores.response_column.matches(&knowledge::snake(&c.name))
         });
-        Some(Store {
+        Store {
             kind,
             key: key.into_iter().collect(),
             scope,
-            dedicated: dedicated || weak,
+            dedicated,
             digest,
             keeps_response,
             note_only: false,
-        })
+            own_guard: false,
+            derived: None,
+        }
+    }
+
+    /// Whether a table that carries a key column holds (or held, before a
+    /// later migration removed it) a full unique guard over that key.
+    fn guards_own_key(t: &Table, s: &Store) -> bool {
+        let covers = |g: &Guard| {
+            g.key.kind != KeyKind::Index
+                && g.key.predicate.is_none()
+                && g.key.parts.iter().any(|p| reads_only(t, p, &s.key))
+        };
+        !s.key.is_empty()
+            && (t.guards.iter().any(covers) || t.removed.iter().any(|r| covers(&r.guard)))
+    }
+
+    /// Tables that no store rule judges (or judges only as notes) but that
+    /// hold a unique guard over a column that exists only to guard
+    /// (`[guard_column]` of `rules/stores.toml`: `idempotency_key`,
+    /// `dedup_key`) split by the table's time partitioning. Whatever the
+    /// table is called, that index was written to refuse a replay, and
+    /// across partitions it refuses nothing.
+    pub fn split_guards(&self) -> Vec<(&Table, Store)> {
+        let judged: std::collections::HashSet<&str> = self
+            .stores()
+            .filter(|(_, s)| !s.note_only)
+            .map(|(t, _)| t.key.as_str())
+            .collect();
+        let words = &knowledge::stores().guard_column;
+        let mut out = Vec::new();
+        for t in self
+            .tables
+            .iter()
+            .filter(|t| t.partition_of.is_none() && t.partition_by.is_some())
+            .filter(|t| !judged.contains(t.key.as_str()))
+        {
+            for c in t.columns.iter().filter(|c| words.matches(&c.name)) {
+                let s = Store {
+                    kind: StoreKind::RequestKey,
+                    key: vec![c.name.clone()],
+                    scope: Vec::new(),
+                    dedicated: false,
+                    digest: false,
+                    keeps_response: false,
+                    note_only: false,
+                    own_guard: false,
+                    derived: None,
+                };
+                if matches!(s.guarding(t), Guarding::SplitByPartition { .. }) {
+                    out.push((t, s));
+                    break;
+                }
+            }
+        }
+        out
     }
 
     /// Every store table at the end of its history, with what makes it one.
     /// Partitions (`PARTITION OF`) are left out: their parent is the store.
     ///
-    /// A table that is a store only by its key column is judged only when no
-    /// other table guards a column of that name (the key's guard lives
-    /// there: a `task_runs.idempotency_key` beside a guarded key table), and
-    /// then its findings are notes.
+    /// A table that only carries a key column (`orders.idempotency_key`,
+    /// `task_runs.idempotency_key`) is judged in full when it holds (or
+    /// held) a unique guard of its own over the key (`own_guard`). Else it
+    /// is left alone when another table guards a column of that name (the
+    /// key's guard lives there) or it is a run, event or delivery table, and
+    /// any other table's findings are notes.
     pub fn stores(&self) -> impl Iterator<Item = (&Table, Store)> {
         self.stores
             .get_or_init(|| {
@@ -347,13 +554,22 @@ impl SchemaModel {
                     .iter()
                     .enumerate()
                     .filter(|(_, t)| t.partition_of.is_none())
-                    .filter_map(|(i, t)| self.store(t).map(|s| (i, t, s)))
-                    .filter_map(|(i, t, mut s)| {
+                    .filter_map(|(i, t)| {
+                        let store = self.store(t);
+                        let carrier = store.is_none();
+                        store
+                            .or_else(|| self.store_of(t, true).filter(|s| !s.dedicated))
+                            .map(|s| (i, t, s, carrier))
+                    })
+                    .filter_map(|(i, t, mut s, carrier)| {
                         if !s.dedicated {
-                            if self.guarded_elsewhere(t, &s.key) {
+                            if Self::guards_own_key(t, &s) {
+                                s.own_guard = true;
+                            } else if self.guarded_elsewhere(t, &s.key) || carrier {
                                 return None;
+                            } else {
+                                s.note_only = true;
                             }
-                            s.note_only = true;
                         }
                         Some((i, s))
                     })
@@ -364,16 +580,33 @@ impl SchemaModel {
     }
 
     /// Whether a table other than `t` has a unique guard over a column
-    /// named like one of `key`.
+    /// named like one of `key`. A guard that a time partition splits
+    /// (`UNIQUE (idempotency_key, created_at)` of a table partitioned by
+    /// `created_at`) or that adds a time column guards nothing.
     fn guarded_elsewhere(&self, t: &Table, key: &[String]) -> bool {
         let key: Vec<String> = key.iter().map(|k| knowledge::snake(k)).collect();
         self.tables
             .iter()
             .filter(|o| !std::ptr::eq(*o, t) && o.key != t.key)
-            .flat_map(|o| o.guards.iter())
-            .filter(|g| g.key.kind != KeyKind::Index)
-            .flat_map(|g| g.key.parts.iter().flat_map(|p| p.columns()))
-            .any(|c| key.contains(&knowledge::snake(c)))
+            .any(|o| {
+                o.columns
+                    .iter()
+                    .filter(|c| key.contains(&knowledge::snake(&c.name)))
+                    .any(|c| {
+                        let s = Store {
+                            kind: StoreKind::RequestKey,
+                            key: vec![c.name.clone()],
+                            scope: Vec::new(),
+                            dedicated: false,
+                            digest: false,
+                            keeps_response: false,
+                            note_only: false,
+                            own_guard: false,
+                            derived: None,
+                        };
+                        matches!(s.guarding(o), Guarding::Guarded(_) | Guarding::Partial(_))
+                    })
+            })
     }
 
     /// The table a name refers to (as written: quoted, schema-qualified or
@@ -809,6 +1042,31 @@ mod tests {
         assert_eq!(dedicated(&m), [("payments".to_string(), false)], "kept");
         m.mark_treated_as_stores(&facts);
         assert_eq!(dedicated(&m), [("payments".to_string(), true)]);
+    }
+
+    /// `ON CONFLICT (idempotency_key) DO UPDATE` leans on a guard over the
+    /// key: the run table is the key's store even when another table
+    /// guards a column of that name; an upsert on another target is not.
+    #[test]
+    fn an_upsert_on_the_key_column_makes_a_carrier_the_store() {
+        let schema = "CREATE TABLE api_keys (tenant_id uuid, idempotency_key text, PRIMARY KEY (tenant_id, idempotency_key));\n\
+                      CREATE TABLE payout_runs (id bigserial PRIMARY KEY, idempotency_key text NOT NULL);";
+        let judged = |sql: &str| {
+            let code =
+                format!("async fn f(db: &PgPool) {{ sqlx::query(\"{sql}\").execute(db).await; }}");
+            let (sources, facts) = crate::model::parsed(&[
+                ("migrations/0001.sql", FileKind::Sql, schema),
+                ("src/pay.rs", FileKind::Rust, &code),
+            ]);
+            let mut m = SchemaModel::build(&facts, &sources, &Config::default());
+            m.mark_treated_as_stores(&facts);
+            let found = m
+                .stores()
+                .any(|(t, s)| t.key == "payout_runs" && s.dedicated);
+            found
+        };
+        assert!(judged("INSERT INTO payout_runs (idempotency_key) VALUES ($1) ON CONFLICT (idempotency_key) DO UPDATE SET idempotency_key = EXCLUDED.idempotency_key"));
+        assert!(!judged("INSERT INTO payout_runs (id, idempotency_key) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET idempotency_key = EXCLUDED.idempotency_key"));
     }
 
     #[test]

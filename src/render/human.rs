@@ -23,9 +23,11 @@ pub fn render(
         sources,
         summary,
         unparsed: None,
+        not_read: None,
     };
     let opts = Options {
         color,
+        width: Some(DEFAULT_WIDTH),
         ..Options::default()
     };
     render_with(&report, &opts, w)
@@ -41,6 +43,8 @@ pub struct Options {
     pub statistics: bool,
     /// Suppressed findings too, marked with their reasons.
     pub show_suppressed: bool,
+    /// The width to lay the report out for; `None`: [`width`].
+    pub width: Option<usize>,
 }
 
 pub fn render_with(
@@ -49,11 +53,12 @@ pub fn render_with(
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
     let sources = report.sources;
+    let width = opts.width.unwrap_or_else(width);
     if opts.statistics {
         write!(w, "{}", statistics(report, opts.show_suppressed))?;
     } else {
-        for d in report.diagnostics {
-            render_one(d, sources, opts.color, w)?;
+        for d in by_severity(report.diagnostics) {
+            render_one(d, sources, opts.color, width, w)?;
         }
         if opts.show_suppressed {
             for s in report.suppressed {
@@ -63,7 +68,7 @@ pub fn render_with(
                     d.message,
                     s.reason.as_deref().unwrap_or("none given")
                 );
-                render_one(&d, sources, opts.color, w)?;
+                render_one(&d, sources, opts.color, width, w)?;
             }
         }
     }
@@ -81,6 +86,15 @@ pub fn render_with(
             )?;
         }
     }
+    if let Some(list) = report.not_read {
+        for n in list {
+            writeln!(
+                w,
+                "{}",
+                wrap(&format!("not parsed: {}: {}", n.path, n.reason), width)
+            )?;
+        }
+    }
     if opts.quiet {
         return Ok(());
     }
@@ -88,7 +102,16 @@ pub fn render_with(
     if report.unparsed.is_none() && report.summary.files_unparsed > 0 {
         line.push_str("; --verbose lists them");
     }
-    writeln!(w, "{line}")
+    writeln!(w, "{}", wrap(&line, width))
+}
+
+/// Errors first, then warnings, then notes, each in the order the run
+/// found them (file by file): a person reads the top of the report, and
+/// the top is what must be fixed (docs/output-formats.md).
+fn by_severity(diags: &[Diagnostic]) -> Vec<&Diagnostic> {
+    let mut out: Vec<&Diagnostic> = diags.iter().collect();
+    out.sort_by_key(|d| std::cmp::Reverse(d.severity));
+    out
 }
 
 /// One line per rule with findings, most first (as `ruff --statistics`):
@@ -140,15 +163,13 @@ fn render_one(
     d: &Diagnostic,
     sources: &SourceMap,
     color: bool,
+    width: usize,
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
     let level = level(d.severity);
     let title = level.primary_title(d.message.as_str()).id(d.rule);
-    let mut moved: Vec<String> = Vec::new();
     let mut group = if snippet_fits(d, sources) {
-        let (snippets, labels) = snippets(d, sources);
-        moved = labels;
-        Group::with_title(title).elements(snippets)
+        Group::with_title(title).elements(snippets(d, sources))
     } else {
         let text = sources.text(d.file);
         let pos = sources
@@ -162,14 +183,13 @@ fn render_one(
             )
             .element(Level::NOTE.message("the line is too long to show"))
     };
-    group = group.elements(moved.iter().map(|l| Level::NOTE.message(wrap(l))));
-    group = group.elements(footer(d));
+    group = group.elements(footer(d, width));
     let renderer = if color {
         Renderer::styled()
     } else {
         Renderer::plain()
     }
-    .term_width(WIDTH);
+    .term_width(width);
     writeln!(w, "{}\n", renderer.render(&[group]))
 }
 
@@ -183,10 +203,9 @@ fn level(s: Severity) -> Level<'static> {
 
 /// One snippet per file, the primary span's file first: every label sits
 /// under the header of its own file, and the line numbers are the file's.
-fn snippets<'a>(
-    d: &'a Diagnostic,
-    sources: &'a SourceMap,
-) -> (Vec<Snippet<'a, Annotation<'a>>>, Vec<String>) {
+/// Every label is drawn with its underline; a source line wider than the
+/// terminal is cut around its spans by the renderer, as rustc does.
+fn snippets<'a>(d: &'a Diagnostic, sources: &'a SourceMap) -> Vec<Snippet<'a, Annotation<'a>>> {
     let mut files: Vec<FileId> = vec![d.file];
     for l in &d.labels {
         if !files.contains(&l.file) {
@@ -208,11 +227,7 @@ fn snippets<'a>(
             );
             excerpt(sources, file, &spans)
         })
-        .fold((Vec::new(), Vec::new()), |(mut ss, mut ms), (s, m)| {
-            ss.push(s);
-            ms.extend(m);
-            (ss, ms)
-        })
+        .collect()
 }
 
 /// The lines of `file` that `spans` touch (and those between, which the
@@ -221,7 +236,7 @@ fn excerpt<'a>(
     sources: &'a SourceMap,
     file: FileId,
     spans: &[(Span, Option<&'a str>, bool)],
-) -> (Snippet<'a, Annotation<'a>>, Vec<String>) {
+) -> Snippet<'a, Annotation<'a>> {
     let text = sources.text(file);
     let ranges: Vec<std::ops::Range<usize>> = spans
         .iter()
@@ -236,11 +251,6 @@ fn excerpt<'a>(
         .path(sources.path(file))
         .line_start(line)
         .fold(true);
-    let gutter = (line + text[start..end].matches('\n').count())
-        .to_string()
-        .len()
-        + 3;
-    let mut moved = Vec::new();
     for ((_, label, primary), r) in spans.iter().zip(ranges) {
         let kind = if *primary {
             AnnotationKind::Primary
@@ -249,57 +259,66 @@ fn excerpt<'a>(
         };
         let mut a = kind.span(r.start - start..r.end - start);
         if let Some(label) = label {
-            // A label drawn after its span would pass the width: it goes
-            // under the report, with the line it belongs to.
-            let line_start = text[..r.end].rfind('\n').map_or(0, |i| i + 1);
-            let column = gutter + text[line_start..r.end].chars().count() + 1;
-            if column + label.chars().count() > WIDTH {
-                let n = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..r.start]).count();
-                moved.push(format!("line {n}: {label}"));
-            } else {
-                a = a.label(*label);
-            }
+            a = a.label(*label);
         }
         snippet = snippet.annotation(a);
     }
-    (snippet, moved)
+    snippet
 }
 
 /// `= note:` lines for the reasoning, `= help:` for the fix, whether
-/// `--fix` applies it, and where the full explanation is.
-fn footer(d: &Diagnostic) -> Vec<Message<'_>> {
+/// `--fix` applies it, and where the full explanation is (once: not when a
+/// help line already says it).
+fn footer(d: &Diagnostic, width: usize) -> Vec<Message<'_>> {
+    let room = text_width(width);
     let mut out: Vec<Message<'_>> = d
         .notes
         .iter()
-        .map(|n| Level::NOTE.message(wrap(n)))
+        .map(|n| Level::NOTE.message(wrap(n, room)))
         .collect();
     if let Some(h) = &d.help {
-        out.push(Level::HELP.message(wrap(h)));
+        out.push(Level::HELP.message(wrap(h, room)));
     }
     if let Some(f) = &d.fix {
-        out.push(Level::HELP.message(wrap(&format!("fixable with `--fix`: {}", f.message))));
+        out.push(Level::HELP.message(wrap(&format!("fixable with `--fix`: {}", f.message), room)));
     }
-    out.push(Level::HELP.message(format!(
-        "for the full explanation, run `idemlint explain {}`",
-        d.rule
-    )));
+    let explain = format!("idemlint explain {}", d.rule);
+    let said = d.notes.iter().chain(&d.help).any(|t| t.contains(&explain));
+    if !said {
+        out.push(Level::HELP.message(wrap(
+            &format!("for the full explanation, run `{explain}`"),
+            room,
+        )));
+    }
     out
 }
 
-/// The width a report is laid out for: longer source lines are cut around
-/// their spans, as rustc does.
-const WIDTH: usize = 120;
+/// The width a report is laid out for: `COLUMNS` when it is set (shells
+/// set it for a terminal; clamped to 40..=400), else 100. Notes and help
+/// wrap to it; longer source lines are cut around their spans, as rustc
+/// does; a URL or a backtick-quoted span is never broken.
+pub fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .map_or(DEFAULT_WIDTH, |c| c.clamp(40, 400))
+}
+
+/// The width when `COLUMNS` is not set.
+pub const DEFAULT_WIDTH: usize = 100;
 
 /// The room a `= note:` or `= help:` line has for its text: the width less
 /// the gutter and the `= help: ` lead.
-const TEXT_WIDTH: usize = WIDTH - 16;
+fn text_width(width: usize) -> usize {
+    width.saturating_sub(16).max(20)
+}
 
-/// `text` broken at spaces into lines of at most [`TEXT_WIDTH`] characters;
+/// `text` broken at spaces into lines of at most `room` characters;
 /// the renderer indents the lines after the first under the first. A
-/// backtick-quoted span is never broken (the `CREATE UNIQUE INDEX …` a help
+/// backtick-quoted span or a URL is never broken (the `CREATE UNIQUE INDEX …` a help
 /// line asks you to write must stay copyable): a span longer than the width
 /// gets a line of its own. Line breaks already in `text` are kept.
-fn wrap(text: &str) -> String {
+fn wrap(text: &str, room: usize) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for (i, paragraph) in text.split('\n').enumerate() {
         if i > 0 {
@@ -308,7 +327,7 @@ fn wrap(text: &str) -> String {
         let mut line = 0;
         for unit in unbreakable_units(paragraph) {
             let n = unit.chars().count();
-            if line > 0 && line + 1 + n > TEXT_WIDTH {
+            if line > 0 && line + 1 + n > room {
                 out.push('\n');
                 line = 0;
             } else if line > 0 {
@@ -402,18 +421,23 @@ fn plural(n: usize, w: &str) -> String {
 }
 
 fn counts_line(s: &Summary) -> String {
+    // "0 suppressed" says nothing: the count is shown when there are some.
+    let suppressed = if s.suppressed > 0 {
+        format!(", {} suppressed", s.suppressed)
+    } else {
+        String::new()
+    };
     if s.diagnostics == 0 {
         format!(
-            "idemlint: {}, no findings ({} scanned, {} parsed, {} suppressed) in {} ms",
+            "idemlint: {}, no findings ({} scanned, {} parsed{suppressed}) in {} ms",
             plural(s.stores, "store"),
             plural(s.files_scanned, "file"),
             s.files_parsed,
-            s.suppressed,
             s.elapsed_ms
         )
     } else {
         format!(
-            "idemlint: {}, {} ({}, {}, {}) in {} scanned, {} parsed, {} suppressed, {} ms",
+            "idemlint: {}, {} ({}, {}, {}) in {} ({} parsed){suppressed}, {} ms",
             plural(s.stores, "store"),
             plural(s.diagnostics, "finding"),
             plural(s.errors, "error"),
@@ -421,7 +445,6 @@ fn counts_line(s: &Summary) -> String {
             plural(s.notes, "note"),
             plural(s.files_scanned, "file"),
             s.files_parsed,
-            s.suppressed,
             s.elapsed_ms
         )
     }
@@ -437,7 +460,7 @@ mod tests {
         let text = format!(
             "add the unique guard the replays need before the next deploy reaches production: {sql} then drop the old index"
         );
-        let wrapped = wrap(&text);
+        let wrapped = wrap(&text, 104);
         assert!(wrapped.lines().count() > 1, "{wrapped}");
         assert!(
             wrapped.lines().any(|l| l.contains(sql)),
@@ -452,17 +475,17 @@ mod tests {
     #[test]
     fn wrapping_keeps_lines_within_the_width_outside_code() {
         let text = "word ".repeat(60);
-        for line in wrap(text.trim_end()).lines() {
-            assert!(line.chars().count() <= TEXT_WIDTH, "{line}");
+        for line in wrap(text.trim_end(), 104).lines() {
+            assert!(line.chars().count() <= 104, "{line}");
         }
         let short = "keep keys at least 35d: write `interval '35 days'`";
-        assert_eq!(wrap(short), short);
+        assert_eq!(wrap(short, 104), short);
     }
 
     #[test]
     fn a_code_span_longer_than_the_width_gets_its_own_line() {
         let long = format!("`{}`", "x ".repeat(70).trim_end());
-        let wrapped = wrap(&format!("write {long} and rerun"));
+        let wrapped = wrap(&format!("write {long} and rerun"), 104);
         assert_eq!(
             wrapped.lines().collect::<Vec<_>>(),
             vec!["write", long.as_str(), "and rerun"]
@@ -472,9 +495,9 @@ mod tests {
     #[test]
     fn an_unclosed_backtick_quotes_nothing() {
         let text = format!("a ` {}", "word ".repeat(40).trim_end());
-        for line in wrap(&text).lines() {
-            assert!(line.chars().count() <= TEXT_WIDTH, "{line}");
+        for line in wrap(&text, 104).lines() {
+            assert!(line.chars().count() <= 104, "{line}");
         }
-        assert_eq!(wrap("one\ntwo `a b`"), "one\ntwo `a b`");
+        assert_eq!(wrap("one\ntwo `a b`", 104), "one\ntwo `a b`");
     }
 }

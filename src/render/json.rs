@@ -1,6 +1,6 @@
 //! `--format json`, version 1 (DESIGN §3).
 
-use super::{Summary, Unparsed};
+use super::{NotRead, Summary, Unparsed};
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, LineCol, LineIndex, SourceMap, Span};
 use serde::Serialize;
@@ -14,6 +14,8 @@ struct Output<'a> {
     summary: &'a Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
     unparsed: Option<Vec<JsonUnparsed<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_read: Option<&'a [NotRead]>,
 }
 
 #[derive(Serialize)]
@@ -125,16 +127,17 @@ impl<'a> Positions<'a> {
 }
 
 pub fn render(diags: &[Diagnostic], sources: &SourceMap, summary: &Summary) -> String {
-    render_verbose(diags, sources, summary, None)
+    render_verbose(diags, sources, summary, None, None)
 }
 
-/// [`render`], with an `unparsed` list after the summary when given
-/// (`--verbose`).
-pub fn render_verbose(
-    diags: &[Diagnostic],
-    sources: &SourceMap,
-    summary: &Summary,
+/// [`render`], with the `unparsed` and `not_read` lists after the summary
+/// when given (`--verbose`).
+pub fn render_verbose<'a>(
+    diags: &'a [Diagnostic],
+    sources: &'a SourceMap,
+    summary: &'a Summary,
     unparsed: Option<&[Unparsed]>,
+    not_read: Option<&'a [NotRead]>,
 ) -> String {
     let mut pos = Positions::new(sources);
     let diagnostics = diags
@@ -189,6 +192,7 @@ pub fn render_verbose(
                 })
                 .collect()
         }),
+        not_read,
     };
     serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }

@@ -52,6 +52,55 @@ pub struct Unparsed {
     pub message: String,
 }
 
+/// A file scanned and not parsed, with the reason, for `--verbose`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct NotRead {
+    pub path: String,
+    pub reason: String,
+}
+
+impl NotRead {
+    pub fn new(path: &str, reason: String) -> Self {
+        NotRead {
+            path: path.to_string(),
+            reason,
+        }
+    }
+
+    /// Where the prefilter's words do not count in a file of `kind`.
+    pub fn outside(kind: crate::source::FileKind) -> &'static str {
+        match kind {
+            crate::source::FileKind::Rust => " outside comments and test code",
+            _ => "",
+        }
+    }
+
+    /// Why a file kept for the run was not parsed (in full), if it was not:
+    /// a problem that stopped it (binary, too big, unreadable), its
+    /// constants read only, or held back and not needed.
+    pub fn of_loaded(
+        path: &str,
+        parsed: bool,
+        consts_only: bool,
+        held_unneeded: bool,
+        problems: &[crate::frontend::Problem],
+    ) -> Option<Self> {
+        let reason = if !parsed {
+            problems.first().map_or_else(
+                || "not parsed".to_string(),
+                |p| p.message.trim_end_matches("; not parsed").to_string(),
+            )
+        } else if consts_only {
+            "read for its constants only: no other word of the prefilter".to_string()
+        } else if held_unneeded {
+            "held back: only a retry library's words, and no parsed file needed it".to_string()
+        } else {
+            return None;
+        };
+        Some(NotRead::new(path, reason))
+    }
+}
+
 /// The format of `rules` and `horizons`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -95,6 +144,8 @@ pub struct Report<'a> {
     pub summary: &'a Summary,
     /// The parts not read in full, listed with `--verbose`.
     pub unparsed: Option<&'a [Unparsed]>,
+    /// The files scanned and not parsed, listed with `--verbose`.
+    pub not_read: Option<&'a [NotRead]>,
 }
 
 /// Write a report in one format.
@@ -113,7 +164,8 @@ pub fn write(
                 report.diagnostics,
                 report.sources,
                 report.summary,
-                report.unparsed
+                report.unparsed,
+                report.not_read
             )
         ),
         OutputFormat::Sarif => writeln!(w, "{}", sarif::render(report)),

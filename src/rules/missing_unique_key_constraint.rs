@@ -89,6 +89,30 @@ fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard
         .with_primary_label("table defined here")
         .with_note("two concurrent replays both read nothing and both insert a row"),
     };
+    if let Some(u) = &s.derived {
+        d = d.with_label(
+            u.file,
+            u.span,
+            format!(
+                "the code {} `{}` {} {}: the table keeps {}",
+                if u.writes { "fills" } else { "looks up" },
+                u.column.as_deref().unwrap_or(&t.name),
+                if u.writes { "from" } else { "by" },
+                u.what,
+                if u.event {
+                    "the provider's event ids"
+                } else {
+                    "the clients' idempotency keys"
+                }
+            ),
+        );
+    }
+    if s.own_guard {
+        d = d.with_note(format!(
+            "`{}` carries the key, and this was its own unique guard over `{key}`: a unique index over the key exists only to refuse a second row with it",
+            t.name
+        ));
+    }
     if let Some(ix) = index {
         d = d.with_label(
             ix.at.file,

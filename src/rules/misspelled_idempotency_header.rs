@@ -479,7 +479,7 @@ fn forwarded_underscore_diagnostic(u: &HeaderUse, canonical: &str) -> Diagnostic
     at(
         u,
         Severity::Warning,
-        format!("`{}` has an underscore; the upstream reads `{canonical}`", u.value),
+        format!("`{}` has an underscore, not a hyphen", u.value),
     )
     .with_primary_label(format!("sent upstream as `{}`", u.value))
     .with_note(format!(

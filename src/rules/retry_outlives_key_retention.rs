@@ -65,10 +65,11 @@ fn diagnostic(f: &RetryFinding) -> Diagnostic {
         (&full, "key"),
         (&short, &header[..]),
         (&short, "key"),
+        (&short, ""),
     ];
     // The headline's line (`warning[retry-outlives-key-retention]: …`)
-    // stays within 120 columns too.
-    let budget = (120 - "warning[]: ".len() - NAME.len()).min(99);
+    // stays under 100 columns too.
+    let budget = 99 - "warning[]: ".len() - NAME.len();
     let mut last = None;
     for (req, key) in tries {
         let d = build(f, req, key);
@@ -77,10 +78,16 @@ fn diagnostic(f: &RetryFinding) -> Diagnostic {
         }
         last = Some(d);
     }
-    last.unwrap_or_else(|| build(f, &short, "key"))
+    last.unwrap_or_else(|| build(f, &short, ""))
 }
 
 fn build(f: &RetryFinding, req: &str, key: &str) -> Diagnostic {
+    // The key is named in a label too: the shortest headline leaves it out.
+    let with = if key.is_empty() {
+        String::new()
+    } else {
+        format!(" with one {key}")
+    };
     let header = &f.request.1.header;
     let second = match effect_noun(f) {
         Some(n) => format!("a second {n}"),
@@ -94,7 +101,7 @@ fn build(f: &RetryFinding, req: &str, key: &str) -> Diagnostic {
             };
             (
                 Severity::Warning,
-                format!("retries {req} with one {key} and never gives up{kept}"),
+                format!("retries {req}{with} and never gives up{kept}"),
                 format!(
                     "the policy has no end ({why}): once the server has forgotten the key, the next retry can execute {second}"
                 ),
@@ -109,7 +116,7 @@ fn build(f: &RetryFinding, req: &str, key: &str) -> Diagnostic {
             let length = coarse(*length);
             (
             Severity::Error,
-            format!("retries {req} with one {key} for up to {length}; {name} keeps keys {w}"),
+            format!("retries {req}{with} for up to {length}; {name} keeps keys {w}"),
             format!(
                 "{name} may forget the key once it is {w} old: a retry after {} can execute {second}, with the same key, so nothing looks wrong",
                 after(*w)
@@ -124,7 +131,7 @@ fn build(f: &RetryFinding, req: &str, key: &str) -> Diagnostic {
             };
             (
                 Severity::Warning,
-                format!("retries {req} with one {key} for up to {length}; {who}"),
+                format!("retries {req}{with} for up to {length}; {who}"),
                 format!(
                     "with no published window to hold it to, a retry after the server forgets the key can execute {second}"
                 ),

@@ -92,10 +92,7 @@ fn unscoped(t: &Table, s: &Store, g: &Guard) -> Diagnostic {
         sev,
         g.at.file,
         g.at.span,
-        format!(
-            "unique guard on `{}` leaves out its caller scope `{scope}`",
-            t.name
-        ),
+        format!("unique guard on `{}` leaves out `{scope}`", t.name),
     )
     .with_primary_label(format!("guards `({})` alone", g.key.parts_text()))
     .with_note("one caller's key can collide with, or replay, another caller's stored response")

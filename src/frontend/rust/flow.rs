@@ -112,7 +112,12 @@ pub enum RedisOp {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisKey {
     pub prefix: Option<String>,
-    pub text: String,
+    /// Boxed, so the flag below keeps an event within its size.
+    pub text: Box<str>,
+    /// Built from an idempotency header or a provider event's identity
+    /// (set by `key_source::apply` after the walk): a store whatever its
+    /// prefix.
+    pub derived: bool,
 }
 
 /// A call the model may match against the effect catalogue or resolve to a
@@ -720,7 +725,8 @@ impl FnWalker<'_> {
         };
         RedisKey {
             prefix,
-            text: tokens_text(e).replace(' ', ""),
+            text: tokens_text(e).replace(' ', "").into_boxed_str(),
+            derived: false,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod cache;
 mod chunks;
 pub mod comments;
 pub mod flow;
+pub mod key_source;
 pub mod redis_config;
 pub mod retention;
 pub mod retry;
@@ -32,6 +33,9 @@ pub struct RustFacts {
     pub retry: retry::RetryFacts,
     /// Caches with a Redis backend, and the caches idempotency code uses.
     pub cache: cache::CacheFacts,
+    /// Redis keys and SQL values built from an idempotency header or a
+    /// provider event's identity (`key_source`).
+    pub derived: key_source::Derived,
 }
 
 #[derive(Debug, Clone)]
@@ -424,6 +428,21 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     })?;
     rust.flow = flows.finish();
     rust.retry = retries.finish();
+    // Stores by data flow: only where a key or a statement can name one
+    // (a Redis write, a SQL event) and a source's word occurs.
+    let writes_keys = !facts.redis_writes.is_empty()
+        || rust.flow.functions.iter().flat_map(|f| &f.events).any(|e| {
+            matches!(
+                e.kind,
+                flow::EventKind::Sql { .. } | flow::EventKind::Redis { .. }
+            )
+        });
+    if writes_keys && key_source::may_hold_a_source(text) {
+        let mut derive = key_source::Walker::new(text, &consts);
+        source.each(&mut |piece| piece.visit(&mut derive))?;
+        key_source::apply(&derive.out, facts, &mut rust.flow);
+        rust.derived = derive.out;
+    }
     if let Some(c) = caches {
         rust.cache = c.out;
     }

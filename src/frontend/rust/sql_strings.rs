@@ -227,13 +227,12 @@ pub fn diesel_dsl(root: &syn::Expr, methods: &[String]) -> Option<Dml> {
                 "delete" => DmlKind::Delete,
                 _ => return None,
             };
-            Some(Dml { kind, table })
+            Some(Dml::new(kind, table))
         }
         // `idempotency_keys::table.find(k).first::<Row>(conn)`
-        syn::Expr::Path(_) if methods.iter().any(|m| is_exec_method(m)) => Some(Dml {
-            kind: DmlKind::Read,
-            table: dsl_table(root)?,
-        }),
+        syn::Expr::Path(_) if methods.iter().any(|m| is_exec_method(m)) => {
+            Some(Dml::new(DmlKind::Read, dsl_table(root)?))
+        }
         _ => None,
     }
 }

@@ -47,6 +47,41 @@ pub struct Dml {
     pub kind: DmlKind,
     /// Normalised (`public.` dropped, unquoted parts lower-cased).
     pub table: String,
+    /// An insert's `ON CONFLICT (…)` target columns (normalised): the
+    /// unique guard the statement relies on. Empty when none is written
+    /// (one pointer: every SQL event of a parsed file holds one).
+    pub conflict: thin_vec::ThinVec<String>,
+}
+
+impl Dml {
+    pub fn new(kind: DmlKind, table: String) -> Self {
+        Dml {
+            kind,
+            table,
+            conflict: thin_vec::ThinVec::new(),
+        }
+    }
+}
+
+/// The columns of `ON CONFLICT (a, b)`, normalised.
+fn conflict_target(toks: &[Token]) -> thin_vec::ThinVec<String> {
+    let at = toks.windows(3).position(|w| {
+        word(w.first()).as_deref() == Some("ON")
+            && word(w.get(1)).as_deref() == Some("CONFLICT")
+            && matches!(w.get(2), Some(Token::LParen))
+    });
+    let Some(at) = at else {
+        return thin_vec::ThinVec::new();
+    };
+    toks[at + 3..]
+        .iter()
+        .take_while(|t| !matches!(t, Token::RParen))
+        .filter_map(|t| match t {
+            Token::Word(w) if w.quote_style.is_some() => Some(w.value.clone()),
+            Token::Word(w) => Some(w.value.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Most tokens read from one string: SQL in code is short.
@@ -67,6 +102,100 @@ pub fn classify(sql: &str) -> Vec<Dml> {
     let mut out = Vec::new();
     for stmt in toks.split(|t| matches!(t, Token::SemiColon)) {
         statement(stmt, &mut out);
+    }
+    out
+}
+
+/// The column each bound parameter of a statement stands for, by the
+/// parameter's 0-based position (`$1` is 0; the n-th `?` is n-1): an
+/// insert's `(a, b) VALUES ($1, $2)`, and a comparison `a = $1` anywhere
+/// (`WHERE`, `ON CONFLICT … WHERE`). Column names are normalised.
+pub fn param_columns(sql: &str) -> Vec<(usize, String)> {
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize() else {
+        return Vec::new();
+    };
+    let toks: Vec<Token> = tokens
+        .into_iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .take(MAX_TOKENS)
+        .collect();
+    let mut question = 0;
+    let mut params: Vec<Option<usize>> = Vec::with_capacity(toks.len());
+    for t in &toks {
+        params.push(match t {
+            // PostgreSQL's tokenizer reads a bare `?` as its JSON operator
+            Token::Question => {
+                question += 1;
+                Some(question - 1)
+            }
+            Token::Placeholder(p) if p == "?" => {
+                question += 1;
+                Some(question - 1)
+            }
+            Token::Placeholder(p) => p
+                .strip_prefix('$')
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|n| n.checked_sub(1)),
+            _ => None,
+        });
+    }
+    let col = |t: &Token| match t {
+        Token::Word(w) if w.quote_style.is_some() => Some(w.value.clone()),
+        Token::Word(w) => Some(w.value.to_ascii_lowercase()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    // `a = $1`, `$1 = a`, `t.a = $1`
+    for i in 0..toks.len() {
+        if !matches!(toks[i], Token::Eq) || i == 0 {
+            continue;
+        }
+        match (params.get(i + 1).copied().flatten(), params[i - 1]) {
+            (Some(n), _) => {
+                if let Some(c) = col(&toks[i - 1]) {
+                    out.push((n, c));
+                }
+            }
+            (None, Some(n)) => {
+                if let Some(c) = toks.get(i + 1).and_then(col) {
+                    out.push((n, c));
+                }
+            }
+            _ => {}
+        }
+    }
+    // INSERT INTO t (a, b) VALUES ($1, $2)
+    let upper: Vec<Option<String>> = toks.iter().map(|t| word(Some(t))).collect();
+    if let Some(ins) = upper.iter().position(|w| w.as_deref() == Some("INSERT")) {
+        let open = (ins..toks.len()).find(|&i| matches!(toks[i], Token::LParen));
+        let values = upper.iter().position(|w| w.as_deref() == Some("VALUES"));
+        if let (Some(open), Some(values)) = (open, values) {
+            let cols: Vec<String> = toks[open + 1..values]
+                .iter()
+                .take_while(|t| !matches!(t, Token::RParen))
+                .filter_map(col)
+                .collect();
+            let mut at = 0;
+            let mut depth = 0;
+            for (i, t) in toks.iter().enumerate().skip(values + 1) {
+                match t {
+                    Token::LParen => depth += 1,
+                    Token::RParen => {
+                        depth -= 1;
+                        if depth <= 0 {
+                            break;
+                        }
+                    }
+                    Token::Comma if depth == 1 => at += 1,
+                    _ => {
+                        if let (Some(n), Some(c)) = (params[i], cols.get(at)) {
+                            out.push((n, c.clone()));
+                        }
+                    }
+                }
+            }
+        }
     }
     out
 }
@@ -148,7 +277,11 @@ fn statement(toks: &[Token], out: &mut Vec<Dml>) {
                     j += 1;
                 }
                 if let Some((table, next)) = name_at(toks, j, true) {
-                    out.push(Dml { kind, table });
+                    out.push(Dml {
+                        kind,
+                        table,
+                        conflict: conflict_target(toks),
+                    });
                     i = next;
                     continue;
                 }
@@ -161,10 +294,7 @@ fn statement(toks: &[Token], out: &mut Vec<Dml>) {
                     i + 1
                 };
                 if let Some((table, next)) = name_at(toks, j, false) {
-                    out.push(Dml {
-                        kind: DmlKind::Update,
-                        table,
-                    });
+                    out.push(Dml::new(DmlKind::Update, table));
                     i = next;
                     continue;
                 }
@@ -176,10 +306,7 @@ fn statement(toks: &[Token], out: &mut Vec<Dml>) {
                     i + 2
                 };
                 if let Some((table, next)) = name_at(toks, j, false) {
-                    out.push(Dml {
-                        kind: DmlKind::Delete,
-                        table,
-                    });
+                    out.push(Dml::new(DmlKind::Delete, table));
                     i = next;
                     continue;
                 }
@@ -194,10 +321,7 @@ fn statement(toks: &[Token], out: &mut Vec<Dml>) {
                 };
                 if let Some((table, next)) = name_at(toks, j, false) {
                     if !out.iter().any(|d| d.table == table && d.kind.writes()) {
-                        out.push(Dml {
-                            kind: DmlKind::Read,
-                            table,
-                        });
+                        out.push(Dml::new(DmlKind::Read, table));
                     }
                     i = next;
                     continue;
@@ -242,6 +366,30 @@ mod tests {
         assert_eq!(
             kinds("INSERT INTO t (k) VALUES (?) ON DUPLICATE KEY UPDATE k = k"),
             vec![(Upsert, "t".into())]
+        );
+    }
+
+    #[test]
+    fn an_insert_keeps_its_conflict_target() {
+        let d = classify(
+            "INSERT INTO task_runs (id, idempotency_key) VALUES ($1, $2) ON CONFLICT (idempotency_key) DO UPDATE SET id = task_runs.id RETURNING id",
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].conflict.as_slice(), ["idempotency_key".to_string()]);
+        let d =
+            classify("INSERT INTO t (a) VALUES ($1) ON CONFLICT ON CONSTRAINT t_a_key DO NOTHING");
+        assert!(d[0].conflict.is_empty());
+    }
+
+    #[test]
+    fn bound_parameters_name_their_columns() {
+        assert_eq!(
+            param_columns("INSERT INTO received_hooks (source, ref, body) VALUES ('stripe', $1, $2) ON CONFLICT DO NOTHING"),
+            vec![(0, "ref".to_string()), (1, "body".to_string())]
+        );
+        assert_eq!(
+            param_columns("SELECT 1 FROM hooks WHERE tenant = ? AND h.ref = ?"),
+            vec![(0, "tenant".to_string()), (1, "ref".to_string())]
         );
     }
 

@@ -251,7 +251,8 @@ pub struct SchemaEvent {
 /// Parse one SQL file into `facts`.
 pub fn parse(text: &str, facts: &mut super::FileFacts) {
     let mut sql = SqlFacts::default();
-    for stmt in split::split(text) {
+    let up = &text[..down_section(text).unwrap_or(text.len())];
+    for stmt in split::split(up) {
         extract::statement(text, &stmt, &mut sql, &mut facts.problems);
         retention::statement(text, &stmt, &mut sql, &mut facts.retention);
     }
@@ -259,9 +260,46 @@ pub fn parse(text: &str, facts: &mut super::FileFacts) {
     facts.sql = Some(sql);
 }
 
+/// Where the down half of a migration file that holds both halves begins:
+/// goose's `-- +goose Down`, sql-migrate's `-- +migrate Down`, dbmate's
+/// `-- migrate:down`. Those statements undo the file and are never applied
+/// by a forward migration; read, they would drop what the up half made.
+fn down_section(text: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let l = line.trim().to_ascii_lowercase();
+        if let Some(rest) = l.strip_prefix("--") {
+            let rest: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+            if matches!(
+                rest.as_str(),
+                "+goose down" | "+migrate down" | "migrate:down"
+            ) {
+                return Some(at);
+            }
+        }
+        at += line.len();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use crate::frontend::FileFacts;
+
+    /// The down half of a goose, sql-migrate or dbmate file is not
+    /// applied: the guard the up half makes stays.
+    #[test]
+    fn the_down_half_of_a_migration_file_is_not_read() {
+        for marker in ["-- +goose Down", "-- +migrate Down", "-- migrate:down"] {
+            let sql = format!(
+                "-- +goose Up\nCREATE TABLE idem_keys (k text);\nCREATE UNIQUE INDEX idem_keys_k ON idem_keys (k);\n{marker}\nDROP INDEX idem_keys_k;\nDROP TABLE idem_keys;\n"
+            );
+            let mut f = FileFacts::default();
+            super::parse(&sql, &mut f);
+            let events = f.sql.map(|s| s.events.len()).unwrap_or(0);
+            assert_eq!(events, 2, "{marker}");
+        }
+    }
 
     /// Every prefix of a file full of edge cases (cut inside quotes,
     /// bodies, comments, multi-byte characters) parses without a panic.
