@@ -277,6 +277,11 @@ pub struct CheckArgs {
     /// and parsed (also `IDEMLINT_TIMINGS=1`).
     #[arg(long)]
     pub timings: bool,
+    /// Read every file whole, with no prefilter (also
+    /// `IDEMLINT_EXHAUSTIVE=1`): slower, the same findings. The oracle
+    /// that the prefilter is tested against.
+    #[arg(long)]
+    pub exhaustive: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

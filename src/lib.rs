@@ -161,12 +161,25 @@ pub struct Options {
 }
 
 /// What a CI gate adds to a check: where the files come from (work tree,
-/// git index, revision) and which of them are reported, and the findings a
-/// baseline already records. The default is a plain check of the work tree.
+/// git index, revision) and which of them are reported, the findings a
+/// baseline already records, and whether every file is read whole. The
+/// default is a plain check of the work tree.
 #[derive(Debug, Default)]
 pub struct Gate {
     pub files: files::Selection,
     pub baseline: Option<baseline::Baseline>,
+    /// Read every discovered file whole (`check --exhaustive`, also
+    /// `IDEMLINT_EXHAUSTIVE=1`): no prefilter, no constants-only or
+    /// around-its-words reads, nothing held back. The findings must be the
+    /// same as without it; it is the oracle the prefilter is held to
+    /// (docs/performance.md).
+    pub exhaustive: bool,
+}
+
+/// Whether `IDEMLINT_EXHAUSTIVE` asks for the exhaustive reading
+/// ([`Gate::exhaustive`]): set, not empty and not `0`.
+pub fn exhaustive_from_env() -> bool {
+    std::env::var_os("IDEMLINT_EXHAUSTIVE").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 pub struct Outcome {
@@ -304,6 +317,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     let judges_tests = opts.include_tests || config.tests == Some(true);
     let roots = TestRoots::new(&paths, &cwd);
     let extra = config_keywords(&config);
+    let exhaustive = gate.exhaustive || exhaustive_from_env();
     let keywords;
     // walk, read + prefilter (in parallel), then give the kept files their
     // ids. The work tree is read while it is walked: the walker's threads
@@ -311,7 +325,8 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     let walks_while_reading = gate.files.reads_work_tree();
     let (candidates, read): (Vec<Candidate>, Vec<(u64, Kept)>) = if walks_while_reading {
         keywords = walk::Keywords::new(&extra, walk::files_expected(&file_paths))
-            .judging_tests(judges_tests);
+            .judging_tests(judges_tests)
+            .exhaustive(exhaustive);
         let (tx, rx) = std::sync::mpsc::channel::<Candidate>();
         let (fp, exclude) = (&file_paths, &config.exclude);
         let (walked, mut read) = std::thread::scope(|s| {
@@ -341,7 +356,9 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     } else {
         let candidates = gate.files.discover(&file_paths, &cwd, &config.exclude)?;
         timings.phase("walk");
-        keywords = walk::Keywords::new(&extra, candidates.len() + 1).judging_tests(judges_tests);
+        keywords = walk::Keywords::new(&extra, candidates.len() + 1)
+            .judging_tests(judges_tests)
+            .exhaustive(exhaustive);
         let read = pool.install(|| {
             candidates
                 .par_iter()
@@ -1077,11 +1094,15 @@ fn load_text(
             "binary content (a NUL byte); not parsed".to_string(),
         ));
     }
-    if kind == FileKind::Rust && walk::generated_rust(&bytes) {
+    if kind == FileKind::Rust && !keywords.reads_all() && walk::generated_rust(&bytes) {
         files::recycle(bytes);
         return Err("generated code (a generated-file marker at its top)".into());
     }
-    let admission = keywords.admission_in(kind, path, &bytes, test_path);
+    let admission = if keywords.reads_all() {
+        walk::Admission::Full
+    } else {
+        keywords.admission_in(kind, path, &bytes, test_path)
+    };
     let consts_only = admission == walk::Admission::No;
     if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
         files::recycle(bytes);
@@ -1094,6 +1115,7 @@ fn load_text(
         );
     }
     let around = (kind == FileKind::Rust
+        && !keywords.reads_all()
         && admission == walk::Admission::Full
         && (frontend::rust::AROUND_WORDS_BYTES + 1..=frontend::rust::MAX_RUST_BYTES)
             .contains(&bytes.len()))

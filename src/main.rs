@@ -230,6 +230,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
                 Some(p) => Some(Baseline::load(p).map_err(|e| e.to_string())?),
                 None => None,
             },
+            exhaustive: args.exhaustive,
         })
     };
     let gate_now = gate()?;

@@ -352,6 +352,11 @@ struct Weak {
     names: bool,
     with: Option<Words>,
     late: bool,
+    /// The group of words taken from the catalogues ([`catalogue_words`]):
+    /// an occurrence whose name can be no store and no header name by any
+    /// reading is passed over before the file's comments and strings are
+    /// looked for (`otherwise` holds `wise`).
+    derived: bool,
 }
 
 /// What the prefilter makes of a file.
@@ -373,8 +378,14 @@ pub enum Admission {
 /// makes a migration that only names that table worth parsing), which are
 /// strong words.
 pub struct Keywords {
-    /// Every word, strong and weak: whether a file can matter at all.
+    /// Every word of `rules/prefilter.toml` and the config, strong and
+    /// weak: whether a file can matter at all.
     any: Words,
+    /// The words taken from the catalogues ([`catalogue_words`]), searched
+    /// apart (each searcher stays within Teddy's 64 words) and only in a
+    /// file the others do not admit: pattern `any.words.len() + i` is word
+    /// `i` of these.
+    derived: Words,
     /// The strong words alone, for a path.
     strong: Words,
     /// How many of `any`'s patterns, the first ones, are strong words.
@@ -389,6 +400,8 @@ pub struct Keywords {
     std_methods: StdMethods,
     /// `[rust_prose_macros]`: the macros of [`prose_word`].
     prose_macros: Vec<String>,
+    /// Every file is read whole ([`Keywords::exhaustive`]).
+    all: bool,
 }
 
 impl Keywords {
@@ -407,19 +420,34 @@ impl Keywords {
         let mut weak = Vec::new();
         let mut weak_group = Vec::new();
         let mut groups = Vec::new();
+        let mut named: Vec<String> = strong.clone();
         for (i, g) in p.weak.into_iter().enumerate() {
             weak_group.extend(std::iter::repeat_n(i, g.words.len()));
+            if g.names {
+                named.extend(g.words.iter().cloned());
+            }
             weak.extend(g.words);
             groups.push(Weak {
                 parse: g.parse,
                 names: g.names,
                 with: (!g.with.is_empty()).then(|| Words::new(&g.with, dfa)),
                 late: g.late,
+                derived: false,
             });
         }
         let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
+        let derived = catalogue_words(&named);
+        weak_group.extend(std::iter::repeat_n(groups.len(), derived.len()));
+        groups.push(Weak {
+            parse: Vec::new(),
+            names: true,
+            with: None,
+            late: false,
+            derived: true,
+        });
         Keywords {
             any: Words::new(&all, dfa),
+            derived: Words::new(&derived, dfa),
             strong: Words::new(&strong, dfa),
             strong_len: strong.len(),
             weak_group,
@@ -427,7 +455,23 @@ impl Keywords {
             test_words: false,
             std_methods: p.rust_std_methods,
             prose_macros: p.rust_prose_macros.names,
+            all: false,
         }
+    }
+
+    /// The reading of the exhaustive mode (`check --exhaustive`,
+    /// `IDEMLINT_EXHAUSTIVE=1`) when `all`: every file is read whole,
+    /// whatever its words ([`Keywords::reads_all`]). What counts as test
+    /// code does not change: that is a judgement, not a reading.
+    pub fn exhaustive(mut self, all: bool) -> Self {
+        self.all = all;
+        self
+    }
+
+    /// Whether every file is to be read whole: the prefilter admits all,
+    /// none is read for its constants alone, around its words, or late.
+    pub fn reads_all(&self) -> bool {
+        self.all
     }
 
     /// The prefilter of a run that judges test code with every rule
@@ -508,10 +552,17 @@ impl Keywords {
         let text = std::str::from_utf8(bytes).ok()?;
         let (silent, strings) = comments::comments_and_strings(bytes);
         let in_comment = |at: usize| comments::contains(&silent, at);
+        let listed = self.any.words.len();
         let mut out: Vec<usize> = lowered(bytes, |lower| {
             self.any
                 .occurrences(lower)
                 .map(|(at, _)| at)
+                .chain(
+                    self.derived
+                        .occurrences(lower)
+                        .filter(|&(at, p)| !self.unnamed(listed + p, bytes, lower, at))
+                        .map(|(at, _)| at),
+                )
                 .chain(memchr::memmem::find_iter(lower, b"cache"))
                 .filter(|&at| !in_comment(at))
                 .collect()
@@ -578,7 +629,19 @@ impl Keywords {
                 .is_some_and(|(silent, _)| crate::frontend::rust::comments::contains(silent, at))
                 || in_tests(at))
         };
-        for (start, pattern) in self.any.occurrences(lower) {
+        // The catalogue words are looked for once the others have not
+        // admitted the file (most files hold none of either), and only in
+        // the kinds whose front ends read a table's name.
+        let listed = self.any.words.len();
+        let derived = reads_table_names(kind)
+            .then(|| self.derived.occurrences(lower))
+            .into_iter()
+            .flatten()
+            .map(|(at, p)| (at, listed + p));
+        for (start, pattern) in self.any.occurrences(lower).chain(derived) {
+            if self.unnamed(pattern, bytes, lower, start) {
+                continue;
+            }
             let (silent, strings) = scanned.get_or_init(|| match kind {
                 FileKind::Rust => crate::frontend::rust::comments::comments_and_strings(bytes),
                 FileKind::Yaml => (
@@ -600,7 +663,7 @@ impl Keywords {
                 let std_method = || string.is_none() && self.std_method_at(bytes, start);
                 let mut prose = || {
                     string.is_some_and(|i| {
-                        prose_word(bytes, &strings[i], start, self.any.words[pattern].len())
+                        prose_word(bytes, &strings[i], start, self.word(pattern).len())
                             && prose_scan
                                 .get_or_insert_with(|| {
                                     crate::frontend::rust::comments::CallScan::new(
@@ -647,7 +710,7 @@ impl Keywords {
                 .then(|| crate::frontend::rust::comments::index_at(strings, start))
                 .flatten();
             let identifier = rust && string.is_none();
-            let end = start + self.any.words[pattern].len();
+            let end = start + self.word(pattern).len();
             let name = store_name_at(bytes, start, end);
             if group.names {
                 let how = if identifier {
@@ -740,6 +803,41 @@ impl Keywords {
         } else {
             Admission::No
         }
+    }
+
+    /// Word `pattern`, lowered: of `any`, or after them of `derived`.
+    fn word(&self, pattern: usize) -> &[u8] {
+        let listed = self.any.words.len();
+        match pattern.checked_sub(listed) {
+            Some(i) => &self.derived.words[i],
+            None => &self.any.words[pattern],
+        }
+    }
+
+    /// Whether the occurrence of word `pattern` at `start` is one of the
+    /// words taken from the catalogues whose name ([`store_name_at`]) can
+    /// be no store and no header name, read as text or as code: such an
+    /// occurrence admits nothing, whatever lies around it. Nor does one
+    /// where a word of `rules/prefilter.toml` starts too (`idem` in
+    /// `idempotent`): that word's judgement stands, with its exceptions
+    /// (a C declaration, a message's prose, test code).
+    fn unnamed(&self, pattern: usize, bytes: &[u8], lower: &[u8], start: usize) -> bool {
+        let Some(g) = pattern
+            .checked_sub(self.strong_len)
+            .and_then(|w| self.weak_group.get(w))
+        else {
+            return false;
+        };
+        if !self.groups[*g].derived {
+            return false;
+        }
+        let end = start + self.word(pattern).len();
+        let name = store_name_at(bytes, start, end);
+        if !(judged_as(name, Named::Text) || judged_as(name, Named::Code(true))) {
+            return true;
+        }
+        let rest = &lower[start..];
+        self.any.words.iter().any(|w| rest.starts_with(w))
     }
 
     /// Whether the word at `start` of Rust code names a method of the
@@ -1624,11 +1722,92 @@ fn path_segments(name: &[u8]) -> Vec<&str> {
     )
 }
 
-/// Whether a file's bytes contain a built-in word that can matter.
-pub fn prefilter(bytes: &[u8]) -> bool {
+/// Whether the front end of `kind` reads the name of a table (SQL; SQL
+/// text and table modules in Rust; SQL and ORM calls in the sources of
+/// other languages, `text::table_uses`), the names the catalogue words
+/// ([`catalogue_words`]) stand in. Configuration kinds name a store only
+/// by the words of `rules/prefilter.toml` (a header name, a Redis link
+/// word, a declared store), all of them listed.
+fn reads_table_names(kind: FileKind) -> bool {
+    matches!(kind, FileKind::Sql | FileKind::Rust | FileKind::Text)
+}
+
+/// The words by which the model recognises a store, a provider's event
+/// table or a header that no word of `named` (the strong words and the
+/// weak words judged by their names) holds, so that a file that can hold
+/// something the model recognises is always read: the match words of the
+/// counterparties with inbound deliveries (`stripe_events`,
+/// `adyen_notifications`: `rules/stores.toml` `[provider_event_table]`,
+/// `rules/counterparties.toml`), the words of the store table and Redis
+/// key conventions of `rules/stores.toml` (the first word of each pair:
+/// `seen_events`, `handled_webhooks`), the header names of
+/// `rules/headers.toml` and the Redis link words of `rules/redis.toml`.
+/// They are judged as the names around them, as the weak words of a
+/// `names` group are. Lowered, without duplicates.
+fn catalogue_words(named: &[String]) -> Vec<String> {
+    let stores = crate::knowledge::stores();
+    let headers = crate::knowledge::headers();
+    let counterparties = crate::knowledge::counterparties();
+    let link = &crate::knowledge::redis().link_words;
+    let conventions = [
+        &stores.table,
+        &stores.redis_prefix,
+        &stores.weak_table,
+        link,
+    ];
+    let words = conventions
+        .into_iter()
+        .flat_map(|w| {
+            w.substrings
+                .iter()
+                .chain(&w.parts)
+                .chain(w.pairs.iter().map(|[a, _]| a))
+        })
+        .chain(
+            counterparties
+                .counterparty
+                .iter()
+                .filter(|c| c.inbound_horizon().is_some())
+                .flat_map(|c| &c.r#match),
+        )
+        .chain(
+            headers
+                .canonical
+                .iter()
+                .chain(&headers.legitimate)
+                .map(|h| &h.name),
+        );
+    let named: Vec<String> = named.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let mut out: Vec<String> = Vec::new();
+    for w in words {
+        let w = w.to_ascii_lowercase();
+        if w.len() >= 3 && !named.iter().any(|n| w.contains(n.as_str())) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    // A word that holds another (`transferwise`, `wise`) is found where the
+    // other is: the name around either is the same.
+    kept_words(&out).into_iter().cloned().collect()
+}
+
+/// The built-in prefilter, without the names a config declares.
+fn builtin_keywords() -> &'static Keywords {
     static M: OnceLock<Keywords> = OnceLock::new();
     M.get_or_init(|| Keywords::new(&[], DFA_FROM_FILES))
-        .matches(bytes)
+}
+
+/// Whether a file's bytes contain a built-in word that can matter.
+pub fn prefilter(bytes: &[u8]) -> bool {
+    builtin_keywords().matches(bytes)
+}
+
+/// Whether the built-in prefilter admits a text of `kind` that is not
+/// Rust (no path is asked): for a front end that could read none of a
+/// file, whether what it did not read can hold what a rule checks, as
+/// the prefilter judges it. A file the prefilter would not let through
+/// hides nothing, whichever way the run reads.
+pub fn admits_text(kind: FileKind, bytes: &[u8]) -> bool {
+    builtin_keywords().admits(kind, Path::new(""), bytes)
 }
 
 /// How far into a Rust file the head of a generator is looked for.
@@ -2079,6 +2258,66 @@ mod tests {
         assert!(!generated_rust(late.as_bytes()));
         assert!(!generated_rust(
             b"pub const REPLAY_WINDOW_SECS: u64 = 86_400;\n"
+        ));
+    }
+
+    /// One source of knowledge: every name by which the model recognises a
+    /// store or a header (`rules/stores.toml`, `rules/counterparties.toml`,
+    /// `rules/headers.toml`, `rules/redis.toml`) admits a file that holds
+    /// it and no word of `rules/prefilter.toml`.
+    #[test]
+    fn every_name_the_catalogues_recognise_admits_its_file() {
+        let k = Keywords::new(&[], 1);
+        let stores = crate::knowledge::stores();
+        let sql = |table: &str| format!("CREATE TABLE {table} (\n    id TEXT NOT NULL\n);\n");
+        let mut missed = Vec::new();
+        let mut check = |kind, path: &str, text: String| {
+            if !k.admits(kind, Path::new(path), text.as_bytes()) {
+                missed.push(text);
+            }
+        };
+        for c in &crate::knowledge::counterparties().counterparty {
+            if c.inbound_horizon().is_none() {
+                continue;
+            }
+            for m in &c.r#match {
+                for part in &stores.provider_event_table.parts {
+                    let table = format!("{}_{part}", m.replace('-', "_"));
+                    if stores.is_provider_event_table(&table) {
+                        check(FileKind::Sql, "m.sql", sql(&table));
+                        let rust = format!(
+                            "fn f(p: &Pool) {{ query(\"INSERT INTO {table} (id) VALUES ($1)\"); }}"
+                        );
+                        check(FileKind::Rust, "src/a.rs", rust);
+                    }
+                }
+            }
+        }
+        for [a, b] in &stores.table.pairs {
+            check(FileKind::Sql, "m.sql", sql(&format!("{a}_{b}s")));
+        }
+        for w in stores.table.substrings.iter().chain(&stores.table.parts) {
+            check(FileKind::Sql, "m.sql", sql(&format!("{w}_rows")));
+        }
+        let headers = crate::knowledge::headers();
+        for h in headers.canonical.iter().chain(&headers.legitimate) {
+            check(
+                FileKind::Yaml,
+                "a.yaml",
+                format!("header: \"{}\"\n", h.name),
+            );
+        }
+        assert!(missed.is_empty(), "not admitted: {missed:#?}");
+        // A name that holds such a word and is no store admits nothing.
+        assert!(!k.admits(
+            FileKind::Sql,
+            Path::new("m.sql"),
+            sql("stripe_customers").as_bytes()
+        ));
+        assert!(!k.admits(
+            FileKind::Rust,
+            Path::new("src/a.rs"),
+            b"fn f() { let otherwise = seen_count; } // received"
         ));
     }
 

@@ -48,7 +48,15 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
             facts.problems.push(if msg.contains("recursion") {
                 Problem::new(span, "nested too deep for the TOML parser; not read")
             } else {
-                Problem::invalid(span, "TOML", msg)
+                // Nothing of the file is read: the fault hides a finding
+                // only when the file holds what the prefilter lets through.
+                Problem {
+                    reported: crate::walk::admits_text(
+                        crate::source::FileKind::Toml,
+                        text.as_bytes(),
+                    ),
+                    ..Problem::invalid(span, "TOML", msg)
+                }
             });
         }
     }

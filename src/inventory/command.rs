@@ -48,6 +48,7 @@ fn run(
         &Gate {
             files,
             baseline: None,
+            exhaustive: false,
         },
     )
     .map_err(|e| e.to_string())?;
