@@ -40,6 +40,9 @@ pub struct StructDef {
     pub name: String,
     /// Field name and its type as written.
     pub fields: Vec<(String, String)>,
+    /// Generic parameters and the traits bounding them
+    /// (`struct Service<G: PaymentGateway>`).
+    pub bounds: Vec<(String, Vec<String>)>,
 }
 
 /// A function, method, or trait method with a body.
@@ -50,6 +53,11 @@ pub struct FnFlow {
     pub module: Vec<String>,
     /// The `impl` type of a method (last segment).
     pub owner: Option<String>,
+    /// The trait of an `impl Trait for Type` method (last segment).
+    pub trait_of: Option<String>,
+    /// Generic parameters in scope (the impl's and the function's) and
+    /// the traits bounding them, from `<G: Trait>` and `where` clauses.
+    pub bounds: Vec<(String, Vec<String>)>,
     /// The function's name in the file.
     pub span: Span,
     /// Parameters other than `self`: name and type as written.
@@ -74,6 +82,8 @@ pub struct Event {
     /// Inside an `Ok(..)` arm, `if let Ok`, an `is_ok()`/`is_success()`
     /// guard, or a `.map`/`.and_then` closure: runs only on success.
     pub success_only: bool,
+    /// A call whose result is awaited (`x.charge(..).await`).
+    pub awaited: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -112,7 +122,11 @@ pub enum RedisOp {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisKey {
     pub prefix: Option<String>,
-    pub text: String,
+    /// Boxed: an event stays within its size (see `an_event_stays_small`).
+    pub text: Box<str>,
+    /// Built from the value of an idempotency request header (any name of
+    /// `rules/headers.toml`), directly or through bindings.
+    pub from_header: bool,
 }
 
 /// A call the model may match against the effect catalogue or resolve to a
@@ -128,7 +142,8 @@ pub struct CallSite {
     pub method: Option<Name>,
     /// The chain's root as a path (`self.inner` → `self`, `inner`).
     pub receiver: ThinVec<Name>,
-    /// The receiver's type when known from a parameter or binding.
+    /// The type of the receiver path's root (not `self`) when a parameter or
+    /// binding tells it; the model follows the path's fields from there.
     pub recv_type: Option<Name>,
     /// Methods called earlier in the chain and the root call's path.
     pub chain: ThinVec<Name>,
@@ -184,6 +199,9 @@ pub(super) struct FileWalker<'a> {
     facts: &'a mut FileFacts,
     module: Vec<String>,
     owner: Option<String>,
+    trait_of: Option<String>,
+    /// The enclosing impl's generic bounds.
+    impl_bounds: Vec<(String, Vec<String>)>,
     test: bool,
     out: FlowFacts,
 }
@@ -211,6 +229,8 @@ impl<'a> FileWalker<'a> {
             facts,
             module: Vec::new(),
             owner: None,
+            trait_of: None,
+            impl_bounds: Vec::new(),
             test: false,
             out: FlowFacts::default(),
         }
@@ -247,6 +267,7 @@ impl<'a> FileWalker<'a> {
             opaque: None,
             vars: params.iter().cloned().collect(),
             let_keys: HashMap::new(),
+            header_vars: std::collections::HashSet::new(),
             owner: self.owner.clone(),
             scopes: Vec::new(),
             fresh: Vec::new(),
@@ -270,10 +291,14 @@ impl<'a> FileWalker<'a> {
         if !test {
             self.out.fresh_keys.extend(fresh);
         }
+        let mut bounds = self.impl_bounds.clone();
+        bounds.extend(generic_bounds(&sig.generics));
         self.out.functions.push(FnFlow {
             name: name.to_string(),
             module: self.module.clone(),
             owner: self.owner.clone(),
+            trait_of: self.trait_of.clone(),
+            bounds,
             span: super::byte_span(name.span()),
             params,
             events,
@@ -282,10 +307,14 @@ impl<'a> FileWalker<'a> {
         });
         // Functions defined inside the body are functions of their own.
         let saved = self.owner.take();
+        let saved_trait = self.trait_of.take();
+        let saved_bounds = std::mem::take(&mut self.impl_bounds);
         for item in nested {
             self.visit_item_fn(&item);
         }
         self.owner = saved;
+        self.trait_of = saved_trait;
+        self.impl_bounds = saved_bounds;
     }
 }
 
@@ -314,6 +343,7 @@ impl<'ast> Visit<'ast> for FileWalker<'_> {
             module: self.module.clone(),
             name: s.ident.to_string(),
             fields,
+            bounds: generic_bounds(&s.generics),
         });
     }
 
@@ -321,8 +351,17 @@ impl<'ast> Visit<'ast> for FileWalker<'_> {
         let saved = self
             .owner
             .replace(type_name(&i.self_ty).unwrap_or_default());
+        let trait_of = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, p, _)| p.segments.last())
+            .map(|s| s.ident.to_string());
+        let saved_trait = std::mem::replace(&mut self.trait_of, trait_of);
+        let saved_bounds = std::mem::replace(&mut self.impl_bounds, generic_bounds(&i.generics));
         visit::visit_item_impl(self, i);
         self.owner = saved;
+        self.trait_of = saved_trait;
+        self.impl_bounds = saved_bounds;
     }
 
     fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
@@ -344,6 +383,52 @@ impl<'ast> Visit<'ast> for FileWalker<'_> {
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         self.function(&f.sig.ident, &f.attrs, &f.sig, &f.block);
     }
+}
+
+/// The traits bounding each generic type parameter: `<G: A + B>` and
+/// `where G: C` (last path segments; lifetimes and `?Sized` left out).
+fn generic_bounds(g: &syn::Generics) -> Vec<(String, Vec<String>)> {
+    fn traits<'b>(
+        bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>,
+        out: &mut Vec<String>,
+    ) {
+        for b in bounds {
+            if let syn::TypeParamBound::Trait(t) = b {
+                if matches!(t.modifier, syn::TraitBoundModifier::None) {
+                    if let Some(s) = t.path.segments.last() {
+                        out.push(s.ident.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for p in g.type_params() {
+        let mut t = Vec::new();
+        traits(&p.bounds, &mut t);
+        out.push((p.ident.to_string(), t));
+    }
+    if let Some(w) = &g.where_clause {
+        for pred in &w.predicates {
+            let syn::WherePredicate::Type(pt) = pred else {
+                continue;
+            };
+            let syn::Type::Path(tp) = &pt.bounded_ty else {
+                continue;
+            };
+            let Some(name) = tp.path.get_ident().map(ToString::to_string) else {
+                continue;
+            };
+            let mut t = Vec::new();
+            traits(&pt.bounds, &mut t);
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, v)) => v.extend(t),
+                None => out.push((name, t)),
+            }
+        }
+    }
+    out.retain(|(_, t)| !t.is_empty());
+    out
 }
 
 fn use_tree(t: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], out: &mut Vec<UseItem>) {
@@ -426,6 +511,9 @@ struct FnWalker<'a> {
     vars: HashMap<String, String>,
     /// Bindings holding a Redis key built from a literal prefix.
     let_keys: HashMap<String, String>,
+    /// Bindings holding an idempotency header's value or a value built
+    /// from one (`let key = req.headers().get("Idempotency-Key")`).
+    header_vars: std::collections::HashSet<String>,
     owner: Option<String>,
     scopes: Vec<RetryScope>,
     fresh: Vec<FreshKey>,
@@ -623,6 +711,7 @@ impl FnWalker<'_> {
             branch: ThinVec::from(self.branch.as_slice()),
             exits: ThinVec::from(self.exits.as_slice()),
             success_only: self.success > 0,
+            awaited: false,
         });
         self.events.len() - 1
     }
@@ -720,7 +809,8 @@ impl FnWalker<'_> {
         };
         RedisKey {
             prefix,
-            text: tokens_text(e).replace(' ', ""),
+            text: tokens_text(e).replace(' ', "").into(),
+            from_header: self.reads_header(e),
         }
     }
 
@@ -915,6 +1005,72 @@ impl FnWalker<'_> {
     fn call_event(&mut self, at: Span, site: CallSite) {
         self.push(at, EventKind::Call(site));
     }
+
+    /// Whether an expression reads an idempotency header's value or a
+    /// binding that holds one.
+    fn reads_header(&self, e: &syn::Expr) -> bool {
+        let mut f = HeaderFinder {
+            consts: self.consts,
+            vars: &self.header_vars,
+            found: false,
+        };
+        f.visit_expr(e);
+        f.found
+    }
+}
+
+/// Finds a read of an idempotency header (`headers.get("Idempotency-Key")`,
+/// `req.header(IDEMPOTENCY_KEY)`) or a binding that holds one, also inside
+/// `format!` arguments and inline `{name}` captures.
+struct HeaderFinder<'s> {
+    consts: &'s StrConsts,
+    vars: &'s std::collections::HashSet<String>,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for HeaderFinder<'_> {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if self.found {
+            return;
+        }
+        match e {
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                self.found = self.vars.contains(&p.path.segments[0].ident.to_string());
+            }
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "get" | "header" | "get_header" | "get_all" | "get_one"
+                ) && m
+                    .args
+                    .first()
+                    .is_some_and(|a| idempotency_header_name(self.consts, a).is_some()) =>
+            {
+                self.found = true;
+            }
+            _ => visit::visit_expr(self, e),
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if self.found {
+            return;
+        }
+        if let Ok(args) = m.parse_body_with(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+        ) {
+            for (i, a) in args.iter().enumerate() {
+                if i == 0 {
+                    if let Some(fmt) = super::retention::str_lit(a) {
+                        self.found |= self.vars.iter().any(|v| {
+                            fmt.contains(&format!("{{{v}}}")) || fmt.contains(&format!("{{{v}:"))
+                        });
+                    }
+                }
+                self.visit_expr(a);
+            }
+        }
+    }
 }
 
 /// The idempotency header a header-name argument names: a literal, a
@@ -1069,6 +1225,27 @@ fn is_success_cond(e: &syn::Expr) -> bool {
 }
 
 impl<'ast> Visit<'ast> for FnWalker<'_> {
+    fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
+        let before = self.events.len();
+        self.visit_expr(&a.base);
+        let mut base: &syn::Expr = &a.base;
+        while let syn::Expr::Paren(p) = base {
+            base = &p.expr;
+        }
+        let at = match base {
+            syn::Expr::MethodCall(m) => super::byte_span(m.method.span()),
+            syn::Expr::Call(c) => super::span::of(c),
+            _ => return,
+        };
+        if let Some(ev) = self.events[before..]
+            .iter_mut()
+            .rev()
+            .find(|e| e.span == at && matches!(e.kind, EventKind::Call(_)))
+        {
+            ev.awaited = true;
+        }
+    }
+
     fn visit_item(&mut self, i: &'ast syn::Item) {
         if let syn::Item::Fn(f) = i {
             self.nested.push(f.clone());
@@ -1163,6 +1340,11 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             _ => None,
         } {
             self.let_keys.insert(name.clone(), prefix);
+        }
+        if self.reads_header(&init.expr) {
+            self.header_vars.insert(name.clone());
+        } else {
+            self.header_vars.remove(name);
         }
         if !self.scopes.is_empty() {
             let mut f = FreshFinder {
@@ -1401,7 +1583,11 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         } else {
             Vec::new()
         };
-        let recv_type = self.type_of_path(&receiver);
+        // The root's type: the model follows the fields from there.
+        let recv_type = match receiver.first() {
+            Some(r) if r != "self" => self.vars.get(r).cloned(),
+            _ => None,
+        };
         let site = CallSite {
             path: ThinVec::new(),
             method: Some(Name::from(name)),
