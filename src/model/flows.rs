@@ -1,17 +1,21 @@
-//! Rust functions joined across the crate: each function's events classified
-//! as key checks, key writes (claims when atomic), effects and transaction
-//! boundaries, with calls to functions of the same crate resolved (by module
-//! path, `use` items, and a method's receiver type) and inlined several
-//! levels deep, cycles cut. Every entry point (a function no other function
-//! of the crate calls) that is not test code gets its flattened trace, which
-//! the flow rules read; a function called by another is expanded only inside
-//! its callers' traces.
+//! Rust functions joined across the workspace: each function's events
+//! classified as key checks, key writes (claims when atomic), effects,
+//! possible effects and transaction boundaries, with calls to functions of
+//! the workspace resolved (by module path, `use` items, another crate's
+//! name, a method's receiver type followed through fields, and a generic
+//! bound's or `impl Trait`'s impls, each an arm) and inlined several levels
+//! deep, cycles cut. Every entry point (a function no other function calls)
+//! that is not test code gets its flattened trace, which the flow rules
+//! read; a function called by another is expanded only inside its callers'
+//! traces.
 //!
 //! What it does not do: follow dynamic dispatch through trait objects, see
-//! into macros other than the formatting ones, or guess at calls it cannot
-//! resolve. A call the effect catalogue does not know and the crate does not
-//! define is no event at all; a function whose order cannot be established
-//! is marked opaque and judged by no rule.
+//! into macros other than the formatting ones, or follow stored closures.
+//! An awaited method call it cannot resolve is a possible effect
+//! ([`StepKind::Unresolved`]) when its name and receiver do not say it
+//! reads, waits or keeps state; any other unknown call is no event. A
+//! function whose order cannot be established is marked opaque and judged
+//! by no rule.
 
 use super::schema::{Guarding, SchemaModel};
 use crate::config::Config;
@@ -247,6 +251,8 @@ pub struct FnEntry {
     pub module: Vec<String>,
     pub span: Span,
     pub test: bool,
+    /// See `flow::FnFlow::unconditional_set`.
+    pub unconditional_set: Option<Span>,
 }
 
 /// A flattened entry point.
@@ -719,6 +725,7 @@ impl FlowModel {
                     module: [&file_module[..], &func.module[..]].concat(),
                     span: func.span,
                     test: func.test,
+                    unconditional_set: func.unconditional_set,
                 });
                 flows.push((func, flow));
             }

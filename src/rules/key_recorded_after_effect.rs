@@ -149,6 +149,8 @@ struct Late<'a> {
     conn: Option<&'a str>,
     /// The commit of the effect's transaction, before the write, and its name.
     commit: Option<(&'a Step, &'a str)>,
+    /// The write is an update in the effect's own open transaction.
+    same_tx_update: bool,
 }
 
 fn is_write(s: &Step) -> bool {
@@ -208,8 +210,20 @@ fn late_write(steps: &[Step]) -> Option<Late<'_>> {
                 .find(|s| matches!(&s.kind, StepKind::TxEnd { conn: Some(t), .. } if t == tx))
                 .map(|s| (s, tx))
         });
+        // An update in the effect's own transaction guards nothing: it fails
+        // on no duplicate, and with no write of the key before the effect a
+        // replay finds no row to stop it.
+        let same_tx_update = effect_tx.is_some()
+            && commit.is_none()
+            && !store.is_redis()
+            && conn.as_deref() == effect_tx
+            && *how == "update";
         if let Some(tx) = effect_tx {
-            if commit.is_none() && !store.is_redis() && conn.as_deref() == Some(tx) {
+            if commit.is_none()
+                && !store.is_redis()
+                && conn.as_deref() == Some(tx)
+                && !same_tx_update
+            {
                 continue;
             }
         }
@@ -223,6 +237,7 @@ fn late_write(steps: &[Step]) -> Option<Late<'_>> {
             how,
             conn: conn.as_deref(),
             commit,
+            same_tx_update,
         });
     }
     None
@@ -232,7 +247,14 @@ fn diagnostic(l: &Late<'_>) -> Diagnostic {
     let store = l.store.describe();
     let what = l.what;
     let redis_over_sql = l.store.is_redis() && l.sql_effect;
-    let (message, note) = if let Some((_, tx)) = l.commit {
+    let (message, note) = if l.same_tx_update {
+        (
+            format!("the key is only updated after {what}, and nothing inserted it before"),
+            format!(
+                "an `UPDATE` of {store} in the effect's transaction fails on no duplicate: with no row claimed before the effect, a replay finds nothing and applies the effect again"
+            ),
+        )
+    } else if let Some((_, tx)) = l.commit {
         (
             format!("the key is written after the effect's transaction `{tx}` commits"),
             format!(

@@ -67,6 +67,9 @@ pub struct FnFlow {
     /// cannot see into, concurrent `join!`/`select!`): rules skip it.
     pub opaque: Option<Span>,
     pub test: bool,
+    /// Named for a conditional set (`set_if_not_exists`, `setnx`) yet its
+    /// Redis `SET` has no `NX`: where it sets.
+    pub unconditional_set: Option<Span>,
 }
 
 #[derive(Debug, Clone)]
@@ -272,9 +275,12 @@ impl<'a> FileWalker<'a> {
             scopes: Vec::new(),
             fresh: Vec::new(),
             sql_roots: HashMap::new(),
+            let_sql: HashMap::new(),
+            unrun: Vec::new(),
             nested: Vec::new(),
         };
         f.visit_block(block);
+        f.drop_unrun();
         let test = self.test || super::redis_config::is_test(attrs);
         let FnWalker {
             mut events,
@@ -304,6 +310,7 @@ impl<'a> FileWalker<'a> {
             events,
             opaque,
             test,
+            unconditional_set: unconditional_set(&name.to_string(), block),
         });
         // Functions defined inside the body are functions of their own.
         let saved = self.owner.take();
@@ -382,6 +389,75 @@ impl<'ast> Visit<'ast> for FileWalker<'_> {
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         self.function(&f.sig.ident, &f.attrs, &f.sig, &f.block);
+    }
+}
+
+/// Where a function named for a conditional set (`set_if_not_exists`,
+/// `set_key_if_not_exists_with_expiry`, `setnx`) sets a Redis key, when
+/// nothing in its body makes the set conditional: no `NX` (an argument, an
+/// option, a constant named for it, `set_nx`), no script or `WATCH`.
+fn unconditional_set(name: &str, block: &syn::Block) -> Option<Span> {
+    let lower = name.to_ascii_lowercase();
+    if !["if_not_exist", "if_absent", "setnx", "set_nx", "if_not_set"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return None;
+    }
+    fn scan(ts: proc_macro2::TokenStream, set: &mut Option<Span>, nx: &mut bool) {
+        for t in ts {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    let s = i.to_string();
+                    let l = s.to_ascii_lowercase();
+                    if s == "NX"
+                        || s.ends_with("_NX")
+                        || matches!(l.as_str(), "set_nx" | "setnx" | "hsetnx" | "msetnx")
+                        || matches!(
+                            l.as_str(),
+                            "eval" | "evalsha" | "watch" | "script" | "invoke"
+                        )
+                    {
+                        *nx = true;
+                    } else if set.is_none()
+                        && (matches!(s.as_str(), "set" | "set_options" | "set_ex" | "pset_ex")
+                            || s.ends_with("COMMAND_SET"))
+                    {
+                        *set = Some(super::byte_span(i.span()));
+                    }
+                }
+                proc_macro2::TokenTree::Literal(l) => {
+                    let written = l.to_string();
+                    // A command is written in capitals (`"SET k v NX"`) or
+                    // is one short word (`"nx"`); a message that mentions
+                    // one is neither (`"SET NX failed"`).
+                    let command =
+                        !written.chars().any(|c| c.is_ascii_lowercase()) || written.len() <= 8;
+                    let text = written.to_ascii_uppercase();
+                    let inner = text.trim_matches('"');
+                    if command
+                        && (inner == "NX"
+                            || inner.contains(" NX")
+                            || inner.contains("SETNX")
+                            || inner == "EVAL")
+                    {
+                        *nx = true;
+                    } else if set.is_none() && inner == "SET" {
+                        *set = Some(super::byte_span(l.span()));
+                    }
+                }
+                proc_macro2::TokenTree::Group(g) => scan(g.stream(), set, nx),
+                proc_macro2::TokenTree::Punct(_) => {}
+            }
+        }
+    }
+    let mut set = None;
+    let mut nx = false;
+    scan(quote::ToTokens::to_token_stream(block), &mut set, &mut nx);
+    if nx {
+        None
+    } else {
+        set
     }
 }
 
@@ -520,6 +596,12 @@ struct FnWalker<'a> {
     /// SQL and Redis chain roots (span) and their events, whose executor the
     /// chain names later (`.execute(&mut *tx)`); `None` once it is known.
     sql_roots: HashMap<(usize, usize), Vec<usize>>,
+    /// Queries built into a binding and not run there (`let q =
+    /// sqlx::query!(..)`): their events, and whether the binding is used
+    /// again (a query never run is no event).
+    let_sql: HashMap<String, (Vec<usize>, bool)>,
+    /// Events of queries whose binding was shadowed unused.
+    unrun: Vec<usize>,
     nested: Vec<syn::ItemFn>,
 }
 
@@ -1224,7 +1306,85 @@ fn is_success_cond(e: &syn::Expr) -> bool {
     }
 }
 
+impl FnWalker<'_> {
+    /// `let q = sqlx::query!(..)`: the query's events wait for the binding
+    /// to be used.
+    fn bind_query(&mut self, name: &str, init: &syn::Expr, before: usize) {
+        if let Some((ids, false)) = self.let_sql.remove(name) {
+            self.unrun.extend(ids);
+        }
+        if matches!(init, syn::Expr::Await(_) | syn::Expr::Try(_)) {
+            return;
+        }
+        let ids: Vec<usize> = (before..self.events.len())
+            .filter(|&i| matches!(self.events[i].kind, EventKind::Sql { conn: None, .. }))
+            .collect();
+        if !ids.is_empty() {
+            self.let_sql.insert(name.to_string(), (ids, false));
+        }
+    }
+
+    /// A bound query run on an executor: `tx.execute(q)`, `q.fetch_one(&pool)`.
+    fn run_bound_query(&mut self, m: &syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if !(sql_strings::is_exec_method(&name) || name == "execute" || name == "query") {
+            return;
+        }
+        let recv = path_of(&m.receiver);
+        let arg = m.args.first().map(path_of).unwrap_or_default();
+        let (query, conn) = match (recv.as_slice(), arg.as_slice()) {
+            ([q], _) if self.let_sql.contains_key(q) => {
+                (q.clone(), m.args.first().and_then(root_name))
+            }
+            (_, [q]) if self.let_sql.contains_key(q) => (q.clone(), root_name(&m.receiver)),
+            _ => return,
+        };
+        let Some((ids, _)) = self.let_sql.get(&query) else {
+            return;
+        };
+        for &id in ids {
+            if let Some(Event {
+                kind: EventKind::Sql { conn: c, .. },
+                ..
+            }) = self.events.get_mut(id)
+            {
+                if c.is_none() {
+                    c.clone_from(&conn);
+                }
+            }
+        }
+    }
+
+    /// Drop the events of queries built and never run.
+    fn drop_unrun(&mut self) {
+        let mut gone = std::mem::take(&mut self.unrun);
+        gone.extend(
+            self.let_sql
+                .drain()
+                .filter(|(_, (_, used))| !used)
+                .flat_map(|(_, (ids, _))| ids),
+        );
+        if gone.is_empty() {
+            return;
+        }
+        let gone: std::collections::HashSet<usize> = gone.into_iter().collect();
+        let mut i = 0;
+        self.events.retain(|_| {
+            i += 1;
+            !gone.contains(&(i - 1))
+        });
+    }
+}
+
 impl<'ast> Visit<'ast> for FnWalker<'_> {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let Some(id) = p.path.get_ident() {
+            if let Some((_, used)) = self.let_sql.get_mut(&id.to_string()) {
+                *used = true;
+            }
+        }
+    }
+
     fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
         let before = self.events.len();
         self.visit_expr(&a.base);
@@ -1312,6 +1472,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let (Some(name), Some(init)) = (names.first(), &local.init) else {
             return;
         };
+        self.bind_query(name, &init.expr, before);
         for ev in &mut self.events[before..] {
             if let EventKind::TxBegin { var } = &mut ev.kind {
                 if var.is_none() {
@@ -1495,6 +1656,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let root = root_of(&m.receiver);
         let root_span = super::span::of(root);
         let root_key = (root_span.start, root_span.end);
+        self.run_bound_query(m);
         // SQL handed to a method (`tx.execute("…", &[..])`)
         if let Some(sql) = sql_strings::of_method(self.text, m, self.consts) {
             let conn = receiver_path(&m.receiver)
@@ -1664,6 +1826,54 @@ mod tests {
                 },
             })
             .collect()
+    }
+
+    #[test]
+    fn a_query_bound_and_never_run_is_no_event_and_a_bound_one_runs_on_its_executor() {
+        let text = r#"
+async fn begin(pool: &PgPool, key: &str) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    let claim = sqlx::query!("INSERT INTO idempotency_keys (key) VALUES ($1) ON CONFLICT DO NOTHING", key);
+    let seen = sqlx::query("SELECT 1 FROM idempotency_keys WHERE key = $1").bind(key);
+    seen.fetch_optional(&mut *tx).await?;
+    let ledger = sqlx::query("INSERT INTO ledger (amount) VALUES (1)");
+    tx.execute(ledger).await?;
+    Ok(())
+}
+"#;
+        let (flow, _) = flows(text);
+        assert_eq!(
+            summary(&flow.functions[0]),
+            vec![
+                "begin tx",
+                "sql read idempotency_keys on tx",
+                "sql insert ledger on tx",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_helper_named_for_a_conditional_set_without_nx_is_marked() {
+        let text = r#"
+impl Cache {
+    async fn set_if_not_exists(&self, k: &str, v: &str) -> bool {
+        let r: Option<String> = redis::cmd("SET").arg(k).arg(v).arg("PX").arg(5000).query_async(&mut c).await?;
+        tracing::debug!("SET NX done");
+        r.is_some()
+    }
+    async fn set_key_if_not_exists(&self, k: &str, v: &str) -> bool {
+        self.pool.set(k, v, None, Some(SetOptions::NX), false).await.is_ok()
+    }
+    async fn set_raw(&self, k: &str, v: &str) { self.pool.set(k, v, None, None, false).await; }
+}
+"#;
+        let (flow, _) = flows(text);
+        let marked: Vec<bool> = flow
+            .functions
+            .iter()
+            .map(|f| f.unconditional_set.is_some())
+            .collect();
+        assert_eq!(marked, vec![true, false, false]);
     }
 
     #[test]
