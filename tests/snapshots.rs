@@ -72,6 +72,13 @@ fn key_recorded_after_effect_renders_with_the_effect_and_the_commit() {
     insta::assert_snapshot!(human("testdata/rules/key-recorded-after-effect/flag/src"));
 }
 
+/// A call through a trait object between the lookup and the record: taken
+/// for the effect at a warning, and the label says why.
+#[test]
+fn a_possible_effect_renders_with_the_call_taken_for_the_effect() {
+    insta::assert_snapshot!(human("testdata/projects/possible-effect"));
+}
+
 /// The demo project, as the README shows it: rustc's shape, every line but
 /// the source lines within 120 columns, every headline under 100.
 #[test]
