@@ -1357,6 +1357,50 @@ pub struct Effects {
     pub effect: Vec<CallPattern>,
     pub fresh_key: Vec<CallPattern>,
     pub retry: Vec<CallPattern>,
+    #[serde(default)]
+    pub possible_effect: PossibleEffect,
+}
+
+/// `[possible_effect]` of `rules/effects.toml`: which awaited calls the flow
+/// model cannot resolve are never taken for a possible effect.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PossibleEffect {
+    /// Method names that read, wait, convert or keep state, never effects.
+    #[serde(default)]
+    pub not_methods: Vec<String>,
+    /// Method name prefixes of the same (`get_`, `fetch_`, `claim`).
+    #[serde(default)]
+    pub not_prefixes: Vec<String>,
+    /// Words of a receiver's name or type that make it a store connection,
+    /// lock or channel (`redis`, `pool`, `tx`).
+    #[serde(default)]
+    pub not_receivers: Vec<String>,
+    /// Words of a Rust file that may define an effect the project calls
+    /// through its own client (an HTTP client, a provider SDK, a message
+    /// publisher): such a file is worth parsing when the run holds a store.
+    #[serde(default)]
+    pub admit_words: Vec<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+impl PossibleEffect {
+    /// Whether an unresolved awaited call of `method` on a receiver whose
+    /// name and type are `recv` may be an effect.
+    pub fn may_be_effect(&self, method: &str, recv: &[&str]) -> bool {
+        let m = method.to_ascii_lowercase();
+        !self.not_methods.contains(&m)
+            && !self.not_prefixes.iter().any(|p| m.starts_with(p.as_str()))
+            && !recv.iter().any(|r| {
+                let r = r.to_ascii_lowercase();
+                self.not_receivers.iter().any(|w| {
+                    r.split(|c: char| !c.is_ascii_alphanumeric())
+                        .any(|part| part == w)
+                        || (w.len() >= 5 && r.contains(w.as_str()))
+                })
+            })
+    }
 }
 
 pub const EFFECTS_TOML: &str = include_str!("../rules/effects.toml");

@@ -93,6 +93,13 @@ pub fn too_wide(out: &str, limit: usize) -> Vec<String> {
         .collect()
 }
 
+/// A call through a trait object between the lookup and the record: taken
+/// for the effect at a warning, and the label says why.
+#[test]
+fn a_possible_effect_renders_with_the_call_taken_for_the_effect() {
+    insta::assert_snapshot!(human("testdata/projects/possible-effect"));
+}
+
 /// The demo in full: errors, then warnings, then notes; no line wider than
 /// 100 columns but source lines, their underlines and URLs; every headline
 /// line under 100.

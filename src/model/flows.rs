@@ -1,17 +1,21 @@
-//! Rust functions joined across the crate: each function's events classified
-//! as key checks, key writes (claims when atomic), effects and transaction
-//! boundaries, with calls to functions of the same crate resolved (by module
-//! path, `use` items, and a method's receiver type) and inlined several
-//! levels deep, cycles cut. Every entry point (a function no other function
-//! of the crate calls) that is not test code gets its flattened trace, which
-//! the flow rules read; a function called by another is expanded only inside
-//! its callers' traces.
+//! Rust functions joined across the workspace: each function's events
+//! classified as key checks, key writes (claims when atomic), effects,
+//! possible effects and transaction boundaries, with calls to functions of
+//! the workspace resolved (by module path, `use` items, another crate's
+//! name, a method's receiver type followed through fields, and a generic
+//! bound's or `impl Trait`'s impls, each an arm) and inlined several levels
+//! deep, cycles cut. Every entry point (a function no other function calls)
+//! that is not test code gets its flattened trace, which the flow rules
+//! read; a function called by another is expanded only inside its callers'
+//! traces.
 //!
 //! What it does not do: follow dynamic dispatch through trait objects, see
-//! into macros other than the formatting ones, or guess at calls it cannot
-//! resolve. A call the effect catalogue does not know and the crate does not
-//! define is no event at all; a function whose order cannot be established
-//! is marked opaque and judged by no rule.
+//! into macros other than the formatting ones, or follow stored closures.
+//! An awaited method call it cannot resolve is a possible effect
+//! ([`StepKind::Unresolved`]) when its name and receiver do not say it
+//! reads, waits or keeps state; any other unknown call is no event. A
+//! function whose order cannot be established is marked opaque and judged
+//! by no rule.
 
 use super::schema::{Guarding, SchemaModel};
 use crate::config::Config;
@@ -20,7 +24,7 @@ use crate::frontend::rust::flow::{
 };
 use crate::frontend::sql::dml::DmlKind;
 use crate::frontend::FileFacts;
-use crate::knowledge::{self, CallPattern};
+use crate::knowledge::{self, CallPattern, Name};
 use crate::source::{FileId, SourceMap, Span};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -200,6 +204,16 @@ pub enum StepKind {
         conn: Option<String>,
         commit: bool,
     },
+    /// An awaited call the model cannot resolve and that may be an effect
+    /// (see [`possible_effect`]): the rules take it for the effect only
+    /// between a lookup and a record of the same key, at a lower severity.
+    Unresolved {
+        what: String,
+        /// Why it is not resolved.
+        why: &'static str,
+        /// A method of a trait object: it may as well claim the key.
+        trait_object: bool,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -237,6 +251,8 @@ pub struct FnEntry {
     pub module: Vec<String>,
     pub span: Span,
     pub test: bool,
+    /// See `flow::FnFlow::unconditional_set`.
+    pub unconditional_set: Option<Span>,
 }
 
 /// A flattened entry point.
@@ -263,7 +279,8 @@ pub struct FlowModel {
 enum Local {
     Step(Step),
     Call {
-        target: usize,
+        /// One callee, or a bound's impls, one of which runs.
+        targets: Vec<usize>,
         file: FileId,
         span: Span,
         branch: Vec<(u64, u32)>,
@@ -320,42 +337,194 @@ struct Index<'a> {
     free_by_name: HashMap<(&'a str, &'a str), Vec<usize>>,
     methods: HashMap<(&'a str, &'a str, &'a str), Vec<usize>>,
     methods_by_name: HashMap<(&'a str, &'a str), Vec<usize>>,
+    /// (type, method) → methods in every crate of the workspace.
+    methods_anywhere: HashMap<(&'a str, &'a str), Vec<usize>>,
+    /// (trait, method) → the methods of its impls, in every crate.
+    impls: HashMap<(&'a str, &'a str), Vec<usize>>,
     structs: HashMap<(&'a str, &'a str), &'a StructDef>,
+    structs_anywhere: HashMap<&'a str, Vec<&'a StructDef>>,
+    /// A workspace crate's name as `use` paths write it (its directory,
+    /// `-` as `_`) → its crate key.
+    crates: HashMap<String, &'a str>,
 }
+
+const TRAIT_OBJECT: &str = "a method of a trait object (`dyn`): which impl runs is not known";
 
 enum Resolved {
     Fn(usize),
-    /// A trait object's method the crate defines: the order is unknown.
-    Opaque,
+    /// A generic bound's or `impl Trait`'s method: each impl the workspace
+    /// holds, one of which runs.
+    Many(Vec<usize>),
+    /// A method the analysis cannot resolve: a trait object's, or one of a
+    /// type the workspace does not define. Why, for the possible effect.
+    Unresolved(&'static str),
     None,
 }
 
+/// A receiver's type as far as the types of the crate tell it.
+enum RecvType {
+    Named(String),
+    TraitObject,
+    Unknown,
+}
+
 impl<'a> Index<'a> {
+    /// The index of every function, struct and trait impl of the workspace.
+    fn build(
+        entries: &'a [FnEntry],
+        flows: &[(&'a FnFlow, &'a FlowFacts)],
+        crate_files: &'a [(String, &'a FlowFacts)],
+    ) -> Self {
+        let mut index = Index {
+            fns: Vec::new(),
+            free: HashMap::new(),
+            free_by_name: HashMap::new(),
+            methods: HashMap::new(),
+            methods_by_name: HashMap::new(),
+            methods_anywhere: HashMap::new(),
+            impls: HashMap::new(),
+            structs: HashMap::new(),
+            structs_anywhere: HashMap::new(),
+            crates: HashMap::new(),
+        };
+        for (i, (e, (func, facts))) in entries.iter().zip(flows).enumerate() {
+            index.fns.push((e, func, facts));
+            let k = e.crate_key.as_str();
+            let name = e.name.as_str();
+            match e.owner.as_deref() {
+                Some(o) => {
+                    index.methods.entry((k, o, name)).or_default().push(i);
+                    index.methods_by_name.entry((k, name)).or_default().push(i);
+                    index.methods_anywhere.entry((o, name)).or_default().push(i);
+                    if let Some(t) = func.trait_of.as_deref() {
+                        index.impls.entry((t, name)).or_default().push(i);
+                    }
+                }
+                None => {
+                    let mut path = e.module.clone();
+                    path.push(e.name.clone());
+                    index.free.entry((k, path)).or_default().push(i);
+                    index.free_by_name.entry((k, name)).or_default().push(i);
+                }
+            }
+            if let Some(n) = crate_name(k) {
+                index.crates.entry(n).or_insert(k);
+            }
+        }
+        for (k, facts) in crate_files {
+            let k = k.as_str();
+            for s in &facts.structs {
+                index.structs.insert((k, s.name.as_str()), s);
+                index
+                    .structs_anywhere
+                    .entry(s.name.as_str())
+                    .or_default()
+                    .push(s);
+            }
+        }
+        index
+    }
+
+    /// A method of type `ty`: in the caller's crate, else in the one
+    /// crate of the workspace that defines it.
+    fn method_of(&self, krate: &str, ty: &str, m: &str) -> Option<usize> {
+        if let Some(v) = self.methods.get(&(krate, ty, m)) {
+            return v.first().copied();
+        }
+        let v = self.methods_anywhere.get(&(ty, m))?;
+        let first = self.fns[*v.first()?].0.crate_key.as_str();
+        v.iter()
+            .all(|&g| self.fns[g].0.crate_key == first)
+            .then(|| v[0])
+    }
+
+    fn struct_of(&self, krate: &str, ty: &str) -> Option<&'a StructDef> {
+        if let Some(s) = self.structs.get(&(krate, ty)) {
+            return Some(s);
+        }
+        match self.structs_anywhere.get(ty)?.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The type of a receiver path: its root's type (`self`'s impl type, a
+    /// parameter's or binding's), then each field's through the structs of
+    /// the workspace.
+    fn receiver_type(&self, caller: usize, site: &CallSite) -> RecvType {
+        let (entry, _, _) = self.fns[caller];
+        let krate = entry.crate_key.as_str();
+        let mut ty = match site.receiver.first().map(Name::as_str) {
+            Some("self") => match entry.owner.clone() {
+                Some(o) => o,
+                None => return RecvType::Unknown,
+            },
+            Some(_) => match site.recv_type.as_deref().map(type_name) {
+                Some(Ok(Some(t))) => t,
+                Some(Err(())) => return RecvType::TraitObject,
+                _ => return RecvType::Unknown,
+            },
+            None => return RecvType::Unknown,
+        };
+        for field in site.receiver.iter().skip(1) {
+            let Some(st) = self.struct_of(krate, &ty) else {
+                return RecvType::Unknown;
+            };
+            let Some((_, text)) = st.fields.iter().find(|(n, _)| n == field) else {
+                return RecvType::Unknown;
+            };
+            ty = match type_name(text) {
+                Ok(Some(t)) => t,
+                Ok(None) => return RecvType::Unknown,
+                Err(()) => return RecvType::TraitObject,
+            };
+        }
+        RecvType::Named(ty)
+    }
+
+    /// A method call on a receiver of type `ty`: the type's method, a
+    /// bound's or named trait's impls, or why it stays unresolved.
+    fn resolve_on(&self, caller: usize, ty: &str, m: &str) -> Resolved {
+        let (entry, func, _) = self.fns[caller];
+        let krate = entry.crate_key.as_str();
+        let traits: Vec<&str> = match func.bounds.iter().find(|(p, _)| p == ty) {
+            Some((_, b)) => b.iter().map(String::as_str).collect(),
+            None => vec![ty],
+        };
+        let impls: Vec<usize> = traits
+            .iter()
+            .filter_map(|t| self.impls.get(&(*t, m)))
+            .flatten()
+            .copied()
+            .collect();
+        match impls.as_slice() {
+            [] => {}
+            [one] => return Resolved::Fn(*one),
+            _ => return Resolved::Many(impls),
+        }
+        // A trait's default method, or the type's own.
+        if let Some(g) = traits.iter().find_map(|t| self.method_of(krate, t, m)) {
+            return Resolved::Fn(g);
+        }
+        if traits.len() == 1 && traits[0] == ty && ty.len() > 1 {
+            return Resolved::Unresolved("a method of a type the workspace does not define");
+        }
+        Resolved::Unresolved("a method of a generic bound whose impls the workspace does not hold")
+    }
+
     fn resolve(&self, caller: usize, site: &CallSite) -> Resolved {
         let (entry, _, facts) = self.fns[caller];
         let krate = entry.crate_key.as_str();
         let first = |v: Option<&Vec<usize>>| v.and_then(|v| v.first().copied());
         if let Some(m) = site.method.as_deref() {
-            let ty: Result<Option<String>, ()> = match site.receiver.as_slice() {
-                [s] if s == "self" => Ok(entry.owner.clone()),
-                [s, f] if s == "self" => entry
-                    .owner
-                    .as_deref()
-                    .and_then(|o| self.structs.get(&(krate, o)))
-                    .and_then(|st| st.fields.iter().find(|(n, _)| n == f))
-                    .map_or(Ok(None), |(_, t)| type_name(t)),
-                _ => site.recv_type.as_deref().map_or(Ok(None), type_name),
-            };
-            return match ty {
-                Err(()) if self.methods_by_name.contains_key(&(krate, m)) => Resolved::Opaque,
-                Err(()) => Resolved::None,
-                Ok(Some(t)) => match first(self.methods.get(&(krate, t.as_str(), m))) {
-                    Some(g) => Resolved::Fn(g),
-                    None => Resolved::None,
-                },
-                Ok(None) => match self.methods_by_name.get(&(krate, m)) {
+            return match self.receiver_type(caller, site) {
+                RecvType::TraitObject => Resolved::Unresolved(
+                    "a method of a trait object (`dyn`): which impl runs is not known",
+                ),
+                RecvType::Named(t) => self.resolve_on(caller, &t, m),
+                RecvType::Unknown => match self.methods_by_name.get(&(krate, m)) {
                     Some(v) if v.len() == 1 && !PLAIN_METHODS.contains(&m) => Resolved::Fn(v[0]),
-                    _ => Resolved::None,
+                    _ => Resolved::Unresolved("a method of a receiver whose type is not known"),
                 },
             };
         }
@@ -394,16 +563,24 @@ impl<'a> Index<'a> {
             None => {}
         }
         for c in &candidates {
-            if c.len() >= 2 {
-                let ty = &c[c.len() - 2];
-                if ty.starts_with(|ch: char| ch.is_uppercase()) {
-                    if let Some(g) = first(self.methods.get(&(krate, ty.as_str(), last.as_str()))) {
-                        return Resolved::Fn(g);
+            // `payments::client::charge`: a function of another crate of
+            // the workspace, by its name.
+            let other = c
+                .first()
+                .and_then(|h| self.crates.get(h.as_str()))
+                .map(|k| (*k, c[1..].to_vec()));
+            for (k, c) in std::iter::once((krate, c.clone())).chain(other) {
+                if c.len() >= 2 {
+                    let ty = &c[c.len() - 2];
+                    if ty.starts_with(|ch: char| ch.is_uppercase()) {
+                        if let Some(g) = first(self.methods.get(&(k, ty.as_str(), last.as_str()))) {
+                            return Resolved::Fn(g);
+                        }
                     }
                 }
-            }
-            if let Some(g) = first(self.free.get(&(krate, c.clone()))) {
-                return Resolved::Fn(g);
+                if let Some(g) = first(self.free.get(&(k, c))) {
+                    return Resolved::Fn(g);
+                }
             }
         }
         if segs.len() == 1 {
@@ -422,6 +599,13 @@ impl<'a> Index<'a> {
         }
         Resolved::None
     }
+}
+
+/// The name `use` paths give a workspace crate: its directory's, `-` as `_`
+/// (`crates/payments-client` → `payments_client`).
+fn crate_name(crate_key: &str) -> Option<String> {
+    let dir = crate_key.rsplit('/').next().filter(|d| !d.is_empty())?;
+    Some(dir.replace('-', "_"))
 }
 
 /// The `use` items visible in a module of a file (its own and its parents').
@@ -491,7 +675,12 @@ impl Classifier<'_> {
 pub(crate) fn redis_store(key: &crate::frontend::rust::flow::RedisKey) -> Option<StoreKey> {
     let stores = knowledge::stores();
     match &key.prefix {
-        Some(p) if key.derived || stores.is_store_prefix(p) => Some(StoreKey::Redis(p.clone())),
+        // A key built from the idempotency header's value or a provider
+        // event's identity keeps that key, whatever its prefix says.
+        Some(p) if key.derived || key.from_header || stores.is_store_prefix(p) => {
+            Some(StoreKey::Redis(p.clone()))
+        }
+        None if key.derived || key.from_header => Some(StoreKey::Redis(key.text.to_string())),
         Some(_) => None,
         None if stores.redis_prefix.matches(&key.text) => {
             Some(StoreKey::Redis(key.text.to_string()))
@@ -521,11 +710,13 @@ impl FlowModel {
         let mut entries = Vec::new();
         let mut flows: Vec<(&FnFlow, &FlowFacts)> = Vec::new();
         let mut fresh_keys = Vec::new();
+        let mut crate_files: Vec<(String, &FlowFacts)> = Vec::new();
         for f in files {
             let Some(flow) = f.rust.as_ref().map(|r| &r.flow) else {
                 continue;
             };
             let (crate_key, file_module) = module_of(sources.path(f.file));
+            crate_files.push((crate_key.clone(), flow));
             for func in &flow.functions {
                 entries.push(FnEntry {
                     file: f.file,
@@ -535,54 +726,13 @@ impl FlowModel {
                     module: [&file_module[..], &func.module[..]].concat(),
                     span: func.span,
                     test: func.test,
+                    unconditional_set: func.unconditional_set,
                 });
                 flows.push((func, flow));
             }
             fresh_keys.extend(flow.fresh_keys.iter().map(|k| (f.file, k.clone())));
         }
-        let mut index = Index {
-            fns: Vec::new(),
-            free: HashMap::new(),
-            free_by_name: HashMap::new(),
-            methods: HashMap::new(),
-            methods_by_name: HashMap::new(),
-            structs: HashMap::new(),
-        };
-        for (i, (e, (func, facts))) in entries.iter().zip(&flows).enumerate() {
-            index.fns.push((e, func, facts));
-            let k = e.crate_key.as_str();
-            match e.owner.as_deref() {
-                Some(o) => {
-                    index
-                        .methods
-                        .entry((k, o, e.name.as_str()))
-                        .or_default()
-                        .push(i);
-                    index
-                        .methods_by_name
-                        .entry((k, e.name.as_str()))
-                        .or_default()
-                        .push(i);
-                }
-                None => {
-                    let mut path = e.module.clone();
-                    path.push(e.name.clone());
-                    index.free.entry((k, path)).or_default().push(i);
-                    index
-                        .free_by_name
-                        .entry((k, e.name.as_str()))
-                        .or_default()
-                        .push(i);
-                }
-            }
-        }
-        for (e, (_, facts)) in entries.iter().zip(&flows) {
-            for s in &facts.structs {
-                index
-                    .structs
-                    .insert((e.crate_key.as_str(), s.name.as_str()), s);
-            }
-        }
+        let index = Index::build(&entries, &flows, &crate_files);
         let classifier = Classifier {
             schema,
             effects: knowledge::effects()
@@ -591,7 +741,7 @@ impl FlowModel {
                 .chain(&config.effect)
                 .collect(),
         };
-        let mut opaque: Vec<bool> = flows.iter().map(|(f, _)| f.opaque.is_some()).collect();
+        let opaque: Vec<bool> = flows.iter().map(|(f, _)| f.opaque.is_some()).collect();
         let mut called = vec![false; entries.len()];
         // Each function's steps on its own, side by side (the flow model's
         // largest part on the hyperswitch fork), with whether it makes a
@@ -696,30 +846,48 @@ impl FlowModel {
                                 continue;
                             }
                             match index.resolve(i, site) {
-                                Resolved::Fn(g) if g != i => {
-                                    let (_, callee, _) = index.fns[g];
-                                    let mut subst: Vec<(String, String)> = callee
-                                        .params
-                                        .iter()
-                                        .zip(&site.arg_roots)
-                                        .filter_map(|((p, _), a)| {
-                                            Some((p.clone(), a.as_deref()?.to_string()))
-                                        })
-                                        .collect();
-                                    if let Some(r) = site.receiver.last() {
-                                        subst.push(("self".into(), r.to_string()));
+                                Resolved::Fn(g) if g != i => out.push(Local::Call {
+                                    targets: vec![g],
+                                    file: e.file,
+                                    span: ev.span,
+                                    branch: branch.clone(),
+                                    exits: exits.clone(),
+                                    success_only: ev.success_only,
+                                    subst: subst_of(index.fns[g].1, site),
+                                }),
+                                Resolved::Many(gs) => {
+                                    let gs: Vec<usize> =
+                                        gs.into_iter().filter(|&g| g != i).collect();
+                                    if let Some(&g) = gs.first() {
+                                        out.push(Local::Call {
+                                            targets: gs,
+                                            file: e.file,
+                                            span: ev.span,
+                                            branch: branch.clone(),
+                                            exits: exits.clone(),
+                                            success_only: ev.success_only,
+                                            subst: subst_of(index.fns[g].1, site),
+                                        });
                                     }
-                                    out.push(Local::Call {
-                                        target: g,
-                                        file: e.file,
-                                        span: ev.span,
-                                        branch: branch.clone(),
-                                        exits: exits.clone(),
-                                        success_only: ev.success_only,
-                                        subst,
-                                    });
                                 }
-                                Resolved::Opaque => unknown = true,
+                                Resolved::Unresolved(why) => {
+                                    match possible_effect(ev.awaited, site, why) {
+                                        Some(kind) => out.push(step(kind)),
+                                        // A trait object's method the crate
+                                        // defines that may claim or record
+                                        // the key: the order is unknown.
+                                        None if why == TRAIT_OBJECT
+                                            && site.method.as_deref().is_some_and(|m| {
+                                                index
+                                                    .methods_by_name
+                                                    .contains_key(&(e.crate_key.as_str(), m))
+                                            }) =>
+                                        {
+                                            unknown = true
+                                        }
+                                        None => {}
+                                    }
+                                }
                                 _ => {}
                             }
                         }
@@ -728,6 +896,7 @@ impl FlowModel {
                 (out, unknown)
             })
             .collect();
+        let mut opaque = opaque;
         let locals: Vec<Vec<Local>> = built
             .into_iter()
             .zip(&mut opaque)
@@ -738,8 +907,10 @@ impl FlowModel {
             .collect();
         for l in &locals {
             for s in l {
-                if let Local::Call { target, .. } = s {
-                    called[*target] = true;
+                if let Local::Call { targets, .. } = s {
+                    for t in targets {
+                        called[*t] = true;
+                    }
                 }
             }
         }
@@ -747,9 +918,11 @@ impl FlowModel {
             .iter()
             .map(|l| {
                 l.iter()
-                    .filter_map(|s| match s {
-                        Local::Call { target, span, .. } => Some((*span, *target)),
-                        Local::Step(_) => None,
+                    .flat_map(|s| match s {
+                        Local::Call { targets, span, .. } => {
+                            targets.iter().map(|t| (*span, *t)).collect::<Vec<_>>()
+                        }
+                        Local::Step(_) => Vec::new(),
                     })
                     .collect()
             })
@@ -871,7 +1044,7 @@ fn flatten(
                 out.push(s);
             }
             Local::Call {
-                target,
+                targets,
                 file,
                 span,
                 branch: b,
@@ -879,9 +1052,6 @@ fn flatten(
                 success_only,
                 subst: inner,
             } => {
-                if stack.contains(target) || stack.len() > MAX_CALL_DEPTH {
-                    continue;
-                }
                 let here = via.or(Some((*file, *span)));
                 let composed: Vec<(String, String)> = inner
                     .iter()
@@ -894,24 +1064,74 @@ fn flatten(
                 br.extend(b.iter().copied());
                 let mut ex = exits.to_vec();
                 ex.extend(x.iter().copied());
-                stack.push(*target);
-                flatten(
-                    *target,
-                    locals,
-                    opaque,
-                    stack,
-                    here,
-                    &br,
-                    &ex,
-                    &composed,
-                    success || *success_only,
-                    out,
-                    op,
-                );
-                stack.pop();
+                // One of several impls runs: each is an arm of its own.
+                let site =
+                    (u64::from(span.start as u32) << 32) | (1 << 31) | (f as u64 & 0x7fff_ffff);
+                for (arm, target) in targets.iter().enumerate() {
+                    if stack.contains(target) || stack.len() > MAX_CALL_DEPTH {
+                        continue;
+                    }
+                    let mut br = br.clone();
+                    if targets.len() > 1 {
+                        br.push((site, u32::try_from(arm).unwrap_or(u32::MAX)));
+                    }
+                    stack.push(*target);
+                    flatten(
+                        *target,
+                        locals,
+                        opaque,
+                        stack,
+                        here,
+                        &br,
+                        &ex,
+                        &composed,
+                        success || *success_only,
+                        out,
+                        op,
+                    );
+                    stack.pop();
+                }
             }
         }
     }
+}
+
+/// Callee parameter → the caller's name for its argument, and `self` → the
+/// receiver's last name.
+fn subst_of(callee: &FnFlow, site: &CallSite) -> Vec<(String, String)> {
+    let mut subst: Vec<(String, String)> = callee
+        .params
+        .iter()
+        .zip(&site.arg_roots)
+        .filter_map(|((p, _), a)| Some((p.clone(), a.as_deref()?.to_string())))
+        .collect();
+    if let Some(r) = site.receiver.last() {
+        subst.push(("self".into(), r.to_string()));
+    }
+    subst
+}
+
+/// An awaited method call the model cannot resolve, which may be the
+/// effect: not a read, a wait or a store's own command by its name or its
+/// receiver's (`[possible_effect]` of `rules/effects.toml`).
+fn possible_effect(awaited: bool, site: &CallSite, why: &'static str) -> Option<StepKind> {
+    let m = site.method.as_deref()?;
+    if !awaited || PLAIN_METHODS.contains(&m) || site.receiver.is_empty() {
+        return None;
+    }
+    let mut recv: Vec<&str> = site.receiver.iter().map(Name::as_str).collect();
+    if let Some(t) = site.recv_type.as_deref() {
+        recv.push(t);
+    }
+    if !knowledge::effects().possible_effect.may_be_effect(m, &recv) {
+        return None;
+    }
+    let receiver = site.receiver.join(".");
+    Some(StepKind::Unresolved {
+        what: format!("`{receiver}.{m}(..)`"),
+        why,
+        trait_object: why.contains("trait object"),
+    })
 }
 
 #[cfg(test)]
@@ -1075,6 +1295,83 @@ impl Svc {
         .unwrap();
         let with = model(&[("src/h.rs", text)], &config);
         assert!(summary_of(&with, "h").effects);
+    }
+
+    #[test]
+    fn fields_of_a_parameter_generic_bounds_and_workspace_crates_resolve() {
+        let client = "pub struct PspClient { http: reqwest::Client }
+impl PspClient { pub async fn charge(&self) { self.http.post(U).json(&b).send().await; } }";
+        let m = model(
+            &[
+                ("crates/psp-client/src/lib.rs", client),
+                (
+                    "crates/api/src/state.rs",
+                    "pub struct AppState { pub psp: Arc<psp_client::PspClient> }",
+                ),
+                (
+                    "crates/api/src/pay.rs",
+                    "async fn via_state(State(state): State<AppState>) { state.psp.charge().await; }
+trait Gateway { async fn capture(&self); }
+struct Stripe; struct Adyen;
+impl Gateway for Stripe { async fn capture(&self) { stripe::PaymentIntent::capture(&c, &i, p).await; } }
+impl Gateway for Adyen { async fn capture(&self) { sqlx::query(\"SELECT 1 FROM payments\").fetch_one(&P).await; } }
+struct Svc<G: Gateway> { gw: G }
+impl<G: Gateway> Svc<G> { async fn bound(&self) { self.gw.capture().await; } }
+async fn where_bound<P>(p: &P) where P: Gateway { p.capture().await; }
+async fn unknown(p: &Arc<dyn Provider>) { p.create_transfer().await; }",
+                ),
+            ],
+            &Config::default(),
+        );
+        assert!(summary_of(&m, "via_state").effects);
+        assert!(summary_of(&m, "bound").effects);
+        assert!(summary_of(&m, "where_bound").effects);
+        assert!(!summary_of(&m, "unknown").effects);
+        let i =
+            m.0.functions
+                .iter()
+                .position(|f| f.name == "unknown")
+                .unwrap();
+        let (steps, opaque) = m.1.flatten(i);
+        assert!(!opaque);
+        assert!(steps.iter().any(|s| matches!(
+            &s.kind,
+            StepKind::Unresolved {
+                trait_object: true,
+                ..
+            }
+        )));
+        // the two impls of the bound are two arms: never both run
+        let b =
+            m.0.functions
+                .iter()
+                .position(|f| f.name == "bound")
+                .unwrap();
+        let (steps, _) = m.1.flatten(b);
+        let effect = steps
+            .iter()
+            .find(|s| matches!(s.kind, StepKind::Effect { .. }))
+            .unwrap();
+        assert_eq!(effect.branch.len(), 1);
+    }
+
+    #[test]
+    fn a_redis_key_made_from_the_idempotency_header_is_a_store_whatever_its_prefix() {
+        let m = model(
+            &[(
+                "src/mw.rs",
+                "async fn mw(mut cache: ConnectionManager, req: Request, next: Next) -> Response {
+    let v = req.headers().get(\"Idempotency-Key\").cloned();
+    let slot = format!(\"responses:{}\", v);
+    let r = next.run(req).await;
+    let _: () = cache.set(&slot, body(&r)).await;
+    r
+}",
+            )],
+            &Config::default(),
+        );
+        let s = summary_of(&m, "mw");
+        assert!(s.effects && s.records, "{s:?}");
     }
 
     #[test]

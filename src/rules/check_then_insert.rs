@@ -12,6 +12,11 @@ use std::collections::HashSet;
 pub const NAME: &str = "check-then-insert";
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for f in &ctx.model.flows.functions {
+        if let (Some(at), false) = (f.unconditional_set, f.test) {
+            out.push(unconditional(f.file, at, &f.name, f.span));
+        }
+    }
     let mut seen = HashSet::new();
     for trace in &ctx.model.flows.traces {
         for (c, w, store) in races(&trace.steps) {
@@ -87,4 +92,25 @@ fn diagnostic(c: &Step, w: &Step, store: &StoreKey) -> Diagnostic {
         }
     }
     d.with_help(fix)
+}
+
+/// A function its name promises sets only an absent key, whose `SET` has
+/// no `NX`: its callers take its answer for a claim.
+fn unconditional(
+    file: crate::source::FileId,
+    at: crate::source::Span,
+    name: &str,
+    name_span: crate::source::Span,
+) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Error,
+        file,
+        at,
+        format!("`{name}` sets the key without `NX`, though its name says only if absent"),
+    )
+    .with_primary_label("an unconditional `SET`: it succeeds whether the key exists or not")
+    .with_label(file, name_span, "callers take this for a claim")
+    .with_note("every caller is told the key was free: two concurrent requests with one key both proceed, as after a check and a separate insert")
+    .with_help("make the set conditional in the same command: `SET key value NX EX ttl` (redis-rs `ExistenceCheck::NX`, fred `SetOptions::NX`), and report a nil reply as \"already exists\"")
 }

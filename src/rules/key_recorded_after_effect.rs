@@ -18,7 +18,121 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             if seen.insert((late.write.file, late.write.span)) {
                 out.push(diagnostic(&late));
             }
+        } else if let Some(p) = possible(&trace.steps) {
+            if seen.insert((p.write.file, p.write.span)) {
+                out.push(possible_diagnostic(&p));
+            }
         }
+    }
+}
+
+/// A lookup of a key, an awaited call the model cannot resolve, and a
+/// record of that same key, in this order, with nothing written to any
+/// store before the call and no known effect between the lookup and the
+/// record: the call is taken for the effect.
+struct Possible<'a> {
+    lookup: &'a Step,
+    call: &'a Step,
+    what: &'a str,
+    why: &'a str,
+    write: &'a Step,
+    store: &'a StoreKey,
+    how: &'a str,
+}
+
+fn possible(steps: &[Step]) -> Option<Possible<'_>> {
+    for (wi, w) in steps.iter().enumerate() {
+        let StepKind::Write {
+            store, what: how, ..
+        } = &w.kind
+        else {
+            continue;
+        };
+        let before = &steps[..wi];
+        let Some(ci) = before.iter().position(|c| {
+            matches!(&c.kind, StepKind::Check { store: s } if s == store) && !c.exclusive(w)
+        }) else {
+            continue;
+        };
+        let lookup = &steps[ci];
+        // A write of any store before the call may be the claim.
+        let Some((ui, call)) = before.iter().enumerate().skip(ci + 1).find(|(_, u)| {
+            matches!(u.kind, StepKind::Unresolved { .. }) && !lookup.exclusive(u) && !u.exclusive(w)
+        }) else {
+            continue;
+        };
+        if before[..ui]
+            .iter()
+            .any(|s| matches!(s.kind, StepKind::Write { .. }) && !s.exclusive(call))
+            || before[ci..]
+                .iter()
+                .any(|s| matches!(s.kind, StepKind::Effect { .. }) && !s.exclusive(w))
+        {
+            return None;
+        }
+        let StepKind::Unresolved { what, why, .. } = &call.kind else {
+            continue;
+        };
+        return Some(Possible {
+            lookup,
+            call,
+            what,
+            why,
+            write: w,
+            store,
+            how,
+        });
+    }
+    None
+}
+
+fn possible_diagnostic(p: &Possible<'_>) -> Diagnostic {
+    let store = p.store.describe();
+    let mut d = Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        p.write.file,
+        p.write.span,
+        format!(
+            "the key is recorded only after {}, which may be the effect",
+            p.what
+        ),
+    )
+    .with_primary_label(format!("{} of the key, after the call", p.how))
+    .with_label(
+        p.call.file,
+        p.call.span,
+        format!(
+            "this awaited call could not be resolved; it is taken as the effect ({})",
+            p.why
+        ),
+    )
+    .with_label(
+        p.lookup.file,
+        p.lookup.span,
+        "the key is looked up here, and nothing claims it before the call",
+    )
+    .with_note(format!(
+        "the key goes to {store} only after the call: if the call moves money or sends something, a replay that arrives in between, or a crash there, does it again; if it does neither, the order is harmless: `// idemlint: allow(key-recorded-after-effect) -- <why>` says so here"
+    ));
+    for (s, label) in [
+        (p.call, "the call happens inside this call"),
+        (p.write, "the key is written inside this call"),
+    ] {
+        if let Some((f, sp)) = s.via.filter(|&(f, sp)| (f, sp) != (s.file, s.span)) {
+            d = d.with_label(f, sp, label);
+        }
+    }
+    let claim = claim_help(p.store);
+    d.with_help(format!(
+        "claim the key before the call: {claim}; then make the call; then store the response under the claimed key"
+    ))
+}
+
+fn claim_help(store: &StoreKey) -> String {
+    match store {
+        StoreKey::Redis(_) => "`SET key value NX EX ttl` before the effect (a nil reply is a replay: answer it from the stored response)".to_string(),
+        StoreKey::Table(t) => format!("`INSERT INTO {t} (key, …) VALUES (…) ON CONFLICT DO NOTHING RETURNING key` in the transaction that performs the effect (no row back is a replay: answer it from the stored response)"),
     }
 }
 
@@ -35,6 +149,8 @@ struct Late<'a> {
     conn: Option<&'a str>,
     /// The commit of the effect's transaction, before the write, and its name.
     commit: Option<(&'a Step, &'a str)>,
+    /// The write is an update in the effect's own open transaction.
+    same_tx_update: bool,
 }
 
 fn is_write(s: &Step) -> bool {
@@ -94,8 +210,20 @@ fn late_write(steps: &[Step]) -> Option<Late<'_>> {
                 .find(|s| matches!(&s.kind, StepKind::TxEnd { conn: Some(t), .. } if t == tx))
                 .map(|s| (s, tx))
         });
+        // An update in the effect's own transaction guards nothing: it fails
+        // on no duplicate, and with no write of the key before the effect a
+        // replay finds no row to stop it.
+        let same_tx_update = effect_tx.is_some()
+            && commit.is_none()
+            && !store.is_redis()
+            && conn.as_deref() == effect_tx
+            && *how == "update";
         if let Some(tx) = effect_tx {
-            if commit.is_none() && !store.is_redis() && conn.as_deref() == Some(tx) {
+            if commit.is_none()
+                && !store.is_redis()
+                && conn.as_deref() == Some(tx)
+                && !same_tx_update
+            {
                 continue;
             }
         }
@@ -109,6 +237,7 @@ fn late_write(steps: &[Step]) -> Option<Late<'_>> {
             how,
             conn: conn.as_deref(),
             commit,
+            same_tx_update,
         });
     }
     None
@@ -118,7 +247,14 @@ fn diagnostic(l: &Late<'_>) -> Diagnostic {
     let store = l.store.describe();
     let what = l.what;
     let redis_over_sql = l.store.is_redis() && l.sql_effect;
-    let (message, note) = if let Some((_, tx)) = l.commit {
+    let (message, note) = if l.same_tx_update {
+        (
+            format!("the key is only updated after {what}, and nothing inserted it before"),
+            format!(
+                "an `UPDATE` of {store} in the effect's transaction fails on no duplicate: with no row claimed before the effect, a replay finds nothing and applies the effect again"
+            ),
+        )
+    } else if let Some((_, tx)) = l.commit {
         (
             format!("the key is written after the effect's transaction `{tx}` commits"),
             format!(
@@ -178,10 +314,7 @@ fn diagnostic(l: &Late<'_>) -> Diagnostic {
             }
         }
     }
-    let claim = match l.store {
-        StoreKey::Redis(_) => "`SET key value NX EX ttl` before the effect (a nil reply is a replay: answer it from the stored response)".to_string(),
-        StoreKey::Table(t) => format!("`INSERT INTO {t} (key, …) VALUES (…) ON CONFLICT DO NOTHING RETURNING key` in the transaction that performs the effect (no row back is a replay: answer it from the stored response)"),
-    };
+    let claim = claim_help(l.store);
     d.with_help(format!(
         "claim the key first, then do the work, then store the response: {claim}; perform the effect; update the claimed row with the response; commit once"
     ))

@@ -40,6 +40,9 @@ pub struct StructDef {
     pub name: String,
     /// Field name and its type as written.
     pub fields: Vec<(String, String)>,
+    /// Generic parameters and the traits bounding them
+    /// (`struct Service<G: PaymentGateway>`).
+    pub bounds: Vec<(String, Vec<String>)>,
 }
 
 /// A function, method, or trait method with a body.
@@ -50,6 +53,11 @@ pub struct FnFlow {
     pub module: Vec<String>,
     /// The `impl` type of a method (last segment).
     pub owner: Option<String>,
+    /// The trait of an `impl Trait for Type` method (last segment).
+    pub trait_of: Option<String>,
+    /// Generic parameters in scope (the impl's and the function's) and
+    /// the traits bounding them, from `<G: Trait>` and `where` clauses.
+    pub bounds: Vec<(String, Vec<String>)>,
     /// The function's name in the file.
     pub span: Span,
     /// Parameters other than `self`: name and type as written.
@@ -59,6 +67,9 @@ pub struct FnFlow {
     /// cannot see into, concurrent `join!`/`select!`): rules skip it.
     pub opaque: Option<Span>,
     pub test: bool,
+    /// Named for a conditional set (`set_if_not_exists`, `setnx`) yet its
+    /// Redis `SET` has no `NX`: where it sets.
+    pub unconditional_set: Option<Span>,
 }
 
 #[derive(Debug, Clone)]
@@ -74,6 +85,8 @@ pub struct Event {
     /// Inside an `Ok(..)` arm, `if let Ok`, an `is_ok()`/`is_success()`
     /// guard, or a `.map`/`.and_then` closure: runs only on success.
     pub success_only: bool,
+    /// A call whose result is awaited (`x.charge(..).await`).
+    pub awaited: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -112,12 +125,16 @@ pub enum RedisOp {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisKey {
     pub prefix: Option<String>,
-    /// Boxed, so the flag below keeps an event within its size.
+    /// Boxed: an event stays within its size (see `an_event_stays_small`).
     pub text: Box<str>,
     /// Built from an idempotency header or a provider event's identity
     /// (set by `key_source::apply` after the walk): a store whatever its
     /// prefix.
     pub derived: bool,
+    /// Built from the value of an idempotency request header (any name of
+    /// `rules/headers.toml`), directly or through bindings, as the walk saw
+    /// it in this function.
+    pub from_header: bool,
 }
 
 /// A call the model may match against the effect catalogue or resolve to a
@@ -133,7 +150,8 @@ pub struct CallSite {
     pub method: Option<Name>,
     /// The chain's root as a path (`self.inner` → `self`, `inner`).
     pub receiver: ThinVec<Name>,
-    /// The receiver's type when known from a parameter or binding.
+    /// The type of the receiver path's root (not `self`) when a parameter or
+    /// binding tells it; the model follows the path's fields from there.
     pub recv_type: Option<Name>,
     /// Methods called earlier in the chain and the root call's path.
     pub chain: ThinVec<Name>,
@@ -189,6 +207,9 @@ pub(super) struct FileWalker<'a> {
     facts: &'a mut FileFacts,
     module: Vec<String>,
     owner: Option<String>,
+    trait_of: Option<String>,
+    /// The enclosing impl's generic bounds.
+    impl_bounds: Vec<(String, Vec<String>)>,
     test: bool,
     out: FlowFacts,
 }
@@ -216,6 +237,8 @@ impl<'a> FileWalker<'a> {
             facts,
             module: Vec::new(),
             owner: None,
+            trait_of: None,
+            impl_bounds: Vec::new(),
             test: false,
             out: FlowFacts::default(),
         }
@@ -252,13 +275,17 @@ impl<'a> FileWalker<'a> {
             opaque: None,
             vars: params.iter().cloned().collect(),
             let_keys: HashMap::new(),
+            header_vars: std::collections::HashSet::new(),
             owner: self.owner.clone(),
             scopes: Vec::new(),
             fresh: Vec::new(),
             sql_roots: HashMap::new(),
+            let_sql: HashMap::new(),
+            unrun: Vec::new(),
             nested: Vec::new(),
         };
         f.visit_block(block);
+        f.drop_unrun();
         let test = self.test || super::redis_config::is_test(attrs);
         let FnWalker {
             mut events,
@@ -275,22 +302,31 @@ impl<'a> FileWalker<'a> {
         if !test {
             self.out.fresh_keys.extend(fresh);
         }
+        let mut bounds = self.impl_bounds.clone();
+        bounds.extend(generic_bounds(&sig.generics));
         self.out.functions.push(FnFlow {
             name: name.to_string(),
             module: self.module.clone(),
             owner: self.owner.clone(),
+            trait_of: self.trait_of.clone(),
+            bounds,
             span: super::byte_span(name.span()),
             params,
             events,
             opaque,
             test,
+            unconditional_set: unconditional_set(&name.to_string(), block),
         });
         // Functions defined inside the body are functions of their own.
         let saved = self.owner.take();
+        let saved_trait = self.trait_of.take();
+        let saved_bounds = std::mem::take(&mut self.impl_bounds);
         for item in nested {
             self.visit_item_fn(&item);
         }
         self.owner = saved;
+        self.trait_of = saved_trait;
+        self.impl_bounds = saved_bounds;
     }
 }
 
@@ -319,6 +355,7 @@ impl<'ast> Visit<'ast> for FileWalker<'_> {
             module: self.module.clone(),
             name: s.ident.to_string(),
             fields,
+            bounds: generic_bounds(&s.generics),
         });
     }
 
@@ -326,8 +363,17 @@ impl<'ast> Visit<'ast> for FileWalker<'_> {
         let saved = self
             .owner
             .replace(type_name(&i.self_ty).unwrap_or_default());
+        let trait_of = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, p, _)| p.segments.last())
+            .map(|s| s.ident.to_string());
+        let saved_trait = std::mem::replace(&mut self.trait_of, trait_of);
+        let saved_bounds = std::mem::replace(&mut self.impl_bounds, generic_bounds(&i.generics));
         visit::visit_item_impl(self, i);
         self.owner = saved;
+        self.trait_of = saved_trait;
+        self.impl_bounds = saved_bounds;
     }
 
     fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
@@ -349,6 +395,121 @@ impl<'ast> Visit<'ast> for FileWalker<'_> {
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         self.function(&f.sig.ident, &f.attrs, &f.sig, &f.block);
     }
+}
+
+/// Where a function named for a conditional set (`set_if_not_exists`,
+/// `set_key_if_not_exists_with_expiry`, `setnx`) sets a Redis key, when
+/// nothing in its body makes the set conditional: no `NX` (an argument, an
+/// option, a constant named for it, `set_nx`), no script or `WATCH`.
+fn unconditional_set(name: &str, block: &syn::Block) -> Option<Span> {
+    let lower = name.to_ascii_lowercase();
+    if !["if_not_exist", "if_absent", "setnx", "set_nx", "if_not_set"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return None;
+    }
+    fn scan(ts: proc_macro2::TokenStream, set: &mut Option<Span>, nx: &mut bool) {
+        for t in ts {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    let s = i.to_string();
+                    let l = s.to_ascii_lowercase();
+                    if s == "NX"
+                        || s.ends_with("_NX")
+                        || matches!(l.as_str(), "set_nx" | "setnx" | "hsetnx" | "msetnx")
+                        || matches!(
+                            l.as_str(),
+                            "eval" | "evalsha" | "watch" | "script" | "invoke"
+                        )
+                    {
+                        *nx = true;
+                    } else if set.is_none()
+                        && (matches!(s.as_str(), "set" | "set_options" | "set_ex" | "pset_ex")
+                            || s.ends_with("COMMAND_SET"))
+                    {
+                        *set = Some(super::byte_span(i.span()));
+                    }
+                }
+                proc_macro2::TokenTree::Literal(l) => {
+                    let written = l.to_string();
+                    // A command is written in capitals (`"SET k v NX"`) or
+                    // is one short word (`"nx"`); a message that mentions
+                    // one is neither (`"SET NX failed"`).
+                    let command =
+                        !written.chars().any(|c| c.is_ascii_lowercase()) || written.len() <= 8;
+                    let text = written.to_ascii_uppercase();
+                    let inner = text.trim_matches('"');
+                    if command
+                        && (inner == "NX"
+                            || inner.contains(" NX")
+                            || inner.contains("SETNX")
+                            || inner == "EVAL")
+                    {
+                        *nx = true;
+                    } else if set.is_none() && inner == "SET" {
+                        *set = Some(super::byte_span(l.span()));
+                    }
+                }
+                proc_macro2::TokenTree::Group(g) => scan(g.stream(), set, nx),
+                proc_macro2::TokenTree::Punct(_) => {}
+            }
+        }
+    }
+    let mut set = None;
+    let mut nx = false;
+    scan(quote::ToTokens::to_token_stream(block), &mut set, &mut nx);
+    if nx {
+        None
+    } else {
+        set
+    }
+}
+
+/// The traits bounding each generic type parameter: `<G: A + B>` and
+/// `where G: C` (last path segments; lifetimes and `?Sized` left out).
+fn generic_bounds(g: &syn::Generics) -> Vec<(String, Vec<String>)> {
+    fn traits<'b>(
+        bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>,
+        out: &mut Vec<String>,
+    ) {
+        for b in bounds {
+            if let syn::TypeParamBound::Trait(t) = b {
+                if matches!(t.modifier, syn::TraitBoundModifier::None) {
+                    if let Some(s) = t.path.segments.last() {
+                        out.push(s.ident.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for p in g.type_params() {
+        let mut t = Vec::new();
+        traits(&p.bounds, &mut t);
+        out.push((p.ident.to_string(), t));
+    }
+    if let Some(w) = &g.where_clause {
+        for pred in &w.predicates {
+            let syn::WherePredicate::Type(pt) = pred else {
+                continue;
+            };
+            let syn::Type::Path(tp) = &pt.bounded_ty else {
+                continue;
+            };
+            let Some(name) = tp.path.get_ident().map(ToString::to_string) else {
+                continue;
+            };
+            let mut t = Vec::new();
+            traits(&pt.bounds, &mut t);
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, v)) => v.extend(t),
+                None => out.push((name, t)),
+            }
+        }
+    }
+    out.retain(|(_, t)| !t.is_empty());
+    out
 }
 
 fn use_tree(t: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], out: &mut Vec<UseItem>) {
@@ -431,12 +592,21 @@ struct FnWalker<'a> {
     vars: HashMap<String, String>,
     /// Bindings holding a Redis key built from a literal prefix.
     let_keys: HashMap<String, String>,
+    /// Bindings holding an idempotency header's value or a value built
+    /// from one (`let key = req.headers().get("Idempotency-Key")`).
+    header_vars: std::collections::HashSet<String>,
     owner: Option<String>,
     scopes: Vec<RetryScope>,
     fresh: Vec<FreshKey>,
     /// SQL and Redis chain roots (span) and their events, whose executor the
     /// chain names later (`.execute(&mut *tx)`); `None` once it is known.
     sql_roots: HashMap<(usize, usize), Vec<usize>>,
+    /// Queries built into a binding and not run there (`let q =
+    /// sqlx::query!(..)`): their events, and whether the binding is used
+    /// again (a query never run is no event).
+    let_sql: HashMap<String, (Vec<usize>, bool)>,
+    /// Events of queries whose binding was shadowed unused.
+    unrun: Vec<usize>,
     nested: Vec<syn::ItemFn>,
 }
 
@@ -628,6 +798,7 @@ impl FnWalker<'_> {
             branch: ThinVec::from(self.branch.as_slice()),
             exits: ThinVec::from(self.exits.as_slice()),
             success_only: self.success > 0,
+            awaited: false,
         });
         self.events.len() - 1
     }
@@ -727,6 +898,7 @@ impl FnWalker<'_> {
             prefix,
             text: tokens_text(e).replace(' ', "").into_boxed_str(),
             derived: false,
+            from_header: self.reads_header(e),
         }
     }
 
@@ -921,6 +1093,72 @@ impl FnWalker<'_> {
     fn call_event(&mut self, at: Span, site: CallSite) {
         self.push(at, EventKind::Call(site));
     }
+
+    /// Whether an expression reads an idempotency header's value or a
+    /// binding that holds one.
+    fn reads_header(&self, e: &syn::Expr) -> bool {
+        let mut f = HeaderFinder {
+            consts: self.consts,
+            vars: &self.header_vars,
+            found: false,
+        };
+        f.visit_expr(e);
+        f.found
+    }
+}
+
+/// Finds a read of an idempotency header (`headers.get("Idempotency-Key")`,
+/// `req.header(IDEMPOTENCY_KEY)`) or a binding that holds one, also inside
+/// `format!` arguments and inline `{name}` captures.
+struct HeaderFinder<'s> {
+    consts: &'s StrConsts,
+    vars: &'s std::collections::HashSet<String>,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for HeaderFinder<'_> {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if self.found {
+            return;
+        }
+        match e {
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                self.found = self.vars.contains(&p.path.segments[0].ident.to_string());
+            }
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "get" | "header" | "get_header" | "get_all" | "get_one"
+                ) && m
+                    .args
+                    .first()
+                    .is_some_and(|a| idempotency_header_name(self.consts, a).is_some()) =>
+            {
+                self.found = true;
+            }
+            _ => visit::visit_expr(self, e),
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if self.found {
+            return;
+        }
+        if let Ok(args) = m.parse_body_with(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+        ) {
+            for (i, a) in args.iter().enumerate() {
+                if i == 0 {
+                    if let Some(fmt) = super::retention::str_lit(a) {
+                        self.found |= self.vars.iter().any(|v| {
+                            fmt.contains(&format!("{{{v}}}")) || fmt.contains(&format!("{{{v}:"))
+                        });
+                    }
+                }
+                self.visit_expr(a);
+            }
+        }
+    }
 }
 
 /// The idempotency header a header-name argument names: a literal, a
@@ -1074,7 +1312,106 @@ fn is_success_cond(e: &syn::Expr) -> bool {
     }
 }
 
+impl FnWalker<'_> {
+    /// `let q = sqlx::query!(..)`: the query's events wait for the binding
+    /// to be used.
+    fn bind_query(&mut self, name: &str, init: &syn::Expr, before: usize) {
+        if let Some((ids, false)) = self.let_sql.remove(name) {
+            self.unrun.extend(ids);
+        }
+        if matches!(init, syn::Expr::Await(_) | syn::Expr::Try(_)) {
+            return;
+        }
+        let ids: Vec<usize> = (before..self.events.len())
+            .filter(|&i| matches!(self.events[i].kind, EventKind::Sql { conn: None, .. }))
+            .collect();
+        if !ids.is_empty() {
+            self.let_sql.insert(name.to_string(), (ids, false));
+        }
+    }
+
+    /// A bound query run on an executor: `tx.execute(q)`, `q.fetch_one(&pool)`.
+    fn run_bound_query(&mut self, m: &syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if !(sql_strings::is_exec_method(&name) || name == "execute" || name == "query") {
+            return;
+        }
+        let recv = path_of(&m.receiver);
+        let arg = m.args.first().map(path_of).unwrap_or_default();
+        let (query, conn) = match (recv.as_slice(), arg.as_slice()) {
+            ([q], _) if self.let_sql.contains_key(q) => {
+                (q.clone(), m.args.first().and_then(root_name))
+            }
+            (_, [q]) if self.let_sql.contains_key(q) => (q.clone(), root_name(&m.receiver)),
+            _ => return,
+        };
+        let Some((ids, _)) = self.let_sql.get(&query) else {
+            return;
+        };
+        for &id in ids {
+            if let Some(Event {
+                kind: EventKind::Sql { conn: c, .. },
+                ..
+            }) = self.events.get_mut(id)
+            {
+                if c.is_none() {
+                    c.clone_from(&conn);
+                }
+            }
+        }
+    }
+
+    /// Drop the events of queries built and never run.
+    fn drop_unrun(&mut self) {
+        let mut gone = std::mem::take(&mut self.unrun);
+        gone.extend(
+            self.let_sql
+                .drain()
+                .filter(|(_, (_, used))| !used)
+                .flat_map(|(_, (ids, _))| ids),
+        );
+        if gone.is_empty() {
+            return;
+        }
+        let gone: std::collections::HashSet<usize> = gone.into_iter().collect();
+        let mut i = 0;
+        self.events.retain(|_| {
+            i += 1;
+            !gone.contains(&(i - 1))
+        });
+    }
+}
+
 impl<'ast> Visit<'ast> for FnWalker<'_> {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let Some(id) = p.path.get_ident() {
+            if let Some((_, used)) = self.let_sql.get_mut(&id.to_string()) {
+                *used = true;
+            }
+        }
+    }
+
+    fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
+        let before = self.events.len();
+        self.visit_expr(&a.base);
+        let mut base: &syn::Expr = &a.base;
+        while let syn::Expr::Paren(p) = base {
+            base = &p.expr;
+        }
+        let at = match base {
+            syn::Expr::MethodCall(m) => super::byte_span(m.method.span()),
+            syn::Expr::Call(c) => super::span::of(c),
+            _ => return,
+        };
+        if let Some(ev) = self.events[before..]
+            .iter_mut()
+            .rev()
+            .find(|e| e.span == at && matches!(e.kind, EventKind::Call(_)))
+        {
+            ev.awaited = true;
+        }
+    }
+
     fn visit_item(&mut self, i: &'ast syn::Item) {
         if let syn::Item::Fn(f) = i {
             self.nested.push(f.clone());
@@ -1141,6 +1478,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let (Some(name), Some(init)) = (names.first(), &local.init) else {
             return;
         };
+        self.bind_query(name, &init.expr, before);
         for ev in &mut self.events[before..] {
             if let EventKind::TxBegin { var } = &mut ev.kind {
                 if var.is_none() {
@@ -1169,6 +1507,11 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             _ => None,
         } {
             self.let_keys.insert(name.clone(), prefix);
+        }
+        if self.reads_header(&init.expr) {
+            self.header_vars.insert(name.clone());
+        } else {
+            self.header_vars.remove(name);
         }
         if !self.scopes.is_empty() {
             let mut f = FreshFinder {
@@ -1319,6 +1662,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let root = root_of(&m.receiver);
         let root_span = super::span::of(root);
         let root_key = (root_span.start, root_span.end);
+        self.run_bound_query(m);
         // SQL handed to a method (`tx.execute("…", &[..])`)
         if let Some(sql) = sql_strings::of_method(self.text, m, self.consts) {
             let conn = receiver_path(&m.receiver)
@@ -1407,7 +1751,11 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         } else {
             Vec::new()
         };
-        let recv_type = self.type_of_path(&receiver);
+        // The root's type: the model follows the fields from there.
+        let recv_type = match receiver.first() {
+            Some(r) if r != "self" => self.vars.get(r).cloned(),
+            _ => None,
+        };
         let site = CallSite {
             path: ThinVec::new(),
             method: Some(Name::from(name)),
@@ -1484,6 +1832,54 @@ mod tests {
                 },
             })
             .collect()
+    }
+
+    #[test]
+    fn a_query_bound_and_never_run_is_no_event_and_a_bound_one_runs_on_its_executor() {
+        let text = r#"
+async fn begin(pool: &PgPool, key: &str) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    let claim = sqlx::query!("INSERT INTO idempotency_keys (key) VALUES ($1) ON CONFLICT DO NOTHING", key);
+    let seen = sqlx::query("SELECT 1 FROM idempotency_keys WHERE key = $1").bind(key);
+    seen.fetch_optional(&mut *tx).await?;
+    let ledger = sqlx::query("INSERT INTO ledger (amount) VALUES (1)");
+    tx.execute(ledger).await?;
+    Ok(())
+}
+"#;
+        let (flow, _) = flows(text);
+        assert_eq!(
+            summary(&flow.functions[0]),
+            vec![
+                "begin tx",
+                "sql read idempotency_keys on tx",
+                "sql insert ledger on tx",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_helper_named_for_a_conditional_set_without_nx_is_marked() {
+        let text = r#"
+impl Cache {
+    async fn set_if_not_exists(&self, k: &str, v: &str) -> bool {
+        let r: Option<String> = redis::cmd("SET").arg(k).arg(v).arg("PX").arg(5000).query_async(&mut c).await?;
+        tracing::debug!("SET NX done");
+        r.is_some()
+    }
+    async fn set_key_if_not_exists(&self, k: &str, v: &str) -> bool {
+        self.pool.set(k, v, None, Some(SetOptions::NX), false).await.is_ok()
+    }
+    async fn set_raw(&self, k: &str, v: &str) { self.pool.set(k, v, None, None, false).await; }
+}
+"#;
+        let (flow, _) = flows(text);
+        let marked: Vec<bool> = flow
+            .functions
+            .iter()
+            .map(|f| f.unconditional_set.is_some())
+            .collect();
+        assert_eq!(marked, vec![true, false, false]);
     }
 
     #[test]

@@ -1,0 +1,5 @@
+//! The Adyen client the services of the workspace share.
+
+mod payouts;
+
+pub use payouts::{AdyenClient, PayoutResult};
