@@ -435,6 +435,20 @@ impl Keywords {
                 derived: false,
             });
         }
+        // The words of the project's own effects (`rules/effects.toml`): a
+        // Rust wrapper around a request, a provider SDK or a publisher is
+        // the effect wherever it is called, so it is read once the run holds
+        // a store (the flow rules read it from the same catalogue).
+        let effect_words = effect_words(&weak);
+        weak_group.extend(std::iter::repeat_n(groups.len(), effect_words.len()));
+        weak.extend(effect_words);
+        groups.push(Weak {
+            parse: vec!["rust".to_string()],
+            names: false,
+            with: None,
+            late: true,
+            derived: false,
+        });
         let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
         let derived = catalogue_words(&named);
         weak_group.extend(std::iter::repeat_n(groups.len(), derived.len()));
@@ -1744,6 +1758,20 @@ fn reads_table_names(kind: FileKind) -> bool {
 /// `rules/headers.toml` and the Redis link words of `rules/redis.toml`.
 /// They are judged as the names around them, as the weak words of a
 /// `names` group are. Lowered, without duplicates.
+/// The words of `rules/effects.toml` that mark a Rust file as one that may
+/// define an effect the project calls through its own client, less those
+/// another group already holds.
+fn effect_words(weak: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in &crate::knowledge::effects().possible_effect.admit_words {
+        let w = w.to_ascii_lowercase();
+        if w.len() >= 3 && !weak.contains(&w) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
 fn catalogue_words(named: &[String]) -> Vec<String> {
     let stores = crate::knowledge::stores();
     let headers = crate::knowledge::headers();
