@@ -270,42 +270,27 @@ fn plural(n: usize) -> &'static str {
 /// The live size of each store table beside the estimate for as many rows.
 fn size_lines(a: &Audited, db: &super::facts::PgDatabase) -> Vec<String> {
     let inv = inventory::build(&a.outcome, &inventory::Options::default());
-    let mut out = Vec::new();
-    for t in &db.tables {
-        let Some(s) = &t.size else { continue };
-        let live = s.table_bytes + s.index_bytes;
-        let mut line = format!(
-            "size of {}: table {} + indexes {} (TOAST {}), {} live and {} dead rows, last vacuum {}, last autovacuum {}",
-            t.name,
-            crate::size::human_bytes(s.table_bytes.max(0) as f64),
-            crate::size::human_bytes(s.index_bytes.max(0) as f64),
-            crate::size::human_bytes(s.toast_bytes.max(0) as f64),
-            s.live_tuples.map_or("?".into(), |n| n.to_string()),
-            s.dead_tuples.map_or("?".into(), |n| n.to_string()),
-            s.last_vacuum.as_deref().unwrap_or("never"),
-            s.last_autovacuum.as_deref().unwrap_or("never"),
-        );
-        let est = t
-            .store
-            .as_ref()
-            .and_then(|n| {
-                inv.stores
-                    .iter()
-                    .find(|x| x.kind == Kind::SqlTable && &x.name == n)
-            })
-            .and_then(|x| x.size.as_ref());
-        if let (Some(e), Some(rows)) = (est, s.live_tuples.filter(|n| *n > 0)) {
-            let estimate = e.bytes_per_key * rows as f64;
-            let diff = (live as f64 - estimate) / estimate.max(1.0) * 100.0;
-            line.push_str(&format!(
-                "; the estimate for {rows} rows is {} ({:+.0}% live against it)",
-                crate::size::human_bytes(estimate),
-                diff
-            ));
-        }
-        out.push(line);
-    }
-    out
+    db.tables
+        .iter()
+        .filter_map(|t| {
+            let z = t.size.as_ref()?;
+            let per_key = t
+                .store
+                .as_ref()
+                .and_then(|n| {
+                    inv.stores
+                        .iter()
+                        .find(|x| x.kind == Kind::SqlTable && &x.name == n)
+                })
+                .and_then(|x| x.size.as_ref())
+                .map(|e| e.bytes_per_key);
+            Some(format!(
+                "size of {}: {}",
+                t.name,
+                super::live::size_text(z, per_key)
+            ))
+        })
+        .collect()
 }
 
 /// `idemlint audit`: the exit code.

@@ -10,6 +10,7 @@
 pub mod command;
 pub mod facts;
 pub mod judge;
+pub mod live;
 pub mod postgres;
 pub mod redis;
 
