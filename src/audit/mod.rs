@@ -62,7 +62,7 @@ impl Target {
         let url = url.trim();
         let (scheme, rest) = match url.split_once("://") {
             Some((s, r)) => (s.to_ascii_lowercase(), r),
-            None => (String::new(), url),
+            None => return Target::keywords(url),
         };
         let (before_query, query) = match rest.split_once('?') {
             Some((b, q)) => (b, q),
@@ -93,6 +93,50 @@ impl Target {
             scheme,
             host_port: host.to_string(),
             path: path.to_string(),
+            secrets,
+        }
+    }
+
+    /// A libpq keyword/value string (`host=db port=5432 dbname=app
+    /// password=...`), named as the URL it stands for.
+    fn keywords(text: &str) -> Target {
+        let mut secrets = Vec::new();
+        let (mut host, mut port, mut db) = (String::new(), String::new(), String::new());
+        for pair in text.split_whitespace() {
+            let Some((k, v)) = pair.split_once('=') else {
+                continue;
+            };
+            let v = v.trim_matches('\'');
+            match k.to_ascii_lowercase().as_str() {
+                "password" | "sslpassword" => push_secret(&mut secrets, v),
+                "host" | "hostaddr" if host.is_empty() => host = v.to_string(),
+                "port" => port = v.to_string(),
+                "dbname" => db = v.to_string(),
+                _ => {}
+            }
+        }
+        // A quoted password with spaces: scrub everything after `password=`.
+        if let Some(i) = text.find("password=") {
+            let rest = &text[i + "password=".len()..];
+            if let Some(q) = rest.strip_prefix('\'') {
+                if let Some(end) = q.find('\'') {
+                    push_secret(&mut secrets, &q[..end]);
+                }
+            }
+        }
+        let host_port = match (host.is_empty(), port.is_empty()) {
+            (false, false) => format!("{host}:{port}"),
+            (false, true) => host,
+            _ => String::new(),
+        };
+        Target {
+            scheme: "postgres".into(),
+            host_port,
+            path: if db.is_empty() {
+                String::new()
+            } else {
+                format!("/{db}")
+            },
             secrets,
         }
     }
@@ -201,6 +245,15 @@ mod tests {
         let q = Target::parse("postgres://h/db?user=a&password=pw1");
         assert_eq!(q.display(), "postgres://h/db");
         assert_eq!(q.secrets, vec!["pw1".to_string()]);
+    }
+
+    #[test]
+    fn a_keyword_string_is_named_without_its_password() {
+        let t = Target::parse("host=db.internal port=5433 dbname=pay user=app password=pw9");
+        assert_eq!(t.display(), "postgres://db.internal:5433/pay");
+        assert_eq!(t.scrub("pw9 refused"), "*** refused");
+        let q = Target::parse("host=h password='a b c' dbname=x");
+        assert_eq!(q.scrub("got 'a b c'"), "got '***'");
     }
 
     #[test]
