@@ -83,6 +83,7 @@ pub fn audit(args: &AuditArgs) -> Result<Audited, String> {
         redis_keys: args.redis_sample.max(1),
         redis_time: args.redis_time_limit,
     };
+    super::tls::install();
     let mut outcome = check(args)?;
     let inv = inventory::build(&outcome, &inventory::Options::default());
     let mut record = Record {

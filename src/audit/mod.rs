@@ -13,6 +13,7 @@ pub mod judge;
 pub mod live;
 pub mod postgres;
 pub mod redis;
+pub mod tls;
 
 use std::time::Duration;
 

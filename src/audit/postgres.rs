@@ -177,12 +177,9 @@ fn connect(url: &str, target: &Target, limits: &Limits) -> Result<Client, String
     cfg.options(&options);
     cfg.connect_timeout(limits.connect);
     cfg.application_name("idemlint audit");
-    let tls = native_tls::TlsConnector::builder()
-        .danger_accept_invalid_certs(!verify)
-        .danger_accept_invalid_hostnames(!verify)
-        .build()
-        .map_err(|e| format!("TLS for {}: {e}", target.display()))?;
-    cfg.connect(postgres_native_tls::MakeTlsConnector::new(tls))
+    let tls =
+        super::tls::client_config(verify).map_err(|e| format!("{}: {e}", target.display()))?;
+    cfg.connect(tokio_postgres_rustls::MakeRustlsConnect::new(tls))
         .map_err(|e| {
             format!(
                 "cannot connect to PostgreSQL at {place} ({}): {}",
