@@ -256,10 +256,29 @@ CREATE TABLE processed_stripe_events (
             "json",
             "--sample-rows",
             "2000",
+            "--format",
+            "sarif=audit.sarif",
         ],
         &[],
     );
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    // SARIF names the live object as a logical location, and is valid.
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("audit.sarif")).unwrap())
+            .unwrap();
+    validate_sarif(&sarif);
+    let loc = &sarif["runs"][0]["results"][0]["locations"][0];
+    assert_eq!(
+        loc["logicalLocations"][0]["name"], "public.processed_stripe_events",
+        "{loc}"
+    );
+    assert!(
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with("postgres://127.0.0.1:"),
+        "{loc}"
+    );
     let json = run.json();
     let t = &json["audit"]["postgres"][0]["tables"][0];
     assert!(
@@ -277,6 +296,35 @@ CREATE TABLE processed_stripe_events (
         "warning",
         &["processed_stripe_events"]
     ));
+}
+
+/// The official SARIF 2.1.0 schema (CI copies shared/ beside the clone),
+/// with the stray `]` of its `run.language` pattern escaped as
+/// tests/gate.rs does.
+fn validate_sarif(sarif: &serde_json::Value) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/reference/sarif-schema-2.1.0.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!(
+            "SKIPPED the SARIF schema check: {} is absent",
+            path.display()
+        );
+        return;
+    };
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let text = serde_json::to_string(&schema)
+        .unwrap()
+        .replace("{2}]?$", "{2}\\\\]?$");
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
 }
 
 fn free_port() -> u16 {
