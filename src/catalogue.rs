@@ -115,6 +115,7 @@ const RULE_FILES: &[(&str, &str)] = rule_files![
     "unscoped-idempotency-key",
     "missing-request-fingerprint",
     "delete-based-expiry",
+    "live-schema-drift",
     "parse-error",
     "unused-suppression",
 ];

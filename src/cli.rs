@@ -72,6 +72,66 @@ pub enum Command {
     /// Estimate the PostgreSQL storage of a store table at a write rate,
     /// from its columns and indexes as the migrations leave them.
     Size(SizeArgs),
+    /// Read the deployed stores, read-only (PostgreSQL catalogues and
+    /// statistics, Redis CONFIG/INFO/SCAN), and judge them beside the code.
+    Audit(AuditArgs),
+}
+
+#[derive(Parser, Debug, Clone)]
+pub struct AuditArgs {
+    /// The repository (files or directories) whose stores to audit
+    /// (default: the current directory).
+    pub paths: Vec<PathBuf>,
+    /// A PostgreSQL database to read (repeatable):
+    /// `postgres://user@host:5432/db?sslmode=require`.
+    #[arg(long, value_name = "URL")]
+    pub postgres: Vec<String>,
+    /// An environment variable holding a PostgreSQL URL (repeatable), so a
+    /// password never has to be typed: `--postgres-env DATABASE_URL`.
+    #[arg(long, value_name = "VAR")]
+    pub postgres_env: Vec<String>,
+    /// A Redis instance to read (repeatable): `redis://host:6379`,
+    /// `rediss://:password@host:6380` (TLS).
+    #[arg(long, value_name = "URL")]
+    pub redis: Vec<String>,
+    /// An environment variable holding a Redis URL (repeatable).
+    #[arg(long, value_name = "VAR")]
+    pub redis_env: Vec<String>,
+    /// Output formats, as for `check`: FORMAT or FORMAT=FILE, repeatable.
+    #[arg(long, value_name = "FORMAT[=FILE]", value_delimiter = ',', value_parser = format_spec)]
+    pub format: Vec<FormatSpec>,
+    /// Write what was read (no password, no key beyond its prefix) to FILE,
+    /// for a post-mortem and `inventory --live FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Lowest severity that makes the run exit 1.
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOnArg>,
+    /// Seconds to wait for a connection (and its TLS and authentication).
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
+    pub connect_timeout: std::time::Duration,
+    /// PostgreSQL `statement_timeout`, and the Redis read timeout, in seconds.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
+    pub statement_timeout: std::time::Duration,
+    /// Rows sampled at most for a table's oldest row when no index leads
+    /// with its timestamp column.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub sample_rows: u64,
+    /// Keys sampled at most per Redis store prefix.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    pub redis_sample: u64,
+    /// Seconds spent at most scanning per Redis store prefix.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
+    pub redis_time_limit: std::time::Duration,
+    /// Colour in human output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Use this config file instead of discovering one.
+    #[arg(long, conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Ignore every config file.
+    #[arg(long)]
+    pub isolated: bool,
 }
 
 #[derive(Parser, Debug, Clone)]
@@ -107,6 +167,10 @@ pub struct InventoryArgs {
     /// Count test code (tests/, fixtures/, ...) too.
     #[arg(long)]
     pub include_tests: bool,
+    /// Show what `audit --save FILE` read from the deployed stores beside
+    /// what the code says.
+    #[arg(long, value_name = "FILE")]
+    pub live: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

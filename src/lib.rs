@@ -4,6 +4,7 @@
 //! parallel) → project model → rules → suppressions → sort + fingerprint.
 //! Rendering and exit codes belong to the caller (`main.rs`).
 
+pub mod audit;
 pub mod baseline;
 pub mod catalogue;
 pub mod cli;

@@ -128,6 +128,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             write_report(args.output.as_deref(), &text)?;
             Ok(0)
         }
+        Command::Audit(args) => idemlint::audit::command::run(&args),
         Command::Size(args) => {
             print_or_broken_pipe(&idemlint::inventory::command::size(&args)?)?;
             Ok(0)

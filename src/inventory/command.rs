@@ -66,13 +66,19 @@ pub fn inventory(args: &InventoryArgs, color: bool) -> Result<String, String> {
         .map(size::parse_rate)
         .transpose()
         .map_err(|e| e.to_string())?;
+    // A bad record is refused before the repository is read.
+    let live = args
+        .live
+        .as_deref()
+        .map(crate::audit::live::load)
+        .transpose()?;
     let (outcome, revision) = run(
         &args.paths,
         &args.rev,
         config_choice(&args.config, args.isolated),
         args.include_tests,
     )?;
-    let inv = build(
+    let mut inv = build(
         &outcome,
         &Options {
             suppressed: args.no_suppressions,
@@ -80,6 +86,9 @@ pub fn inventory(args: &InventoryArgs, color: bool) -> Result<String, String> {
             revision,
         },
     );
+    if let Some(record) = &live {
+        crate::audit::live::attach(&mut inv, record);
+    }
     Ok(match args.format {
         InventoryFormat::Terminal => render::terminal(&inv, color),
         InventoryFormat::Markdown => render::markdown(&inv),

@@ -138,6 +138,7 @@ pub fn svg(s: &Store, margin: u64, id: usize) -> String {
         "<rect x=\"{LEFT:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"16\" fill=\"#1565c0\"/>",
         (x(kept, tl.span) - LEFT).max(1.0)
     ));
+    out.push_str(&live_marker(s, tl.span, y));
     // the floor, across every row
     let fx = x(tl.floor, tl.span);
     out.push_str(&format!(
@@ -165,6 +166,26 @@ pub fn svg(s: &Store, margin: u64, id: usize) -> String {
     ));
     out.push_str("</svg>");
     out
+}
+
+/// What the deployed store keeps (`inventory --live`): a line across every
+/// row of the timeline, labelled below it.
+fn live_marker(s: &Store, span: u64, y: f64) -> String {
+    let Some(live) = s.live_kept_seconds else {
+        return String::new();
+    };
+    // to the hour past a day, to the minute below
+    let unit = if live >= 86_400.0 { 3600.0 } else { 60.0 };
+    let live = ((live.max(0.0) / unit).round() * unit) as u64;
+    let lx = x(live, span);
+    format!(
+        "<line x1=\"{lx:.1}\" y1=\"34\" x2=\"{lx:.1}\" y2=\"{:.1}\" stroke=\"#ef6c00\" stroke-width=\"2\"><title>{}</title></line><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#ef6c00\">{}</text>",
+        y + 22.0,
+        escape(&format!("live: {} kept as read", dur(live))),
+        lx + 3.0,
+        y + 48.0,
+        escape(&format!("live {}", dur(live)))
+    )
 }
 
 fn link(url: &str) -> String {

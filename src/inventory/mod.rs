@@ -178,6 +178,24 @@ pub struct Store {
     pub writers: Option<Vec<Writer>>,
     pub size: Option<SizeInfo>,
     pub findings: Vec<Finding>,
+    /// What `audit --save` read of this store (`inventory --live FILE`),
+    /// beside what the code says.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub live: Vec<LiveLine>,
+    /// How long the deployed store keeps keys as read (the oldest row's age,
+    /// the longest remaining TTL), for the timeline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_kept_seconds: Option<f64>,
+}
+
+/// One fact read from a deployed store, named by where it was read.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveLine {
+    /// `guard`, `retention`, `size`, `expiry`, `keys`, `eviction`, `table`.
+    pub what: &'static str,
+    /// The database or instance (`postgres://host:port/db`).
+    pub target: String,
+    pub text: String,
 }
 
 impl Store {
@@ -357,6 +375,8 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
             ),
             size: None,
             findings: Vec::new(),
+            live: Vec::new(),
+            live_kept_seconds: None,
         };
         set_counterparty(&mut entry, &attribution, &catalogue);
         entry.size = size_info(t, &entry, margin, opts.rate);
@@ -439,6 +459,8 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
             ),
             size: None,
             findings: Vec::new(),
+            live: Vec::new(),
+            live_kept_seconds: None,
         };
         set_counterparty(&mut entry, &attribution, &catalogue);
         let mut origins = vec![(file, span)];
@@ -492,6 +514,8 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
             writers: None,
             size: None,
             findings: Vec::new(),
+            live: Vec::new(),
+            live_kept_seconds: None,
         };
         set_counterparty(&mut entry, &r.attribution, &catalogue);
         let mut origins = vec![(r.file, r.span)];

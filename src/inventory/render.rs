@@ -473,6 +473,9 @@ pub fn details(s: &Store) -> Vec<(&'static str, String)> {
         }
         out.push(("size", t));
     }
+    for l in &s.live {
+        out.push(("live", format!("{} ({}): {}", l.what, l.target, l.text)));
+    }
     out
 }
 

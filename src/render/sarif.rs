@@ -39,6 +39,34 @@ fn rules() -> Vec<Value> {
         .collect()
 }
 
+/// A live object's path (`postgres://host:port/db`, `redis://host:port`)
+/// rather than a file's.
+fn is_live(path: &str) -> bool {
+    ["postgres://", "postgresql://", "redis://", "rediss://"]
+        .iter()
+        .any(|s| path.starts_with(s))
+}
+
+/// The object a line of a live description names: `table public.t (...)`
+/// → `public.t`, `index t_key: ...` → `t_key`, `prefix idem:*: ...` →
+/// `idem:*`, `oldest row of public.t by ...` → `public.t`; empty for an
+/// instance-wide line.
+fn live_object(line: &str) -> &str {
+    let rest = if let Some(r) = line.strip_prefix("oldest row of ") {
+        r
+    } else if let Some((word, r)) = line.split_once(' ') {
+        if matches!(word, "table" | "index" | "prefix") {
+            r
+        } else {
+            return "";
+        }
+    } else {
+        return "";
+    };
+    let end = rest.find([' ', '(']).unwrap_or(rest.len());
+    rest[..end].trim_end_matches(':')
+}
+
 /// Percent-encode a path as a URI reference (RFC 3986 unreserved
 /// characters and `/` are kept).
 pub fn uri_path(path: &str) -> String {
@@ -61,7 +89,10 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn artifact(&self, file: FileId) -> Value {
         let path = self.report.sources.path(file);
-        if path.starts_with('/') {
+        if is_live(path) {
+            // A live object (`idemlint audit`): its redacted URL, absolute.
+            json!({"uri": path})
+        } else if path.starts_with('/') {
             json!({"uri": format!("file://{}", uri_path(path))})
         } else {
             json!({"uri": uri_path(path), "uriBaseId": "%SRCROOT%"})
@@ -79,10 +110,30 @@ impl Ctx<'_> {
     }
 
     fn location(&mut self, file: FileId, span: Span) -> Value {
-        json!({"physicalLocation": {
+        let mut loc = json!({"physicalLocation": {
             "artifactLocation": self.artifact(file),
             "region": self.region(file, span),
-        }})
+        }});
+        let path = self.report.sources.path(file);
+        if is_live(path) {
+            let text = self.report.sources.text(file);
+            let start = text[..span.start.min(text.len())]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            let line = text[start..].lines().next().unwrap_or("");
+            let name = live_object(line);
+            let qualified = if name.is_empty() {
+                path.to_string()
+            } else {
+                format!("{path}/{name}")
+            };
+            loc["logicalLocations"] = json!([{
+                "name": if name.is_empty() { path } else { name },
+                "fullyQualifiedName": qualified,
+                "kind": "resource",
+            }]);
+        }
+        loc
     }
 
     fn result(&mut self, d: &Diagnostic, suppression: Option<&Suppressed>) -> Value {
@@ -230,6 +281,28 @@ pub fn render_failure(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_live_line_names_its_object() {
+        assert_eq!(
+            live_object("table public.payout_dedup (request_id text)"),
+            "public.payout_dedup"
+        );
+        assert_eq!(
+            live_object("index payout_key: CREATE UNIQUE INDEX"),
+            "payout_key"
+        );
+        assert_eq!(
+            live_object("prefix idem:stripe:*: 50 keys sampled"),
+            "idem:stripe:*"
+        );
+        assert_eq!(
+            live_object("oldest row of public.t by created_at: 2 d old"),
+            "public.t"
+        );
+        assert_eq!(live_object("maxmemory-policy allkeys-lru maxmemory 0"), "");
+        assert!(is_live("redis://127.0.0.1:6379") && !is_live("src/redis.rs"));
+    }
 
     #[test]
     fn paths_are_percent_encoded() {

@@ -50,8 +50,14 @@ pub const BUILT: &[(&str, Check)] = &[
 /// Rules the pipeline emits itself.
 pub const PIPELINE_RULES: &[&str] = &["parse-error", "unused-suppression"];
 
+/// Rules only `idemlint audit` runs, on what it reads from a live database
+/// (`src/audit/judge.rs`); their tests are `tests/audit_*.rs`, not fixtures.
+pub const LIVE_RULES: &[&str] = &["live-schema-drift"];
+
 pub fn is_built(name: &str) -> bool {
-    PIPELINE_RULES.contains(&name) || BUILT.iter().any(|(n, _)| *n == name)
+    PIPELINE_RULES.contains(&name)
+        || LIVE_RULES.contains(&name)
+        || BUILT.iter().any(|(n, _)| *n == name)
 }
 
 /// Run every built rule, then apply the config's levels (`off` drops the
