@@ -252,7 +252,7 @@ fn below_horizon(
         Severity::Error,
         r.file,
         r.span,
-        format!("{}; {} resends for {h}", kept(r), cp.name),
+        format!("{}; {} resends up to {h}", kept(r), cp.name),
     )
     .with_primary_label(primary_label(r))
     .with_note(format!(
@@ -497,7 +497,7 @@ mod tests {
         assert_eq!(d.severity, Severity::Error);
         assert_eq!(
             d.message,
-            "`processed_stripe_events` keeps keys 24h; Stripe resends for 30d"
+            "`processed_stripe_events` keeps keys 24h; Stripe resends up to 30d"
         );
         assert!(d.notes[0].starts_with("24h covers 3.3% of that window"));
         assert!(d.notes[1].contains("35d (30d + 5d margin"));
