@@ -439,7 +439,8 @@ impl Keywords {
         // Rust wrapper around a request, a provider SDK or a publisher is
         // the effect wherever it is called, so it is read once the run holds
         // a store (the flow rules read it from the same catalogue).
-        let effect_words = effect_words(&weak);
+        let derived = catalogue_words(&named);
+        let effect_words = effect_words(&weak, &derived);
         weak_group.extend(std::iter::repeat_n(groups.len(), effect_words.len()));
         weak.extend(effect_words);
         groups.push(Weak {
@@ -450,7 +451,6 @@ impl Keywords {
             derived: false,
         });
         let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
-        let derived = catalogue_words(&named);
         weak_group.extend(std::iter::repeat_n(groups.len(), derived.len()));
         groups.push(Weak {
             parse: Vec::new(),
@@ -1760,12 +1760,16 @@ fn reads_table_names(kind: FileKind) -> bool {
 /// `names` group are. Lowered, without duplicates.
 /// The words of `rules/effects.toml` that mark a Rust file as one that may
 /// define an effect the project calls through its own client, less those
-/// another group already holds.
-fn effect_words(weak: &[String]) -> Vec<String> {
+/// another group already holds and those the catalogue words hold (a
+/// provider's name: `stripe_events` must stay the catalogue's to judge).
+fn effect_words(weak: &[String], derived: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in &crate::knowledge::effects().possible_effect.admit_words {
         let w = w.to_ascii_lowercase();
-        if w.len() >= 3 && !weak.contains(&w) && !out.contains(&w) {
+        let catalogued = derived
+            .iter()
+            .any(|d| d.contains(w.as_str()) || w.contains(d.as_str()));
+        if w.len() >= 3 && !catalogued && !weak.contains(&w) && !out.contains(&w) {
             out.push(w);
         }
     }

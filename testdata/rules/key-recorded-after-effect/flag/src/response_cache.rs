@@ -1,3 +1,5 @@
+// Responses are kept 35 days (the default 30-day horizon and a 5-day margin):
+// this fixture is about the order of claim, effect and record, not retention.
 //! An axum middleware that replays stored responses: it runs the handler
 //! first and stores the response under a key made from the request header,
 //! with nothing claimed before the handler ran.
@@ -22,6 +24,6 @@ pub async fn replay_responses(
     }
     let response = next.run(req).await;
     let (response, bytes) = encode_response(response).await?;
-    let _: () = cache.set_ex(&slot, bytes, 86_400).await?; // expect: key-recorded-after-effect, check-then-insert
+    let _: () = cache.set_ex(&slot, bytes, 3_024_000).await?; // expect: key-recorded-after-effect, check-then-insert
     Ok(response)
 }
