@@ -398,7 +398,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     }
     pool.broadcast(|_| walk::forget_judgements());
     walk::forget_judgements();
-    for l in loaded.iter().filter(|l| l.parse && !l.late) {
+    for l in loaded.iter().filter(|l| l.parse && !l.late && !l.schema) {
         timings.admitted(l.kind, l.len as u64, l.consts_only);
     }
     // Every file the walk found (10,163 paths and names on a payment
@@ -443,7 +443,9 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         )
         .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))
     };
-    let (late, now): (Vec<usize>, Vec<usize>) = (0..loaded.len()).partition(|&i| loaded[i].late);
+    let (schema_held, now): (Vec<usize>, Vec<usize>) =
+        (0..loaded.len()).partition(|&i| loaded[i].schema);
+    let (late, now): (Vec<usize>, Vec<usize>) = now.into_iter().partition(|&i| loaded[i].late);
     let around: Vec<usize> = now
         .iter()
         .copied()
@@ -515,14 +517,55 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     if !around.is_empty() {
         timings.around(around.len(), needed);
     }
+    // SQL files held back for the schema (`Admission::Schema`): those that
+    // name a table the parsed files hold as a store or a key carrier, to a
+    // fixed point (a rename or a new table may name more).
+    let mut schema_waiting = schema_held;
+    let mut schema_read = 0;
+    while !schema_waiting.is_empty() {
+        let tables = pool.install(|| model::key_tables(&parsed.facts, &sources, &config));
+        if tables.is_empty() {
+            break;
+        }
+        let (hit, rest): (Vec<usize>, Vec<usize>) = schema_waiting
+            .into_iter()
+            .partition(|&i| names_a_table(&loaded[i], &tables));
+        schema_waiting = rest;
+        if hit.is_empty() {
+            break;
+        }
+        for &id in &hit {
+            timings.admitted(loaded[id].kind, loaded[id].len as u64, false);
+        }
+        let (fates, _) = parse(hit.clone(), hit.len(), true)?;
+        parsed.settle(
+            fates,
+            &hit,
+            &loaded,
+            &reread,
+            &roots,
+            &mut sources,
+            &mut timings,
+        );
+        schema_read += hit.len();
+        joins = None;
+    }
+    if schema_read > 0 {
+        timings.phase("parse-schema");
+    }
     let Parsed {
         facts,
         mut given_up,
         early_suppressions,
     } = parsed;
     given_up.sort_unstable();
-    let files_parsed = loaded.iter().filter(|l| l.parse && !l.late).count() + late_parsed;
-    not_read.extend(loaded.iter().filter_map(|l| {
+    let files_parsed = loaded
+        .iter()
+        .filter(|l| l.parse && !l.late && !l.schema)
+        .count()
+        + late_parsed
+        + schema_read;
+    not_read.extend(loaded.iter().enumerate().filter_map(|(id, l)| {
         render::NotRead::of_loaded(
             &l.display,
             l.parse,
@@ -530,6 +573,19 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             l.late && !needed,
             &l.problems,
         )
+        .or_else(|| {
+            (l.schema && schema_waiting.contains(&id)).then(|| {
+                // As a file the prefilter lets go: no table it names is
+                // a store or a key carrier.
+                render::NotRead::new(
+                    &l.display,
+                    format!(
+                        "no word of the prefilter{}",
+                        render::NotRead::outside(l.kind)
+                    ),
+                )
+            })
+        })
     }));
     not_read.sort_by(|a, b| a.path.cmp(&b.path));
     let unparsed: Vec<render::Unparsed> = facts
@@ -982,6 +1038,10 @@ struct Loaded {
     /// Held back by the prefilter ([`walk::Admission::Late`]): parsed after
     /// the others, when they hold something it can matter to.
     late: bool,
+    /// An SQL file held back for the schema ([`walk::Admission::Schema`]):
+    /// parsed when it names a table the others hold as a store or key
+    /// carrier.
+    schema: bool,
     /// A byte-order mark was blanked at the start of `text`.
     bom: bool,
     problems: Vec<frontend::Problem>,
@@ -998,6 +1058,7 @@ fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
         consts_only: false,
         around: None,
         late: false,
+        schema: false,
         bom: false,
         problems: vec![frontend::Problem::new(Span::new(0, 0), message)],
     }
@@ -1148,9 +1209,20 @@ fn load_text(
         consts_only,
         around,
         late: admission == walk::Admission::Late,
+        schema: admission == walk::Admission::Schema,
         bom,
         problems,
     })
+}
+
+/// Whether a held SQL file ([`walk::Admission::Schema`]) names one of
+/// `tables` (lowered): a file whose text its worker reads again is taken to.
+fn names_a_table(l: &Loaded, tables: &[String]) -> bool {
+    if l.deferred.is_some() {
+        return true;
+    }
+    let lower = l.text.as_bytes().to_ascii_lowercase();
+    tables.iter().any(|t| walk::names_table(&lower, t))
 }
 
 /// The problem message of a file that cannot be read, at either read.

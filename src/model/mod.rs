@@ -296,6 +296,16 @@ impl Joins {
     }
 }
 
+/// The tables of the schema the parsed files give that are stores or carry
+/// a key column ([`schema::SchemaModel::key_table_names`]): an SQL file held
+/// back for the schema ([`crate::walk::Admission::Schema`]) that names one
+/// is parsed.
+pub fn key_tables(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Vec<String> {
+    let mut schema = schema::SchemaModel::build(files, sources, config);
+    schema.mark_treated_as_stores(files);
+    schema.key_table_names()
+}
+
 /// Whether one parsed file is enough for [`Joins::uses_late_files`] to say
 /// yes, whatever the other files hold: it sends a keyed request (a Rust
 /// retry's request with an idempotency key), or a function of it reads or

@@ -342,6 +342,22 @@ impl SchemaModel {
         }
     }
 
+    /// The names (normalised, bare of their schema, lowered) of the tables that are
+    /// stores or carry a key column, before any is left out as guarded
+    /// elsewhere ([`SchemaModel::stores`]): the tables whose every column,
+    /// guard and rename the rules may read.
+    pub fn key_table_names(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .tables
+            .iter()
+            .filter(|t| self.store_of(t, true).is_some())
+            .map(|t| bare(&t.key).to_ascii_lowercase())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Whether a table is an idempotency store, and what kind.
     pub fn store(&self, t: &Table) -> Option<Store> {
         self.store_of(t, false)
