@@ -268,3 +268,16 @@ fn a_redis_url_chain_to_the_noeviction_instance_reports_nothing() {
     let got = reported(&dir);
     assert!(got.is_empty(), "unexpected: {got:?}");
 }
+
+/// The pass twin of `testdata/projects/redis-claims-config`: the same
+/// workspace, whose config names two Redis sections (`[redis]` for the
+/// locks, `[cache_redis]` for responses), so it does not say which Redis
+/// the claims go to; the evicting one is the cache. Nothing to report.
+#[test]
+fn claims_with_a_config_of_two_redis_sections_report_nothing() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/projects/redis-claims-config-two-sections");
+    assert!(declared(&dir).is_empty());
+    let got = reported(&dir);
+    assert!(got.is_empty(), "unexpected: {got:?}");
+}

@@ -14,6 +14,7 @@ use crate::source::FileKind;
 use crate::source::{FileId, SourceMap, Span};
 
 mod chain;
+mod claims;
 
 /// A `maxmemory-policy` that applies to an instance.
 #[derive(Debug, Clone)]
@@ -327,6 +328,7 @@ impl RedisModel {
         let used = used_by_store_code(&generic, files, sources);
         let writers = key_writers(files, sources);
         let contexts = build_contexts(files, sources);
+        let claims = claims::claims(files);
         // 0. Where the client of the code that writes store keys points.
         let all: Vec<&Endpoint> = generic.iter().chain(&endpoints).collect();
         let chained = chain::link_chains(
@@ -558,7 +560,22 @@ impl RedisModel {
                 }
             }
         }
-        // 4. Code that sets the policy and writes store keys itself.
+        // 3e. The application's Redis settings in its config file, when
+        // code claims keys with a conditional set and nothing above said
+        // which Redis holds keys.
+        let decided = chained || self.instances.iter().any(|i| !i.links.is_empty());
+        if let (false, Some(claim)) = (decided, claims.first()) {
+            for (n, link) in app_config_links(&generic, &self.instances, claim, files, sources) {
+                if let Some(inst) = self.instances.get_mut(n) {
+                    inst.links.extend(link);
+                }
+            }
+        }
+        // 4. Code that sets the policy and writes store keys itself, or
+        // whose crate does (through the same client): store keys, claims
+        // taken with a conditional set, the idempotency cache.
+        let cache_owner =
+            cache_store(files).and_then(|cs| claims::cache_owner_at(files, &cs.owner));
         for inst in self
             .instances
             .iter_mut()
@@ -577,6 +594,10 @@ impl RedisModel {
                         "holds idempotency keys: the same code writes `{prefix}` keys to it"
                     ),
                 });
+            } else if let Some(l) =
+                claims::same_crate(inst.file, sources, &writers, &claims, cache_owner.clone())
+            {
+                inst.links.push(l);
             }
         }
         // 5. Code that writes store keys, when the repository has one Redis.
@@ -608,6 +629,99 @@ impl RedisModel {
             }
         }
     }
+}
+
+/// The instances that one Redis section of an application config file
+/// points at (`[redis] host = "redis-standalone"` and its `cluster_urls`),
+/// each with the links that say why it holds the claims code takes. Only
+/// settings outside a service's or workload's environment (those are
+/// judged by the code that runs there), outside test files, and only a
+/// file whose Redis settings sit in one section: `[redis]` beside
+/// `[cache_redis]` does not say which holds the claims. Settings of no
+/// section (`.env`) count when they point at one instance.
+fn app_config_links(
+    generic: &[Endpoint],
+    instances: &[Instance],
+    claim: &claims::Claim,
+    files: &[FileFacts],
+    sources: &SourceMap,
+) -> Vec<(usize, Vec<Link>)> {
+    let section = |key: &str| key.rsplit_once('.').map_or("", |(p, _)| p).to_string();
+    let mut out: Vec<(usize, Vec<Link>)> = Vec::new();
+    // Only what the prefilter reads whatever else the file holds
+    // (`rules/prefilter.toml`): a `redis://` URL, a key that names a Redis
+    // host (`REDIS_HOST`), a TOML file with a `[redis]` table.
+    let admitted = |e: &Endpoint| {
+        let key = e.key.to_ascii_lowercase();
+        e.names_redis
+            || ["redis_url", "redis_addr", "redis_host"]
+                .iter()
+                .any(|w| key.contains(w))
+            || (sources.files.get(e.file).map(|s| s.kind) == Some(FileKind::Toml)
+                && knowledge::contains_ignore_ascii_case(sources.text(e.file), "[redis"))
+    };
+    let mut by_file: Vec<FileId> = generic
+        .iter()
+        .filter(|e| e.owner.is_none() && admitted(e) && !is_test_file(files, e.file))
+        .map(|e| e.file)
+        .collect();
+    by_file.dedup();
+    for file in by_file {
+        // (section, endpoint, instance) for every setting that names one.
+        let hits: Vec<(String, &Endpoint, usize)> = generic
+            .iter()
+            .filter(|e| e.file == file && e.owner.is_none() && admitted(e))
+            .flat_map(|e| {
+                instances
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, i)| points_at(i, &e.host))
+                    .map(move |(n, _)| (section(&e.key), e, n))
+            })
+            .collect();
+        let Some((first, _, _)) = hits.first() else {
+            continue;
+        };
+        if hits.iter().any(|(s, _, _)| s != first) {
+            continue;
+        }
+        let mut targets: Vec<usize> = hits.iter().map(|(_, _, n)| *n).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        if first.is_empty() && targets.len() != 1 {
+            continue;
+        }
+        for (_, ep, n) in &hits {
+            if out.iter().any(|(m, _)| m == n) {
+                continue;
+            }
+            let Some(inst) = instances.get(*n) else {
+                continue;
+            };
+            let value = sources
+                .text(ep.file)
+                .get(ep.span.start..ep.span.end)
+                .unwrap_or(&ep.host);
+            let at = Link {
+                file: ep.file,
+                span: ep.span,
+                reason: format!(
+                    "holds idempotency keys: `{}` = `{value}` in the application's config points its Redis client at {} `{}`, and {}",
+                    ep.key,
+                    inst.kind.describe(),
+                    inst.name,
+                    claim.describe(sources)
+                ),
+            };
+            let site = Link {
+                file: claim.file,
+                span: claim.span,
+                reason: "a conditional set (SET NX) claims the key here".to_string(),
+            };
+            out.push((*n, vec![at, site]));
+        }
+    }
+    out
 }
 
 /// Service suffixes the Redis and Valkey charts add to a release's name.
@@ -721,6 +835,7 @@ fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &Sourc
                     key: ep.key.clone(),
                     host: ep.host.clone(),
                     owner: None,
+                    names_redis: ep.names_redis,
                 },
                 file: f.file,
                 span: Span::new(start + at, start + at + ep.key.len()),
@@ -946,6 +1061,9 @@ struct Endpoint {
     /// The service or workload whose environment sets it, for a generic
     /// setting (`REDIS_ADDR`).
     owner: Option<Owner>,
+    /// Its value is a Redis URL (`redis://kv:6379`), not only a host: a
+    /// word of the prefilter, so its file is read whatever its kind.
+    names_redis: bool,
 }
 
 /// Every (key, value, value span) setting of a config file whose entry
@@ -1067,6 +1185,9 @@ fn endpoints(files: &[FileFacts], sources: &SourceMap) -> (Vec<Endpoint>, Vec<En
                     key: key.clone(),
                     host,
                     owner: None,
+                    names_redis: ["redis://", "rediss://", "redis+sentinel"]
+                        .iter()
+                        .any(|w| knowledge::contains_ignore_ascii_case(&value, w)),
                 });
             }
         }
@@ -1384,7 +1505,29 @@ fn setting_of(e: &ConfEntry, text: &str) -> Option<(String, String, Span)> {
             }
             Some((key, value.to_string(), span))
         }
-        PathSeg::Index(_) => None,
+        // An application config's node list (`[redis] cluster_urls =
+        // ["redis-cluster:6379"]`): read under the list's key. Not in a
+        // service or workload, whose lists are commands, ports and mounts.
+        PathSeg::Index(_) => {
+            let Some(PathSeg::Key(list)) = parent else {
+                return None;
+            };
+            let hosts_list = ["urls", "hosts", "nodes", "addrs", "addresses", "endpoints"]
+                .iter()
+                .any(|w| list.to_ascii_lowercase().ends_with(w));
+            let in_service = e.path.iter().any(|s| {
+                matches!(s, PathSeg::Key(x) if matches!(x.as_str(), "services" | "spec" | "containers" | "environment" | "env" | "command" | "args"))
+            });
+            if !hosts_list || in_service {
+                return None;
+            }
+            let at = e.path.len().checked_sub(1)?;
+            Some((
+                crate::frontend::conf::dotted(&e.path[..at]),
+                value.to_string(),
+                span,
+            ))
+        }
     }
 }
 

@@ -119,6 +119,17 @@ impl<'ast> Visit<'ast> for Literals {
         }
     }
 
+    /// fred's `client.config_set("maxmemory-policy", "volatile-lru")` is
+    /// the command `CONFIG SET` with its arguments: the words the method
+    /// stands for go into the stream before them.
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if call.method == "config_set" && call.args.len() == 2 {
+            let at = super::byte_span(call.method.span());
+            self.lits.push(("CONFIG SET".to_string(), at, false));
+        }
+        visit::visit_expr_method_call(self, call);
+    }
+
     fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
         self.push(lit);
     }
@@ -197,6 +208,15 @@ mod tests {
 async fn t() { redis::cmd("CONFIG").arg("SET").arg("maxmemory-policy").arg("allkeys-lru"); }
 "#;
         assert!(found(text).is_empty());
+    }
+
+    #[test]
+    fn fred_config_set_is_a_setting() {
+        let text = r#"async fn f(pool: &RedisPool) { pool.config_set::<(), _, _>("maxmemory-policy", "volatile-lru").await.ok(); }"#;
+        assert_eq!(
+            found(text),
+            vec![("volatile-lru".to_string(), "volatile-lru".to_string())]
+        );
     }
 
     #[test]

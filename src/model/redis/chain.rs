@@ -6,20 +6,12 @@
 //! file the settings struct reads), and the instance that value's host
 //! names. Not for links by name: `super::RedisModel::link` keeps those.
 
+use super::claims::crate_root;
 use super::{normalise, points_at, Endpoint, Instance, Link, Owner};
 use crate::frontend::rust::retention::ClientSetting;
 use crate::frontend::FileFacts;
 use crate::model::retries::{join_key, nested_env_key};
 use crate::source::{FileId, SourceMap, Span};
-
-/// The crate a source file belongs to, by its path: what comes before its
-/// `src/` directory (`services/payments/src/main.rs` → `services/payments`).
-fn crate_root(path: &str) -> Option<&str> {
-    if path.starts_with("src/") {
-        return Some("");
-    }
-    path.find("/src/").map(|i| &path[..i])
-}
 
 /// A client built from a setting in the crate that writes store keys.
 struct Client<'f> {
