@@ -2353,6 +2353,31 @@ mod tests {
     }
 
     #[test]
+    fn a_conditional_set_admits_its_file() {
+        let k = Keywords::new(&[], 1);
+        let rs = Path::new("src/claims.rs");
+        for w in crate::frontend::rust::flow::CONDITIONAL_SET_NAMES {
+            let code = format!("impl C {{ fn claim_{w}(&self) {{}} }}\n");
+            assert_eq!(
+                k.admission_in(FileKind::Rust, rs, code.as_bytes(), &|| false),
+                Admission::Full,
+                "{w}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_unit_slip_admits_its_file_late() {
+        let k = Keywords::new(&[], 1);
+        let rs = Path::new("src/options.rs");
+        let admission = |text: &str| k.admission_in(FileKind::Rust, rs, text.as_bytes(), &|| false);
+        for w in crate::frontend::rust::units::WORDS {
+            let code = format!("fn f(o: O) -> D {{ o.x{w}.map(D::from) }}\n");
+            assert_eq!(admission(&code), Admission::Late, "{w}");
+        }
+    }
+
+    #[test]
     fn store_names_in_test_code_do_not_keep_a_retry_file() {
         let k = Keywords::new(&[], 1);
         let rs = Path::new("src/client.rs");

@@ -253,6 +253,8 @@ pub struct FnEntry {
     pub test: bool,
     /// See `flow::FnFlow::unconditional_set`.
     pub unconditional_set: Option<Span>,
+    /// See `flow::FnFlow::unlocked_check`.
+    pub unlocked_check: Option<(Span, Span, Span)>,
 }
 
 /// A flattened entry point.
@@ -727,6 +729,7 @@ impl FlowModel {
                     span: func.span,
                     test: func.test,
                     unconditional_set: func.unconditional_set,
+                    unlocked_check: func.unlocked_check,
                 });
                 flows.push((func, flow));
             }

@@ -272,28 +272,47 @@ impl Joins {
     /// named with a word that would have admitted it in full (a store's
     /// name, an idempotency header, `RequestStrategy::Idempotent`).
     pub fn uses_late_files(&self, files: &[FileFacts]) -> bool {
-        use crate::frontend::rust::flow::EventKind;
-        let keyed = files
+        holds_keys(&self.schema, &self.retention, &self.redis, files)
+    }
+}
+
+impl ProjectModel {
+    /// Whether the run holds an idempotency store or a keyed request
+    /// ([`Joins::uses_late_files`]): the rules that judge what a file held
+    /// back late can hold (a unit slip) judge it only then, so that the
+    /// findings do not depend on whether it was read.
+    pub fn holds_keys(&self) -> bool {
+        holds_keys(&self.schema, &self.retention, &self.redis, &self.files)
+    }
+}
+
+fn holds_keys(
+    schema: &schema::SchemaModel,
+    retention: &retention::RetentionModel,
+    redis: &redis::RedisModel,
+    files: &[FileFacts],
+) -> bool {
+    use crate::frontend::rust::flow::EventKind;
+    let keyed = files
+        .iter()
+        .filter_map(|f| f.rust.as_ref())
+        .any(|r| !r.retry.requests.is_empty());
+    let stores = schema.stores().next().is_some()
+        || !retention.items.is_empty()
+        || redis.instances.iter().any(|i| !i.links.is_empty());
+    let events = || {
+        files
             .iter()
             .filter_map(|f| f.rust.as_ref())
-            .any(|r| !r.retry.requests.is_empty());
-        let stores = self.schema.stores().next().is_some()
-            || !self.retention.items.is_empty()
-            || self.redis.instances.iter().any(|i| !i.links.is_empty());
-        let events = || {
-            files
-                .iter()
-                .filter_map(|f| f.rust.as_ref())
-                .flat_map(|r| &r.flow.functions)
-                .flat_map(|f| &f.events)
-                .any(|e| match &e.kind {
-                    EventKind::Sql { dml, .. } => self.schema.is_store_name(&dml.table),
-                    EventKind::Redis { key, .. } => flows::redis_store(key).is_some(),
-                    _ => false,
-                })
-        };
-        keyed || stores || events()
-    }
+            .flat_map(|r| &r.flow.functions)
+            .flat_map(|f| &f.events)
+            .any(|e| match &e.kind {
+                EventKind::Sql { dml, .. } => schema.is_store_name(&dml.table),
+                EventKind::Redis { key, .. } => flows::redis_store(key).is_some(),
+                _ => false,
+            })
+    };
+    keyed || stores || events()
 }
 
 /// The tables of the schema the parsed files give that are stores or carry

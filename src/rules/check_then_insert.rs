@@ -16,6 +16,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if let (Some(at), false) = (f.unconditional_set, f.test) {
             out.push(unconditional(f.file, at, &f.name, f.span));
         }
+        if let (Some(spans), false) = (f.unlocked_check, f.test) {
+            out.push(unlocked(f.file, spans, &f.name, f.span));
+        }
     }
     let mut seen = HashSet::new();
     for trace in &ctx.model.flows.traces {
@@ -113,4 +116,32 @@ fn unconditional(
     .with_label(file, name_span, "callers take this for a claim")
     .with_note("every caller is told the key was free: two concurrent requests with one key both proceed, as after a check and a separate insert")
     .with_help("make the set conditional in the same command: `SET key value NX EX ttl` (redis-rs `ExistenceCheck::NX`, fred `SetOptions::NX`), and report a nil reply as \"already exists\"")
+}
+
+/// A function its name promises sets only an absent key, that checks the
+/// key before it takes the lock it inserts under. A warning: an in-memory
+/// map serves one process, and what it keeps is not known here.
+fn unlocked(
+    file: crate::source::FileId,
+    (check, lock, insert): (
+        crate::source::Span,
+        crate::source::Span,
+        crate::source::Span,
+    ),
+    name: &str,
+    name_span: crate::source::Span,
+) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        file,
+        insert,
+        format!("`{name}` checks the key before taking the lock it inserts under"),
+    )
+    .with_primary_label("the insert")
+    .with_label(file, check, "the check, made before the lock is held")
+    .with_label(file, lock, "the lock, taken only after the check")
+    .with_label(file, name_span, "callers take this for a claim")
+    .with_note("between the check and the lock another caller can insert the same key: two callers both find it absent, both are told it was free and both proceed")
+    .with_help("take the write lock first and check and insert under it (`let mut map = self.map.write().await; if map.contains_key(k) { return Ok(false) } map.insert(..)`), or decide by `insert(..).is_none()` / the entry API")
 }

@@ -28,6 +28,31 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for u in &ctx.model.key_formats.unscoped {
         out.push(unscoped_format(u));
     }
+    for f in &ctx.model.files {
+        for d in f.rust.iter().flat_map(|r| &r.dropped_callers) {
+            out.push(dropped_caller(f.file, d));
+        }
+    }
+}
+
+/// A caller's identity at hand where an idempotency key is built, and
+/// unused: a warning, as for a key format that leaves out a caller the
+/// code has at hand.
+fn dropped_caller(
+    file: crate::source::FileId,
+    d: &crate::frontend::rust::scope::DroppedCaller,
+) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        file,
+        d.span,
+        format!("the caller `{}` is at hand but left out of the idempotency key", d.name),
+    )
+    .with_primary_label(format!("the caller ({}), never used", d.how))
+    .with_label(file, d.function_span, "builds the key")
+    .with_note("two callers that choose the same key share one stored entry: the second is answered with the first one's response, or refused as its replay")
+    .with_help(format!("put `{}` into the key (hash or format it in before the client's key), or name it `_{}` if the key is global on purpose", d.name, d.name))
 }
 
 /// Longest key format quoted in a headline.

@@ -70,6 +70,9 @@ pub struct FnFlow {
     /// Named for a conditional set (`set_if_not_exists`, `setnx`) yet its
     /// Redis `SET` has no `NX`: where it sets.
     pub unconditional_set: Option<Span>,
+    /// Named for a conditional set, yet it checks the key and takes the
+    /// lock it inserts under only after the check: (check, lock, insert).
+    pub unlocked_check: Option<(Span, Span, Span)>,
 }
 
 #[derive(Debug, Clone)]
@@ -316,6 +319,7 @@ impl<'a> FileWalker<'a> {
             opaque,
             test,
             unconditional_set: unconditional_set(&name.to_string(), block),
+            unlocked_check: unlocked_check(&name.to_string(), block),
         });
         // Functions defined inside the body are functions of their own.
         let saved = self.owner.take();
@@ -397,16 +401,80 @@ impl<'ast> Visit<'ast> for FileWalker<'_> {
     }
 }
 
+/// Words of a function's name that say it sets only when the key is absent.
+/// The prefilter admits a Rust file that holds one (`rules/prefilter.toml`).
+pub const CONDITIONAL_SET_NAMES: &[&str] =
+    &["if_not_exist", "if_absent", "setnx", "set_nx", "if_not_set"];
+
+fn named_for_conditional_set(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    CONDITIONAL_SET_NAMES.iter().any(|w| lower.contains(w))
+}
+
+/// Where a function named for a conditional set (an in-memory map behind
+/// a lock) checks the key (`contains_key`, `get`, `get_raw(..).is_none()`)
+/// and only then takes the lock it inserts under (`.write()`, `.lock()`),
+/// with no check after that lock: two callers both see the key absent and
+/// both insert, each told it won. An insert whose answer is read
+/// (`insert(..).is_none()`, returned) decides under the lock and is fine;
+/// so is a check repeated after the lock (double-checked locking).
+fn unlocked_check(name: &str, block: &syn::Block) -> Option<(Span, Span, Span)> {
+    use proc_macro2::{Delimiter, TokenTree};
+    if !named_for_conditional_set(name) {
+        return None;
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum Tok {
+        Check,
+        Lock,
+        Insert,
+    }
+    fn scan(ts: proc_macro2::TokenStream, out: &mut Vec<(Tok, Span)>) {
+        let trees: Vec<TokenTree> = ts.into_iter().collect();
+        for (i, t) in trees.iter().enumerate() {
+            match t {
+                TokenTree::Ident(id) => {
+                    let called = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
+                    if !called {
+                        continue;
+                    }
+                    let s = id.to_string();
+                    // An insert whose answer is dropped (`map.insert(k, v);`):
+                    // one whose answer is read decides under its lock.
+                    let discarded =
+                        matches!(trees.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ';');
+                    let kind = match s.as_str() {
+                        "contains_key" | "contains" | "get" | "get_raw" | "exists" => Tok::Check,
+                        "write" | "lock" | "write_owned" | "lock_owned" | "try_write"
+                        | "try_lock" => Tok::Lock,
+                        "insert" if discarded => Tok::Insert,
+                        _ => continue,
+                    };
+                    out.push((kind, super::byte_span(id.span())));
+                }
+                TokenTree::Group(g) => scan(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut toks = Vec::new();
+    scan(quote::ToTokens::to_token_stream(block), &mut toks);
+    toks.sort_by_key(|(_, s)| s.start);
+    let insert = toks.iter().position(|(k, _)| *k == Tok::Insert)?;
+    let check = toks[..insert].iter().rposition(|(k, _)| *k == Tok::Check)?;
+    let lock = toks[check..insert]
+        .iter()
+        .rposition(|(k, _)| *k == Tok::Lock)?
+        + check;
+    Some((toks[check].1, toks[lock].1, toks[insert].1))
+}
+
 /// Where a function named for a conditional set (`set_if_not_exists`,
 /// `set_key_if_not_exists_with_expiry`, `setnx`) sets a Redis key, when
 /// nothing in its body makes the set conditional: no `NX` (an argument, an
 /// option, a constant named for it, `set_nx`), no script or `WATCH`.
 fn unconditional_set(name: &str, block: &syn::Block) -> Option<Span> {
-    let lower = name.to_ascii_lowercase();
-    if !["if_not_exist", "if_absent", "setnx", "set_nx", "if_not_set"]
-        .iter()
-        .any(|w| lower.contains(w))
-    {
+    if !named_for_conditional_set(name) {
         return None;
     }
     fn scan(ts: proc_macro2::TokenStream, set: &mut Option<Span>, nx: &mut bool) {

@@ -10,8 +10,10 @@ pub mod key_source;
 pub mod redis_config;
 pub mod retention;
 pub mod retry;
+pub mod scope;
 pub mod span;
 pub mod sql_strings;
+pub mod units;
 
 use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
@@ -36,6 +38,11 @@ pub struct RustFacts {
     /// Redis keys and SQL values built from an idempotency header or a
     /// provider event's identity (`key_source`).
     pub derived: key_source::Derived,
+    /// Durations read in another unit than their names say (`units`).
+    pub unit_slips: Vec<units::UnitSlip>,
+    /// A caller's identity at hand and left out of an idempotency key
+    /// (`scope`).
+    pub dropped_callers: Vec<scope::DroppedCaller>,
 }
 
 #[derive(Debug, Clone)]
@@ -414,6 +421,8 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut caches =
         crate::knowledge::contains_ignore_ascii_case(text, "cache").then(cache::Visitor::default);
     let mut literals = redis_config::may_set_policy(text).then(redis_config::Literals::default);
+    let mut units = units::may_hold(text).then(units::Visitor::default);
+    let mut scopes = key_source::may_hold_a_source(text).then(|| scope::Visitor::new(&consts));
     let mut flows = flow::FileWalker::new(text, &consts, facts);
     let mut retries = retry::Walker::new(&consts, first);
     source.each(&mut |piece| {
@@ -424,6 +433,12 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         }
         if let Some(l) = &mut literals {
             piece.visit(l);
+        }
+        if let Some(u) = &mut units {
+            piece.visit(u);
+        }
+        if let Some(s) = &mut scopes {
+            piece.visit(s);
         }
     })?;
     rust.flow = flows.finish();
@@ -445,6 +460,18 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     }
     if let Some(c) = caches {
         rust.cache = c.out;
+    }
+    let in_test = |s: &Span| {
+        facts
+            .test_regions
+            .iter()
+            .any(|t| t.start <= s.start && s.end <= t.end)
+    };
+    if let Some(u) = units {
+        rust.unit_slips = u.out.into_iter().filter(|s| !in_test(&s.span)).collect();
+    }
+    if let Some(s) = scopes {
+        rust.dropped_callers = s.out.into_iter().filter(|d| !in_test(&d.span)).collect();
     }
     facts.rust = Some(rust);
     if let Some(l) = literals {
