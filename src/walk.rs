@@ -1562,7 +1562,6 @@ fn names_a_store((name, literal): (&[u8], bool), tables: bool) -> bool {
     };
     let name = name.trim_matches(|c| c == ':' || c == '-');
     let stores = crate::knowledge::stores();
-    let headers = crate::knowledge::headers();
     let prefix =
         (literal || (name.contains(':') && !name.contains("::"))) && stores.is_store_prefix(name);
     prefix
@@ -1574,26 +1573,36 @@ fn names_a_store((name, literal): (&[u8], bool), tables: bool) -> bool {
                     || stores.weak_table.matches(n)
             })
         })
-        || {
-            // A header name, whatever its separators when it holds a `-`
-            // (`PayPal_Request-Id` is a miss the header rule reports), but
-            // not a `webhookId` variable.
-            let squashed = |s: &str| {
-                s.bytes()
-                    .filter(u8::is_ascii_alphanumeric)
-                    .map(|b| b.to_ascii_lowercase())
-                    .collect::<Vec<u8>>()
-            };
-            let hyphened = name.contains('-').then(|| squashed(name));
-            headers
-                .canonical
-                .iter()
-                .chain(&headers.legitimate)
-                .any(|h| {
-                    h.name.eq_ignore_ascii_case(name)
-                        || hyphened.as_ref().is_some_and(|n| *n == squashed(&h.name))
-                })
-        }
+        || names_a_header(name)
+}
+
+/// Whether `name` is a header name of `rules/headers.toml`, whatever its
+/// separators when it holds a `-` (`PayPal_Request-Id` is a miss the
+/// header rule reports) or when it is a constant naming the header
+/// (`PAYPAL_REQUEST_ID`, `IDEMPOTENCY_KEY`), but not a `webhookId`
+/// variable.
+fn names_a_header(name: &str) -> bool {
+    let squashed = |s: &str| {
+        s.bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .map(|b| b.to_ascii_lowercase())
+            .collect::<Vec<u8>>()
+    };
+    let hyphened = (name.contains('-') || is_constant_name(name)).then(|| squashed(name));
+    let headers = crate::knowledge::headers();
+    headers
+        .canonical
+        .iter()
+        .chain(&headers.legitimate)
+        .any(|h| {
+            h.name.eq_ignore_ascii_case(name)
+                || hyphened.as_ref().is_some_and(|n| *n == squashed(&h.name))
+        })
+}
+
+/// A Rust constant's name: words in capitals joined by `_` (`PAYPAL_REQUEST_ID`).
+fn is_constant_name(name: &str) -> bool {
+    name.contains('_') && !name.bytes().any(|b| b.is_ascii_lowercase())
 }
 
 /// Whether a Rust path outside any string literal (`webhook_events::table`,
@@ -1629,6 +1638,7 @@ fn names_a_store_in_code(name: &[u8], open: bool) -> bool {
             };
         let as_table = module || retention.is_retention_name(seg);
         stores.is_store_name_in_code(seg, as_table)
+            || (is_constant_name(seg) && names_a_header(seg))
     })
 }
 

@@ -115,6 +115,20 @@ pub struct RetentionFact {
     pub context: Vec<String>,
 }
 
+/// A cleanup that deletes a store's rows some time before their own
+/// expiry: `DELETE FROM t WHERE expires_at < now() + interval '1 hour'`,
+/// diesel's `t::expires_at.lt(now + IntervalDsl::hours(1))`.
+#[derive(Debug, Clone)]
+pub struct EarlyPurge {
+    /// The lead's text.
+    pub span: Span,
+    /// How long before its expiry a row is deleted.
+    pub lead: crate::duration::Duration,
+    pub table: String,
+    /// The expiry column compared.
+    pub column: String,
+}
+
 /// A Redis write of a key, from code (`SET key v EX n NX`, `set_ex`, ...).
 #[derive(Debug, Clone)]
 pub struct RedisKeyWrite {
@@ -175,6 +189,8 @@ pub struct FileFacts {
     pub rust: Option<rust::RustFacts>,
     /// Retentions that apply to idempotency stores.
     pub retention: Vec<RetentionFact>,
+    /// Cleanups that delete a store's rows before their own expiry.
+    pub early_purges: Vec<EarlyPurge>,
     /// Redis key writes from code.
     pub redis_writes: Vec<RedisKeyWrite>,
     /// Redis key prefixes the file's code builds from an idempotency

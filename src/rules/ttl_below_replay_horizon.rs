@@ -55,6 +55,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     unit_slips(ctx, out);
+    for f in &ctx.model.files {
+        for e in &f.early_purges {
+            out.push(early_purge(f.file, e));
+        }
+    }
 }
 
 /// An expiry read in another unit than it is written in
@@ -91,6 +96,28 @@ fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// A cleanup that deletes a store's rows before their own expiry: each
+/// key is forgotten that long before the store meant to stop holding it,
+/// whatever its counterparty. A warning: the expiry column was set for a
+/// reason the cleanup does not see.
+fn early_purge(file: FileId, e: &crate::frontend::EarlyPurge) -> Diagnostic {
+    let (t, c, lead) = (&e.table, &e.column, e.lead);
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        file,
+        e.span,
+        format!("`{t}` rows are deleted {lead} before their `{c}`"),
+    )
+    .with_primary_label(format!("{lead} ahead of the expiry"))
+    .with_note(format!(
+        "a key is forgotten {lead} before the time written for it in `{c}`: a replay in that time is applied again"
+    ))
+    .with_help(format!(
+        "delete rows once `{c}` has passed (`{c} < now()`), and lengthen `{c}` where the keys are written if the store keeps them too long"
+    ))
 }
 
 /// How a retention compares with its floor.

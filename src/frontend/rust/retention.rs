@@ -244,7 +244,8 @@ impl ItemReader {
             let_formats,
             let_idents,
             config_reads,
-            config_lets
+            config_lets,
+            early
         );
     }
 
@@ -299,6 +300,16 @@ fn finish(v: Visitor<'_>, facts: &mut FileFacts) -> RetentionFacts {
             w.ttl = fold_duration(expr, Some(*unit_ms), &lookup).map(|d| (d, *span));
         }
         facts.redis_writes.push(w);
+    }
+    for (expr, span, table, column) in &v.early {
+        if let Some(lead) = fold_duration(expr, None, &lookup).filter(|d| d.secs > 0) {
+            facts.early_purges.push(crate::frontend::EarlyPurge {
+                span: *span,
+                lead,
+                table: table.clone(),
+                column: column.clone(),
+            });
+        }
     }
     // A format seen as a macro and again as a write's key: keep one.
     let mut formats = v.formats;
@@ -609,6 +620,32 @@ fn constructor_ms(name: &str) -> Option<u64> {
     })
 }
 
+/// diesel's `IntervalDsl` methods on an integer literal (`7.days()`), in
+/// milliseconds a unit; months and years are left out (their length
+/// varies).
+fn interval_dsl_ms(name: &str) -> Option<u64> {
+    Some(match name {
+        "milliseconds" => 1,
+        "second" | "seconds" => 1000,
+        "minute" | "minutes" => 60_000,
+        "hour" | "hours" => 3_600_000,
+        "day" | "days" => 86_400_000,
+        "week" | "weeks" => 604_800_000,
+        _ => return None,
+    })
+}
+
+fn is_int_lit(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(_),
+            ..
+        }) => true,
+        syn::Expr::Paren(p) => is_int_lit(&p.expr),
+        _ => false,
+    }
+}
+
 /// `time::Duration::DAY` and friends.
 fn duration_const_ms(name: &str) -> Option<u64> {
     Some(match name {
@@ -678,6 +715,9 @@ struct Visitor<'ast> {
     /// (`let url = env::var("REDIS_URL")?;`), used when reading with
     /// `config_reads` (a TTL or a client's URL that nothing else gives).
     config_lets: HashMap<String, ConstExpr>,
+    /// Deletes of a store's rows before their expiry: the lead unfolded,
+    /// its span, the table and the expiry column.
+    early: Vec<(ConstExpr, Span, String, String)>,
 }
 
 impl<'ast> Visitor<'ast> {
@@ -754,7 +794,7 @@ impl<'ast> Visitor<'ast> {
                 let last = segs.last().map(String::as_str).unwrap_or("");
                 let owner = segs.iter().rev().nth(1).map(String::as_str).unwrap_or("");
                 match (c.args.first(), constructor_ms(last)) {
-                    (Some(arg), Some(ms)) if is_duration_type(owner) => {
+                    (Some(arg), Some(ms)) if is_duration_type(owner) || owner == "IntervalDsl" => {
                         ConstExpr::Dur { ms, arg: rd(arg) }
                     }
                     // `u64::from(x)`, `usize::try_from(x)`
@@ -779,6 +819,16 @@ impl<'ast> Visitor<'ast> {
                     ms: 1,
                     arg: rd(&m.receiver),
                 },
+                // diesel's `IntervalDsl` on an integer: `7.days()`, `1.hours()`.
+                name if m.args.is_empty() && is_int_lit(&m.receiver) => {
+                    match interval_dsl_ms(name) {
+                        Some(ms) => ConstExpr::Dur {
+                            ms,
+                            arg: rd(&m.receiver),
+                        },
+                        None => ConstExpr::Unknown,
+                    }
+                }
                 _ => ConstExpr::Unknown,
             },
             _ => ConstExpr::Unknown,
@@ -1112,6 +1162,7 @@ impl<'ast> Visitor<'ast> {
     /// cut-off read from the clock minus a duration.
     fn record_cutoff(&mut self, table: &str, column: &str, bound: &syn::Expr, at: Span) {
         let Some(age) = self.clock_minus(bound, 0) else {
+            self.record_early_purge(table, column, bound);
             return;
         };
         let expr = self.read(age, 0);
@@ -1138,6 +1189,72 @@ impl<'ast> Visitor<'ast> {
         });
     }
 
+    /// `t::expires_at.lt(Utc::now() + D)`: rows deleted `D` before their
+    /// own expiry.
+    fn record_early_purge(&mut self, table: &str, column: &str, bound: &syn::Expr) {
+        if !crate::frontend::sql::retention::is_expiry_column(column) {
+            return;
+        }
+        let mut e = bound;
+        while let syn::Expr::Paren(p) = e {
+            e = &p.expr;
+        }
+        let syn::Expr::Binary(b) = e else { return };
+        if !matches!(b.op, syn::BinOp::Add(_)) || !reads_clock(&b.left, &self.let_log) {
+            return;
+        }
+        let expr = self.read(&b.right, 0);
+        if expr == ConstExpr::Unknown {
+            return;
+        }
+        let span = self.expr_span(&b.right);
+        self.early
+            .push((expr, span, table.to_string(), column.to_string()));
+    }
+
+    /// diesel's `delete(t::table).filter(..)`: the filter after the call.
+    fn record_diesel_delete_chain(&mut self, m: &syn::ExprMethodCall) {
+        if m.method != "filter" {
+            return;
+        }
+        let syn::Expr::Call(c) = &*m.receiver else {
+            return;
+        };
+        let syn::Expr::Path(f) = &*c.func else { return };
+        let segs = super::path_idents(&f.path);
+        let is_delete = segs.last().is_some_and(|l| l == "delete")
+            && (segs.len() == 1 || segs.first().is_some_and(|s| s == "diesel"));
+        if !is_delete {
+            return;
+        }
+        let Some(dml) = super::sql_strings::diesel_dsl(&syn::Expr::Call(c.clone()), &[]) else {
+            return;
+        };
+        let stores = knowledge::stores();
+        if !stores.is_store_table(&dml.table) && !stores.is_provider_event_table(&dml.table) {
+            return;
+        }
+        self.diesel_filter(&dml.table, m);
+    }
+
+    /// The age or expiry comparison of one diesel `filter(..)` on a store.
+    fn diesel_filter(&mut self, table: &str, m: &syn::ExprMethodCall) -> bool {
+        let Some(syn::Expr::MethodCall(cmp)) = m.args.first() else {
+            return false;
+        };
+        let column = match &*cmp.receiver {
+            syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let lt = matches!(cmp.method.to_string().as_str(), "lt" | "le");
+        let (true, Some(column), Some(bound)) = (lt, column, cmp.args.first()) else {
+            return false;
+        };
+        let at = self.expr_span(&cmp.receiver);
+        self.record_cutoff(table, &column, bound, at);
+        true
+    }
+
     /// diesel's `delete(t::table.filter(t::created_at.lt(Utc::now() - D)))`
     /// on a store (`le` too; the column bare under `use t::dsl::*`).
     fn record_diesel_delete(&mut self, c: &syn::ExprCall) {
@@ -1160,19 +1277,8 @@ impl<'ast> Visitor<'ast> {
             let syn::Expr::MethodCall(m) = cur else {
                 return;
             };
-            if m.method == "filter" {
-                if let Some(syn::Expr::MethodCall(cmp)) = m.args.first() {
-                    let column = match &*cmp.receiver {
-                        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-                        _ => None,
-                    };
-                    let lt = matches!(cmp.method.to_string().as_str(), "lt" | "le");
-                    if let (true, Some(column), Some(bound)) = (lt, column, cmp.args.first()) {
-                        let at = self.expr_span(&cmp.receiver);
-                        self.record_cutoff(&dml.table, &column, bound, at);
-                        return;
-                    }
-                }
+            if m.method == "filter" && self.diesel_filter(&dml.table, m) {
+                return;
             }
             cur = &m.receiver;
         }
@@ -1586,6 +1692,11 @@ fn reads_clock(e: &syn::Expr, lets: &[(String, &syn::Expr)]) -> bool {
                 None => false,
             };
         }
+        // diesel's SQL `now`: `diesel::dsl::now`, `dsl::now`.
+        let segs = super::path_idents(&p.path);
+        return segs.len() >= 2
+            && segs.last().is_some_and(|l| l == "now")
+            && segs.iter().rev().nth(1).is_some_and(|s| s == "dsl");
     }
     let t = e.to_token_stream().to_string();
     t.contains("now ()") || t.contains("now_utc ()") || t.contains("now()")
@@ -1752,6 +1863,7 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
             self.read_method(call);
         }
         self.read_bind_chain(call);
+        self.record_diesel_delete_chain(call);
         visit::visit_expr_method_call(self, call);
     }
 }

@@ -16,6 +16,8 @@ use crate::source::Span;
 #[derive(Debug, Default, Clone)]
 pub struct SqlFacts {
     pub events: Vec<SchemaEvent>,
+    /// `DELETE`s of a store's rows before their own expiry.
+    pub early_purges: Vec<super::EarlyPurge>,
     /// Statements no dialect could parse (reported or only counted).
     pub unparsed: usize,
 }
@@ -257,6 +259,7 @@ pub fn parse(text: &str, facts: &mut super::FileFacts) {
         retention::statement(text, &stmt, &mut sql, &mut facts.retention);
     }
     retention::column_defaults(text, &sql, &mut facts.retention);
+    facts.early_purges.append(&mut sql.early_purges);
     facts.sql = Some(sql);
 }
 

@@ -408,6 +408,12 @@ fn walk(
         let before = context.len();
         context.extend(named);
         let found = delete(file, leaf, context);
+        if let Some(e) = found.as_ref().and_then(|d| early_purge(file, leaf, d)) {
+            facts.early_purges.push(e);
+        }
+        if found.is_none() {
+            takeover(file, leaf, context, out);
+        }
         context.truncate(before);
         if let Some(d) = found {
             if let Some(e) = &d.expiry {
@@ -558,6 +564,106 @@ pub fn bound_cutoff(sql: &str) -> Option<BoundCutoff> {
         column: c[1].to_ascii_lowercase(),
         param,
     })
+}
+
+/// `now() + E`: a time in the future.
+fn now_plus_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(&R, &format!(r"(?is)^\(?\s*{NOW}\s*\+\s*"))
+}
+
+/// Whether a column holds a row's own expiry time.
+pub fn is_expiry_column(column: &str) -> bool {
+    let c = column.to_ascii_lowercase();
+    c.contains("expire") || c.contains("expiry") || c.contains("valid_until")
+}
+
+/// A `DELETE` of a store's rows whose expiry column is before now plus an
+/// interval: each row goes that long before it expires.
+fn early_purge(file: &str, span: Span, d: &Delete) -> Option<super::super::EarlyPurge> {
+    let stores = knowledge::stores();
+    if !stores.is_store_table(&d.table.key) && !stores.is_provider_event_table(&d.table.key) {
+        return None;
+    }
+    let text = &file[span.start..span.end];
+    let p = d.table.span.end.checked_sub(span.start)?;
+    let p = p + where_re()?.find(&text[p..])?.end();
+    let pred = &text[p..];
+    cutoff_re()?.captures_iter(pred).find_map(|c| {
+        let column = c[1].to_ascii_lowercase();
+        if !is_expiry_column(&column) {
+            return None;
+        }
+        let head = c.get(0)?;
+        let after = &pred[head.end()..];
+        let m = now_plus_re()?.find(after)?;
+        let f = interval::fold(&after[m.end()..])?;
+        let lead = f.duration().filter(|l| l.secs > 0)?;
+        Some(super::super::EarlyPurge {
+            span: f.span.shift(span.start + p + head.end() + m.end()),
+            lead,
+            table: d.table.text.clone(),
+            column,
+        })
+    })
+}
+
+fn upsert_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    re(
+        &R,
+        &format!(r#"(?is)\binsert\s+into\s+({NAME}).*?\bon\s+conflict\b.*?\bdo\s+update\b"#),
+    )
+}
+
+/// An upsert that takes a store's key over once a time column of the row
+/// is older than an interval: `INSERT INTO idempotency_keys … ON CONFLICT
+/// (key) DO UPDATE … WHERE idempotency_keys.updated_at < now() - interval
+/// '5 minutes'`, the condition written in the upsert or in a CTE of the
+/// same statement (`claimable AS (SELECT … WHERE updated_at <= NOW() -
+/// INTERVAL '5 minutes')`). The key is as good as gone after the
+/// interval, whatever its `expires_at`: the interval is the store's
+/// retention. A cut-off on the row's in-flight mark (`locked_at`,
+/// `claimed_at`: `rules/stores.toml` `[in_flight_column]`) reclaims an
+/// abandoned claim and is left alone, as is one on an expiry column.
+fn takeover(file: &str, span: Span, context: &[String], out: &mut Vec<RetentionFact>) {
+    let text = &file[span.start..span.end];
+    if !(has(text, "conflict") && has(text, "insert")) {
+        return;
+    }
+    let Some(c) = upsert_re().and_then(|r| r.captures(text)) else {
+        return;
+    };
+    let Some(m) = c.get(1) else { return };
+    let table = m.as_str().replace(['"', '`'], "");
+    let stores = knowledge::stores();
+    if !stores.is_store_table(&super::extract::normalise_written(m.as_str())) {
+        return;
+    }
+    let Some(cut) = cutoff_re() else { return };
+    let found = cut.captures_iter(text).find_map(|c| {
+        let column = c[1].to_ascii_lowercase();
+        let head = c.get(0)?;
+        if stores.in_flight_column.matches(&column) || is_expiry_column(&column) {
+            return None;
+        }
+        let (d, dspan) = cutoff_value(&text[head.end()..])?;
+        Some((column, d, dspan.shift(span.start + head.end())))
+    });
+    let Some((column, duration, at)) = found else {
+        return;
+    };
+    let mut ctx = vec![table.clone()];
+    ctx.extend(context.iter().cloned());
+    out.push(RetentionFact {
+        span: at,
+        duration,
+        target: StoreRef::Table(table.clone()),
+        via: format!(
+            "an upsert that takes over `{table}` keys whose `{column}` is older than an interval"
+        ),
+        context: ctx,
+    });
 }
 
 /// `UPDATE partman.part_config SET retention = '30 days' WHERE

@@ -1,0 +1,4 @@
+-- Hourly sweep of the request-key table: rows go an hour early so the
+-- table stays small.
+DELETE FROM api_idempotency_keys
+WHERE expires_at < now() + interval '1 hour'; -- expect: ttl-below-replay-horizon
