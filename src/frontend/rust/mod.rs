@@ -7,6 +7,7 @@ mod chunks;
 pub mod comments;
 pub mod flow;
 pub mod key_source;
+pub mod owner_keys;
 pub mod redis_config;
 pub mod retention;
 pub mod retry;
@@ -36,6 +37,9 @@ pub struct RustFacts {
     /// Redis keys and SQL values built from an idempotency header or a
     /// provider event's identity (`key_source`).
     pub derived: key_source::Derived,
+    /// Key formats built where an owner's binding is at hand and unused
+    /// (`owner_keys`).
+    pub ownerless: Vec<owner_keys::OwnerlessKey>,
 }
 
 #[derive(Debug, Clone)]
@@ -414,6 +418,15 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut caches =
         crate::knowledge::contains_ignore_ascii_case(text, "cache").then(cache::Visitor::default);
     let mut literals = redis_config::may_set_policy(text).then(redis_config::Literals::default);
+    // Only a file that formats a string can build a key, and only a file
+    // the prefilter admits by its text is read for one: a run that reads
+    // every file whole reads the same ones.
+    let owner_gate = if text.contains("format") {
+        crate::walk::rust_admission(text.as_bytes())
+    } else {
+        crate::walk::Admission::No
+    };
+    let mut owners = (owner_gate != crate::walk::Admission::No).then(owner_keys::Visitor::default);
     let mut flows = flow::FileWalker::new(text, &consts, facts);
     let mut retries = retry::Walker::new(&consts, first);
     source.each(&mut |piece| {
@@ -424,6 +437,9 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         }
         if let Some(l) = &mut literals {
             piece.visit(l);
+        }
+        if let Some(o) = &mut owners {
+            piece.visit(o);
         }
     })?;
     rust.flow = flows.finish();
@@ -445,6 +461,11 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     }
     if let Some(c) = caches {
         rust.cache = c.out;
+    }
+    if let Some(o) = owners {
+        let late = owner_gate == crate::walk::Admission::Late;
+        rust.ownerless = o.out;
+        rust.ownerless.iter_mut().for_each(|k| k.late = late);
     }
     facts.rust = Some(rust);
     if let Some(l) = literals {
