@@ -158,6 +158,10 @@ pub struct KeyColumns {
 pub struct ScopeColumns {
     pub parts: Vec<String>,
     pub id_suffix: Vec<String>,
+    /// Words that may stand between the owner word and the suffix
+    /// (`tenant_record_id`).
+    #[serde(default)]
+    pub infix: Vec<String>,
 }
 
 impl ScopeColumns {
@@ -179,11 +183,47 @@ impl ScopeColumns {
         }
         let words = name_words(name);
         let owner = |w: &String| self.parts.iter().chain(extra).any(|p| p == w);
+        let suffix = |w: &String| self.id_suffix.iter().any(|s| s == w);
+        let infix = |w: &String| self.infix.iter().any(|s| s == w);
         match words.as_slice() {
             [one] => owner(one),
-            [.., before, last] => self.id_suffix.iter().any(|s| s == last) && owner(before),
+            [.., before, mid, last] if infix(mid) => suffix(last) && owner(before),
+            [.., before, last] => suffix(last) && owner(before),
             [] => false,
         }
+    }
+}
+
+/// Columns holding an identifier the caller chooses for its own object or
+/// request (`rules/stores.toml` `[caller_key_column]`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallerKeys {
+    /// Whole names (snake case).
+    pub names: Vec<String>,
+    /// First words of a name whose last word is one of `suffixes`
+    /// (`external_customer_id`, `client_reference`).
+    pub prefixes: Vec<String>,
+    pub suffixes: Vec<String>,
+    /// Types that hold a chosen text (`VARCHAR`, `TEXT`): a generated
+    /// number or UUID is unique across callers by construction.
+    pub types: Vec<String>,
+}
+
+impl CallerKeys {
+    /// Whether a column named `name` of SQL type `ty` holds a caller's
+    /// chosen identifier.
+    pub fn matches(&self, name: &str, ty: &str) -> bool {
+        let ty = ty.to_ascii_uppercase();
+        if !self.types.iter().any(|t| ty.starts_with(t.as_str())) {
+            return false;
+        }
+        let words = name_words(name);
+        let (Some(first), Some(last)) = (words.first(), words.last()) else {
+            return false;
+        };
+        self.names.contains(&words.join("_"))
+            || (words.len() > 1 && self.prefixes.contains(first) && self.suffixes.contains(last))
     }
 }
 
@@ -243,6 +283,9 @@ pub struct Stores {
     pub key_column: KeyColumns,
     pub scope_column: ScopeColumns,
     pub digest_key: DigestKeys,
+    /// Columns holding an identifier the caller chooses (`external_key`).
+    #[serde(default)]
+    pub caller_key_column: CallerKeys,
     pub response_column: Words,
     pub carrier_table: Words,
     /// Fields that hold a provider event's identity in code.
@@ -823,6 +866,20 @@ mod tests {
         assert!(stores()
             .scope_column
             .matches_with("household_id", "BIGINT", &extra));
+        assert!(stores().scope_column.matches("tenant_record_id", "BIGINT"));
+        assert!(stores().scope_column.matches("namespace_id", "BINARY(16)"));
+        assert!(!stores().scope_column.matches("target_record_id", "BIGINT"));
+    }
+
+    #[test]
+    fn caller_keys_are_chosen_text_identifiers() {
+        let k = &stores().caller_key_column;
+        assert!(k.matches("external_key", "VARCHAR(255)"));
+        assert!(k.matches("externalCustomerId", "TEXT"));
+        assert!(k.matches("uid", "CHARACTER VARYING"));
+        assert!(!k.matches("uid", "UUID"));
+        assert!(!k.matches("external", "TEXT"));
+        assert!(!k.matches("email", "TEXT"));
     }
     use crate::duration::DAY;
 

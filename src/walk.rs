@@ -1939,6 +1939,13 @@ pub fn admits_text(kind: FileKind, bytes: &[u8]) -> bool {
     builtin_keywords().admits(kind, Path::new(""), bytes)
 }
 
+/// How the built-in prefilter admits a Rust text, its path not asked: the
+/// same in a run that reads every file whole, so a recogniser that reads
+/// only what it admits finds the same in both.
+pub fn rust_admission(bytes: &[u8]) -> Admission {
+    builtin_keywords().admission(FileKind::Rust, Path::new(""), bytes)
+}
+
 /// How far into a Rust file the head of a generator is looked for.
 const GENERATED_HEAD_BYTES: usize = 256;
 

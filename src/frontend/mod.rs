@@ -332,7 +332,20 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
             facts.key_formats = key_format::in_text(text);
         }
     }
+    mark_admitted(kind, text, &mut facts);
     facts
+}
+
+/// Whether the built-in prefilter admits the text of a file that holds
+/// schema, its path not asked (see [`sql::SqlFacts::admitted`]).
+fn mark_admitted(kind: FileKind, text: &str, facts: &mut FileFacts) {
+    if let Some(sql) = facts.sql.as_mut().filter(|s| !s.events.is_empty()) {
+        sql.admitted = if kind == FileKind::Rust {
+            crate::walk::rust_admission(text.as_bytes()) == crate::walk::Admission::Full
+        } else {
+            crate::walk::admits_text(kind, text.as_bytes())
+        };
+    }
 }
 
 /// [`parse`] of a Rust file read only around `anchors`
@@ -344,6 +357,7 @@ pub fn parse_rust_around(file: FileId, text: &str, anchors: &[usize]) -> FileFac
     };
     rust::parse_around(text, &mut facts, anchors);
     facts.table_uses = text::table_uses(text);
+    mark_admitted(FileKind::Rust, text, &mut facts);
     facts
 }
 

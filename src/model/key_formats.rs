@@ -4,6 +4,7 @@
 //! Not for Redis instances (`redis.rs`) nor table guards (`schema.rs`).
 
 use crate::config::Config;
+use crate::frontend::rust::owner_keys::OwnerlessKey;
 use crate::frontend::{FileFacts, KeyFormat};
 use crate::knowledge;
 use crate::source::FileId;
@@ -18,13 +19,31 @@ pub struct UnscopedFormat {
     pub at_hand: Option<String>,
 }
 
+/// A key format built where an owner's binding is at hand and unused
+/// (`fn lock_key(merchant_id, payment_id)` building `lock_{}` from the
+/// payment id alone).
+#[derive(Debug, Clone)]
+pub struct OwnerlessFormat {
+    pub file: FileId,
+    pub key: OwnerlessKey,
+}
+
 #[derive(Debug, Default)]
 pub struct KeyFormatModel {
     pub unscoped: Vec<UnscopedFormat>,
+    pub ownerless: Vec<OwnerlessFormat>,
 }
 
 impl KeyFormatModel {
     pub fn build(files: &[FileFacts], config: &Config) -> Self {
+        Self::build_with(files, config, true)
+    }
+
+    /// [`KeyFormatModel::build`]; `late`: whether the run reads the files
+    /// the prefilter holds back, whose ownerless keys count only then (a
+    /// run that reads every file whole reads them too, and must not find
+    /// more).
+    pub fn build_with(files: &[FileFacts], config: &Config, late: bool) -> Self {
         let extra: Vec<String> = config
             .scope_words
             .iter()
@@ -33,7 +52,20 @@ impl KeyFormatModel {
         let stores = knowledge::stores();
         let is_scope = |id: &String| stores.scope_column.matches_with(id, "", &extra);
         let mut unscoped = Vec::new();
+        let mut ownerless = Vec::new();
         for f in files.iter().filter(|f| !f.test_path) {
+            for k in f.rust.iter().flat_map(|r| &r.ownerless) {
+                let in_test = f
+                    .test_regions
+                    .iter()
+                    .any(|r| r.start <= k.span.start && k.span.end <= r.end);
+                if !in_test && (late || !k.late) {
+                    ownerless.push(OwnerlessFormat {
+                        file: f.file,
+                        key: k.clone(),
+                    });
+                }
+            }
             for k in &f.key_formats {
                 let in_test = f
                     .test_regions
@@ -83,7 +115,10 @@ impl KeyFormatModel {
                 });
             }
         }
-        KeyFormatModel { unscoped }
+        KeyFormatModel {
+            unscoped,
+            ownerless,
+        }
     }
 }
 

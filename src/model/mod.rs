@@ -11,6 +11,7 @@ pub mod redis;
 pub mod retention;
 pub mod retries;
 pub mod schema;
+pub mod tenant_guards;
 pub mod writers;
 
 use crate::config::Config;
@@ -181,6 +182,7 @@ impl ProjectModel {
         config: &Config,
     ) -> Self {
         use rayon::prelude::*;
+        let late = joins.uses_late_files(&files);
         let Joins {
             headers,
             retention,
@@ -192,7 +194,7 @@ impl ProjectModel {
         // free them before the flow model, the largest part, is built.
         files.par_iter_mut().for_each(FileFacts::release_extracted);
         let (key_formats, flows) = rayon::join(
-            || key_formats::KeyFormatModel::build(&files, config),
+            || key_formats::KeyFormatModel::build_with(&files, config, late),
             || flows::FlowModel::build(&files, sources, config, &schema),
         );
         let retries = retries::RetryModel::build(&files, sources, settings, config, &flows);

@@ -178,6 +178,9 @@ pub struct SchemaModel {
     derived: HashMap<String, DerivedUse>,
     /// Owner words the config adds to the scope vocabulary.
     scope_words: Vec<String>,
+    /// Files of schema the built-in prefilter admits by their text alone
+    /// ([`crate::frontend::sql::SqlFacts::admitted`]).
+    admitted: std::collections::HashSet<FileId>,
     /// What [`SchemaModel::stores`] gives, by table index, made on first
     /// use: every rule over stores asks for them (omicron's 383 tables
     /// were judged six times a run).
@@ -239,6 +242,11 @@ impl SchemaModel {
                 model.declared.insert(norm_decl(t), d.store);
             }
         }
+        model.admitted = files
+            .iter()
+            .filter(|f| f.sql.as_ref().is_some_and(|s| s.admitted))
+            .map(|f| f.file)
+            .collect();
         let by_id: HashMap<FileId, &FileFacts> = files.iter().map(|f| (f.file, f)).collect();
         for (h, history) in model.histories.clone().iter().enumerate() {
             let mut replay = Replay {
@@ -356,6 +364,17 @@ impl SchemaModel {
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// Whether the built-in prefilter admits a file of schema by its text
+    /// alone: a run that reads every file whole reads the same ones.
+    pub fn admitted(&self, file: FileId) -> bool {
+        self.admitted.contains(&file)
+    }
+
+    /// Owner words the config adds to the scope vocabulary.
+    pub fn scope_words(&self) -> &[String] {
+        &self.scope_words
     }
 
     /// Whether a table is an idempotency store, and what kind.

@@ -2,10 +2,11 @@
 //! hash or copy of the request. Not for provider-event stores (a provider's
 //! event id always names the same event), nor for a table that is a store
 //! only by its `idempotency_key` column (`payments`: the row holds the
-//! request's own fields).
+//! request's own fields) unless the key is its primary key.
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::frontend::sql::KeyKind;
 use crate::knowledge;
 use crate::model::schema::{Store, StoreKind, Table};
 
@@ -16,7 +17,16 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (t, s) in ctx.model.schema.stores() {
         // Without a recognised key column there is no telling what the
         // table keys (a nonce table, an audit log named `dedup_...`).
-        if s.kind != StoreKind::RequestKey || !s.dedicated || s.key.is_empty() {
+        if s.kind != StoreKind::RequestKey || s.key.is_empty() {
+            continue;
+        }
+        // A table that carries the key is judged when it is where the key
+        // is kept and answered from: the key is its primary key. Else
+        // (`payments` with a unique `idempotency_key`, a run or a log row)
+        // the row holds the request's own fields or what it did, not a
+        // stored answer.
+        let kept = s.own_guard && keyed_by(t, &s);
+        if !s.dedicated && !kept {
             continue;
         }
         // A digest key is the request's own fingerprint; a pure dedup table
@@ -25,15 +35,29 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if s.digest || !s.keeps_response {
             continue;
         }
-        // A stored response is not a fingerprint of the request.
-        let has = t
-            .columns
-            .iter()
-            .any(|c| !c.name.starts_with("response") && words.matches(&c.name));
+        // A stored response is not a fingerprint of the request; nor, in a
+        // table that is not only for keys, a bare `hash` or `checksum`:
+        // that is the row's own.
+        let has = t.columns.iter().any(|c| {
+            !c.name.starts_with("response")
+                && words.matches(&c.name)
+                && (s.dedicated || knowledge::name_words(&c.name).len() > 1)
+        });
         if !has {
             out.push(missing(t, &s));
         }
     }
+}
+
+/// Whether the table's primary key is its key column(s) alone.
+fn keyed_by(t: &Table, s: &Store) -> bool {
+    t.guards.iter().any(|g| {
+        g.key.kind == KeyKind::PrimaryKey
+            && g.key
+                .parts
+                .iter()
+                .all(|p| p.columns().iter().all(|c| s.key.iter().any(|k| k == c)))
+    })
 }
 
 fn missing(t: &Table, s: &Store) -> Diagnostic {

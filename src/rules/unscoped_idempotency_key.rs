@@ -4,8 +4,9 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::key_formats::UnscopedFormat;
+use crate::model::key_formats::{OwnerlessFormat, UnscopedFormat};
 use crate::model::schema::{Guard, Guarding, Store, StoreKind, Table};
+use crate::model::tenant_guards::{Evidence, TenantBlind};
 
 pub const NAME: &str = "unscoped-idempotency-key";
 
@@ -33,6 +34,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             out.push(dropped_caller(f.file, d));
         }
     }
+    for o in &ctx.model.key_formats.ownerless {
+        out.push(ownerless(o));
+    }
+    for b in ctx.model.schema.tenant_blind_guards() {
+        out.push(tenant_blind(&b));
+    }
 }
 
 /// A caller's identity at hand where an idempotency key is built, and
@@ -53,6 +60,77 @@ fn dropped_caller(
     .with_label(file, d.function_span, "builds the key")
     .with_note("two callers that choose the same key share one stored entry: the second is answered with the first one's response, or refused as its replay")
     .with_help(format!("put `{}` into the key (hash or format it in before the client's key), or name it `_{}` if the key is global on purpose", d.name, d.name))
+}
+
+// NOTE: a warning: the code was handed the owner and the compiler's
+// unused-variable warning was left standing, or silenced by a literal in its
+// place; a key that is meant to be global takes no owner.
+fn ownerless(o: &OwnerlessFormat) -> Diagnostic {
+    let k = &o.key;
+    let shown = if k.text.len() > MAX_SHOWN {
+        let end = crate::source::clamp_to_char_boundary(&k.text, MAX_SHOWN);
+        format!("{}…", &k.text[..end])
+    } else {
+        k.text.clone()
+    };
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        o.file,
+        k.span,
+        format!(
+            "key format `{shown}` leaves out `{}`, which is at hand",
+            k.owner
+        ),
+    )
+    .with_primary_label(format!("`{}` is at hand and not in the key", k.owner))
+    .with_note("ids one owner chooses collide with another owner's under this key")
+    .with_help(format!(
+        "put the owner in the key: a `{{}}` segment for `{}`",
+        k.owner
+    ))
+}
+
+// NOTE: a warning where a guarded column is a caller's chosen identifier by
+// its name and type (`external_key varchar`): the guard can only be meant
+// per owner. A note where the guard also holds a reference to a parent row
+// (`integration_id uuid`) that may belong to one owner.
+fn tenant_blind(b: &TenantBlind<'_>) -> Diagnostic {
+    let t = b.table;
+    let g = b.guard;
+    let scope = b.scope.join("`, `");
+    let Evidence::CallerKey(c) = &b.evidence;
+    let (sev, why) = match &b.parent {
+        // `(external_id, integration_id)`: the integration may be one
+        // owner's, scoping the guard through it.
+        Some(p) => (
+            Severity::Note,
+            format!(
+                "`{c}` is an identifier the caller chooses, unless `{p}` names one owner's row"
+            ),
+        ),
+        None => (
+            Severity::Warning,
+            format!("`{c}` is an identifier the caller chooses"),
+        ),
+    };
+    let mut columns = vec![b.scope[0].clone()];
+    columns.extend(g.key.parts.iter().map(|p| p.text().to_string()));
+    Diagnostic::new(
+        NAME,
+        sev,
+        g.at.file,
+        g.at.span,
+        format!("unique guard on `{}` leaves out `{scope}`", t.name),
+    )
+    .with_primary_label(format!("guards `({})` across owners", g.key.parts_text()))
+    .with_note(format!(
+        "{why}: two owners can choose the same one, and one's row blocks or answers for the other's"
+    ))
+    .with_help(format!(
+        "make it unique per owner: `UNIQUE ({})`",
+        columns.join(", ")
+    ))
 }
 
 /// Longest key format quoted in a headline.

@@ -7,6 +7,7 @@ mod chunks;
 pub mod comments;
 pub mod flow;
 pub mod key_source;
+pub mod owner_keys;
 pub mod redis_config;
 pub mod retention;
 pub mod retry;
@@ -43,6 +44,9 @@ pub struct RustFacts {
     /// A caller's identity at hand and left out of an idempotency key
     /// (`scope`).
     pub dropped_callers: Vec<scope::DroppedCaller>,
+    /// Key formats built where an owner's binding is at hand and unused
+    /// (`owner_keys`).
+    pub ownerless: Vec<owner_keys::OwnerlessKey>,
 }
 
 #[derive(Debug, Clone)]
@@ -423,6 +427,15 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut literals = redis_config::may_set_policy(text).then(redis_config::Literals::default);
     let mut units = units::may_hold(text).then(units::Visitor::default);
     let mut scopes = key_source::may_hold_a_source(text).then(|| scope::Visitor::new(&consts));
+    // Only a file that formats a string can build a key, and only a file
+    // the prefilter admits by its text is read for one: a run that reads
+    // every file whole reads the same ones.
+    let owner_gate = if text.contains("format") {
+        crate::walk::rust_admission(text.as_bytes())
+    } else {
+        crate::walk::Admission::No
+    };
+    let mut owners = (owner_gate != crate::walk::Admission::No).then(owner_keys::Visitor::default);
     let mut flows = flow::FileWalker::new(text, &consts, facts);
     let mut retries = retry::Walker::new(&consts, first);
     source.each(&mut |piece| {
@@ -439,6 +452,9 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         }
         if let Some(s) = &mut scopes {
             piece.visit(s);
+        }
+        if let Some(o) = &mut owners {
+            piece.visit(o);
         }
     })?;
     rust.flow = flows.finish();
@@ -472,6 +488,11 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     }
     if let Some(s) = scopes {
         rust.dropped_callers = s.out.into_iter().filter(|d| !in_test(&d.span)).collect();
+    }
+    if let Some(o) = owners {
+        let late = owner_gate == crate::walk::Admission::Late;
+        rust.ownerless = o.out;
+        rust.ownerless.iter_mut().for_each(|k| k.late = late);
     }
     facts.rust = Some(rust);
     if let Some(l) = literals {

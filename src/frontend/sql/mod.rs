@@ -20,6 +20,11 @@ pub struct SqlFacts {
     pub early_purges: Vec<super::EarlyPurge>,
     /// Statements no dialect could parse (reported or only counted).
     pub unparsed: usize,
+    /// The built-in prefilter admits the file by its text alone, so a run
+    /// that reads every file whole reads it too: set by
+    /// [`crate::frontend::parse`]. Findings that need no store word read
+    /// only such files.
+    pub admitted: bool,
 }
 
 /// A table, index or constraint name as written, with its normalised form:

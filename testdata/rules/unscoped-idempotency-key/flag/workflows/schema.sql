@@ -1,0 +1,17 @@
+-- postgres: skip (SQLite: AUTOINCREMENT, BLOB)
+-- SQLite: a workflow engine's runs. Clients start a workflow under an id
+-- they choose, at most once per namespace.
+CREATE TABLE namespaces (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE current_runs (
+  shard_id INTEGER NOT NULL,
+  namespace_id BLOB NOT NULL,
+  workflow_id VARCHAR(255) NOT NULL,
+  run_id BLOB NOT NULL,
+  create_request_id VARCHAR(255) NOT NULL,
+  state INTEGER NOT NULL,
+  PRIMARY KEY (shard_id, workflow_id) -- expect: unscoped-idempotency-key
+);
