@@ -311,6 +311,38 @@ pub struct Stores {
     /// Columns that mark a claimed key whose request still runs.
     #[serde(default)]
     pub in_flight_column: Words,
+    /// Columns each insert fills anew (`run_id`, a `gen_random_uuid()`
+    /// default, a serial).
+    #[serde(default)]
+    pub per_row_column: PerRowColumns,
+    /// Index names that say the index is a unique or duplicate guard.
+    #[serde(default)]
+    pub guard_index_name: Words,
+    /// Columns that keep the caller's request id (`create_request_id`).
+    #[serde(default)]
+    pub request_carrier_column: Words,
+}
+
+/// `[per_row_column]` of `rules/stores.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerRowColumns {
+    pub names: Vec<String>,
+    pub defaults: Vec<String>,
+    pub types: Vec<String>,
+}
+
+impl PerRowColumns {
+    /// Whether a column named `name`, of SQL type `ty` with default
+    /// `default`, is filled anew by each insert (time columns aside).
+    pub fn matches(&self, name: &str, ty: &str, default: Option<&str>) -> bool {
+        let ty = ty.to_ascii_uppercase();
+        let base = ty.split(['(', ' ']).next().unwrap_or("");
+        let default = default.unwrap_or_default().to_ascii_lowercase();
+        self.names.iter().any(|n| *n == snake(name))
+            || self.types.iter().any(|t| t == base)
+            || self.defaults.iter().any(|d| default.contains(d.as_str()))
+    }
 }
 
 /// `[table_noun]` of `rules/stores.toml`.

@@ -473,8 +473,39 @@ impl SchemaModel {
                 r,
             ),
         };
+        let named = key.is_some();
         let mut s = self.finish_store(t, kind, key, dedicated || weak);
         s.derived = derived.cloned();
+        if !named {
+            if let Some((key, _)) = per_row_key(t) {
+                s.scope.retain(|c| !key.contains(c));
+                s.key = key;
+            }
+        }
+        Some(s)
+    }
+
+    /// A table that keeps the caller's request id (`create_request_id`)
+    /// and whose unique guards all hold a column each insert fills anew:
+    /// the key is the rest of such a guard, and nothing refuses a second
+    /// row with it. Its findings are notes (its name does not say it keeps
+    /// keys). A table the code claims on without a target (`ON CONFLICT
+    /// DO NOTHING`) is not judged here: its migrations are read only when
+    /// they hold a store word, and a partial history would misjudge it.
+    fn request_store(&self, t: &Table) -> Option<Store> {
+        let stores = knowledge::stores();
+        let carries = t
+            .columns
+            .iter()
+            .any(|c| stores.request_carrier_column.matches(&c.name));
+        if !carries {
+            return None;
+        }
+        let (key, _) = per_row_key(t)?;
+        let mut s = self.finish_store(t, StoreKind::RequestKey, None, false);
+        s.scope.retain(|c| !key.contains(c));
+        s.key = key;
+        s.note_only = true;
         Some(s)
     }
 
@@ -585,7 +616,8 @@ impl SchemaModel {
     pub fn stores(&self) -> impl Iterator<Item = (&Table, Store)> {
         self.stores
             .get_or_init(|| {
-                self.tables
+                let judged = self
+                    .tables
                     .iter()
                     .enumerate()
                     .filter(|(_, t)| t.partition_of.is_none())
@@ -608,10 +640,33 @@ impl SchemaModel {
                         }
                         Some((i, s))
                     })
-                    .collect()
+                    .collect::<Vec<_>>();
+                let requests: Vec<(usize, Store)> = self
+                    .request_stores()
+                    .into_iter()
+                    .filter(|(i, _)| !judged.iter().any(|(j, _)| j == i))
+                    .collect();
+                judged.into_iter().chain(requests).collect()
             })
             .iter()
             .map(|(i, s)| (&self.tables[*i], s.clone()))
+    }
+
+    /// [`SchemaModel::request_store`] of every table that is no store
+    /// otherwise (or one with no key column).
+    fn request_stores(&self) -> Vec<(usize, Store)> {
+        self.tables
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.partition_of.is_none())
+            .filter(|(_, t)| {
+                let known = self
+                    .store(t)
+                    .or_else(|| self.store_of(t, true).filter(|s| !s.dedicated));
+                known.is_none_or(|s| s.key.is_empty() && !s.dedicated)
+            })
+            .filter_map(|(i, t)| self.request_store(t).map(|s| (i, s)))
+            .collect()
     }
 
     /// Whether a table other than `t` has a unique guard over a column
@@ -717,6 +772,57 @@ fn is_time_column(t: &Table, name: &str) -> bool {
     }
 }
 
+/// A column each insert fills anew: an id minted for the row
+/// (`[per_row_column]` of `rules/stores.toml`: `run_id`, a
+/// `gen_random_uuid()` default, a serial) or a time the clock fills
+/// (`DEFAULT now()`).
+pub fn minted(t: &Table, name: &str) -> bool {
+    let words = &knowledge::stores().per_row_column;
+    let Some(c) = t.column(name) else {
+        return words.names.contains(&knowledge::snake(name));
+    };
+    let clock = [
+        "now()",
+        "current_timestamp",
+        "clock_timestamp",
+        "localtimestamp",
+        "sysdate",
+        "getdate",
+        "'now'",
+    ];
+    let default = c
+        .default
+        .as_deref()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    words.matches(&c.name, &c.ty, c.default.as_deref())
+        || (is_time_column(t, name) && clock.iter().any(|w| default.contains(w)))
+}
+
+/// When every unique guard of `t` holds a column each insert fills anew
+/// ([`minted`]): the other columns of the first such guard that has some
+/// (the key it was meant to guard), and the minted ones. `None` when some
+/// guard holds none (it guards), or a guard is partial or has no plain
+/// column besides.
+pub fn per_row_key(t: &Table) -> Option<(Vec<String>, Vec<String>)> {
+    let mut found = None;
+    for g in t.guards.iter().filter(|g| g.key.kind != KeyKind::Index) {
+        if g.key.predicate.is_some() {
+            return None;
+        }
+        let cols: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+        let (new, rest): (Vec<&str>, Vec<&str>) = cols.iter().partition(|c| minted(t, c));
+        if new.is_empty() {
+            return None;
+        }
+        if !rest.is_empty() && found.is_none() {
+            let own = |v: Vec<&str>| v.into_iter().map(str::to_string).collect::<Vec<_>>();
+            found = Some((own(rest), own(new)));
+        }
+    }
+    found
+}
+
 /// A partial predicate that excludes no row that could collide:
 /// `WHERE key IS NOT NULL` (NULLs never collide anyway).
 fn harmless_predicate(pred: &str, key: &[String]) -> bool {
@@ -755,7 +861,7 @@ impl Store {
                 .iter()
                 .filter(|p| !reads_only(t, p, &self.key))
                 .flat_map(|p| p.columns())
-                .filter(|c| is_time_column(t, c))
+                .filter(|c| is_time_column(t, c) || minted(t, c))
                 .collect();
             let full = g
                 .key

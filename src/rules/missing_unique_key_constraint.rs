@@ -4,19 +4,80 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::schema::{Guard, Guarding, Removed, Store, Table};
+use crate::frontend::sql::KeyKind;
+use crate::model::schema::{self, Guard, Guarding, Removed, Store, Table};
 
 pub const NAME: &str = "missing-unique-key-constraint";
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let mut reported: Vec<&str> = Vec::new();
     for (t, s) in ctx.model.schema.stores() {
         if s.key.is_empty() {
             continue;
         }
+        let dialect = Dialect::of(ctx, t);
         match s.guarding(t) {
-            Guarding::Missing => out.push(missing(t, &s, s.last_removed(t), s.plain_index(t))),
-            Guarding::Partial(g) => out.push(partial(t, &s, g)),
+            Guarding::Missing => {
+                let d = match minted_guard(t, &s) {
+                    Some((g, cols)) => per_row(t, &s, g, &cols, dialect),
+                    None => missing(t, &s, s.last_removed(t), s.plain_index(t), dialect),
+                };
+                out.push(d);
+                reported.push(&t.key);
+            }
+            Guarding::Partial(g) => {
+                out.push(partial(t, &s, g, dialect));
+                reported.push(&t.key);
+            }
             Guarding::Guarded(_) | Guarding::SplitByPartition { .. } => {}
+        }
+    }
+    for t in &ctx.model.schema.tables {
+        if t.partition_of.is_none() && !reported.contains(&t.key.as_str()) {
+            out.extend(named_guards(t, Dialect::of(ctx, t)));
+        }
+    }
+}
+
+/// The SQL dialect a table's guard is to be written in: by the schema
+/// file's path (`mysql/`, `sqlite/`), else by types only MySQL has, else
+/// PostgreSQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    Postgres,
+    MySql,
+    Sqlite,
+}
+
+impl Dialect {
+    fn of(ctx: &Context<'_>, t: &Table) -> Dialect {
+        let path = ctx.sources.path(t.created.file).to_ascii_lowercase();
+        if path.contains("sqlite") {
+            return Dialect::Sqlite;
+        }
+        if path.contains("mysql") || path.contains("mariadb") {
+            return Dialect::MySql;
+        }
+        let mysql_only = [
+            "TINYINT",
+            "MEDIUMINT",
+            "DATETIME",
+            "TINYTEXT",
+            "MEDIUMTEXT",
+            "LONGTEXT",
+            "TINYBLOB",
+            "MEDIUMBLOB",
+            "LONGBLOB",
+            "ENUM(",
+        ];
+        let mysql = t.columns.iter().any(|c| {
+            let ty = c.ty.to_ascii_uppercase();
+            mysql_only.iter().any(|w| ty.starts_with(w))
+        });
+        if mysql {
+            Dialect::MySql
+        } else {
+            Dialect::Postgres
         }
     }
 }
@@ -40,24 +101,78 @@ fn ident(name: &str) -> String {
     }
 }
 
-/// The guard to add: scope columns first, so one caller's key never meets
-/// another's. Names are the normalised ones (case kept only where it was
-/// quoted), quoted where PostgreSQL needs it.
-fn suggestion(t: &Table, s: &Store) -> String {
-    let mut columns = s.scope.clone();
-    columns.extend(s.key.iter().cloned());
-    let bare = t.key.rsplit('.').next().unwrap_or(&t.key);
-    let table: Vec<String> = t.key.split('.').map(ident).collect();
-    let quoted: Vec<String> = columns.iter().map(|c| ident(c)).collect();
-    format!(
-        "CREATE UNIQUE INDEX CONCURRENTLY {} ON {} ({});",
-        ident(&format!("{bare}_{}_key", columns.join("_"))),
-        table.join("."),
-        cols(&quoted)
-    )
+/// An identifier as MySQL must read it: in backticks unless plain.
+fn mysql_ident(name: &str) -> String {
+    let plain = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("`{}`", name.replace('`', "``"))
+    }
 }
 
-fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard>) -> Diagnostic {
+/// The guard to add: scope columns first, so one caller's key never meets
+/// another's. Names are the normalised ones (case kept only where it was
+/// quoted), quoted where the dialect needs it.
+fn suggestion(t: &Table, s: &Store, dialect: Dialect) -> String {
+    let mut columns = s.scope.clone();
+    columns.extend(s.key.iter().cloned());
+    unique_index(t, &columns, dialect)
+}
+
+/// A statement that adds a unique guard over `columns` of `t` without
+/// stopping writes where the dialect can: PostgreSQL builds it
+/// `CONCURRENTLY`, MySQL (InnoDB online DDL) with `ALGORITHM=INPLACE,
+/// LOCK=NONE`; SQLite has neither, and its `CREATE UNIQUE INDEX` holds the
+/// database's write lock while it builds.
+fn unique_index(t: &Table, columns: &[String], dialect: Dialect) -> String {
+    let bare = t.key.rsplit('.').next().unwrap_or(&t.key);
+    let name = format!("{bare}_{}_key", columns.join("_"));
+    let q: fn(&str) -> String = match dialect {
+        Dialect::MySql => mysql_ident,
+        Dialect::Postgres | Dialect::Sqlite => ident,
+    };
+    let table: Vec<String> = t.key.split('.').map(q).collect();
+    let quoted: Vec<String> = columns.iter().map(|c| q(c)).collect();
+    match dialect {
+        Dialect::Postgres => format!(
+            "CREATE UNIQUE INDEX CONCURRENTLY {} ON {} ({});",
+            q(&name),
+            table.join("."),
+            cols(&quoted)
+        ),
+        Dialect::MySql => format!(
+            "ALTER TABLE {} ADD UNIQUE INDEX {} ({}), ALGORITHM=INPLACE, LOCK=NONE;",
+            table.join("."),
+            q(&name),
+            cols(&quoted)
+        ),
+        Dialect::Sqlite => format!(
+            "CREATE UNIQUE INDEX {} ON {} ({});",
+            q(&name),
+            table.join("."),
+            cols(&quoted)
+        ),
+    }
+}
+
+/// The words of a help that adds the guard, by dialect.
+fn add_guard(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Postgres => "add the guard without locking writes",
+        Dialect::MySql => "add the guard online (InnoDB builds it while writes go on)",
+        Dialect::Sqlite => "add the guard (SQLite holds its write lock while it builds the index)",
+    }
+}
+
+fn missing(
+    t: &Table,
+    s: &Store,
+    removed: Option<&Removed>,
+    index: Option<&Guard>,
+    dialect: Dialect,
+) -> Diagnostic {
     let key = cols(&s.key);
     let mut d = match removed {
         Some(r) => Diagnostic::new(
@@ -133,15 +248,12 @@ fn missing(t: &Table, s: &Store, removed: Option<&Removed>, index: Option<&Guard
             "keep the keys in a table that is not partitioned by time, or partition it by `HASH ({key})` so `UNIQUE ({key})` is allowed"
         )
     } else {
-        format!(
-            "add the guard without locking writes: `{}`",
-            suggestion(t, s)
-        )
+        format!("{}: `{}`", add_guard(dialect), suggestion(t, s, dialect))
     };
     d.with_help(help)
 }
 
-fn partial(t: &Table, s: &Store, g: &Guard) -> Diagnostic {
+fn partial(t: &Table, s: &Store, g: &Guard, dialect: Dialect) -> Diagnostic {
     let predicate = g.key.predicate.as_deref().unwrap_or_default();
     Diagnostic::new(
         NAME,
@@ -158,6 +270,144 @@ fn partial(t: &Table, s: &Store, g: &Guard) -> Diagnostic {
     .with_note("rows outside the predicate are not guarded: two replays of such a row both insert")
     .with_help(format!(
         "guard every row: `{}`, or show that no key is ever written outside `{predicate}`",
-        suggestion(t, s)
+        suggestion(t, s, dialect)
     ))
+}
+
+/// The unique guard over the key that also holds columns each insert
+/// fills anew ([`schema::minted`]), and those columns.
+fn minted_guard<'a>(t: &'a Table, s: &Store) -> Option<(&'a Guard, Vec<String>)> {
+    t.guards
+        .iter()
+        .filter(|g| g.key.kind != KeyKind::Index && g.key.predicate.is_none())
+        .find_map(|g| {
+            let all: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+            let new: Vec<String> = all
+                .iter()
+                .filter(|c| !s.key.iter().any(|k| k == *c) && schema::minted(t, c))
+                .map(|c| c.to_string())
+                .collect();
+            let covers = s.key.iter().all(|k| all.contains(&k.as_str()));
+            (covers && !new.is_empty()).then_some((g, new))
+        })
+}
+
+/// Why a minted column is new on every insert.
+fn minted_why(t: &Table, c: &str) -> String {
+    match t.column(c).and_then(|col| col.default.as_deref()) {
+        Some(d) => format!("`{c}` defaults to `{d}`"),
+        None => format!("`{c}` is minted for each row"),
+    }
+}
+
+/// The key's only unique guard also holds a column each insert fills anew
+/// (`PRIMARY KEY (ap_id, published)` with `published DEFAULT now()`,
+/// `PRIMARY KEY (workflow_id, run_id)`): the same key inserted twice makes
+/// two rows.
+fn per_row(t: &Table, s: &Store, g: &Guard, new: &[String], dialect: Dialect) -> Diagnostic {
+    let key = cols(&s.key);
+    let why: Vec<String> = new.iter().map(|c| minted_why(t, c)).collect();
+    let mut d = Diagnostic::new(
+        NAME,
+        s.severity(Severity::Error),
+        g.at.file,
+        g.at.span,
+        format!(
+            "the only unique guard of `{}` also holds `{}`, new on each insert",
+            t.name,
+            cols(new)
+        ),
+    )
+    .with_primary_label(format!(
+        "`({})`: no second row with the same `{key}` is refused",
+        g.key.parts_text()
+    ))
+    .with_label(
+        t.created.file,
+        t.created.span,
+        format!("`{}` created here", t.name),
+    )
+    .with_note(format!(
+        "{}: each insert brings a new value, so a replay of the same `{key}` meets no row and is inserted",
+        why.join(", ")
+    ));
+    if s.note_only {
+        d = d.with_note(format!(
+            "`{}` keeps the caller's request id, so it answers retried requests; its name does not say it keeps keys, hence a note",
+            t.name
+        ));
+    }
+    d.with_help(format!(
+        "guard the key alone: `{}`",
+        unique_index(t, &s.key, dialect)
+    ))
+}
+
+/// The plain columns of a key, or `None` when a part is an expression.
+fn plain_columns(k: &crate::frontend::sql::Key) -> Option<Vec<&str>> {
+    k.parts
+        .iter()
+        .map(|p| match p {
+            crate::frontend::sql::KeyPart::Column(c) => Some(c.as_str()),
+            crate::frontend::sql::KeyPart::Expr { .. } => None,
+        })
+        .collect()
+}
+
+/// Plain indexes named as unique or duplicate guards (`record_uniq`,
+/// `index_unique_transaction_id`, `fees_duplication_guard`) with no unique
+/// guard of the table over their columns (or some of them): the name says
+/// what the index was meant to refuse, and it refuses nothing. A warning:
+/// the name is the authors' intent, not a proof that the code leans on it.
+fn named_guards(t: &Table, dialect: Dialect) -> Vec<Diagnostic> {
+    let words = &crate::knowledge::stores().guard_index_name;
+    let mut out = Vec::new();
+    for ix in t
+        .guards
+        .iter()
+        .filter(|g| g.key.kind == KeyKind::Index && words.matches(&g.key.name))
+    {
+        let Some(columns) = plain_columns(&ix.key) else {
+            continue;
+        };
+        let covered = t.guards.iter().any(|g| {
+            g.key.kind != KeyKind::Index
+                && g.key.predicate.is_none()
+                && plain_columns(&g.key)
+                    .is_some_and(|c| !c.is_empty() && c.iter().all(|x| columns.contains(x)))
+        });
+        if covered || columns.is_empty() {
+            continue;
+        }
+        let owned: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+        out.push(
+            Diagnostic::new(
+                NAME,
+                Severity::Warning,
+                ix.at.file,
+                ix.at.span,
+                format!(
+                    "`{}` is named as a unique guard but is a plain index",
+                    ix.key.name
+                ),
+            )
+            .with_primary_label(format!(
+                "a plain index: no unique guard of `{}` covers `({})`",
+                t.name,
+                cols(&owned)
+            ))
+            .with_label(
+                t.created.file,
+                t.created.span,
+                format!("`{}` created here", t.name),
+            )
+            .with_note("an index named for uniqueness or for duplicates is one the code is meant to lean on: a replay that inserts the same values again is stored twice")
+            .with_help(format!(
+                "{}: `{}`, or rename the index if duplicates are meant to be allowed",
+                add_guard(dialect),
+                unique_index(t, &owned, dialect)
+            )),
+        );
+    }
+    out
 }
