@@ -123,6 +123,9 @@ fn build_recovering(text: &str, facts: &mut FileFacts) -> ConfDoc {
         }
     }
     let mut skipped_to = 0;
+    // Whether the prefilter admits the file: it can hold what a rule
+    // checks, so a part of it that cannot be read is a hole in the check.
+    let mut needed = None;
     for _ in 0..MAX_ROUNDS {
         let (at, info) = match stop {
             None => return doc,
@@ -148,14 +151,20 @@ fn build_recovering(text: &str, facts: &mut FileFacts) -> ConfDoc {
             start = entry_around(&work, start.saturating_sub(1)).0;
         }
         let unread = text.get(start..end).unwrap_or("");
+        let needed = *needed.get_or_insert_with(|| {
+            crate::walk::admits_text(crate::source::FileKind::Yaml, text.as_bytes())
+        }) || crate::walk::prefilter(unread.as_bytes());
+        let literal = template && super::template::literal_around(text, at);
         facts.problems.push(Problem {
             span: error_span(text, at),
-            message: if template {
+            message: if literal {
+                "invalid YAML in a template's literal lines, whatever its values".to_string()
+            } else if template {
                 "Go template that does not read as YAML once its actions are set aside".to_string()
             } else {
                 "invalid YAML".to_string()
             },
-            reported: !template && crate::walk::prefilter(unread.as_bytes()),
+            reported: needed && (!template || literal),
             detail: Some(info.to_string()),
         });
         if start >= end {

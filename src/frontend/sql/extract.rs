@@ -219,8 +219,15 @@ pub fn statement(
         return;
     }
     facts.unparsed += 1;
-    let reported = changes_tables(sql) && touches_store(file, raw);
-    let message = format!("cannot parse SQL statement `{}`", head(sql));
+    // A statement no dialect reads for a form of its own is counted; one
+    // whose parentheses do not balance is broken in every dialect, and a
+    // table or index it was to create or change is missing from the schema.
+    let broken = super::split::unbalanced_parens(sql);
+    let reported = changes_tables(sql) && (broken.is_some() || touches_store(file, raw));
+    let message = match broken {
+        Some(why) => format!("invalid SQL statement `{}`: {why}", head(sql)),
+        None => format!("cannot parse SQL statement `{}`", head(sql)),
+    };
     let mut span = raw.span;
     let mut detail = None;
     if let Some(e) = first_error {
@@ -515,7 +522,7 @@ fn head(sql: &str) -> String {
 /// `CREATE UNIQUE INDEX`, `ALTER TABLE`, `DROP INDEX`, MySQL `RENAME
 /// TABLE`). NOTE: pg_dump's `ALTER SEQUENCE idempotency_keys_id_seq OWNED BY
 /// …` names a store but cannot unguard it; reporting it would be noise.
-fn changes_tables(sql: &str) -> bool {
+pub(super) fn changes_tables(sql: &str) -> bool {
     let words = first_words(sql);
     matches!(
         words.first().map(String::as_str),
