@@ -225,7 +225,7 @@ pub fn statement(
     let broken = super::split::unbalanced_parens(sql);
     let reported = changes_tables(sql) && (broken.is_some() || touches_store(file, raw));
     let message = match broken {
-        Some(why) => format!("invalid SQL statement `{}`: {why}", head(sql)),
+        Some(_) => format!("invalid SQL statement `{}`", head(sql)),
         None => format!("cannot parse SQL statement `{}`", head(sql)),
     };
     let mut span = raw.span;
@@ -243,6 +243,12 @@ pub fn statement(
             span = Span::new(raw.span.start + offset, raw.span.start + end);
         }
         detail = Some(words.trim_start_matches("sql parser error: ").to_string());
+    }
+    if let Some(why) = broken {
+        detail = Some(match detail {
+            Some(words) => format!("{why}; {words}"),
+            None => why.to_string(),
+        });
     }
     problems.push(Problem {
         span,
