@@ -23,6 +23,12 @@ pub struct HeaderName {
     /// resource name): its other spellings are not misses of it either.
     #[serde(default = "yes")]
     pub header: bool,
+    /// For a provider's own variant one letter from a canonical name
+    /// (`Idempotence-Key`): words that mark a file as talking to that
+    /// provider. Elsewhere, beside the canonical spelling in the same file,
+    /// the variant is a miss of it.
+    #[serde(default)]
+    pub markers: Vec<String>,
 }
 
 fn yes() -> bool {

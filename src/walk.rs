@@ -607,9 +607,19 @@ impl Keywords {
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
         let rust = kind == FileKind::Rust;
         let kind = if conf { FileKind::RedisConf } else { kind };
-        lowered(bytes, |lower| {
+        let admission = lowered(bytes, |lower| {
             self.admits_lowered(kind, rust, test_path, path, bytes, lower)
-        })
+        });
+        // A migration that cannot run (a parenthesis never closed in a
+        // `CREATE TABLE`) is a parse error whatever it names.
+        if admission == Admission::No
+            && kind == FileKind::Sql
+            && std::str::from_utf8(bytes)
+                .is_ok_and(crate::frontend::sql::has_broken_table_statement)
+        {
+            return Admission::Full;
+        }
+        admission
     }
 
     /// Where a Rust file may hold something a rule reads, for reading it

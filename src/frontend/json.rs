@@ -79,11 +79,10 @@ fn read_whole(text: &str) -> Option<ConfDoc> {
 
 /// The problem for a file the tree builder stopped on at byte `at`.
 fn judge(text: &str, prepared: &str, at: usize, info: &str, open: &str) -> Problem {
-    // A template of JSON (`"version": "{{ version }}"`, `{% for %}` blocks)
-    // is not JSON, and holds nothing until it is rendered.
-    let template = ["{{", "{%", "<%", "%}"]
-        .iter()
-        .any(|m| memchr::memmem::find(text.as_bytes(), m.as_bytes()).is_some());
+    // A template of JSON (`"version": {{ version }}`, `{% for %}` blocks)
+    // is not JSON, and holds nothing until it is rendered. A marker inside
+    // a string (an OpenAPI example's `"{{base_url}}"`) makes no template.
+    let template = template_outside_strings(prepared);
     match serde_json::from_str::<serde::de::IgnoredAny>(prepared) {
         Err(e) if e.line() > 0 => {
             let at = offset_of(text, e.line(), e.column());
@@ -113,6 +112,35 @@ fn judge(text: &str, prepared: &str, at: usize, info: &str, open: &str) -> Probl
             detail: None,
         },
     }
+}
+
+/// Whether a template marker (`{{`, `{%`, `<%`, `%}`) stands outside the
+/// JSON strings of `text` (comments already blanked).
+fn template_outside_strings(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            let next = bytes.get(i + 1).copied();
+            match (b, next) {
+                (b'"', _) => in_string = true,
+                (b'{', Some(b'{' | b'%')) | (b'<' | b'%', Some(b'%')) | (b'%', Some(b'}')) => {
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    false
 }
 
 /// `text` made readable by the YAML builder, byte for byte the same length
@@ -471,5 +499,21 @@ mod tests {
             format!("\"{value}\"")
         );
         assert!(facts.strings.iter().all(|s| s.value != value));
+    }
+
+    #[test]
+    fn a_template_marker_inside_a_string_makes_no_template() {
+        assert!(!template_outside_strings(
+            "{\"url\": \"{{base}}/v1\", \"q\": \"a\\\"{%\"}"
+        ));
+        assert!(template_outside_strings("{\"v\": {{ version }}}"));
+        assert!(template_outside_strings(
+            "[\n{% for x in xs %}\n1\n{% endfor %}]"
+        ));
+        let text = "{\n  \"openapi\": \"3.1.0\"\n  \"servers\": [{\"url\": \"{{host}}\"}],\n  \"x-idempotency\": true\n}\n";
+        let facts = parsed(text);
+        assert_eq!(facts.problems.len(), 1, "{:?}", facts.problems);
+        assert_eq!(facts.problems[0].message, "invalid JSON");
+        assert!(facts.problems[0].reported);
     }
 }

@@ -372,7 +372,16 @@ pub fn collect(
 /// Front end for a whole redis.conf / valkey.conf file: the file is the instance.
 pub fn parse(text: &str, facts: &mut FileFacts) {
     let (directives, problems) = tokenize(text);
-    facts.problems.extend(problems);
+    // NOTE: Redis refuses to start with a file one line of which it cannot
+    // split (`FATAL CONFIG FILE ERROR`), whatever that line is about: the
+    // policy the file sets never applies. Reported on every line, where a
+    // redis.conf embedded in another file is only read for its policy.
+    facts.problems.extend(problems.into_iter().map(|mut p| {
+        p.reported = true;
+        p.detail =
+            Some("Redis refuses to start with this file (`FATAL CONFIG FILE ERROR`)".to_string());
+        p
+    }));
     let mut redis = RedisFacts::default();
     redis.instances.push(InstanceDecl::new(
         InstanceKind::ConfFile,
@@ -471,5 +480,22 @@ mod tests {
         assert_eq!(d.len(), 1);
         let a = &d[0].args[0];
         assert_eq!(&host[a.span.start..a.span.end], "allkeys-lru");
+    }
+
+    /// Redis refuses a whole file one line of which it cannot split, so
+    /// the fault is reported whatever the line is about.
+    #[test]
+    fn a_redis_conf_line_redis_cannot_split_is_reported() {
+        let mut f = FileFacts::default();
+        parse(
+            "maxmemory-policy noeviction\nlogfile \"/var/log/redis.log\n",
+            &mut f,
+        );
+        assert_eq!(f.problems.len(), 1);
+        assert!(f.problems[0].reported);
+        assert_eq!(
+            settings("maxmemory-policy noeviction\nlogfile \"x\n").len(),
+            1
+        );
     }
 }

@@ -92,6 +92,54 @@ pub fn neutralise(text: &str) -> Option<Neutralised> {
     Some(Neutralised { text, holes })
 }
 
+/// Whether the line holding byte `at` and the non-blank lines either side of
+/// it are literal text: no action lies on them or between them. A YAML
+/// fault there (a key indented out of its mapping) is in every rendering
+/// that emits those lines, whatever the values; one next to an action may
+/// be the action's output, which is unknown until rendered.
+pub fn literal_around(text: &str, at: usize) -> bool {
+    let lines: Vec<Span> = line_spans(text).collect();
+    let Some(here) = lines.iter().position(|l| l.start <= at && at <= l.end) else {
+        return false;
+    };
+    let blank = |l: &Span| text[l.start..l.end].trim().is_empty();
+    let prev = lines[..here].iter().rposition(|l| !blank(l));
+    let next = lines[here + 1..]
+        .iter()
+        .position(|l| !blank(l))
+        .map(|i| here + 1 + i);
+    let (Some(prev), Some(next)) = (prev, next) else {
+        return false;
+    };
+    let window = Span::new(lines[prev].start, lines[next].end);
+    let actions = actions(text);
+    !in_named_template(text, &actions, at)
+        && !actions
+            .iter()
+            .any(|a| a.span.start < window.end && window.start < a.span.end)
+}
+
+/// Whether byte `at` lies inside a `define` or `block` body: a named
+/// template, rendered where it is included (often into a config file of
+/// another language, `| b64enc`), not YAML of this file.
+fn in_named_template(text: &str, actions: &[Action], at: usize) -> bool {
+    let mut open: Vec<bool> = Vec::new();
+    for a in actions.iter().take_while(|a| a.span.start < at) {
+        let inner = text.get(a.span.start + 2..a.span.end).unwrap_or("");
+        let body = inner.strip_prefix('-').unwrap_or(inner).trim_start();
+        let word: String = body.chars().take_while(char::is_ascii_alphabetic).collect();
+        match word.as_str() {
+            "define" | "block" => open.push(true),
+            "if" | "range" | "with" => open.push(false),
+            "end" => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.contains(&true)
+}
+
 /// NOTE: `labels: {{- include "x.labels" . | nindent 4 }}` followed by more
 /// deeply indented keys: the action renders the first entries of a mapping
 /// that the next lines go on with, so it stands for nothing (blank), not for
@@ -317,5 +365,21 @@ mod tests {
         assert!(is_control("- end "));
         assert!(!is_control(" $x "));
         assert!(!is_control(" include \"a\" . "));
+    }
+
+    #[test]
+    fn a_fault_among_literal_lines_is_told_from_one_next_to_an_action() {
+        let text =
+            "spec:\n  containers:\n    - name: redis\n   image: redis\n    ports: []\n{{- end }}\n";
+        let at = text.find("   image").unwrap_or(0) + 3;
+        assert!(literal_around(text, at));
+        let near = "spec:\n  containers:\n    - name: redis\n   image: {{ .Values.image }}\n    ports: []\n";
+        let at = near.find("   image").unwrap_or(0) + 3;
+        assert!(!literal_around(near, at));
+        let last = "a:\n  - b\n c: 1\n{{- end }}\n";
+        assert!(!literal_around(last, last.find(" c:").unwrap_or(0)));
+        // A named template's body is rendered elsewhere, often not as YAML.
+        let named = "{{- define \"x.conf\" -}}\ntls {\n  ca: /a\n  key: /b\n}\n{{- end }}\n";
+        assert!(!literal_around(named, named.find("  key").unwrap_or(0)));
     }
 }

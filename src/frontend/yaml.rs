@@ -123,6 +123,9 @@ fn build_recovering(text: &str, facts: &mut FileFacts) -> ConfDoc {
         }
     }
     let mut skipped_to = 0;
+    // Whether the prefilter admits the file: it can hold what a rule
+    // checks, so a part of it that cannot be read is a hole in the check.
+    let mut needed = None;
     for _ in 0..MAX_ROUNDS {
         let (at, info) = match stop {
             None => return doc,
@@ -148,14 +151,20 @@ fn build_recovering(text: &str, facts: &mut FileFacts) -> ConfDoc {
             start = entry_around(&work, start.saturating_sub(1)).0;
         }
         let unread = text.get(start..end).unwrap_or("");
+        let needed = *needed.get_or_insert_with(|| {
+            crate::walk::admits_text(crate::source::FileKind::Yaml, text.as_bytes())
+        }) || crate::walk::prefilter(unread.as_bytes());
+        let literal = template && super::template::literal_around(text, at);
         facts.problems.push(Problem {
             span: error_span(text, at),
-            message: if template {
+            message: if literal {
+                "invalid YAML in a template's literal lines, whatever its values".to_string()
+            } else if template {
                 "Go template that does not read as YAML once its actions are set aside".to_string()
             } else {
                 "invalid YAML".to_string()
             },
-            reported: !template && crate::walk::prefilter(unread.as_bytes()),
+            reported: needed && (!template || literal),
             detail: Some(info.to_string()),
         });
         if start >= end {
@@ -938,11 +947,16 @@ mod tests {
 
     #[test]
     fn an_error_where_nothing_checked_can_be_is_counted_not_reported() {
-        let text = "a: 1\n---\nlabels: {tier: [web\n---\nkind: ConfigMap\nidempotency: {ttl: 3}\n";
+        let text = "a: 1\n---\nlabels: {tier: [web\n---\nkind: ConfigMap\nsessions: {ttl: 3}\n";
         let (d, f) = doc(text);
         assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
         assert!(!f.problems[0].reported);
-        assert!(d.entries.iter().any(|e| e.dotted() == "idempotency.ttl"));
+        assert!(d.entries.iter().any(|e| e.dotted() == "sessions.ttl"));
+        // A file the prefilter reads is needed: a fault anywhere in it is a
+        // hole in the check (kubectl and Helm refuse the whole stream).
+        let needed = text.replace("sessions", "idempotency");
+        let (_, f) = doc(&needed);
+        assert!(f.problems[0].reported);
     }
 
     #[test]

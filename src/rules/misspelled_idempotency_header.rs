@@ -21,6 +21,14 @@ enum Miss {
     Separator,
     /// A spelling mistake within edit distance, or the replay-header family.
     Typo,
+    /// A name the catalogue lists as no header (`Idempotency-Keys`, the
+    /// plural of tables and metrics), used where only a header name can
+    /// stand: read from or written to a header map, or declared as one.
+    NotAHeader,
+    /// A provider's own variant (`Idempotence-Key`, YooKassa's) in a header's
+    /// place, in a file that names no such provider but spells the
+    /// canonical name elsewhere: a slip of the one it is near.
+    Variant,
 }
 
 /// Whether this rule can say anything of a string spelled `value`: it
@@ -38,8 +46,14 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
     }
     let h = knowledge::headers();
     let lower = value.to_ascii_lowercase();
-    let known = h.canonical.iter().chain(&h.legitimate);
-    if known.clone().any(|k| k.name.eq_ignore_ascii_case(value)) {
+    // A name listed as no header, or as a provider's own variant, is judged
+    // below by where it stands.
+    let mut known = h.canonical.iter().chain(
+        h.legitimate
+            .iter()
+            .filter(|k| k.header && k.markers.is_empty()),
+    );
+    if known.any(|k| k.name.eq_ignore_ascii_case(value)) {
         return None;
     }
     let hyphened = lower.replace(['_', ' '], "-");
@@ -58,8 +72,16 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
         .find(|(_, sq)| **sq == squashed)
     {
         // `Idempotency_Keys` is a table or metric name like the plural the
-        // catalogue lists (`header = false`), not a header to respell.
-        if value.contains('_') && k.header {
+        // catalogue lists (`header = false`), not a header to respell; in a
+        // header's place ([`in_header_position`]) it misses the header it
+        // is one edit from.
+        if !k.header {
+            return nearest_canonical(&hyphened).map(|c| (c, Miss::NotAHeader));
+        }
+        if !k.markers.is_empty() && !value.contains('_') {
+            return nearest_canonical(&hyphened).map(|c| (c, Miss::Variant));
+        }
+        if value.contains('_') {
             return Some((k.name.as_str(), Miss::Underscore));
         }
         return None;
@@ -99,6 +121,20 @@ fn classify(value: &str) -> Option<(&'static str, Miss)> {
         return Some((canonical, Miss::Typo));
     }
     None
+}
+
+/// The canonical name within two edits of `hyphened` (lowercase, `-`
+/// separated), if any.
+fn nearest_canonical(hyphened: &str) -> Option<&'static str> {
+    let h = knowledge::headers();
+    let names = names();
+    h.canonical
+        .iter()
+        .zip(&names.canonical)
+        .find(|(_, (cl, _))| {
+            hyphened.len().abs_diff(cl.len()) <= 2 && osa_distance(hyphened, cl) <= 2
+        })
+        .map(|(c, _)| c.name.as_str())
 }
 
 /// A screen before [`classify`], which allocates: whether `value` can be
@@ -222,6 +258,9 @@ fn in_header_position(u: &HeaderUse, miss: Miss) -> bool {
     match u.role {
         StrRole::Read | StrRole::Write | StrRole::HeaderName => true,
         StrRole::ConfKey | StrRole::Mention => match miss {
+            // Spelt like a header or not, a listed non-header name is a
+            // header only where nothing else can stand.
+            Miss::NotAHeader | Miss::Variant => false,
             Miss::Underscore | Miss::Separator => header_cased(&u.value),
             // In a config file a value is a header only where its path says
             // so (handled above) or where it is spelt like one.
@@ -266,6 +305,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         .iter()
         .filter_map(|u| classify(&u.value).map(|(c, m)| (u, c, m)))
         .filter(|(u, _, m)| in_header_position(u, *m))
+        .filter(|(u, c, m)| *m != Miss::Variant || slip_of(ctx, u, c))
         .collect();
 
     // Every spelling of the replay header in the repository, right or wrong.
@@ -307,6 +347,32 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }],
         ));
     }
+}
+
+/// Whether a provider's variant in `u`'s file is a slip of `canonical`:
+/// the file names none of the variant's providers and spells the canonical
+/// name elsewhere (an API reference that declares `Idempotency-Key` on
+/// every other operation).
+fn slip_of(ctx: &Context<'_>, u: &HeaderUse, canonical: &str) -> bool {
+    let Some(entry) = knowledge::headers()
+        .legitimate
+        .iter()
+        .find(|k| k.name.eq_ignore_ascii_case(&u.value))
+    else {
+        return false;
+    };
+    let text = ctx.sources.text(u.file).to_ascii_lowercase();
+    // A file that names other providers' headers too is a list of them.
+    let lists_variants = knowledge::headers().legitimate.iter().any(|k| {
+        let name = k.name.to_ascii_lowercase();
+        k.header
+            && !k.name.eq_ignore_ascii_case(&u.value)
+            && (name.contains("idempot") || name.ends_with("request-id"))
+            && text.contains(&name)
+    });
+    !lists_variants
+        && !entry.markers.iter().any(|m| text.contains(m.as_str()))
+        && text.contains(&canonical.to_ascii_lowercase())
 }
 
 /// How a use spells its header, for labels: "read as", "sent as".
@@ -502,7 +568,7 @@ fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
         .with_help(format!(
             "use `{canonical}`; nginx passes `_` names only with `underscores_in_headers on`"
         )),
-        Miss::Separator | Miss::Typo => at(
+        Miss::Separator | Miss::Typo | Miss::NotAHeader | Miss::Variant => at(
             u,
             Severity::Warning,
             format!("`{}` is a near-miss of the idempotency header `{canonical}`", u.value),
@@ -618,18 +684,27 @@ mod tests {
             "Idempotency-Key",
             "idempotency-key",
             "X-Idempotency-Key",
-            "Idempotence-Key",
             "Cko-Idempotency-Key",
             "PayPal-Request-Id",
             "I-Twilio-Idempotency-Token",
             "X-Payout-Idempotency",
             "Idempotent-Replayed",
-            "idempotency-keys",
             "x-idempotency-key",
             "HTTP_IDEMPOTENCY_KEY",
-            "Idempotency_Keys",
         ] {
             assert_eq!(classify(ok), None, "{ok}");
+        }
+        assert_eq!(
+            classify("Idempotence-Key"),
+            Some(("Idempotency-Key", Miss::Variant))
+        );
+        // The plural names tables and metrics: a miss only in a header's place.
+        for plural in ["idempotency-keys", "Idempotency_Keys", "Idempotency-Keys"] {
+            assert_eq!(
+                classify(plural),
+                Some(("Idempotency-Key", Miss::NotAHeader)),
+                "{plural}"
+            );
         }
     }
 

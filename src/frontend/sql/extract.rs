@@ -219,8 +219,15 @@ pub fn statement(
         return;
     }
     facts.unparsed += 1;
-    let reported = changes_tables(sql) && touches_store(file, raw);
-    let message = format!("cannot parse SQL statement `{}`", head(sql));
+    // A statement no dialect reads for a form of its own is counted; one
+    // whose parentheses do not balance is broken in every dialect, and a
+    // table or index it was to create or change is missing from the schema.
+    let broken = super::split::unbalanced_parens(sql);
+    let reported = changes_tables(sql) && (broken.is_some() || touches_store(file, raw));
+    let message = match broken {
+        Some(_) => format!("invalid SQL statement `{}`", head(sql)),
+        None => format!("cannot parse SQL statement `{}`", head(sql)),
+    };
     let mut span = raw.span;
     let mut detail = None;
     if let Some(e) = first_error {
@@ -236,6 +243,12 @@ pub fn statement(
             span = Span::new(raw.span.start + offset, raw.span.start + end);
         }
         detail = Some(words.trim_start_matches("sql parser error: ").to_string());
+    }
+    if let Some(why) = broken {
+        detail = Some(match detail {
+            Some(words) => format!("{why}; {words}"),
+            None => why.to_string(),
+        });
     }
     problems.push(Problem {
         span,
@@ -515,7 +528,7 @@ fn head(sql: &str) -> String {
 /// `CREATE UNIQUE INDEX`, `ALTER TABLE`, `DROP INDEX`, MySQL `RENAME
 /// TABLE`). NOTE: pg_dump's `ALTER SEQUENCE idempotency_keys_id_seq OWNED BY
 /// …` names a store but cannot unguard it; reporting it would be noise.
-fn changes_tables(sql: &str) -> bool {
+pub(super) fn changes_tables(sql: &str) -> bool {
     let words = first_words(sql);
     matches!(
         words.first().map(String::as_str),

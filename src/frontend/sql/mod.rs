@@ -268,6 +268,17 @@ pub fn parse(text: &str, facts: &mut super::FileFacts) {
     facts.sql = Some(sql);
 }
 
+/// Whether a statement of the file (its up half) that creates, alters or
+/// drops a table or an index has parentheses that do not balance: a broken
+/// migration, reported whatever the file names, so the prefilter reads it.
+pub fn has_broken_table_statement(text: &str) -> bool {
+    let up = &text[..down_section(text).unwrap_or(text.len())];
+    split::split(up).iter().any(|s| {
+        let sql = &up[s.span.start..s.span.end];
+        extract::changes_tables(sql) && split::unbalanced_parens(sql).is_some()
+    })
+}
+
 /// Where the down half of a migration file that holds both halves begins:
 /// goose's `-- +goose Down`, sql-migrate's `-- +migrate Down`, dbmate's
 /// `-- migrate:down`. Those statements undo the file and are never applied

@@ -146,6 +146,72 @@ pub fn split(text: &str) -> Vec<RawStatement> {
     out
 }
 
+/// How the parentheses of one statement's text fail to balance, outside
+/// its quotes, comments and dollar-quoted bodies: no SQL dialect reads such
+/// a statement. Judged with and without backslash escapes in `'…'` (MySQL
+/// and PostgreSQL's `E'…'` take them, standard strings do not): only a
+/// statement unbalanced both ways is named, so a string read the other way
+/// never makes one.
+pub fn unbalanced_parens(sql: &str) -> Option<&'static str> {
+    let plain = paren_balance(sql.as_bytes(), false)?;
+    paren_balance(sql.as_bytes(), true)?;
+    Some(plain)
+}
+
+/// `None` when balanced; else what is wrong.
+fn paren_balance(bytes: &[u8], escapes: bool) -> Option<&'static str> {
+    let n = bytes.len();
+    let mut depth: i64 = 0;
+    let mut i = 0;
+    while i < n {
+        let b = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        i = match (b, next) {
+            (b'-', Some(b'-')) => memchr::memchr(b'\n', &bytes[i..]).map_or(n, |p| i + p + 1),
+            (b'/', Some(b'*')) => skip_block_comment(bytes, i + 2),
+            (b'\'', _) => skip_quoted(bytes, i + 1, b'\'', escapes),
+            (b'"' | b'`', _) => skip_quoted(bytes, i + 1, b, false),
+            (b'$', _) => match dollar_tag(bytes, i) {
+                Some(len) => {
+                    let tag = &bytes[i..i + len];
+                    memchr::memmem::find(&bytes[i + len..], tag).map_or(n, |p| i + len + p + len)
+                }
+                None => i + 1,
+            },
+            (b'(', _) => {
+                depth += 1;
+                i + 1
+            }
+            (b')', _) => {
+                depth -= 1;
+                if depth < 0 {
+                    return Some("a `)` closes no parenthesis");
+                }
+                i + 1
+            }
+            _ => i + 1,
+        };
+    }
+    (depth > 0).then_some("a `(` is never closed")
+}
+
+/// Index just past a nested `/* */` comment whose body starts at `i`.
+fn skip_block_comment(bytes: &[u8], mut i: usize) -> usize {
+    let mut depth = 1usize;
+    while i < bytes.len() && depth > 0 {
+        if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            depth += 1;
+            i += 2;
+        } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+            depth -= 1;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
 /// `COPY <table> [(cols)] FROM stdin`: psql reads the rows that follow as
 /// data, not SQL.
 fn is_copy_from_stdin(stmt: &[u8]) -> bool {
@@ -291,5 +357,27 @@ mod tests {
             vec!["SELECT $$ never closed"]
         );
         assert!(split("/* open").is_empty());
+    }
+
+    #[test]
+    fn unbalanced_parentheses_are_found_outside_quotes_comments_and_bodies() {
+        assert_eq!(
+            unbalanced_parens("CREATE INDEX i ON t(a, b"),
+            Some("a `(` is never closed")
+        );
+        assert_eq!(
+            unbalanced_parens("CREATE TABLE t (a int))"),
+            Some("a `)` closes no parenthesis")
+        );
+        for balanced in [
+            "CREATE TABLE t (a text DEFAULT '(', b text) -- (",
+            "CREATE TABLE t (a text /* ) */)",
+            "CREATE FUNCTION f() AS $$ SELECT ( $$",
+            "CREATE TABLE \"a(\" (b int)",
+            // MySQL's backslash escape, read either way
+            "CREATE TABLE t (a varchar(9) DEFAULT 'x\\')y')",
+        ] {
+            assert_eq!(unbalanced_parens(balanced), None, "{balanced}");
+        }
     }
 }
