@@ -612,7 +612,7 @@ impl Keywords {
         });
         // A migration that cannot run (a parenthesis never closed in a
         // `CREATE TABLE`) is a parse error whatever it names.
-        if admission == Admission::No
+        if matches!(admission, Admission::No | Admission::Schema)
             && kind == FileKind::Sql
             && std::str::from_utf8(bytes)
                 .is_ok_and(crate::frontend::sql::has_broken_table_statement)

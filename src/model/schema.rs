@@ -501,6 +501,9 @@ impl SchemaModel {
         if !carries {
             return None;
         }
+        if t.guards.iter().any(|g| rows_within_minted(t, g)) {
+            return None; // a per-run log: `(…, run_id, event_id)` numbers each run's rows
+        }
         let (key, _) = per_row_key(t)?;
         let mut s = self.finish_store(t, StoreKind::RequestKey, None, false);
         s.scope.retain(|c| !key.contains(c));
@@ -821,6 +824,19 @@ pub fn per_row_key(t: &Table) -> Option<(Vec<String>, Vec<String>)> {
         }
     }
     found
+}
+
+/// A guard that numbers rows within a minted id (`(workflow_id, run_id,
+/// event_id)`): each run has many rows by design, a log of runs, not a
+/// claim on a request.
+fn rows_within_minted(t: &Table, g: &Guard) -> bool {
+    if g.key.kind == KeyKind::Index {
+        return false;
+    }
+    let cols: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+    cols.iter()
+        .position(|c| minted(t, c))
+        .is_some_and(|i| cols[i + 1..].iter().any(|c| !minted(t, c)))
 }
 
 /// A partial predicate that excludes no row that could collide:
