@@ -25,7 +25,21 @@ use syn::visit::{self, Visit};
 /// that holds one (late: only when the run holds a store or a keyed
 /// request, as the rules judge a slip only then); a test holds
 /// `rules/prefilter.toml` to this list.
-pub const WORDS: &[&str] = &["_ms", "_millis", "milliseconds"];
+// `_ms` only where a name ends (`retry_ms)`, `ttl_ms: u64`), never inside
+// one: `error_msg` is in most files of a large tree.
+pub const WORDS: &[&str] = &[
+    "_ms)",
+    "_ms,",
+    "_ms.",
+    "_ms:",
+    "_ms ",
+    "_ms;",
+    "_ms]",
+    "_ms}",
+    "_ms=",
+    "_millis",
+    "milliseconds",
+];
 
 /// What a slipped duration is for, by the names around it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
