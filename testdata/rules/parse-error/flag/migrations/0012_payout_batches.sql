@@ -1,3 +1,4 @@
+-- postgres: skip (MySQL migration: AUTO_INCREMENT)
 -- Payout batches: one row per bank file we send.
 CREATE TABLE payout_batches (
     id BIGINT AUTO_INCREMENT,

@@ -1,3 +1,4 @@
+-- postgres: skip (sqlc query: named parameters such as @keys)
 -- Claim request keys in bulk; a key left by an earlier claim can be taken
 -- over once it has not been touched for a while.
 WITH wanted AS (

@@ -1,3 +1,4 @@
+-- postgres: skip (a cleanup of a table created elsewhere in the project)
 -- Hourly sweep of the request-key table: a row goes once its expiry passed.
 DELETE FROM api_idempotency_keys
 WHERE expires_at < now();

@@ -1,3 +1,4 @@
+-- postgres: skip (an upsert into a table created elsewhere in the project)
 -- A claim abandoned by a crashed worker is reclaimed after its lock goes
 -- stale; the key itself stays until it expires.
 INSERT INTO idempotency_keys (key, locked_at, expires_at)
