@@ -286,6 +286,30 @@ impl ProjectModel {
     pub fn holds_keys(&self) -> bool {
         holds_keys(&self.schema, &self.retention, &self.redis, &self.files)
     }
+
+    /// The unit slips of one purpose, with their files; none unless the
+    /// run [holds keys](Self::holds_keys), whatever was read.
+    pub fn unit_slips(
+        &self,
+        purpose: crate::frontend::rust::units::Purpose,
+    ) -> impl Iterator<
+        Item = (
+            crate::source::FileId,
+            &crate::frontend::rust::units::UnitSlip,
+        ),
+    > {
+        let judged = self.holds_keys();
+        self.files
+            .iter()
+            .filter(move |_| judged)
+            .flat_map(move |f| {
+                f.rust
+                    .iter()
+                    .flat_map(|r| &r.unit_slips)
+                    .filter(move |s| s.purpose == purpose)
+                    .map(move |s| (f.file, s))
+            })
+    }
 }
 
 fn holds_keys(

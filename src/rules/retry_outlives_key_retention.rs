@@ -24,32 +24,22 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// keyed request.
 fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     use crate::frontend::rust::units::Purpose;
-    if !ctx.model.holds_keys() {
-        return;
-    }
-    for f in &ctx.model.files {
-        let Some(rust) = &f.rust else { continue };
-        for s in rust
-            .unit_slips
-            .iter()
-            .filter(|s| s.purpose == Purpose::Retry)
-        {
-            out.push(
-                Diagnostic::new(
-                    NAME,
-                    Severity::Note,
-                    f.file,
-                    s.span,
-                    "a retry delay is read in the wrong unit: each wait is off by a factor of 1000",
-                )
-                .with_note(s.what.clone())
-                .with_primary_label("seconds and milliseconds mixed")
-                .with_note(
-                    "a 60,000 ms backoff read as seconds waits 16.7 hours: the same keyed request is resent after the server may have dropped its key (many keep keys 12 to 24 hours), and runs as a new request",
-                )
-                .with_help("read the value in the unit its name gives (`Duration::from_millis` for `_ms`)"),
-            );
-        }
+    for (file, s) in ctx.model.unit_slips(Purpose::Retry) {
+        out.push(
+            Diagnostic::new(
+                NAME,
+                Severity::Note,
+                file,
+                s.span,
+                "a retry delay is read in the wrong unit: each wait is off by a factor of 1000",
+            )
+            .with_note(s.what.clone())
+            .with_primary_label("seconds and milliseconds mixed")
+            .with_note(
+                "a 60,000 ms backoff read as seconds waits 16.7 hours: the same keyed request is resent after the server may have dropped its key (many keep keys 12 to 24 hours), and runs as a new request",
+            )
+            .with_help("read the value in the unit its name gives (`Duration::from_millis` for `_ms`)"),
+        );
     }
 }
 

@@ -69,32 +69,22 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// that holds an idempotency store or a keyed request.
 fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     use crate::frontend::rust::units::Purpose;
-    if !ctx.model.holds_keys() {
-        return;
-    }
-    for f in &ctx.model.files {
-        let Some(rust) = &f.rust else { continue };
-        for s in rust
-            .unit_slips
-            .iter()
-            .filter(|s| s.purpose == Purpose::Retention)
-        {
-            out.push(
-                Diagnostic::new(
-                    NAME,
-                    Severity::Note,
-                    f.file,
-                    s.span,
-                    "an expiry check compares milliseconds with seconds: the TTL is off by a factor of 1000",
-                )
-                .with_note(s.what.clone())
-                .with_primary_label("seconds and milliseconds mixed")
-                .with_note(
-                    "a 12-hour TTL (43,200 s) compared as 43,200 ms expires after 43 seconds: a retry after that finds no key and runs again",
-                )
-                .with_help("convert both sides to one unit (`elapsed() <= ttl`, comparing the `Duration`s themselves)"),
-            );
-        }
+    for (file, s) in ctx.model.unit_slips(Purpose::Retention) {
+        out.push(
+            Diagnostic::new(
+                NAME,
+                Severity::Note,
+                file,
+                s.span,
+                "an expiry check compares milliseconds with seconds: the TTL is off by a factor of 1000",
+            )
+            .with_note(s.what.clone())
+            .with_primary_label("seconds and milliseconds mixed")
+            .with_note(
+                "a 12-hour TTL (43,200 s) compared as 43,200 ms expires after 43 seconds: a retry after that finds no key and runs again",
+            )
+            .with_help("convert both sides to one unit (`elapsed() <= ttl`, comparing the `Duration`s themselves)"),
+        );
     }
 }
 
