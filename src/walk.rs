@@ -2405,6 +2405,20 @@ mod tests {
     }
 
     #[test]
+    fn a_token_record_or_a_leeway_admits_its_file() {
+        let k = Keywords::new(&[], 1);
+        let rs = Path::new("src/claims.rs");
+        for w in crate::frontend::rust::jti::WORDS {
+            let code = format!("fn f(v: &mut V) {{ v.x_{w} = 1; }}\n");
+            assert_ne!(
+                k.admission_in(FileKind::Rust, rs, code.as_bytes(), &|| false),
+                Admission::No,
+                "{w}"
+            );
+        }
+    }
+
+    #[test]
     fn store_names_in_test_code_do_not_keep_a_retry_file() {
         let k = Keywords::new(&[], 1);
         let rs = Path::new("src/client.rs");

@@ -312,6 +312,42 @@ impl ProjectModel {
     }
 }
 
+impl ProjectModel {
+    /// Used-token records whose expiry is shorter than their token's life
+    /// ([`crate::frontend::rust::jti`]), with the file of each, and a
+    /// validation leeway set to more than zero if the project sets one;
+    /// none unless the run [holds keys](Self::holds_keys).
+    pub fn token_guards(&self) -> TokenGuards<'_> {
+        use crate::frontend::rust::jti::TokenFacts;
+        let judged = self.holds_keys();
+        let facts = || {
+            self.files
+                .iter()
+                .filter(move |_| judged)
+                .filter_map(|f| f.rust.as_ref().map(|r| (f.file, &r.tokens)))
+        };
+        let leeway = facts()
+            .flat_map(|(file, t): (_, &TokenFacts)| t.leeways.iter().map(move |l| (file, l)))
+            .find(|(_, l)| !l.zero);
+        let expiries = facts()
+            .flat_map(|(file, t)| t.expiries.iter().map(move |e| (file, e)))
+            .collect();
+        TokenGuards { expiries, leeway }
+    }
+}
+
+/// What [`ProjectModel::token_guards`] gives.
+pub struct TokenGuards<'m> {
+    pub expiries: Vec<(
+        crate::source::FileId,
+        &'m crate::frontend::rust::jti::TokenExpiry,
+    )>,
+    pub leeway: Option<(
+        crate::source::FileId,
+        &'m crate::frontend::rust::jti::Leeway,
+    )>,
+}
+
 fn holds_keys(
     schema: &schema::SchemaModel,
     retention: &retention::RetentionModel,

@@ -55,6 +55,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     unit_slips(ctx, out);
+    token_guards(ctx, out);
     for f in &ctx.model.files {
         for e in &f.early_purges {
             out.push(early_purge(f.file, e));
@@ -85,6 +86,44 @@ fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             )
             .with_help("convert both sides to one unit (`elapsed() <= ttl`, comparing the `Duration`s themselves)"),
         );
+    }
+}
+
+/// A used-token record (`jti`) kept shorter than its token is accepted:
+/// until the bare `exp` while decoding grants a leeway past it, or for a
+/// time counted from now. Notes: how long the tokens live, and whether the
+/// decoder that grants the leeway is the one these tokens pass through,
+/// is not read here.
+fn token_guards(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    use crate::frontend::rust::jti::ExpiryForm;
+    let guards = ctx.model.token_guards();
+    for (file, e) in &guards.expiries {
+        let r = &e.record;
+        let d = match (e.form, guards.leeway) {
+            (ExpiryForm::TokenExp, Some((lf, l))) => Diagnostic::new(
+                NAME,
+                Severity::Note,
+                *file,
+                e.span,
+                format!("`{r}` expires at the token's `exp`, but tokens are accepted for a leeway after it"),
+            )
+            .with_primary_label("the token's `exp`, no leeway added")
+            .with_label(lf, l.span, "decoding accepts a token this long past its `exp`")
+            .with_note("once the cleanup deletes the record, the same token is accepted again until the leeway runs out: it can be exchanged a second time")
+            .with_help("keep the record until `exp` plus the validation leeway"),
+            (ExpiryForm::TokenExp, None) => continue,
+            (ExpiryForm::FromNow, _) => Diagnostic::new(
+                NAME,
+                Severity::Note,
+                *file,
+                e.span,
+                format!("`{r}` expires a fixed time after its use, not at the token's `exp`"),
+            )
+            .with_primary_label("counted from now")
+            .with_note("a token still valid when its record is purged can be exchanged again: the record must outlive the token, whose life is not known here")
+            .with_help("keep the record until the token's `exp` plus any validation leeway"),
+        };
+        out.push(d);
     }
 }
 

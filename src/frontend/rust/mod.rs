@@ -6,6 +6,7 @@ pub mod cache;
 mod chunks;
 pub mod comments;
 pub mod flow;
+pub mod jti;
 pub mod key_source;
 pub mod owner_keys;
 pub mod redis_config;
@@ -47,6 +48,8 @@ pub struct RustFacts {
     /// Key formats built where an owner's binding is at hand and unused
     /// (`owner_keys`).
     pub ownerless: Vec<owner_keys::OwnerlessKey>,
+    /// Used-token records and validation leeways (`jti`).
+    pub tokens: jti::TokenFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -426,6 +429,7 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         crate::knowledge::contains_ignore_ascii_case(text, "cache").then(cache::Visitor::default);
     let mut literals = redis_config::may_set_policy(text).then(redis_config::Literals::default);
     let mut units = units::may_hold(text).then(units::Visitor::default);
+    let mut tokens = jti::may_hold(text).then(jti::Visitor::default);
     let mut scopes = key_source::may_hold_a_source(text).then(|| scope::Visitor::new(&consts));
     // Only a file that formats a string can build a key, and only a file
     // the prefilter admits by its text is read for one: a run that reads
@@ -449,6 +453,9 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         }
         if let Some(u) = &mut units {
             piece.visit(u);
+        }
+        if let Some(t) = &mut tokens {
+            piece.visit(t);
         }
         if let Some(s) = &mut scopes {
             piece.visit(s);
@@ -485,6 +492,12 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     };
     if let Some(u) = units {
         rust.unit_slips = u.out.into_iter().filter(|s| !in_test(&s.span)).collect();
+    }
+    if let Some(t) = tokens {
+        let mut out = t.out;
+        out.expiries.retain(|e| !in_test(&e.span));
+        out.leeways.retain(|l| !in_test(&l.span));
+        rust.tokens = out;
     }
     if let Some(s) = scopes {
         rust.dropped_callers = s.out.into_iter().filter(|d| !in_test(&d.span)).collect();
