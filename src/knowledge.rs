@@ -1208,8 +1208,28 @@ pub struct Redis {
     /// Settings that select a cache abstraction's backend.
     #[serde(default)]
     pub cache_backend: CacheBackend,
+    /// Servers run from an image that keep idempotency entries in a cache
+    /// whose backend their settings select.
+    #[serde(default)]
+    pub server_cache: Vec<ServerCache>,
     pub policy: Vec<EvictionPolicy>,
     pub provider: Vec<ManagedDefault>,
+}
+
+/// A server that keeps its idempotency entries in its cache
+/// (`SVIX_CACHE_TYPE=redis` with `SVIX_REDIS_DSN`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerCache {
+    /// As shown in labels (`Svix server`).
+    pub name: String,
+    /// The environment variable that selects the cache's backend.
+    pub select: String,
+    /// The variables that give the Redis it uses, the first set wins.
+    pub dsn: Vec<String>,
+    pub source: String,
+    pub quote: String,
+    pub read: String,
 }
 
 /// A setting that selects a cache's backend (`cache_type = "redis"`).

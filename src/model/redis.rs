@@ -36,6 +36,10 @@ pub struct Link {
     pub span: Span,
     /// "holds idempotency keys: ..." text for a label.
     pub reason: String,
+    /// Inferred from deployment config alone, the value it follows
+    /// computed by a template (a chart's only Redis): an instance linked
+    /// by such links only is reported as a note.
+    pub weak: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -339,6 +343,19 @@ impl RedisModel {
             &writers,
             &contexts,
         );
+        // 0b. A setting named for the keys that falls back to a generic
+        // one. Added to the others: the generic setting may serve other
+        // code too, so it does not rule out the guesses below.
+        chain::link_fallbacks(
+            &mut self.instances,
+            files,
+            sources,
+            &generic,
+            &all,
+            &contexts,
+        );
+        // 0c. A known server's cache that holds its idempotency entries.
+        chain::link_server_caches(&mut self.instances, files, sources, &all);
         for inst in &mut self.instances {
             let declared_none = config.store.iter().any(|s| {
                 !s.store
@@ -361,6 +378,7 @@ impl RedisModel {
                         _ => "a store".to_string(),
                     };
                     inst.links.push(Link {
+                        weak: false,
                         file: inst.file,
                         span: inst.span,
                         reason: format!(
@@ -372,6 +390,7 @@ impl RedisModel {
             // 2. Its name.
             if let Some(n) = inst.names.iter().find(|n| words.matches(n)) {
                 inst.links.push(Link {
+                    weak: false,
                     file: inst.file,
                     span: inst.span,
                     reason: if inst.named_by_path {
@@ -400,6 +419,7 @@ impl RedisModel {
                 } else if hit {
                     more += 1;
                     inst.links.push(Link {
+                        weak: false,
                         file: ep.file,
                         span: ep.span,
                         reason: format!(
@@ -423,6 +443,7 @@ impl RedisModel {
             // for idempotency.
             if let Some(u) = used.iter().find(|u| points_at(inst, &u.endpoint.host)) {
                 inst.links.push(Link {
+                    weak: false,
                     file: u.file,
                     span: u.span,
                     reason: format!(
@@ -483,6 +504,7 @@ impl RedisModel {
                     None => continue,
                 };
                 inst.links.push(Link {
+                    weak: false,
                     file: ep.file,
                     span: ep.span,
                     reason: format!(
@@ -538,6 +560,7 @@ impl RedisModel {
                         .map(|x| format!(", which `{}` selects", x.key))
                         .unwrap_or_default();
                     Some(Link {
+                        weak: false,
                         file: ep.file,
                         span: ep.span,
                         reason: format!(
@@ -588,6 +611,7 @@ impl RedisModel {
             });
             if let Some((span, prefix)) = write {
                 inst.links.push(Link {
+                    weak: false,
                     file: inst.file,
                     span,
                     reason: format!(
@@ -609,6 +633,7 @@ impl RedisModel {
             });
             if let (Some((file, span, prefix)), Some(inst)) = (write, self.instances.first_mut()) {
                 inst.links.push(Link {
+                    weak: false,
                     file,
                     span,
                     reason: format!(
@@ -620,6 +645,7 @@ impl RedisModel {
                 self.instances.first_mut(),
             ) {
                 inst.links.push(Link {
+                    weak: false,
                     file,
                     span,
                     reason: format!(
@@ -703,6 +729,7 @@ fn app_config_links(
                 .get(ep.span.start..ep.span.end)
                 .unwrap_or(&ep.host);
             let at = Link {
+                weak: false,
                 file: ep.file,
                 span: ep.span,
                 reason: format!(
@@ -714,6 +741,7 @@ fn app_config_links(
                 ),
             };
             let site = Link {
+                weak: false,
                 file: claim.file,
                 span: claim.span,
                 reason: "a conditional set (SET NX) claims the key here".to_string(),
@@ -1572,6 +1600,10 @@ fn host_of(key: &str, value: &str) -> Option<String> {
         v = default.strip_suffix('}').unwrap_or(default);
     }
     let rest = if let Some((scheme, rest)) = v.split_once("://") {
+        // A URL after a template's placeholder (`{{ if … }}"redis://…"`).
+        let scheme = scheme.strip_prefix('_').map_or(scheme, |s| {
+            s.trim_start_matches('_').trim_start_matches(['"', '\''])
+        });
         if !scheme.to_ascii_lowercase().starts_with("redis")
             && !scheme.eq_ignore_ascii_case("valkey")
         {

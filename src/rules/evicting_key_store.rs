@@ -41,8 +41,21 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
             None => continue,
         };
-        out.push(with_links(d, inst));
+        out.push(with_links(inferred(d, inst), inst));
     }
+}
+
+/// A note when every link was inferred from deployment config whose value
+/// a template computes: the keys may live elsewhere.
+fn inferred(d: Diagnostic, inst: &Instance) -> Diagnostic {
+    if !inst.links.iter().all(|l| l.weak) {
+        return d;
+    }
+    let mut d = d.with_note(
+        "a note, not an error: the link to the keys is inferred from the chart alone (the setting's value is computed by a template), so the keys may live in another Redis",
+    );
+    d.severity = Severity::Note;
+    d
 }
 
 fn subject(inst: &Instance) -> String {
@@ -222,6 +235,33 @@ mod tests {
             assert_eq!(d[0].severity, Severity::Warning);
             assert_eq!(s.snippet(d[0].file, d[0].span), policy);
         }
+    }
+
+    #[test]
+    fn a_chart_linked_by_its_templated_fallback_is_a_note_and_a_named_host_an_error() {
+        let values = "redis:\n  enabled: true\n  commonConfiguration: |-\n    maxmemory-policy allkeys-lru\n";
+        let template = "kind: Deployment\nmetadata:\n  name: {{ include \"app.fullname\" . }}-api\n  labels:\n    {{- include \"app.labels\" . | nindent 4 }}\nspec:\n  template:\n    spec:\n      containers:\n        - name: api\n          env:\n            - name: REDIS_URL\n              value: {{ include \"app.redisUrl\" . | quote }}\n";
+        let code = "IDEMPOTENCY_REDIS_URL = os.getenv(\"IDEMPOTENCY_REDIS_URL\") or os.getenv(\"REDIS_URL\")\n";
+        let (d, _) = run(&[
+            ("chart/values.yaml", values),
+            ("chart/templates/api.yaml", template),
+            ("api/settings.py", code),
+        ]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].severity, Severity::Note);
+        assert!(d[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("inferred from the chart")));
+
+        let compose = "services:\n  api:\n    image: example/api:1\n    environment:\n      REDIS_URL: redis://kv:6379/0\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let (d, s) = run(&[("docker-compose.yml", compose), ("api/settings.py", code)]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].severity, Severity::Error);
+        assert!(d[0]
+            .labels
+            .iter()
+            .any(|l| s.snippet(l.file, l.span) == "REDIS_URL" && l.message.contains("falls back")));
     }
 
     #[test]

@@ -4,7 +4,11 @@
 //! setting takes in the project's configuration (`.env`, a compose
 //! service's `environment:`, a Kubernetes or Helm `env:` item, the config
 //! file the settings struct reads), and the instance that value's host
-//! names. Not for links by name: `super::RedisModel::link` keeps those.
+//! names. Also the chains that need no code parser: a setting named for
+//! the keys that falls back to a generic one (read from the text of any
+//! language), and a known server's cache that its settings put in Redis
+//! (`rules/redis.toml` `[[server_cache]]`). Not for links by name:
+//! `super::RedisModel::link` keeps those.
 
 use super::claims::crate_root;
 use super::{normalise, points_at, Endpoint, Instance, Link, Owner};
@@ -128,6 +132,7 @@ pub(super) fn link_chains(
                 followed = true;
                 let (wf, ws, prefix) = &c.writes;
                 let code = Link {
+                    weak: false,
                     file: c.file,
                     span: c.setting.span,
                     reason: format!(
@@ -136,6 +141,7 @@ pub(super) fn link_chains(
                     ),
                 };
                 let value_link = Link {
+                    weak: false,
                     file: ep.file,
                     span: ep.span,
                     reason: format!(
@@ -146,6 +152,7 @@ pub(super) fn link_chains(
                     ),
                 };
                 let write = Link {
+                    weak: false,
                     file: *wf,
                     span: *ws,
                     reason: format!("`{prefix}` keys are written here"),
@@ -168,9 +175,428 @@ pub(super) fn link_chains(
     followed
 }
 
+/// A setting named for the keys' Redis that falls back to a generic one
+/// when unset: `REQUEST_IDEMPOTENCY_REDIS_HOST` read as `v ??
+/// process.env.REDIS_HOST`, `os.getenv("IDEMPOTENCY_REDIS_URL") or
+/// os.getenv("REDIS_URL")`, `${IDEMPOTENCY_REDIS_URL:-${REDIS_URL}}`. The
+/// generic name is the named one's own tail (`…_REDIS_HOST` → `REDIS_HOST`),
+/// so a schema that declares both settings side by side is no fallback.
+#[derive(Debug)]
+pub(super) struct Fallback {
+    pub file: FileId,
+    /// The generic setting where the fallback reads it.
+    pub span: Span,
+    pub named: String,
+    pub generic: String,
+}
+
+/// Lines after the named setting's that its statement may run on
+/// (`z.string()` / `.optional()` / `.transform(v => v ?? …)`).
+const FALLBACK_LINES: usize = 4;
+
+/// Every fallback of non-test source and config text. A file is looked at
+/// only when it holds `_REDIS_` or `_VALKEY_` (in either case): a named
+/// setting has a prefix before its Redis word.
+pub(super) fn fallbacks(files: &[FileFacts], sources: &SourceMap) -> Vec<Fallback> {
+    let words = &crate::knowledge::redis().link_words;
+    let mut out = Vec::new();
+    for f in files.iter().filter(|f| !f.test_path) {
+        let text = sources.text(f.file);
+        if !named_finders()
+            .iter()
+            .any(|g| g.find(text.as_bytes()).is_some())
+            || !words.may_match_within(text)
+        {
+            continue;
+        }
+        for (at, named, generic) in fallbacks_in(text) {
+            out.push(Fallback {
+                file: f.file,
+                span: Span::new(at, at + generic.len()),
+                named,
+                generic,
+            });
+        }
+    }
+    out
+}
+
+/// The identifiers of a line with their offsets.
+fn idents(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    line.char_indices()
+        .filter(move |&(i, c)| ident(c) && !line[..i].ends_with(ident))
+        .map(move |(i, _)| {
+            let len = line[i..]
+                .find(|c: char| !ident(c))
+                .unwrap_or(line.len() - i);
+            (i, &line[i..i + len])
+        })
+}
+
+/// The generic tail of a setting named for the keys' Redis
+/// (`REQUEST_IDEMPOTENCY_REDIS_HOST` → `REDIS_HOST`): a host or URL
+/// setting (`super::host_of`'s words) after a prefix that the link words
+/// match.
+fn generic_tail(name: &str) -> Option<&str> {
+    let lower = name.to_ascii_lowercase();
+    let at = ["_redis_", "_valkey_"].iter().find_map(|w| lower.find(w))?;
+    let (prefix, tail) = (&name[..at], &name[at + 1..]);
+    let t = tail.to_ascii_lowercase();
+    let host_like = ["host", "url", "addr", "dsn", "endpoint", "server"]
+        .iter()
+        .any(|w| t.ends_with(w));
+    (host_like && crate::knowledge::redis().link_words.matches(prefix)).then_some(tail)
+}
+
+/// Whether a line starts a setting of its own (`NAME: …`, `NAME = …`,
+/// `"name": …`): the named setting's statement has ended.
+fn starts_setting(line: &str) -> bool {
+    let t = line.trim_start().trim_start_matches(['"', '\'']);
+    let len = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(t.len());
+    let rest = t[len..].trim_start_matches(['"', '\'']).trim_start();
+    len > 0 && (rest.starts_with(':') || rest.starts_with('=')) && !rest.starts_with("==")
+}
+
+/// The byte searchers of a named setting's Redis word: `_REDIS_` and
+/// `_VALKEY_` in either case.
+fn named_finders() -> &'static [memchr::memmem::Finder<'static>] {
+    static F: std::sync::OnceLock<Vec<memchr::memmem::Finder<'static>>> =
+        std::sync::OnceLock::new();
+    F.get_or_init(|| {
+        ["_REDIS_", "_redis_", "_VALKEY_", "_valkey_"]
+            .iter()
+            .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
+            .collect()
+    })
+}
+
+/// The line of `text` that holds byte `at`: (start, line with its ending).
+fn line_at(text: &str, at: usize) -> (usize, &str) {
+    let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |n| at + n + 1);
+    (start, &text[start..end])
+}
+
+/// (offset of the generic name, named, generic) for each fallback of a
+/// text. Only the lines that hold a named setting's Redis word are read,
+/// with the lines after them that continue their statement.
+fn fallbacks_in(text: &str) -> Vec<(usize, String, String)> {
+    let comment = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with("//") || t.starts_with('#') || t.starts_with("/*") || t.starts_with('*')
+    };
+    let mut starts: Vec<usize> = named_finders()
+        .iter()
+        .flat_map(|f| f.find_iter(text.as_bytes()))
+        .map(|at| line_at(text, at).0)
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut out: Vec<(usize, String, String)> = Vec::new();
+    for start in starts {
+        let (_, line) = line_at(text, start);
+        if comment(line) {
+            continue;
+        }
+        for (i, named) in idents(line) {
+            let Some(generic) = generic_tail(named) else {
+                continue;
+            };
+            if out.iter().any(|(_, k, _)| k == named) {
+                continue;
+            }
+            let after = i + named.len();
+            let mut window = vec![(start + after, &line[after..])];
+            let mut next = start + line.len();
+            while window.len() <= FALLBACK_LINES && next < text.len() {
+                let (at, l) = line_at(text, next);
+                next = at + l.len();
+                if starts_setting(l) {
+                    break;
+                }
+                if !comment(l) {
+                    window.push((at, l));
+                }
+            }
+            let hit = window.into_iter().find_map(|(o, l)| {
+                idents(l)
+                    .find(|(_, w)| w.eq_ignore_ascii_case(generic))
+                    .map(|(j, w)| (o + j, w.to_string()))
+            });
+            if let Some((at, g)) = hit {
+                out.push((at, named.to_string(), g));
+            }
+        }
+    }
+    out
+}
+
+/// Link the instances a fallback's generic setting points at, in the
+/// service or workload that does not set the named one (there the named
+/// setting decides). A value a chart's template computes
+/// (`{{ include "app.redis.host" . }}`) links the chart's only Redis, and
+/// weakly: the template may point elsewhere. Returns whether a fallback
+/// was followed to a named host.
+pub(super) fn link_fallbacks(
+    instances: &mut [Instance],
+    files: &[FileFacts],
+    sources: &SourceMap,
+    generic: &[Endpoint],
+    all: &[&Endpoint],
+    contexts: &[(FileId, String, String)],
+) -> bool {
+    let mut followed = false;
+    if generic.is_empty() {
+        return followed;
+    }
+    for fb in fallbacks(files, sources) {
+        // Only what the prefilter reads whatever else the file holds
+        // (`rules/prefilter.toml`): a `redis://` URL or a key that names a
+        // Redis host, so that a run that reads every file finds the same.
+        let admitted = |ep: &Endpoint| {
+            let key = ep.key.to_ascii_lowercase();
+            ep.names_redis
+                || ["redis_url", "redis_addr", "redis_host"]
+                    .iter()
+                    .any(|w| key.contains(w))
+        };
+        let eps = generic.iter().filter(|ep| {
+            admitted(ep)
+                && ep.key.eq_ignore_ascii_case(&fb.generic)
+                && !files.iter().any(|f| f.file == ep.file && f.test_path)
+                && !all.iter().any(|o| {
+                    o.file == ep.file
+                        && o.owner == ep.owner
+                        && o.key.eq_ignore_ascii_case(&fb.named)
+                })
+                && reaches(ep, fb.file, contexts, sources)
+        });
+        for ep in eps {
+            let templated = files.iter().find(|f| f.file == ep.file).is_some_and(|f| {
+                f.holes
+                    .iter()
+                    .any(|h| h.start <= ep.span.start && ep.span.end <= h.end)
+            });
+            let targets: Vec<usize> = if templated {
+                chart_only_redis(instances, sources, ep.file)
+                    .into_iter()
+                    .collect()
+            } else {
+                (0..instances.len())
+                    .filter(|&i| {
+                        same_project(ep, &instances[i]) && points_at(&instances[i], &ep.host)
+                    })
+                    .collect()
+            };
+            let value = sources
+                .text(ep.file)
+                .get(ep.span.start..ep.span.end)
+                .unwrap_or(&ep.host)
+                .to_string();
+            for i in targets {
+                let inst = &mut instances[i];
+                let (named, g) = (&fb.named, &ep.key);
+                let reason = if templated {
+                    format!(
+                        "holds idempotency keys, by inference: `{g}` is set from the chart's template here, and the chart's only Redis is {} `{}`; `{named}`, the setting named for the keys, falls back to `{g}`",
+                        inst.kind.describe(),
+                        inst.name
+                    )
+                } else {
+                    followed = true;
+                    format!(
+                        "holds idempotency keys: `{g}={value}` points at {} `{}`, and `{named}`, the setting named for the keys, falls back to `{g}` when unset",
+                        inst.kind.describe(),
+                        inst.name
+                    )
+                };
+                let at = Link {
+                    weak: templated,
+                    file: ep.file,
+                    span: ep.span,
+                    reason,
+                };
+                let site = Link {
+                    weak: templated,
+                    file: fb.file,
+                    span: fb.span,
+                    reason: format!("`{named}` falls back to `{g}` here"),
+                };
+                for l in [at, site] {
+                    if !inst
+                        .links
+                        .iter()
+                        .any(|o| o.file == l.file && o.span == l.span)
+                    {
+                        inst.links.push(l);
+                    }
+                }
+            }
+        }
+    }
+    followed
+}
+
+/// Whether an instance is one a setting can reach by its name: a compose
+/// service's environment reaches the services of its own file (another
+/// file is another project, whose `redis` is another Redis).
+fn same_project(ep: &Endpoint, inst: &Instance) -> bool {
+    !matches!(ep.owner, Some(Owner::Compose(_))) || inst.file == ep.file
+}
+
+/// The one Redis declared by the values of the chart a template belongs to
+/// (`chart/templates/app.yaml` → `chart/values*.yaml`).
+fn chart_only_redis(
+    instances: &[Instance],
+    sources: &SourceMap,
+    template: FileId,
+) -> Option<usize> {
+    let path = normalise(sources.path(template));
+    let chart = format!("/{path}")
+        .rsplit_once("/templates/")
+        .map(|(c, _)| c.trim_start_matches('/').to_string())?;
+    let found: Vec<usize> = (0..instances.len())
+        .filter(|&i| {
+            let p = normalise(sources.path(instances[i].file));
+            let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
+            dir == chart
+                && instances[i].kind == crate::frontend::redis_conf::InstanceKind::HelmValues
+        })
+        .collect();
+    // The chart's defaults (`values.yaml`) are what it deploys; another
+    // values file beside them is an example or an override.
+    let defaults = found.iter().copied().find(|&i| {
+        let p = sources.path(instances[i].file);
+        p.ends_with("/values.yaml") || p.ends_with("/values.yml")
+    });
+    match found.as_slice() {
+        [one] => Some(*one),
+        _ => defaults,
+    }
+}
+
+/// Link the Redis a known server keeps its idempotency entries in
+/// (`rules/redis.toml` `[[server_cache]]`): in a service or workload whose
+/// environment selects the Redis backend of its cache
+/// (`SVIX_CACHE_TYPE=redis`), the first of its DSN settings set there
+/// (`SVIX_CACHE_DSN`, else `SVIX_REDIS_DSN`). A host whose name a chart's
+/// template computes (`{{ include "app.fullname" . }}-redis-master`) links
+/// the chart's only Redis, weakly.
+pub(super) fn link_server_caches(
+    instances: &mut [Instance],
+    files: &[FileFacts],
+    sources: &SourceMap,
+    all: &[&Endpoint],
+) {
+    let servers = &crate::knowledge::redis().server_cache;
+    if servers.is_empty() || all.is_empty() {
+        return;
+    }
+    // A tree that sets none of the servers' DSN settings reads no selection.
+    let named = |e: &&Endpoint| {
+        servers
+            .iter()
+            .any(|s| s.dsn.iter().any(|d| e.key.eq_ignore_ascii_case(d)))
+    };
+    if !all.iter().any(named) {
+        return;
+    }
+    let selections = super::cache_selections(files, sources);
+    for server in servers {
+        for sel in selections
+            .iter()
+            .filter(|s| s.redis && s.owner.is_some() && s.key.eq_ignore_ascii_case(&server.select))
+        {
+            let here = |e: &&&Endpoint| e.file == sel.file && e.owner == sel.owner;
+            let Some(ep) = server.dsn.iter().find_map(|d| {
+                all.iter()
+                    .filter(here)
+                    .find(|e| e.key.eq_ignore_ascii_case(d))
+            }) else {
+                continue;
+            };
+            let templated = ep.host.starts_with('_');
+            let targets: Vec<usize> = if templated {
+                chart_only_redis(instances, sources, ep.file)
+                    .into_iter()
+                    .collect()
+            } else {
+                (0..instances.len())
+                    .filter(|&i| {
+                        same_project(ep, &instances[i]) && points_at(&instances[i], &ep.host)
+                    })
+                    .collect()
+            };
+            for i in targets {
+                let inst = &mut instances[i];
+                let whose = if templated {
+                    format!(
+                        "by inference: `{}` names a host the chart's template computes, and the chart's only Redis is {} `{}`",
+                        ep.key,
+                        inst.kind.describe(),
+                        inst.name
+                    )
+                } else {
+                    format!(
+                        "`{}` points at {} `{}`",
+                        ep.key,
+                        inst.kind.describe(),
+                        inst.name
+                    )
+                };
+                let link = Link {
+                    weak: templated,
+                    file: ep.file,
+                    span: ep.span,
+                    reason: format!(
+                        "holds idempotency keys, {whose}: `{}=redis` makes {} keep its cache, which holds its idempotency entries, in Redis ({})",
+                        sel.key, server.name, server.source
+                    ),
+                };
+                if !inst
+                    .links
+                    .iter()
+                    .any(|o| o.file == link.file && o.span == link.span)
+                {
+                    inst.links.push(link);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_named_setting_falls_back_to_its_generic_tail() {
+        let ts = "const env = z.object({\n  IDEMPOTENCY_REDIS_HOST: z\n    .string()\n    .optional()\n    .transform((v) => v ?? process.env.REDIS_HOST),\n  REDIS_HOST: z.string(),\n});\n";
+        let found = fallbacks_in(ts);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1, "IDEMPOTENCY_REDIS_HOST");
+        assert_eq!(&ts[found[0].0..found[0].0 + 10], "REDIS_HOST");
+        let py = "DEDUP_REDIS_URL = os.getenv(\"DEDUP_REDIS_URL\") or os.getenv(\"REDIS_URL\")\n";
+        assert_eq!(fallbacks_in(py).len(), 1);
+        let compose = "      IDEMPOTENCY_REDIS_URL: ${IDEMPOTENCY_REDIS_URL:-${REDIS_URL}}\n";
+        assert_eq!(fallbacks_in(compose).len(), 1);
+    }
+
+    #[test]
+    fn settings_declared_side_by_side_are_no_fallback() {
+        let ts = "  IDEMPOTENCY_REDIS_URL: z.string().optional(),\n  REDIS_URL: z.string(),\n";
+        assert!(fallbacks_in(ts).is_empty());
+        let env = "IDEMPOTENCY_REDIS_URL=redis://idem:6379\nREDIS_URL=redis://cache:6379\n";
+        assert!(fallbacks_in(env).is_empty());
+        // Not named for the keys: a session store's fallback.
+        let ts = "  SESSION_REDIS_URL: z.string().default(process.env.REDIS_URL),\n";
+        assert!(fallbacks_in(ts).is_empty());
+        let comment = "  # IDEMPOTENCY_REDIS_URL falls back to REDIS_URL\n";
+        assert!(fallbacks_in(comment).is_empty());
+    }
 
     #[test]
     fn crate_roots_are_what_comes_before_src() {

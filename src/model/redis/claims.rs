@@ -114,6 +114,7 @@ pub(super) fn same_crate(
     let shown = if root.is_empty() { "this crate" } else { root };
     if let Some((file, span, prefix)) = writers.iter().find(|(f, _, _)| here(*f)) {
         return Some(Link {
+            weak: false,
             file: *file,
             span: *span,
             reason: format!(
@@ -123,6 +124,7 @@ pub(super) fn same_crate(
     }
     if let Some(c) = claims.iter().find(|c| here(c.file)) {
         return Some(Link {
+            weak: false,
             file: c.file,
             span: c.span,
             reason: format!(
@@ -133,6 +135,7 @@ pub(super) fn same_crate(
     }
     let (file, span, owner) = cache_owner.filter(|(f, _, _)| here(*f))?;
     Some(Link {
+        weak: false,
         file,
         span,
         reason: format!(
