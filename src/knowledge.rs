@@ -294,6 +294,10 @@ pub struct Stores {
     pub caller_key_column: CallerKeys,
     pub response_column: Words,
     pub carrier_table: Words,
+    /// Append-only logs that are answered from when their own unique guard
+    /// is over the key (missing-request-fingerprint).
+    #[serde(default)]
+    pub answer_log_table: Words,
     /// Fields that hold a provider event's identity in code.
     #[serde(default)]
     pub event_identity: EventIdentity,

@@ -174,6 +174,20 @@ pub struct TableUse {
     pub writes: bool,
 }
 
+/// The arbiter an `INSERT INTO t … ON CONFLICT (a, b)` names: PostgreSQL
+/// (and SQLite) accept it only when a unique guard of `t` is over exactly
+/// those columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictTarget {
+    /// The table's bare name, lower-cased, without quotes or schema.
+    pub table: String,
+    /// The target's columns, normalised as the schema names them (unquoted
+    /// lower-cased, quoted as written).
+    pub columns: Vec<String>,
+    /// `ON CONFLICT (…)`.
+    pub span: Span,
+}
+
 /// Everything one front end found in one file.
 #[derive(Debug, Default)]
 pub struct FileFacts {
@@ -201,6 +215,9 @@ pub struct FileFacts {
     pub key_formats: Vec<KeyFormat>,
     /// Tables that SQL in the file's string literals writes or reads.
     pub table_uses: Vec<TableUse>,
+    /// `INSERT … ON CONFLICT (cols)` targets in the SQL of a text file's
+    /// string literals (Go, TypeScript, Python, …).
+    pub conflict_targets: Vec<ConflictTarget>,
     /// SQL-only facts: the file's schema events in statement order.
     pub sql: Option<sql::SqlFacts>,
     /// Redis instances and `maxmemory-policy` settings declared in the file.
@@ -329,6 +346,7 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Text => {
             text::parse(text, &mut facts);
             facts.table_uses = text::table_uses(text);
+            facts.conflict_targets = text::conflict_targets(text);
             facts.key_formats = key_format::in_text(text);
         }
     }

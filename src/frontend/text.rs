@@ -179,6 +179,94 @@ pub fn table_uses(text: &str) -> Vec<TableUse> {
     out
 }
 
+/// `INSERT INTO t` in code of any language, its table captured.
+fn insert_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(
+            r#"(?i)\binsert\s+into\s+((?:["`]?[A-Za-z_][\w$]*["`]?\.)?["`]?[A-Za-z_][\w$]*["`]?)"#,
+        )
+        .ok()
+    })
+    .as_ref()
+}
+
+/// `ON CONFLICT (a, b)`, its column list captured.
+fn conflict_re() -> Option<&'static Regex> {
+    static R: OnceLock<Option<Regex>> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"(?i)\bon\s+conflict\s*\(([^()]*)\)").ok())
+        .as_ref()
+}
+
+/// How far past `INSERT INTO t` its `ON CONFLICT` is looked for.
+const CONFLICT_WINDOW: usize = 2_000;
+
+/// A column or table name as the schema model keeps it: quotes removed,
+/// case kept where it was quoted, else lower-cased; `None` for anything
+/// but a plain name (an expression target, `lower(email)`).
+fn plain_name(raw: &str) -> Option<String> {
+    let raw = raw.trim();
+    let (quoted, inner) = match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(inner) => (true, inner),
+        None => (false, raw.trim_matches('`')),
+    };
+    let ok = inner.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    ok.then(|| {
+        if quoted {
+            inner.to_string()
+        } else {
+            inner.to_ascii_lowercase()
+        }
+    })
+}
+
+/// The `ON CONFLICT (cols)` targets of the inserts in a text's SQL: each
+/// `INSERT INTO t` with the first `ON CONFLICT (…)` after it, before the
+/// next insert, a `;` or [`CONFLICT_WINDOW`] bytes. A target with an
+/// expression or a `WHERE` (a partial index's arbiter) is left out, as is
+/// `ON CONFLICT ON CONSTRAINT name` and `ON CONFLICT DO …` (no target).
+pub fn conflict_targets(text: &str) -> Vec<super::ConflictTarget> {
+    let (Some(insert), Some(conflict)) = (insert_re(), conflict_re()) else {
+        return Vec::new();
+    };
+    if !crate::knowledge::contains_ignore_ascii_case(text, "on conflict") {
+        return Vec::new();
+    }
+    let inserts: Vec<regex::Match> = insert
+        .captures_iter(text)
+        .filter_map(|c| c.get(1))
+        .collect();
+    let mut out = Vec::new();
+    for (i, name) in inserts.iter().enumerate() {
+        let next = inserts.get(i + 1).map_or(text.len(), |n| n.start());
+        let limit = crate::source::ceil_char_boundary(text, next.min(name.end() + CONFLICT_WINDOW));
+        let body = &text[name.end()..limit.max(name.end())];
+        let body = &body[..body.find(';').unwrap_or(body.len())];
+        let Some(c) = conflict.captures(body) else {
+            continue;
+        };
+        let (Some(whole), Some(list)) = (c.get(0), c.get(1)) else {
+            continue;
+        };
+        let after = body[whole.end()..].trim_start();
+        if after.len() >= 5 && after.as_bytes()[..5].eq_ignore_ascii_case(b"where") {
+            continue;
+        }
+        let columns: Option<Vec<String>> = list.as_str().split(',').map(plain_name).collect();
+        let bare = name.as_str().rsplit('.').next().unwrap_or(name.as_str());
+        let (Some(columns), Some(table)) = (columns, plain_name(bare)) else {
+            continue;
+        };
+        out.push(super::ConflictTarget {
+            table: table.to_ascii_lowercase(),
+            columns,
+            span: Span::new(name.end() + whole.start(), name.end() + whole.end()),
+        });
+    }
+    out
+}
+
 /// Annotations and calls whose string argument names a column, a table or a
 /// serialised field, never a header: `@Column(name = "Idempotency_Key")`,
 /// `[JsonPropertyName("Idempotency_Key")]`, `Column("Idempotency_Key", ...)`.
@@ -364,6 +452,23 @@ fn tail(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conflict_targets_are_plain_column_lists_of_the_insert_before_them() {
+        let text = "db.Exec(`INSERT INTO app.\"Events\" (id, event) VALUES ($1, $2)\n ON CONFLICT (id, \"Event\") DO NOTHING`)\n\
+            db.Exec(\"INSERT INTO users (email) VALUES ($1) ON CONFLICT (lower(email)) DO NOTHING\")\n\
+            db.Exec(\"INSERT INTO jobs (key) VALUES ($1) ON CONFLICT (key) WHERE done = false DO NOTHING\")\n\
+            db.Exec(\"INSERT INTO runs (id) VALUES ($1) ON CONFLICT ON CONSTRAINT runs_pkey DO NOTHING\")\n\
+            db.Exec(\"INSERT INTO seen (id) VALUES ($1); UPDATE x SET y = 1 ON CONFLICT (z)\")\n";
+        let found = conflict_targets(text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].table, "events");
+        assert_eq!(
+            found[0].columns,
+            vec!["id".to_string(), "Event".to_string()]
+        );
+        assert!(text[found[0].span.start..found[0].span.end].starts_with("ON CONFLICT ("));
+    }
 
     #[test]
     fn literals_and_nginx_directives() {

@@ -380,11 +380,49 @@ fn holds_keys(
 /// The tables of the schema the parsed files give that are stores or carry
 /// a key column ([`schema::SchemaModel::key_table_names`]): an SQL file held
 /// back for the schema ([`crate::walk::Admission::Schema`]) that names one
-/// is parsed.
+/// is parsed. So are the tables a plain index named as a unique guard
+/// names ([`named_guard_tables`]).
 pub fn key_tables(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Vec<String> {
     let mut schema = schema::SchemaModel::build(files, sources, config);
     schema.mark_treated_as_stores(files);
-    schema.key_table_names()
+    let mut out = schema.key_table_names();
+    out.extend(named_guard_tables(files));
+    // an `ON CONFLICT (cols)` target is judged against its table's history
+    out.extend(
+        files
+            .iter()
+            .flat_map(|f| &f.conflict_targets)
+            .map(|c| c.table.clone()),
+    );
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The tables (bare, lowered) on which a parsed file creates a plain index
+/// named as a unique guard (`create index record_uniq on store (...)`,
+/// `[guard_index_name]` of `rules/stores.toml`). missing-unique-key-constraint
+/// judges such an index against every guard of its table's history, so the
+/// whole history is read: the migration that creates the table and any that
+/// adds a unique guard over the same columns, whatever words they hold.
+/// NOTE: a Postgres history that keeps `CREATE TABLE store` and `CREATE
+/// INDEX record_uniq ON store` in two files had the index judged only when
+/// every file was read whole.
+fn named_guard_tables(files: &[FileFacts]) -> impl Iterator<Item = String> + '_ {
+    use crate::frontend::sql::{EventKind, KeyKind};
+    let words = &crate::knowledge::stores().guard_index_name;
+    files
+        .iter()
+        .filter_map(|f| f.sql.as_ref())
+        .flat_map(|s| &s.events)
+        .filter_map(move |e| match &e.kind {
+            EventKind::CreateIndex(ci)
+                if ci.key.kind == KeyKind::Index && words.matches(&ci.key.name) =>
+            {
+                Some(ci.table.bare().to_ascii_lowercase())
+            }
+            _ => None,
+        })
 }
 
 /// Whether one parsed file is enough for [`Joins::uses_late_files`] to say

@@ -161,11 +161,22 @@ pub enum Guarding<'a> {
     Missing,
 }
 
+/// An `INSERT … ON CONFLICT (cols)` in the code of a text file (Go,
+/// TypeScript, Python, …), outside test paths.
+#[derive(Debug, Clone)]
+pub struct ConflictUse {
+    pub file: FileId,
+    pub target: crate::frontend::ConflictTarget,
+}
+
 #[derive(Debug, Default)]
 pub struct SchemaModel {
     pub histories: Vec<History>,
     pub tables: Vec<Table>,
     pub deletes: Vec<DeleteUse>,
+    pub conflicts: Vec<ConflictUse>,
+    /// Files of schema with a statement no dialect reads.
+    unread: std::collections::HashSet<FileId>,
     /// Tables the config declares (`store = true`) or excludes (`false`), normalised.
     declared: HashMap<String, bool>,
     /// Tables (bare, normalised) that Rust code treats as a key store: it
@@ -246,6 +257,21 @@ impl SchemaModel {
             .iter()
             .filter(|f| f.sql.as_ref().is_some_and(|s| s.admitted))
             .map(|f| f.file)
+            .collect();
+        model.unread = files
+            .iter()
+            .filter(|f| f.sql.as_ref().is_some_and(|s| s.unparsed > 0))
+            .map(|f| f.file)
+            .collect();
+        model.conflicts = files
+            .iter()
+            .filter(|f| !f.test_path)
+            .flat_map(|f| {
+                f.conflict_targets.iter().map(|t| ConflictUse {
+                    file: f.file,
+                    target: t.clone(),
+                })
+            })
             .collect();
         let by_id: HashMap<FileId, &FileFacts> = files.iter().map(|f| (f.file, f)).collect();
         for (h, history) in model.histories.clone().iter().enumerate() {
@@ -700,6 +726,51 @@ impl SchemaModel {
                         matches!(s.guarding(o), Guarding::Guarded(_) | Guarding::Partial(_))
                     })
             })
+    }
+
+    /// The `ON CONFLICT (cols)` targets of the code whose table one history
+    /// alone defines and which no unique guard of it matches: PostgreSQL
+    /// takes as arbiter only a unique index or constraint over exactly the
+    /// target's columns (in any order), so the insert fails, and nothing
+    /// refuses a second row with those values. A table several histories
+    /// define (two services' `events`) is not judged, nor one whose
+    /// `CREATE TABLE` file holds a statement no dialect reads.
+    pub fn unguarded_conflicts(&self) -> Vec<(&ConflictUse, &Table)> {
+        let mut out = Vec::new();
+        for c in &self.conflicts {
+            let defined: Vec<&Table> = self
+                .tables
+                .iter()
+                .filter(|t| bare(&t.key).eq_ignore_ascii_case(&c.target.table))
+                .collect();
+            let [t] = defined.as_slice() else {
+                continue;
+            };
+            let known = c
+                .target
+                .columns
+                .iter()
+                .all(|name| t.columns.iter().any(|col| col.name == *name));
+            if t.partition_of.is_some() || !known || self.unread.contains(&t.created.file) {
+                continue;
+            }
+            let mut want: Vec<&str> = c.target.columns.iter().map(String::as_str).collect();
+            want.sort_unstable();
+            want.dedup();
+            let matched = t.guards.iter().any(|g| {
+                g.key.kind != KeyKind::Index && {
+                    let mut have: Vec<&str> =
+                        g.key.parts.iter().flat_map(|p| p.columns()).collect();
+                    have.sort_unstable();
+                    have.dedup();
+                    have == want
+                }
+            });
+            if !matched {
+                out.push((c, *t));
+            }
+        }
+        out
     }
 
     /// The table a name refers to (as written: quoted, schema-qualified or

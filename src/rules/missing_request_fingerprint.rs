@@ -25,14 +25,21 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         // (`payments` with a unique `idempotency_key`, a run or a log row)
         // the row holds the request's own fields or what it did, not a
         // stored answer.
+        // An append-only log whose own unique guard is over the key is
+        // answered from too: a replay gets the entry the first request
+        // logged (`[answer_log_table]` of rules/stores.toml). Only while
+        // that guard stands: without it a retry logs a second entry.
+        let log = s.own_guard
+            && guards_key(t, &s)
+            && knowledge::stores().answer_log_table.matches(&t.key);
         let kept = s.own_guard && keyed_by(t, &s);
-        if !s.dedicated && !kept {
+        if !s.dedicated && !kept && !log {
             continue;
         }
         // A digest key is the request's own fingerprint; a pure dedup table
         // (no stored response) answers a replay with "seen", not with the
         // first request's response, so a changed body cannot be misanswered.
-        if s.digest || !s.keeps_response {
+        if s.digest || !(s.keeps_response || log) {
             continue;
         }
         // A stored response is not a fingerprint of the request; nor, in a
@@ -44,9 +51,33 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 && (s.dedicated || knowledge::name_words(&c.name).len() > 1)
         });
         if !has {
-            out.push(missing(t, &s));
+            let d = missing(t, &s);
+            out.push(if log && !kept && !s.dedicated {
+                d.with_note(format!(
+                    "`{}` is a log whose own unique guard is over `{}`: a replay is answered with the entry the first request logged",
+                    t.name,
+                    s.key.join(", ")
+                ))
+            } else {
+                d
+            });
         }
     }
+}
+
+/// Whether a full unique guard of the table (no predicate) holds every key
+/// column, with scope columns or not.
+fn guards_key(t: &Table, s: &Store) -> bool {
+    t.guards.iter().any(|g| {
+        g.key.kind != KeyKind::Index
+            && g.key.predicate.is_none()
+            && s.key.iter().all(|k| {
+                g.key
+                    .parts
+                    .iter()
+                    .any(|p| p.columns().contains(&k.as_str()))
+            })
+    })
 }
 
 /// Whether the table's primary key is its key column(s) alone.

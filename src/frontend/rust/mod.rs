@@ -417,6 +417,12 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut rust = strings.rust;
     // Before the flow walk: schema text inside test code declares no store.
     facts.test_regions = regions.0;
+    // The schema a crate ships as a `const` of DDL text, in file order.
+    let mut ddl: Vec<&sql_strings::SqlText> = consts.values().collect();
+    ddl.sort_by_key(|s| s.inner.map(|i| i.start));
+    for sql in ddl {
+        sql_strings::read_const_schema(text, sql, facts);
+    }
     rust.retention = match source {
         Source::File(file) => retention::extract(file, facts),
         Source::Items(_) | Source::Chunks(..) => by_items.finish(facts),

@@ -266,14 +266,44 @@ pub fn read(file: &str, sql: &SqlText, facts: &mut FileFacts) -> Vec<Dml> {
         return found;
     };
     let delete = found.iter().any(|d| d.kind == DmlKind::Delete);
-    let ddl = is_schema_text(&sql.text)
-        && !facts
-            .test_regions
-            .iter()
-            .any(|r| r.start <= inner.start && inner.end <= r.end);
-    if !delete && !ddl {
-        return found;
+    let ddl = is_schema_text(&sql.text) && !in_test(facts, inner);
+    if delete || ddl {
+        statements(file, sql, inner, ddl, delete, facts);
     }
+    found
+}
+
+/// A `const` of schema text (`pub const IDEMPOTENCY_TABLE_DDL: &str =
+/// "CREATE TABLE …"`) outside test code: the schema a crate ships for
+/// whoever runs it (a downstream migration tool, a start-up hook in another
+/// crate), read where it is defined whether or not this file executes it.
+/// A use of the same constant in a query adds nothing twice ([`read`]
+/// keeps one event per statement).
+pub fn read_const_schema(file: &str, sql: &SqlText, facts: &mut FileFacts) {
+    if let Some(inner) = sql.inner {
+        if is_schema_text(&sql.text) && !in_test(facts, inner) {
+            statements(file, sql, inner, true, false, facts);
+        }
+    }
+}
+
+fn in_test(facts: &FileFacts, inner: Span) -> bool {
+    facts
+        .test_regions
+        .iter()
+        .any(|r| r.start <= inner.start && inner.end <= r.end)
+}
+
+/// The statements of `sql` (at `inner` in the file): schema events with
+/// `ddl`, retentions of expiring `DELETE`s with `delete`.
+fn statements(
+    file: &str,
+    sql: &SqlText,
+    inner: Span,
+    ddl: bool,
+    delete: bool,
+    facts: &mut FileFacts,
+) {
     let mut scratch = crate::frontend::sql::SqlFacts::default();
     // Problems of SQL held in a Rust string are not the Rust file's parse
     // errors: a statement no dialect reads is counted, never reported.
@@ -297,6 +327,15 @@ pub fn read(file: &str, sql: &SqlText, facts: &mut FileFacts) -> Vec<Dml> {
     }
     if ddl {
         let into = facts.sql.get_or_insert_with(Default::default);
+        // a constant's statements, read where it is defined, are not read
+        // again where a query runs it
+        if into
+            .events
+            .iter()
+            .any(|e| e.span.start >= inner.start && e.span.end <= inner.end)
+        {
+            return;
+        }
         into.unparsed += scratch.unparsed;
         into.events.extend(
             scratch
@@ -305,7 +344,6 @@ pub fn read(file: &str, sql: &SqlText, facts: &mut FileFacts) -> Vec<Dml> {
                 .filter(|e| !matches!(e.kind, crate::frontend::sql::EventKind::Delete(_))),
         );
     }
-    found
 }
 
 /// Text that declares or changes a table or an index.

@@ -1,0 +1,21 @@
+//! The table the Idempotency-Key middleware answers retried requests from,
+//! shipped as DDL: the host application runs it with its own migrations. A
+//! replay whose body hash differs from the first request's is refused.
+
+/// Run once by the host application's migration tool.
+pub const REPLAY_TABLE_DDL: &str = r#"
+CREATE TABLE IF NOT EXISTS http_idempotency (
+    caller_fingerprint TEXT NOT NULL,
+    key TEXT NOT NULL,
+    request_digest BYTEA NOT NULL,
+    reservation_id UUID NOT NULL,
+    response_status INT,
+    response_body BYTEA,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT NOW(),
+    expires_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (caller_fingerprint, key)
+);
+
+CREATE INDEX IF NOT EXISTS http_idempotency_expires_idx
+    ON http_idempotency (expires_at);
+"#;
