@@ -37,6 +37,7 @@ use rayon::prelude::*;
 use render::Summary;
 use source::{FileKind, SourceFile, SourceMap, Span};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use walk::Candidate;
 
@@ -421,43 +422,56 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     // are parsed in the same run as soon as one parsed file settles that
     // they are needed, else after it when the model's first parts say so.
     // Big Rust files are read around their words; they are read whole
-    // again when the files hold a store or a keyed request, as held files
-    // are parsed then (`frontend::rust::AROUND_WORDS_BYTES`).
+    // when the files hold a store or a keyed request, as held files are
+    // parsed then (`frontend::rust::AROUND_WORDS_BYTES`). They wait until
+    // the other files have settled that (deferred): read whole at once
+    // when one of them did, else around their words, and whole again only
+    // when the model's first parts say so.
     let loaded = Arc::new(loaded);
     let reread: Rereads = Arc::new(loaded.iter().map(|_| OnceLock::new()).collect());
-    let parse = |ids: Vec<usize>, held: usize, whole: bool| {
+    let settled = Arc::new(AtomicBool::new(false));
+    let release = |f: &frontend::FileFacts| {
+        let yes = model::settles_late_files(f);
+        if yes {
+            settled.store(true, Ordering::Relaxed);
+        }
+        yes
+    };
+    let parse = |ids: Vec<usize>, holds: (usize, usize), whole: bool| {
         supervise::run_holding(
             ParseJob {
                 loaded: Arc::clone(&loaded),
                 reread: Arc::clone(&reread),
                 ids,
                 whole,
+                settled: Arc::clone(&settled),
             },
             pool.current_num_threads(),
             PARSER_STACK_BYTES,
             (BIG_PARSE_BYTES, BIG_FILES_AT_ONCE),
             opts.parse_timeout
                 .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
-            held,
-            &model::settles_late_files,
+            holds,
+            &release,
         )
         .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))
     };
     let (schema_held, now): (Vec<usize>, Vec<usize>) =
         (0..loaded.len()).partition(|&i| loaded[i].schema);
     let (late, now): (Vec<usize>, Vec<usize>) = now.into_iter().partition(|&i| loaded[i].late);
-    let around: Vec<usize> = now
-        .iter()
-        .copied()
-        .filter(|&i| loaded[i].around.is_some())
-        .collect();
+    let (around, now): (Vec<usize>, Vec<usize>) =
+        now.into_iter().partition(|&i| loaded[i].around.is_some());
     let mut parsed = Parsed::new(loaded.len());
-    let ids: Vec<usize> = now.iter().chain(&late).copied().collect();
-    let (fates, late_ran) = parse(ids.clone(), now.len(), false)?;
-    let settled = if late_ran { &ids } else { &now };
+    let ids: Vec<usize> = now.iter().chain(&around).chain(&late).copied().collect();
+    let (fates, late_ran) = parse(ids.clone(), (now.len(), around.len()), false)?;
+    let ran = if late_ran {
+        &ids[..]
+    } else {
+        &ids[..now.len() + around.len()]
+    };
     parsed.settle(
         fates,
-        settled,
+        ran,
         &loaded,
         &reread,
         &roots,
@@ -487,14 +501,16 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             let l = &loaded[id];
             timings.admitted(l.kind, l.len as u64, false);
         }
+        // When it was settled during the parse, the big files were read
+        // whole then.
         let again: Vec<usize> = late
             .iter()
-            .filter(|_| !late_ran)
             .chain(&around)
+            .filter(|_| !late_ran)
             .copied()
             .collect();
         if !again.is_empty() {
-            let (fates, _) = parse(again.clone(), again.len(), true)?;
+            let (fates, _) = parse(again.clone(), (again.len(), 0), true)?;
             parsed.settle(
                 fates,
                 &again,
@@ -537,7 +553,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
         for &id in &hit {
             timings.admitted(loaded[id].kind, loaded[id].len as u64, false);
         }
-        let (fates, _) = parse(hit.clone(), hit.len(), true)?;
+        let (fates, _) = parse(hit.clone(), (hit.len(), 0), true)?;
         parsed.settle(
             fates,
             &hit,
@@ -905,6 +921,10 @@ struct ParseJob {
     ids: Vec<usize>,
     /// Files read around their words ([`Loaded::around`]) are read whole.
     whole: bool,
+    /// Whether a parsed file has settled that the run holds a store or a
+    /// keyed request ([`model::settles_late_files`]): files read around
+    /// their words are then read whole.
+    settled: Arc<AtomicBool>,
 }
 
 impl supervise::Job for ParseJob {
@@ -951,13 +971,16 @@ impl supervise::Job for ParseJob {
             f
         } else if l.parse {
             // Anchored in the text read first: the same text.
+            let whole = self.whole || self.settled.load(Ordering::Relaxed);
             let mut f = match &l.around {
-                Some(anchors) if !self.whole && text.len() == l.len => {
+                Some(anchors) if !whole && text.len() == l.len => {
                     frontend::parse_rust_around(id, &text, anchors)
                 }
                 _ => frontend::parse(id, l.kind, &text),
             };
-            model::keep_model_inputs(&mut f, &text);
+            crate::timings::walks::time(crate::timings::walks::Walk::ModelInputs, || {
+                model::keep_model_inputs(&mut f, &text)
+            });
             f.shrink_to_fit();
             f
         } else {

@@ -241,6 +241,9 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
             r.commit, r.rev, r.date, r.subject
         );
     }
+    if args.timings || idemlint::timings::from_env() {
+        idemlint::timings::walks::enable();
+    }
     let mut outcome = idemlint::check_with(&opts, &gate_now).map_err(|e| e.to_string())?;
     if outcome.summary.files_scanned == 0 && !reads_stdin {
         // Nothing read is no clean bill of health. With --staged or
@@ -339,6 +342,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
     }
     if args.timings || idemlint::timings::from_env() {
         eprint!("{}", outcome.timings.report(render_started.elapsed()));
+        eprint!("{}", idemlint::timings::walks::report());
     }
     if let Some(n) = fixed {
         eprintln!(

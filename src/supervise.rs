@@ -16,6 +16,8 @@
 //! an item that is not held says so, in the same run, beside the items
 //! still left. Workers with nothing to do wait for that word until every
 //! item not held has reported; without it, the held items never run.
+//! Items may also be deferred: they run after that word, whether it
+//! released the held items or not (the job may ask its own results which).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -177,13 +179,18 @@ impl<J: Job> Shared<J> {
 
     /// Say whether the held `items` run: released, they are taken as the
     /// others are (a big one in its turn, largest first).
-    fn decide(&self, items: &[usize], release: bool) {
+    fn decide(&self, deferred: &[usize], items: &[usize], release: bool) {
         let mut held = lock(&self.held);
         if !held.pending {
             return;
         }
         held.pending = false;
-        if release {
+        let items: Vec<usize> = if release {
+            deferred.iter().chain(items).copied().collect()
+        } else {
+            deferred.to_vec()
+        };
+        if !items.is_empty() {
             let (mut big, small): (Vec<usize>, Vec<usize>) = items
                 .iter()
                 .partition(|&&i| self.job.weight(i) > self.big_bytes);
@@ -288,24 +295,27 @@ pub fn run<J: Job>(
     bound: Bound,
 ) -> std::io::Result<Vec<Fate<J::Output>>> {
     let len = job.len();
-    run_holding(job, threads, stack, big, bound, len, &|_| false).map(|(fates, _)| fates)
+    run_holding(job, threads, stack, big, bound, (len, 0), &|_| false).map(|(fates, _)| fates)
 }
 
 /// [`run`], with the items from `held` on held: they run once `release`
-/// says yes to the result of an item before `held`. What became of every
-/// item, and whether the held ones ran; when they did not, only the items
-/// before `held` are in the list.
+/// says yes to the result of an item before `held`. The `deferred` items
+/// from `held` on (before the held ones) run once that is settled, either
+/// way: released, or every item before `held` reported without it. What
+/// became of every item, and whether the held ones ran; when they did
+/// not, only the items before `held + deferred` are in the list.
 pub fn run_holding<J: Job>(
     job: J,
     threads: usize,
     stack: usize,
     (big_bytes, big_at_once): (usize, usize),
     bound: Bound,
-    held: usize,
+    (held, deferred): (usize, usize),
     release: &dyn Fn(&J::Output) -> bool,
 ) -> std::io::Result<(Vec<Fate<J::Output>>, bool)> {
     let len = job.len();
     let held = held.min(len);
+    let deferred = deferred.min(len - held);
     let threads = threads.clamp(1, len.max(1));
     let (mut big, mut small): (Vec<usize>, Vec<usize>) =
         (0..held).partition(|&i| job.weight(i) > big_bytes);
@@ -316,7 +326,8 @@ pub fn run_holding<J: Job>(
     // (2026-12-05, 15 interleaved runs: 0.350 -> 0.276 s, the same peak).
     // The results come back by index whatever the order.
     small.sort_by_key(|&i| std::cmp::Reverse(job.weight(i)));
-    let held_items: Vec<usize> = (held..len).collect();
+    let deferred_items: Vec<usize> = (held..held + deferred).collect();
+    let held_items: Vec<usize> = (held + deferred..len).collect();
     let shared = Arc::new(Shared {
         job,
         small,
@@ -330,7 +341,7 @@ pub fn run_holding<J: Job>(
         big_at_once: big_at_once.max(1),
         big_bytes,
         held: Mutex::new(Holding {
-            pending: !held_items.is_empty(),
+            pending: !held_items.is_empty() || !deferred_items.is_empty(),
             released: Vec::new(),
         }),
         held_cv: Condvar::new(),
@@ -341,8 +352,12 @@ pub fn run_holding<J: Job>(
     let mut first_left = held;
     let mut left = held;
     let mut released = false;
+    // Whether the deferred items were handed to the workers (and counted).
+    let mut decided = false;
     if first_left == 0 {
-        shared.decide(&held_items, false);
+        decided = true;
+        left += deferred;
+        shared.decide(&deferred_items, &held_items, false);
     }
     let (tx, rx) = mpsc::channel();
     for w in 0..threads {
@@ -354,10 +369,11 @@ pub fn run_holding<J: Job>(
         match rx.recv_timeout(tick) {
             Ok((_, i, result, took)) => {
                 if fates[i].is_none() {
-                    if i < held && !released && result.as_ref().is_ok_and(release) {
+                    if i < held && !released && !decided && result.as_ref().is_ok_and(release) {
                         released = true;
-                        left += held_items.len();
-                        shared.decide(&held_items, true);
+                        decided = true;
+                        left += held_items.len() + deferred;
+                        shared.decide(&deferred_items, &held_items, true);
                     }
                     fates[i] = Some(match result {
                         Ok(out) => Fate::Done(out, took),
@@ -401,13 +417,15 @@ pub fn run_holding<J: Job>(
             };
             spawn(&shared, fresh, tx.clone())?;
         }
-        if first_left == 0 && !released {
-            shared.decide(&held_items, false);
+        if first_left == 0 && !decided {
+            decided = true;
+            left += deferred;
+            shared.decide(&deferred_items, &held_items, false);
         }
     }
     // Never leave a worker waiting for word (the loop ends on a lost channel).
-    shared.decide(&held_items, false);
-    let ran = if released { len } else { held };
+    shared.decide(&[], &held_items, false);
+    let ran = if released { len } else { held + deferred };
     let fates = fates
         .into_iter()
         .take(ran)
@@ -698,7 +716,7 @@ mod tests {
                     1 << 20,
                     (big, 1),
                     fixed(60_000),
-                    3,
+                    (3, 0),
                     &|&out| out == 10,
                 )
                 .unwrap();
@@ -721,7 +739,7 @@ mod tests {
                 1 << 20,
                 (usize::MAX, 1),
                 bound,
-                3,
+                (3, 0),
                 &|&out| out == 30,
             )
             .unwrap();
@@ -738,7 +756,7 @@ mod tests {
             1 << 20,
             (usize::MAX, 1),
             fixed(60_000),
-            0,
+            (0, 0),
             &|_| true,
         )
         .unwrap();
@@ -750,12 +768,59 @@ mod tests {
             1 << 20,
             (usize::MAX, 1),
             fixed(60_000),
-            2,
+            (2, 0),
             &|&out| out == 10,
         )
         .unwrap();
         assert!(ran);
         assert_eq!(outputs(&fates), vec![0, 10, 20]);
+    }
+
+    #[test]
+    fn deferred_items_run_once_it_is_settled_either_way() {
+        for threads in [1, 2, 4] {
+            for big in [usize::MAX, 15] {
+                // Items 2 and 3 are deferred, 4 held; item 1 releases.
+                let (fates, ran) = run_holding(
+                    Sleepy(vec![30, 1, 20, 2, 3]),
+                    threads,
+                    1 << 20,
+                    (big, 1),
+                    fixed(60_000),
+                    (2, 2),
+                    &|&out| out == 10,
+                )
+                .unwrap();
+                assert!(ran, "{threads} {big}");
+                assert_eq!(outputs(&fates), vec![0, 10, 20, 30, 40], "{threads} {big}");
+                // Nothing releases: the deferred items run, the held one not.
+                let (fates, ran) = run_holding(
+                    Sleepy(vec![30, 1, 20, 2, 3]),
+                    threads,
+                    1 << 20,
+                    (big, 1),
+                    fixed(60_000),
+                    (2, 2),
+                    &|_| false,
+                )
+                .unwrap();
+                assert!(!ran, "{threads} {big}");
+                assert_eq!(outputs(&fates), vec![0, 10, 20, 30], "{threads} {big}");
+            }
+        }
+        // No item before them: they run at once.
+        let (fates, ran) = run_holding(
+            Sleepy(vec![1, 2]),
+            2,
+            1 << 20,
+            (usize::MAX, 1),
+            fixed(60_000),
+            (0, 1),
+            &|_| true,
+        )
+        .unwrap();
+        assert!(!ran);
+        assert_eq!(outputs(&fates), vec![0]);
     }
 
     #[test]

@@ -207,6 +207,112 @@ fn row(
     )
 }
 
+/// The time of each reader of a parsed Rust file, summed over threads, for
+/// `--timings`: which walk costs what (docs/performance.md, "Gating a
+/// walk"). Counted only once [`walks::enable`] is called (the command line
+/// does when timings are asked for), so a run without them pays one
+/// relaxed load per reader and item.
+pub mod walks {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::Instant;
+
+    /// The readers, in the order the table lists them.
+    #[derive(Debug, Clone, Copy)]
+    pub enum Walk {
+        /// Checks before the parse: nesting, chains, the Stripe header.
+        Screens,
+        /// syn's parse of a whole file.
+        SynWhole,
+        /// The first pass over the items (for a file read by items or
+        /// around its words, the items' parse too), readers included.
+        FirstPass,
+        Strings,
+        TestRegions,
+        Consts,
+        RetryFirst,
+        Retention,
+        /// The second pass over the items (parse included as above).
+        SecondPass,
+        Flow,
+        Retry,
+        Cache,
+        RedisLiterals,
+        Units,
+        Tokens,
+        Scope,
+        OwnerKeys,
+        /// The owner-less keys' admission of the text.
+        OwnerGate,
+        /// Stores by data flow: its own pass (parse included as above).
+        KeySource,
+        /// What the model keeps of a file's facts, after its front end.
+        ModelInputs,
+    }
+
+    const NAMES: [&str; 20] = [
+        "screens",
+        "syn (whole files)",
+        "first pass",
+        "  strings",
+        "  test regions",
+        "  constants",
+        "  retry (first)",
+        "  retention",
+        "second pass",
+        "  flow",
+        "  retry",
+        "  cache",
+        "  redis literals",
+        "  unit slips",
+        "  used tokens",
+        "  dropped callers",
+        "  owner-less keys",
+        "owner gate",
+        "key source pass",
+        "model inputs",
+    ];
+
+    static ON: AtomicBool = AtomicBool::new(false);
+    static NANOS: [AtomicU64; NAMES.len()] = [const { AtomicU64::new(0) }; NAMES.len()];
+    static CALLS: [AtomicU64; NAMES.len()] = [const { AtomicU64::new(0) }; NAMES.len()];
+
+    /// Count from now on.
+    pub fn enable() {
+        ON.store(true, Ordering::Relaxed);
+    }
+
+    /// `f`, its time added to `walk`'s when counting.
+    #[inline]
+    pub fn time<R>(walk: Walk, f: impl FnOnce() -> R) -> R {
+        if !ON.load(Ordering::Relaxed) {
+            return f();
+        }
+        let t0 = Instant::now();
+        let r = f();
+        let i = walk as usize;
+        NANOS[i].fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        CALLS[i].fetch_add(1, Ordering::Relaxed);
+        r
+    }
+
+    /// The table, or nothing when not counted.
+    pub fn report() -> String {
+        use std::fmt::Write as _;
+        if !ON.load(Ordering::Relaxed) {
+            return String::new();
+        }
+        let mut out = String::from("Rust readers (ms summed over threads, calls)\n");
+        for (i, name) in NAMES.iter().enumerate() {
+            let ns = NANOS[i].load(Ordering::Relaxed);
+            let calls = CALLS[i].load(Ordering::Relaxed);
+            if calls > 0 {
+                let _ = writeln!(out, "  {name:<20} {:>9.1} {calls:>8}", ns as f64 / 1e6);
+            }
+        }
+        out
+    }
+}
+
 /// Whether timings were asked for through the environment.
 pub fn from_env() -> bool {
     std::env::var_os("IDEMLINT_TIMINGS").is_some_and(|v| !v.is_empty() && v != "0")

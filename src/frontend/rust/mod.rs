@@ -19,6 +19,7 @@ pub mod units;
 
 use super::{FileFacts, Problem, StrLit, StrRole};
 use crate::source::Span;
+use crate::timings::walks::{time, Walk};
 use syn::visit::{self, Visit};
 
 /// Facts specific to Rust files, beyond the shared string literals.
@@ -149,28 +150,7 @@ fn parse_how(text: &str, facts: &mut FileFacts, reading: Reading<'_>) {
 
 fn parse_tree(text: &str, facts: &mut FileFacts, reading: Reading<'_>) {
     let _lines = Lines::of(text);
-    facts.hints.talks_to_stripe = crate::knowledge::headers().talks_to_stripe(text);
-    if text.len() > MAX_RUST_BYTES {
-        facts.problems.push(Problem::new(
-            Span::new(0, 0),
-            format!(
-                "{:.1} MiB of Rust, over the {} MiB that are parsed (generated code?); not parsed",
-                text.len() as f64 / 1048576.0,
-                MAX_RUST_BYTES / 1048576
-            ),
-        ));
-        return;
-    }
-    if let Some(p) = super::too_deep(text) {
-        facts.problems.push(p);
-        return;
-    }
-    let chain = max_chain_depth(text);
-    if chain > MAX_CHAIN {
-        facts.problems.push(Problem::new(
-            Span::new(0, 0),
-            format!("an expression chains {chain} operators deep (over {MAX_CHAIN}); not parsed"),
-        ));
+    if screened(text, facts) {
         return;
     }
     // A script (`#!`) is read whole.
@@ -181,7 +161,7 @@ fn parse_tree(text: &str, facts: &mut FileFacts, reading: Reading<'_>) {
         Reading::Around(anchors) if !text.starts_with("#!") => {
             Source::Chunks(chunks::Prepared::new(text, Some(anchors)))
         }
-        _ => match syn::parse_file(text) {
+        _ => match time(Walk::SynWhole, || syn::parse_file(text)) {
             Ok(f) => Source::File(f),
             Err(e) => return refused(text, e, facts),
         },
@@ -204,6 +184,40 @@ fn parse_tree(text: &str, facts: &mut FileFacts, reading: Reading<'_>) {
     }
 }
 
+/// The checks before a parse (the Stripe header's hint, then the size,
+/// nesting and chain bounds): whether the file is not to be parsed.
+fn screened(text: &str, facts: &mut FileFacts) -> bool {
+    time(Walk::Screens, || screens(text, facts))
+}
+
+fn screens(text: &str, facts: &mut FileFacts) -> bool {
+    facts.hints.talks_to_stripe = crate::knowledge::headers().talks_to_stripe(text);
+    if text.len() > MAX_RUST_BYTES {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!(
+                "{:.1} MiB of Rust, over the {} MiB that are parsed (generated code?); not parsed",
+                text.len() as f64 / 1048576.0,
+                MAX_RUST_BYTES / 1048576
+            ),
+        ));
+        return true;
+    }
+    if let Some(p) = super::too_deep(text) {
+        facts.problems.push(p);
+        return true;
+    }
+    let chain = max_chain_depth(text);
+    if chain > MAX_CHAIN {
+        facts.problems.push(Problem::new(
+            Span::new(0, 0),
+            format!("an expression chains {chain} operators deep (over {MAX_CHAIN}); not parsed"),
+        ));
+        return true;
+    }
+    false
+}
+
 /// A file's facts as before its front end read anything.
 fn start_again(facts: &mut FileFacts) {
     let hints = std::mem::take(&mut facts.hints);
@@ -222,8 +236,12 @@ fn start_again(facts: &mut FileFacts) {
 /// ([`chunks`]): it holds one item's tokens and tree at a time, about 9
 /// times its text in all (the same file, 2026-12-05: 8.4 MB over an empty
 /// run's peak; 27 MB when its items were read from the whole file's
-/// tokens).
-pub const BY_ITEMS_BYTES: usize = 768 * 1024;
+/// tokens). The same bound as [`AROUND_WORDS_BYTES`]: a big file read
+/// whole (the run holds a store) is read item by item too. At 768 KiB,
+/// the hyperswitch fork's 585 KiB `core/payments.rs` took 33 MB whole and
+/// made the run's peak (2026-12-06, `fast` build: 97 -> 73 MB for about
+/// 8% more CPU time).
+pub const BY_ITEMS_BYTES: usize = AROUND_WORDS_BYTES;
 
 /// What syn refused: a parse error, or a template that is not Rust.
 fn refused(text: &str, e: syn::Error, facts: &mut FileFacts) {
@@ -398,16 +416,18 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     // A whole file's retentions are read from its tree, which lives to the
     // end; a file read item by item carries the reader from item to item.
     let mut by_items = retention::ItemReader::default();
-    source.each(&mut |piece| {
-        piece.visit(&mut strings);
-        piece.visit(&mut regions);
-        if let Piece::Item(i) = piece {
-            flow::add_const(&mut consts, text, i);
-        }
-        first.read(&piece);
-        if let Source::Items(_) | Source::Chunks(..) = source {
-            by_items.read(&piece);
-        }
+    time(Walk::FirstPass, || {
+        source.each(&mut |piece| {
+            time(Walk::Strings, || piece.visit(&mut strings));
+            time(Walk::TestRegions, || piece.visit(&mut regions));
+            if let Piece::Item(i) = piece {
+                time(Walk::Consts, || flow::add_const(&mut consts, text, i));
+            }
+            time(Walk::RetryFirst, || first.read(&piece));
+            if let Source::Items(_) | Source::Chunks(..) = source {
+                time(Walk::Retention, || by_items.read(&piece));
+            }
+        })
     })?;
     if let Source::Items(_) | Source::Chunks(..) = source {
         // Its spans are byte ranges by now: free proc-macro2's copy of the
@@ -423,10 +443,10 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     for sql in ddl {
         sql_strings::read_const_schema(text, sql, facts);
     }
-    rust.retention = match source {
+    rust.retention = time(Walk::Retention, || match source {
         Source::File(file) => retention::extract(file, facts),
         Source::Items(_) | Source::Chunks(..) => by_items.finish(facts),
-    };
+    });
     // Both find nothing in a file without their word, so their walks are
     // skipped there: every cache fact names a type with the word `cache`
     // (an identifier cannot be escaped), and a policy set from code spells
@@ -439,36 +459,35 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut scopes = key_source::may_hold_a_source(text).then(|| scope::Visitor::new(&consts));
     // Only a file that formats a string can build a key, and only a file
     // the prefilter admits by its text is read for one: a run that reads
-    // every file whole reads the same ones.
-    let owner_gate = if text.contains("format") {
-        crate::walk::rust_admission(text.as_bytes())
-    } else {
-        crate::walk::Admission::No
-    };
-    let mut owners = (owner_gate != crate::walk::Admission::No).then(owner_keys::Visitor::default);
+    // every file whole reads the same ones. The admission (a prefilter
+    // pass over the text) is asked only of a file where the walk found a
+    // key; most find none.
+    let mut owners = text.contains("format").then(owner_keys::Visitor::default);
     let mut flows = flow::FileWalker::new(text, &consts, facts);
     let mut retries = retry::Walker::new(&consts, first);
-    source.each(&mut |piece| {
-        piece.visit(&mut flows);
-        piece.visit(&mut retries);
-        if let Some(c) = &mut caches {
-            piece.visit(c);
-        }
-        if let Some(l) = &mut literals {
-            piece.visit(l);
-        }
-        if let Some(u) = &mut units {
-            piece.visit(u);
-        }
-        if let Some(t) = &mut tokens {
-            piece.visit(t);
-        }
-        if let Some(s) = &mut scopes {
-            piece.visit(s);
-        }
-        if let Some(o) = &mut owners {
-            piece.visit(o);
-        }
+    time(Walk::SecondPass, || {
+        source.each(&mut |piece| {
+            time(Walk::Flow, || piece.visit(&mut flows));
+            time(Walk::Retry, || piece.visit(&mut retries));
+            if let Some(c) = &mut caches {
+                time(Walk::Cache, || piece.visit(c));
+            }
+            if let Some(l) = &mut literals {
+                time(Walk::RedisLiterals, || piece.visit(l));
+            }
+            if let Some(u) = &mut units {
+                time(Walk::Units, || piece.visit(u));
+            }
+            if let Some(t) = &mut tokens {
+                time(Walk::Tokens, || piece.visit(t));
+            }
+            if let Some(s) = &mut scopes {
+                time(Walk::Scope, || piece.visit(s));
+            }
+            if let Some(o) = &mut owners {
+                time(Walk::OwnerKeys, || piece.visit(o));
+            }
+        })
     })?;
     rust.flow = flows.finish();
     rust.retry = retries.finish();
@@ -483,7 +502,9 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         });
     if writes_keys && key_source::may_hold_a_source(text) {
         let mut derive = key_source::Walker::new(text, &consts);
-        source.each(&mut |piece| piece.visit(&mut derive))?;
+        time(Walk::KeySource, || {
+            source.each(&mut |piece| piece.visit(&mut derive))
+        })?;
         key_source::apply(&derive.out, facts, &mut rust.flow);
         rust.derived = derive.out;
     }
@@ -508,10 +529,15 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     if let Some(s) = scopes {
         rust.dropped_callers = s.out.into_iter().filter(|d| !in_test(&d.span)).collect();
     }
-    if let Some(o) = owners {
-        let late = owner_gate == crate::walk::Admission::Late;
-        rust.ownerless = o.out;
-        rust.ownerless.iter_mut().for_each(|k| k.late = late);
+    if let Some(o) = owners.filter(|o| !o.out.is_empty()) {
+        let gate = time(Walk::OwnerGate, || {
+            crate::walk::rust_admission(text.as_bytes())
+        });
+        if gate != crate::walk::Admission::No {
+            let late = gate == crate::walk::Admission::Late;
+            rust.ownerless = o.out;
+            rust.ownerless.iter_mut().for_each(|k| k.late = late);
+        }
     }
     facts.rust = Some(rust);
     if let Some(l) = literals {

@@ -173,13 +173,18 @@ impl Visitor {
         if owners.is_empty() {
             return;
         }
+        // The key formats first: most bodies that bind an owner build no
+        // key, and the identifiers are read from a copy of the tokens.
+        let mut formats = Formats::default();
+        visit(&mut formats, body);
+        if formats.0.is_empty() {
+            return;
+        }
         let mut ids = HashSet::new();
         used(body.to_token_stream(), &mut ids);
         let Some(owner) = owners.into_iter().find(|o| !ids.contains(o.as_str())) else {
             return;
         };
-        let mut formats = Formats::default();
-        visit(&mut formats, body);
         for (span, text) in formats.0 {
             if self.seen.insert(span.start) {
                 self.out.push(OwnerlessKey {

@@ -131,8 +131,6 @@ impl<'a> Visitor<'a> {
     fn function(&mut self, sig: &syn::Signature, block: &syn::Block) {
         let name = sig.ident.to_string();
         let fn_span = super::byte_span(sig.ident.span());
-        let mut body = Vec::new();
-        idents_of(quote::ToTokens::to_token_stream(block), &mut body);
         let params: Vec<(String, Span)> = sig
             .inputs
             .iter()
@@ -149,12 +147,22 @@ impl<'a> Visitor<'a> {
         let named = names_idempotency(&name)
             || self.owner.as_deref().is_some_and(names_idempotency)
             || params.iter().any(|(p, _)| names_idempotency(p));
-        let key_used = params.iter().any(|(p, _)| {
-            let l = p.to_ascii_lowercase();
-            (l == "key" || l.ends_with("_key") || names_idempotency(&l))
-                && !is_caller_name(&l)
-                && uses(&body, p)
-        });
+        // The body's identifiers (a copy of its tokens) only for a key
+        // builder: most functions are not one.
+        let body = if named {
+            let mut body = Vec::new();
+            idents_of(quote::ToTokens::to_token_stream(block), &mut body);
+            body
+        } else {
+            Vec::new()
+        };
+        let key_used = named
+            && params.iter().any(|(p, _)| {
+                let l = p.to_ascii_lowercase();
+                (l == "key" || l.ends_with("_key") || names_idempotency(&l))
+                    && !is_caller_name(&l)
+                    && uses(&body, p)
+            });
         if named && key_used {
             for (p, span) in &params {
                 if is_caller_name(p) && !uses(&body, p) {
