@@ -861,12 +861,12 @@ impl FlowModel {
                             };
                             out.push(step(kind));
                         }
-                        EventKind::Redis {
-                            op,
-                            key,
-                            conn,
-                            claim,
-                        } => {
+                        EventKind::Redis { op, key, conn } => {
+                            let claim = func
+                                .claims
+                                .iter()
+                                .find(|(s, _)| *s == ev.span)
+                                .map(|(_, c)| c);
                             let Some(store) = redis_store(key) else {
                                 continue;
                             };
@@ -877,7 +877,7 @@ impl FlowModel {
                                 plain: true,
                                 guard: GuardState::Unknown,
                                 conn: conn.clone(),
-                                unheld: unheld(claim.as_deref(), e.file, &defs),
+                                unheld: unheld(claim, e.file, &defs),
                             };
                             let kind = match op {
                                 RedisOp::Get | RedisOp::Exists => StepKind::Check {

@@ -89,7 +89,7 @@ fn unheld_diagnostic(u: &UnheldClaim<'_>) -> Diagnostic {
     let (severity, message, label, at, note) = match u.why {
         Unheld::FreshStore { at, what: made } => (
             Severity::Error,
-            format!("the claim is taken on a store made for this one call, so the key is in effect recorded only after {what}"),
+            format!("the claim is taken on a store made for this call: the key is recorded only after {what}"),
             format!("a store made here (`{made}`): no other request, and no other server, sees this claim"),
             *at,
             format!("the key reaches {store} only when the record is written, after the effect: a replay that arrives in between finds nothing and runs the handler again"),
@@ -103,8 +103,8 @@ fn unheld_diagnostic(u: &UnheldClaim<'_>) -> Diagnostic {
         ),
         Unheld::ShortTtl { at, ms } => (
             Severity::Warning,
-            format!("the claim expires after {ms} ms, before the handler can be relied on to finish: the key is in effect recorded only after {what}"),
-            format!("the claim's expiry: {ms} ms, under {} s", MIN_CLAIM_TTL_MS / 1000),
+            format!("the claim expires after {ms} ms: the key is in effect recorded only after {what}"),
+            format!("the claim's expiry: {ms} ms, under {} s, before a handler can be relied on to finish", MIN_CLAIM_TTL_MS / 1000),
             *at,
             format!("once the claim has expired a replay finds no key in {store} and runs the handler again; the claim must outlive the slowest handler run"),
         ),

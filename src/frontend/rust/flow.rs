@@ -73,6 +73,10 @@ pub struct FnFlow {
     /// Named for a conditional set, yet it checks the key and takes the
     /// lock it inserts under only after the check: (check, lock, insert).
     pub unlocked_check: Option<(Span, Span, Span)>,
+    /// Conditional sets through a cache abstraction (Redis events of
+    /// `events`, by span) and what says whether each claim holds: kept
+    /// beside the events, which stay small.
+    pub claims: Vec<(Span, Claim)>,
 }
 
 #[derive(Debug, Clone)]
@@ -103,9 +107,6 @@ pub enum EventKind {
         op: RedisOp,
         key: RedisKey,
         conn: Option<String>,
-        /// For a conditional set through a cache abstraction: what says
-        /// whether the claim holds. Boxed: most events are no claim.
-        claim: Option<Box<Claim>>,
     },
     TxBegin {
         var: Option<String>,
@@ -321,6 +322,7 @@ impl<'a> FileWalker<'a> {
             nested: Vec::new(),
             idem: super::cache::names_idempotency_sig(sig)
                 || self.owner.as_deref().is_some_and(names_idempotency),
+            claims: Vec::new(),
         };
         f.visit_block(block);
         f.drop_unrun();
@@ -330,6 +332,7 @@ impl<'a> FileWalker<'a> {
             opaque,
             fresh,
             nested,
+            claims,
             ..
         } = f;
         let opaque =
@@ -355,6 +358,7 @@ impl<'a> FileWalker<'a> {
             test,
             unconditional_set: unconditional_set(&name.to_string(), block),
             unlocked_check: unlocked_check(&name.to_string(), block),
+            claims,
         });
         // Functions defined inside the body are functions of their own.
         let saved = self.owner.take();
@@ -772,6 +776,8 @@ struct FnWalker<'a> {
     /// The function names idempotency (its name, its `impl` type, a
     /// parameter or a parameter's type): a cache it uses keeps keys.
     idem: bool,
+    /// Claims through a cache abstraction, by their event's span.
+    claims: Vec<(Span, Claim)>,
 }
 
 /// Macros whose arguments are expressions in order.
@@ -1069,15 +1075,7 @@ impl FnWalker<'_> {
     fn redis(&mut self, at: Span, op: RedisOp, key: Option<&syn::Expr>, conn: Option<String>) {
         let Some(key) = key else { return };
         let key = self.redis_key(key);
-        self.push(
-            at,
-            EventKind::Redis {
-                op,
-                key,
-                conn,
-                claim: None,
-            },
-        );
+        self.push(at, EventKind::Redis { op, key, conn });
     }
 
     /// `redis::cmd("SET").arg(k)…` and `redis::pipe()…cmd("SET")…`, read at
@@ -1186,12 +1184,7 @@ impl FnWalker<'_> {
         let conn = recv.into_iter().rfind(|s| s != "self");
         self.push(
             super::byte_span(m.method.span()),
-            EventKind::Redis {
-                op,
-                key,
-                conn,
-                claim: None,
-            },
+            EventKind::Redis { op, key, conn },
         );
         true
     }
@@ -1218,6 +1211,7 @@ impl FnWalker<'_> {
             return false;
         }
         key.derived = true;
+        let at = super::byte_span(m.method.span());
         let claim = (op == RedisOp::SetNx).then(|| {
             Box::new(Claim {
                 ttl: Some((
@@ -1232,15 +1226,10 @@ impl FnWalker<'_> {
         let conn = receiver_path(&m.receiver)
             .into_iter()
             .rfind(|s| s != "self");
-        self.push(
-            super::byte_span(m.method.span()),
-            EventKind::Redis {
-                op,
-                key,
-                conn,
-                claim,
-            },
-        );
+        self.push(at, EventKind::Redis { op, key, conn });
+        if let Some(c) = claim {
+            self.claims.push((at, *c));
+        }
         true
     }
 
@@ -1249,11 +1238,7 @@ impl FnWalker<'_> {
     fn drop_claim(&mut self, e: &syn::Expr, at: Span) {
         let Some(call) = claim_call(e) else { return };
         let span = super::byte_span(call.method.span());
-        if let Some(Event {
-            kind: EventKind::Redis { claim: Some(c), .. },
-            ..
-        }) = self.events.iter_mut().rev().find(|ev| ev.span == span)
-        {
+        if let Some((_, c)) = self.claims.iter_mut().rev().find(|(s, _)| *s == span) {
             c.dropped.get_or_insert(at);
         }
     }
