@@ -162,6 +162,53 @@ impl StoreKey {
     }
 }
 
+/// Why a claim (a conditional set) does not hold the key while the handler
+/// runs, so that the key is in effect recorded only after the effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unheld {
+    /// Taken on a store made for this one call (`memory::new()`): the
+    /// constructor.
+    FreshStore { at: Span, what: String },
+    /// Its answer is dropped: a request that lost the claim goes on too.
+    Dropped { at: Span },
+    /// It expires after `ms` milliseconds, before a handler that writes
+    /// and answers can be relied on to finish.
+    ShortTtl { at: Span, ms: u64 },
+}
+
+/// A claim whose expiry is below this many milliseconds expires before a
+/// handler can be relied on to finish (a database write, a provider call).
+pub const MIN_CLAIM_TTL_MS: u64 = 1_000;
+
+fn unheld(
+    claim: Option<&crate::frontend::rust::flow::Claim>,
+    file: FileId,
+    defs: &super::retention::ConstDefs<'_>,
+) -> Option<Unheld> {
+    let c = claim?;
+    if let Some((at, what)) = &c.fresh_store {
+        return Some(Unheld::FreshStore {
+            at: *at,
+            what: what.clone(),
+        });
+    }
+    if let Some(at) = c.dropped {
+        return Some(Unheld::Dropped { at });
+    }
+    let (expr, at) = c.ttl.as_ref()?;
+    let mut steps = 0;
+    let lookup = |n: &str| defs.find(file, n).map(|(_, d)| &d.expr);
+    match crate::frontend::rust::retention::eval(expr, &lookup, &mut steps, 0)? {
+        crate::frontend::rust::retention::Value::Dur(ms) if ms < u128::from(MIN_CLAIM_TTL_MS) => {
+            Some(Unheld::ShortTtl {
+                at: *at,
+                ms: u64::try_from(ms).ok()?,
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Whether a store table's key has a unique guard at the end of its history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GuardState {
@@ -189,6 +236,8 @@ pub enum StepKind {
         plain: bool,
         guard: GuardState,
         conn: Option<String>,
+        /// A claim that does not hold until the record replaces it.
+        unheld: Option<Unheld>,
     },
     /// Something that cannot be taken back with the handler's transaction.
     Effect {
@@ -736,6 +785,7 @@ impl FlowModel {
             fresh_keys.extend(flow.fresh_keys.iter().map(|k| (f.file, k.clone())));
         }
         let index = Index::build(&entries, &flows, &crate_files);
+        let defs = super::retention::ConstDefs::new(files, sources);
         let classifier = Classifier {
             schema,
             effects: knowledge::effects()
@@ -788,6 +838,7 @@ impl FlowModel {
                                 plain,
                                 guard: classifier.guard(&dml.table),
                                 conn: conn.clone(),
+                                unheld: None,
                             };
                             let kind = match (store, dml.kind) {
                                 (true, DmlKind::Read) => StepKind::Check {
@@ -811,6 +862,11 @@ impl FlowModel {
                             out.push(step(kind));
                         }
                         EventKind::Redis { op, key, conn } => {
+                            let claim = func
+                                .claims
+                                .iter()
+                                .find(|(s, _)| *s == ev.span)
+                                .map(|(_, c)| c);
                             let Some(store) = redis_store(key) else {
                                 continue;
                             };
@@ -821,6 +877,7 @@ impl FlowModel {
                                 plain: true,
                                 guard: GuardState::Unknown,
                                 conn: conn.clone(),
+                                unheld: unheld(claim, e.file, &defs),
                             };
                             let kind = match op {
                                 RedisOp::Get | RedisOp::Exists => StepKind::Check {

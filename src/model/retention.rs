@@ -149,7 +149,11 @@ impl RetentionModel {
             // (`add_stripe_customer_id_and_purge.sql`), and a request-key
             // store's replays come from the service's own clients.
             let request_table = matches!(&item.target, StoreRef::Table(t)
-                if !knowledge::stores().event_table.matches(t.rsplit('.').next().unwrap_or(t)));
+                if !knowledge::stores().event_table.matches(t.rsplit('.').next().unwrap_or(t)))
+                || item
+                    .context
+                    .iter()
+                    .any(|c| c == retention::REQUEST_KEY_CONTEXT);
             item.context.insert(0, own);
             if !request_table {
                 if let Some((site, _)) = item.site {

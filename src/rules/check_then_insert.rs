@@ -52,7 +52,13 @@ fn races(steps: &[Step]) -> Vec<(&Step, &Step, &StoreKey)> {
             StoreKey::Redis(_) => true,
             StoreKey::Table(_) => *guard == GuardState::Missing,
         };
-        if !unguarded {
+        // A claim of the same key before (`SET NX`, a conditional set):
+        // the plain write stores the response over the claim it won.
+        let claimed = steps[..wi].iter().any(|c| {
+            matches!(&c.kind, StepKind::Write { store: s, atomic: true, .. } if s == store)
+                && !c.exclusive(w)
+        });
+        if !unguarded || claimed {
             continue;
         }
         let check = checks

@@ -6,7 +6,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::flows::{Step, StepKind, StoreKey};
+use crate::model::flows::{Step, StepKind, StoreKey, Unheld, MIN_CLAIM_TTL_MS};
 use std::collections::HashSet;
 
 pub const NAME: &str = "key-recorded-after-effect";
@@ -14,6 +14,11 @@ pub const NAME: &str = "key-recorded-after-effect";
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let mut seen = HashSet::new();
     for trace in &ctx.model.flows.traces {
+        if let Some(u) = unheld_claim(&trace.steps) {
+            if seen.insert((u.claim.file, u.claim.span)) {
+                out.push(unheld_diagnostic(&u));
+            }
+        }
         if let Some(late) = late_write(&trace.steps) {
             if seen.insert((late.write.file, late.write.span)) {
                 out.push(diagnostic(&late));
@@ -24,6 +29,108 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// A claim that does not hold the key (see [`Unheld`]), an effect after it,
+/// and a record of the same key after the effect: in effect the key is
+/// recorded only after the effect, whatever the claim says.
+struct UnheldClaim<'a> {
+    claim: &'a Step,
+    why: &'a Unheld,
+    effect: &'a Step,
+    what: &'a str,
+    write: &'a Step,
+    store: &'a StoreKey,
+}
+
+fn unheld_claim(steps: &[Step]) -> Option<UnheldClaim<'_>> {
+    for (ci, c) in steps.iter().enumerate() {
+        let StepKind::Write {
+            store,
+            unheld: Some(why),
+            ..
+        } = &c.kind
+        else {
+            continue;
+        };
+        let Some((ei, effect, what)) =
+            steps
+                .iter()
+                .enumerate()
+                .skip(ci + 1)
+                .find_map(|(i, e)| match &e.kind {
+                    StepKind::Effect { what, .. } if !c.exclusive(e) => Some((i, e, what)),
+                    _ => None,
+                })
+        else {
+            continue;
+        };
+        let Some(write) = steps.iter().skip(ei + 1).find(|w| {
+            matches!(&w.kind, StepKind::Write { store: s, unheld: None, .. } if s == store)
+                && !effect.exclusive(w)
+        }) else {
+            continue;
+        };
+        return Some(UnheldClaim {
+            claim: c,
+            why,
+            effect,
+            what,
+            write,
+            store,
+        });
+    }
+    None
+}
+
+fn unheld_diagnostic(u: &UnheldClaim<'_>) -> Diagnostic {
+    let store = u.store.describe();
+    let what = u.what;
+    let (severity, message, label, at, note) = match u.why {
+        Unheld::FreshStore { at, what: made } => (
+            Severity::Error,
+            format!("the claim is taken on a store made for this call: the key is recorded only after {what}"),
+            format!("a store made here (`{made}`): no other request, and no other server, sees this claim"),
+            *at,
+            format!("the key reaches {store} only when the record is written, after the effect: a replay that arrives in between finds nothing and runs the handler again"),
+        ),
+        Unheld::Dropped { at } => (
+            Severity::Error,
+            format!("the claim's answer is not read, so a request that lost it goes on to {what} as well"),
+            "whether the conditional set won is dropped here".to_string(),
+            *at,
+            format!("a replay that finds the claim taken runs the handler anyway; the key reaches {store} only after the effect"),
+        ),
+        Unheld::ShortTtl { at, ms } => (
+            Severity::Warning,
+            format!("the claim expires after {ms} ms: the key is in effect recorded only after {what}"),
+            format!("the claim's expiry: {ms} ms, under {} s, before a handler can be relied on to finish", MIN_CLAIM_TTL_MS / 1000),
+            *at,
+            format!("once the claim has expired a replay finds no key in {store} and runs the handler again; the claim must outlive the slowest handler run"),
+        ),
+    };
+    let mut d = Diagnostic::new(NAME, severity, u.claim.file, u.claim.span, message)
+        .with_primary_label("the claim, taken before the effect")
+        .with_label(u.claim.file, at, label)
+        .with_label(u.effect.file, u.effect.span, format!("the effect: {what}"))
+        .with_label(
+            u.write.file,
+            u.write.span,
+            "the key is recorded here, after the effect",
+        )
+        .with_note(note);
+    for (s, label) in [
+        (u.effect, "the effect happens inside this call"),
+        (u.write, "the key is written inside this call"),
+    ] {
+        if let Some((f, sp)) = s.via.filter(|&(f, sp)| (f, sp) != (s.file, s.span)) {
+            d = d.with_label(f, sp, label);
+        }
+    }
+    d.with_help(format!(
+        "take the claim on the store the record goes to, with an expiry longer than the slowest handler run, and go on only when it was won: {}",
+        claim_help(u.store)
+    ))
 }
 
 /// A lookup of a key, an awaited call the model cannot resolve, and a

@@ -43,6 +43,94 @@ fn is_redis(name: &str) -> bool {
         .any(|w| w == "redis" || w == "valkey" || w == "rediscluster")
 }
 
+/// Whether a method's receiver is a cache: the name it is reached by says
+/// so (`cache`, `self.cache`, `state.response_cache`), or it is a cache
+/// made on the spot (`memory::new()`, `MemoryCache::default()`).
+pub(crate) fn names_cache(recv: &syn::Expr) -> bool {
+    match recv {
+        syn::Expr::Path(p) => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| is_cache(&s.ident.to_string())),
+        syn::Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => is_cache(&n.to_string()),
+            syn::Member::Unnamed(_) => false,
+        },
+        syn::Expr::Reference(r) => names_cache(&r.expr),
+        syn::Expr::Paren(p) => names_cache(&p.expr),
+        syn::Expr::Call(_) => fresh_store(recv).is_some(),
+        _ => false,
+    }
+}
+
+/// A store made on the spot for one call (`memory::new()`,
+/// `MemoryCache::new()`, `HashMap::new()`): what is claimed in it is gone
+/// with it, and no other request sees it. The constructor's path.
+pub(crate) fn fresh_store(recv: &syn::Expr) -> Option<String> {
+    let syn::Expr::Call(c) = recv else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segs = super::path_idents(&p.path);
+    let last = segs.last()?;
+    let constructor = matches!(last.as_str(), "new" | "default" | "with_capacity");
+    let store = segs.iter().any(|s| {
+        let w = name_words(s);
+        is_cache(s)
+            || w.iter()
+                .any(|w| matches!(w.as_str(), "memory" | "store" | "map"))
+    });
+    (constructor && store).then(|| segs.join("::"))
+}
+
+/// Whether a function names idempotency in its signature: its name, a
+/// parameter, or a parameter's type (`key: &IdempotencyKey`). Reads the
+/// names only, with no printing: it runs for every function read.
+pub(crate) fn names_idempotency_sig(sig: &syn::Signature) -> bool {
+    idem(&sig.ident.to_string())
+        || sig.inputs.iter().any(|a| match a {
+            syn::FnArg::Typed(t) => pat_names_idempotency(&t.pat) || type_names_idempotency(&t.ty),
+            syn::FnArg::Receiver(_) => false,
+        })
+}
+
+fn idem(s: &str) -> bool {
+    s.as_bytes()
+        .windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"idempot"))
+}
+
+fn pat_names_idempotency(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::Ident(i) => idem(&i.ident.to_string()),
+        syn::Pat::Type(t) => pat_names_idempotency(&t.pat),
+        syn::Pat::Reference(r) => pat_names_idempotency(&r.pat),
+        syn::Pat::TupleStruct(ts) => ts.elems.iter().any(pat_names_idempotency),
+        syn::Pat::Tuple(t) => t.elems.iter().any(pat_names_idempotency),
+        _ => false,
+    }
+}
+
+fn type_names_idempotency(t: &syn::Type) -> bool {
+    match t {
+        syn::Type::Reference(r) => type_names_idempotency(&r.elem),
+        syn::Type::Paren(p) => type_names_idempotency(&p.elem),
+        syn::Type::Group(g) => type_names_idempotency(&g.elem),
+        syn::Type::Slice(s) => type_names_idempotency(&s.elem),
+        syn::Type::Array(a) => type_names_idempotency(&a.elem),
+        syn::Type::Tuple(t) => t.elems.iter().any(type_names_idempotency),
+        syn::Type::Path(p) => p.path.segments.iter().any(|s| {
+            idem(&s.ident.to_string())
+                || matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                    if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if type_names_idempotency(t))))
+        }),
+        _ => false,
+    }
+}
+
 fn type_idents(ty: &syn::Type) -> Vec<String> {
     use quote::ToTokens;
     ty.to_token_stream().into_iter().flat_map(flatten).collect()

@@ -73,6 +73,10 @@ pub struct FnFlow {
     /// Named for a conditional set, yet it checks the key and takes the
     /// lock it inserts under only after the check: (check, lock, insert).
     pub unlocked_check: Option<(Span, Span, Span)>,
+    /// Conditional sets through a cache abstraction (Redis events of
+    /// `events`, by span) and what says whether each claim holds: kept
+    /// beside the events, which stay small.
+    pub claims: Vec<(Span, Claim)>,
 }
 
 #[derive(Debug, Clone)]
@@ -123,6 +127,36 @@ pub enum RedisOp {
     Del,
     Expire,
 }
+
+/// A conditional set taken as a claim (`cache.set_if_not_exists(&key,
+/// &Start, lock_ttl())`): what the model needs to tell whether it holds
+/// until the record replaces it.
+#[derive(Debug, Clone, Default)]
+pub struct Claim {
+    /// The claim's expiry as written, folded in the model (where a
+    /// `const fn lock_ttl()` of another file is known), and its span.
+    pub ttl: Option<(super::retention::ConstExpr, Span)>,
+    /// The answer is dropped (`matches!(.., Ok(_))`, `.is_ok()`, `let _ =`,
+    /// `if let Ok(won) = ..` with `won` never used): where.
+    pub dropped: Option<Span>,
+    /// Taken on a store made for this one call (`memory::new()`): the
+    /// constructor's span and path.
+    pub fresh_store: Option<(Span, String)>,
+}
+
+/// Methods of a cache abstraction (`enum Cache { Redis(..), Memory(..) }`
+/// dispatched to its backends, a `trait KeyCache`) read in idempotency
+/// code as Redis commands: name, arguments, and the command.
+const CACHE_METHODS: &[(&str, usize, RedisOp)] = &[
+    ("get", 1, RedisOp::Get),
+    ("exists", 1, RedisOp::Exists),
+    ("set", 3, RedisOp::Set),
+    ("set_if_not_exists", 3, RedisOp::SetNx),
+    ("set_if_absent", 3, RedisOp::SetNx),
+    ("set_nx", 3, RedisOp::SetNx),
+    ("delete", 1, RedisOp::Del),
+    ("remove", 1, RedisOp::Del),
+];
 
 /// A Redis key as written: its literal prefix, and the expression's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,6 +320,9 @@ impl<'a> FileWalker<'a> {
             let_sql: HashMap::new(),
             unrun: Vec::new(),
             nested: Vec::new(),
+            idem: super::cache::names_idempotency_sig(sig)
+                || self.owner.as_deref().is_some_and(names_idempotency),
+            claims: Vec::new(),
         };
         f.visit_block(block);
         f.drop_unrun();
@@ -295,6 +332,7 @@ impl<'a> FileWalker<'a> {
             opaque,
             fresh,
             nested,
+            claims,
             ..
         } = f;
         let opaque =
@@ -320,6 +358,7 @@ impl<'a> FileWalker<'a> {
             test,
             unconditional_set: unconditional_set(&name.to_string(), block),
             unlocked_check: unlocked_check(&name.to_string(), block),
+            claims,
         });
         // Functions defined inside the body are functions of their own.
         let saved = self.owner.take();
@@ -638,6 +677,64 @@ pub(super) fn pat_names(p: &syn::Pat) -> Vec<String> {
     }
 }
 
+/// The conditional-set call an expression evaluates to, through `.await`,
+/// `?`, parentheses and error mapping.
+fn claim_call(e: &syn::Expr) -> Option<&syn::ExprMethodCall> {
+    match e {
+        syn::Expr::Await(a) => claim_call(&a.base),
+        syn::Expr::Try(t) => claim_call(&t.expr),
+        syn::Expr::Paren(p) => claim_call(&p.expr),
+        syn::Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "map_err" | "context" | "with_context" | "wrap_err" | "is_ok" | "is_err"
+            ) =>
+        {
+            claim_call(&m.receiver)
+        }
+        syn::Expr::MethodCall(m)
+            if CACHE_METHODS
+                .iter()
+                .any(|(n, _, op)| *op == RedisOp::SetNx && m.method == n) =>
+        {
+            Some(m)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a pattern matched against a claim's answer drops it: it names
+/// neither `true` nor `false`, has no guard, and binds no name that `then`
+/// uses (`Ok(_)`, `Ok(())`, `if let Ok(won) = .. { true }`).
+fn pattern_drops(p: &syn::Pat, then: Option<&syn::Block>) -> bool {
+    use quote::ToTokens;
+    let ts = p.to_token_stream();
+    if tokens_contain_ident(&ts, &["true", "false"]) {
+        return false;
+    }
+    let binds: Vec<String> = pat_names(p)
+        .into_iter()
+        .filter(|n| !n.starts_with('_') && n.chars().next().is_some_and(char::is_lowercase))
+        .collect();
+    match then {
+        Some(b) if !binds.is_empty() => {
+            let body = b.to_token_stream();
+            !binds
+                .iter()
+                .any(|n| tokens_contain_ident(&body, &[n.as_str()]))
+        }
+        _ => binds.is_empty(),
+    }
+}
+
+fn tokens_contain_ident(ts: &proc_macro2::TokenStream, words: &[&str]) -> bool {
+    ts.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => words.iter().any(|w| i == w),
+        proc_macro2::TokenTree::Group(g) => tokens_contain_ident(&g.stream(), words),
+        _ => false,
+    })
+}
+
 /// A retry scope: a loop body or a closure a retry wrapper runs again.
 struct RetryScope {
     span: Span,
@@ -676,6 +773,11 @@ struct FnWalker<'a> {
     /// Events of queries whose binding was shadowed unused.
     unrun: Vec<usize>,
     nested: Vec<syn::ItemFn>,
+    /// The function names idempotency (its name, its `impl` type, a
+    /// parameter or a parameter's type): a cache it uses keeps keys.
+    idem: bool,
+    /// Claims through a cache abstraction, by their event's span.
+    claims: Vec<(Span, Claim)>,
 }
 
 /// Macros whose arguments are expressions in order.
@@ -1087,6 +1189,60 @@ impl FnWalker<'_> {
         true
     }
 
+    /// A cache abstraction's call in idempotency code (`cache.get(&key)`,
+    /// `cache.set_if_not_exists(&key, &Start, lock_ttl())`, `cache.set(key,
+    /// &resp, ttl)`): a Redis command on the key, whatever backend the
+    /// cache dispatches to. Also when the key is read from the idempotency
+    /// header here.
+    fn cache_method(&mut self, m: &syn::ExprMethodCall) -> bool {
+        let name = m.method.to_string();
+        let Some(&(_, _, op)) = CACHE_METHODS
+            .iter()
+            .find(|(n, a, _)| *n == name && *a == m.args.len())
+        else {
+            return false;
+        };
+        if !super::cache::names_cache(&m.receiver) {
+            return false;
+        }
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        let mut key = self.redis_key(args[0]);
+        if !(self.idem || key.from_header) {
+            return false;
+        }
+        key.derived = true;
+        let at = super::byte_span(m.method.span());
+        let claim = (op == RedisOp::SetNx).then(|| {
+            Box::new(Claim {
+                ttl: Some((
+                    super::retention::read_duration_arg(args[2]),
+                    super::span::of(args[2]),
+                )),
+                dropped: None,
+                fresh_store: super::cache::fresh_store(&m.receiver)
+                    .map(|p| (super::span::of(&*m.receiver), p)),
+            })
+        });
+        let conn = receiver_path(&m.receiver)
+            .into_iter()
+            .rfind(|s| s != "self");
+        self.push(at, EventKind::Redis { op, key, conn });
+        if let Some(c) = claim {
+            self.claims.push((at, *c));
+        }
+        true
+    }
+
+    /// The claim `e` evaluates to (through `.await`, `?`, `map_err`), when
+    /// its answer is dropped: mark it.
+    fn drop_claim(&mut self, e: &syn::Expr, at: Span) {
+        let Some(call) = claim_call(e) else { return };
+        let span = super::byte_span(call.method.span());
+        if let Some((_, c)) = self.claims.iter_mut().rev().find(|(s, _)| *s == span) {
+            c.dropped.get_or_insert(at);
+        }
+    }
+
     /// A fresh key inside `e`, when inside a retry scope: a binding made
     /// fresh in the scope, or a generator written in place.
     fn fresh_in(&self, e: &syn::Expr) -> Option<(Span, String)> {
@@ -1155,6 +1311,31 @@ impl FnWalker<'_> {
             if named {
                 self.sent(a, at, format!("to `{name}`"));
             }
+        }
+    }
+
+    /// `matches!(expr, pattern)`: the expression runs here; a claim
+    /// matched against a pattern that drops its answer (`Ok(_)`) is marked.
+    /// A pattern with a guard reads the answer.
+    fn matches_macro(&mut self, m: &syn::Macro) {
+        let parsed = m.parse_body_with(|input: syn::parse::ParseStream| {
+            let e: syn::Expr = input.parse()?;
+            let _: syn::Token![,] = input.parse()?;
+            let p = syn::Pat::parse_multi_with_leading_vert(input)?;
+            let guard = input.peek(syn::Token![if]);
+            let _: proc_macro2::TokenStream = input.parse()?;
+            Ok((e, p, guard))
+        });
+        let Ok((e, p, guard)) = parsed else {
+            // Unreadable: as any macro that awaits, the order is unknown.
+            if tokens_contain(&m.tokens, "await") {
+                self.opaque.get_or_insert(super::span::of(m));
+            }
+            return;
+        };
+        self.visit_expr(&e);
+        if !guard && pattern_drops(&p, None) {
+            self.drop_claim(&e, super::span::of(&p));
         }
     }
 
@@ -1488,6 +1669,11 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
 
     fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
         self.visit_expr(&e.cond);
+        if let syn::Expr::Let(l) = &*e.cond {
+            if pattern_drops(&l.pat, Some(&e.then_branch)) {
+                self.drop_claim(&l.expr, super::span::of(&*l.pat));
+            }
+        }
         let site = self.site();
         let success = is_success_cond(&e.cond);
         let leaves = block_leaves(&e.then_branch);
@@ -1532,6 +1718,19 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             w.visit_expr(&e.cond);
             w.visit_block(&e.body);
         });
+    }
+
+    fn visit_stmt(&mut self, st: &'ast syn::Stmt) {
+        visit::visit_stmt(self, st);
+        match st {
+            syn::Stmt::Expr(e, Some(semi)) => self.drop_claim(e, super::byte_span(semi.span)),
+            syn::Stmt::Local(syn::Local {
+                pat: syn::Pat::Wild(w),
+                init: Some(init),
+                ..
+            }) => self.drop_claim(&init.expr, super::span::of(w)),
+            _ => {}
+        }
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -1624,6 +1823,10 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             .unwrap_or_default();
         if CONCURRENT_MACROS.contains(&name.as_str()) {
             self.opaque.get_or_insert(super::span::of(m));
+            return;
+        }
+        if name == "matches" {
+            self.matches_macro(m);
             return;
         }
         if EXPR_MACROS.contains(&name.as_str()) {
@@ -1776,8 +1979,11 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         if self.sql_roots.contains_key(&root_key) || self.redis_chain(m, &methods) {
             return;
         }
-        if self.redis_method(m) {
+        if self.redis_method(m) || self.cache_method(m) {
             return;
+        }
+        if matches!(name.as_str(), "is_ok" | "is_err") && m.args.is_empty() {
+            self.drop_claim(&m.receiver, at);
         }
         match (name.as_str(), args.len()) {
             ("begin", 0) | ("transaction", 0) | ("begin_transaction", 0) => {

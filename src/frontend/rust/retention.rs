@@ -245,7 +245,11 @@ impl ItemReader {
             let_idents,
             config_reads,
             config_lets,
-            early
+            early,
+            const_fns,
+            calls_as_refs,
+            fn_idem,
+            cache_store
         );
     }
 
@@ -476,6 +480,27 @@ pub fn read_expr(
         ..Visitor::default()
     };
     v.read(e, 0)
+}
+
+/// Read a duration as [`read_expr`] does, with a zero-argument call of a
+/// plain name (`lock_ttl()`) read as a reference to the `const fn` of that
+/// name, which the model folds where every file's definitions are known.
+pub fn read_duration_arg(e: &syn::Expr) -> ConstExpr {
+    let v = Visitor {
+        calls_as_refs: true,
+        ..Visitor::default()
+    };
+    v.read(e, 0)
+}
+
+/// A context word of a retention whose store holds the keys of the
+/// service's own clients (a cache keyed by the idempotency request header):
+/// the file's path names no counterparty for it.
+pub const REQUEST_KEY_CONTEXT: &str = "(request key)";
+
+/// The name a zero-argument `const fn` is known by among the constants.
+pub fn const_fn_ref(name: &str) -> String {
+    format!("{name}()")
 }
 
 /// A [`ConstExpr::Ref`] name that reads a setting rather than a constant:
@@ -718,6 +743,21 @@ struct Visitor<'ast> {
     /// Deletes of a store's rows before their expiry: the lead unfolded,
     /// its span, the table and the expiry column.
     early: Vec<(ConstExpr, Span, String, String)>,
+    /// Zero-argument `const fn`s of the file read so far whose body is one
+    /// duration or integer expression (`const fn lock_ttl() -> Duration {
+    /// Duration::from_secs(5) }`): a call to one reads as a reference to it
+    /// (`Ref("lock_ttl()")`).
+    const_fns: HashSet<String>,
+    /// Read every zero-argument call of a plain name as such a reference
+    /// (the flow reader, which folds it in the model, where an unknown
+    /// name gives nothing).
+    calls_as_refs: bool,
+    /// The function being read names idempotency in its signature (its
+    /// name, a parameter or its type: `key: &IdempotencyKey`).
+    fn_idem: bool,
+    /// The write being recorded goes to an idempotency code's cache
+    /// abstraction: a store whatever its key says.
+    cache_store: bool,
 }
 
 impl<'ast> Visitor<'ast> {
@@ -793,6 +833,12 @@ impl<'ast> Visitor<'ast> {
                 let segs = super::path_idents(&f.path);
                 let last = segs.last().map(String::as_str).unwrap_or("");
                 let owner = segs.iter().rev().nth(1).map(String::as_str).unwrap_or("");
+                if c.args.is_empty()
+                    && segs.len() == 1
+                    && (self.calls_as_refs || self.const_fns.contains(last))
+                {
+                    return ConstExpr::Ref(const_fn_ref(last));
+                }
                 match (c.args.first(), constructor_ms(last)) {
                     (Some(arg), Some(ms)) if is_duration_type(owner) || owner == "IntervalDsl" => {
                         ConstExpr::Dur { ms, arg: rd(arg) }
@@ -1016,12 +1062,16 @@ impl<'ast> Visitor<'ast> {
         if let Some((expr, span, unit, e)) = &ttl_read {
             let refs = refs_of(expr);
             let mut context: Vec<String> = key_prefix.iter().cloned().collect();
+            if self.cache_store {
+                context.push(REQUEST_KEY_CONTEXT.to_string());
+            }
             context.extend(refs.iter().cloned());
             context.extend(self.fn_name.iter().cloned());
             let stores = knowledge::stores();
-            let is_store = key_prefix
-                .as_deref()
-                .is_some_and(|p| stores.is_store_prefix(p))
+            let is_store = self.cache_store
+                || key_prefix
+                    .as_deref()
+                    .is_some_and(|p| stores.is_store_prefix(p))
                 || refs.iter().any(|r| stores.is_store_table(r));
             // `idem:lock:{id}` with 30 s, `IDEM_IN_FLIGHT_TTL`: the lifetime of
             // a claim, not how long the key is kept.
@@ -1404,6 +1454,23 @@ impl<'ast> Visitor<'ast> {
         });
     }
 
+    /// `const fn lock_ttl() -> Duration { Duration::from_secs(5) }`: a
+    /// constant written as a function, known as `lock_ttl()`.
+    fn record_const_fn(&mut self, sig: &syn::Signature, block: &syn::Block) {
+        if sig.constness.is_none() || !sig.inputs.is_empty() || !sig.generics.params.is_empty() {
+            return;
+        }
+        let [syn::Stmt::Expr(body, None)] = block.stmts.as_slice() else {
+            return;
+        };
+        let name = sig.ident.to_string();
+        let before = self.out.defs.len();
+        self.record_item(&const_fn_ref(&name), body);
+        if self.out.defs.len() > before {
+            self.const_fns.insert(name);
+        }
+    }
+
     fn record_item(&mut self, name: &str, expr: &syn::Expr) {
         let value = self.read(expr, 0);
         if value != ConstExpr::Unknown {
@@ -1543,6 +1610,14 @@ impl<'ast> Visitor<'ast> {
             }
             ("set", 2) if key.is_some_and(|k| self.key_prefix(k).is_some()) => {
                 self.record_write(at(self), key, None, false)
+            }
+            // A cache abstraction's `cache.set(&key, &value, ttl)` in
+            // idempotency code (`key: &IdempotencyKey`): the TTL the
+            // stored response is kept for.
+            ("set", 3) if self.fn_idem && super::cache::names_cache(&call.receiver) => {
+                self.cache_store = true;
+                self.record_write(at(self), key, Some((args[2], MILLIS)), false);
+                self.cache_store = false;
             }
             _ => {}
         }
@@ -1762,6 +1837,7 @@ impl<'ast> Visit<'ast> for Visitor<'ast> {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.record_const_fn(&f.sig, &f.block);
         let outer = self.enter_fn(&f.sig, f);
         visit::visit_item_fn(self, f);
         self.leave_fn(outer);
@@ -1946,6 +2022,7 @@ impl<'ast> Visitor<'ast> {
             })
             .collect();
         self.fn_name = Some(sig.ident.to_string());
+        self.fn_idem = super::cache::names_idempotency_sig(sig);
         outer
     }
 }
