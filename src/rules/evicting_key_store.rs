@@ -52,7 +52,7 @@ fn inferred(d: Diagnostic, inst: &Instance) -> Diagnostic {
         return d;
     }
     let mut d = d.with_note(
-        "a note, not an error: the link to the keys is inferred from the chart alone (the setting's value is computed by a template), so the keys may live in another Redis",
+        "a note, not an error: the link to the keys is inferred, not read (a setting whose value a chart's template computes, or `localhost` where a compose Redis publishes the port), so the keys may live in another Redis",
     );
     d.severity = Severity::Note;
     d
@@ -252,7 +252,7 @@ mod tests {
         assert!(d[0]
             .notes
             .iter()
-            .any(|n| n.contains("inferred from the chart")));
+            .any(|n| n.contains("a chart's template computes")));
 
         let compose = "services:\n  api:\n    image: example/api:1\n    environment:\n      REDIS_URL: redis://kv:6379/0\n  kv:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
         let (d, s) = run(&[("docker-compose.yml", compose), ("api/settings.py", code)]);

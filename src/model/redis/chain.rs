@@ -380,10 +380,22 @@ pub(super) fn link_fallbacks(
                     .iter()
                     .any(|h| h.start <= ep.span.start && ep.span.end <= h.end)
             });
+            let value = sources
+                .text(ep.file)
+                .get(ep.span.start..ep.span.end)
+                .unwrap_or(&ep.host)
+                .to_string();
+            // `REDIS_HOST=localhost` in an app's own `.env`: the app runs on
+            // this machine, against the compose Redis that publishes the
+            // port. Weak: another Redis may listen there instead.
+            let loopback = is_loopback(&ep.host) && ep.owner.is_none();
+            let port = loopback.then(|| port_of(&value)).flatten();
             let targets: Vec<usize> = if templated {
                 chart_only_redis(instances, sources, ep.file)
                     .into_iter()
                     .collect()
+            } else if let Some(port) = port {
+                publishing(instances, files, port)
             } else {
                 (0..instances.len())
                     .filter(|&i| {
@@ -391,15 +403,16 @@ pub(super) fn link_fallbacks(
                     })
                     .collect()
             };
-            let value = sources
-                .text(ep.file)
-                .get(ep.span.start..ep.span.end)
-                .unwrap_or(&ep.host)
-                .to_string();
             for i in targets {
                 let inst = &mut instances[i];
                 let (named, g) = (&fb.named, &ep.key);
-                let reason = if templated {
+                let reason = if let Some(port) = port {
+                    format!(
+                        "holds idempotency keys, by inference: `{g}={value}` is this machine, where {} `{}` publishes port {port}; `{named}`, the setting named for the keys, falls back to `{g}`",
+                        inst.kind.describe(),
+                        inst.name
+                    )
+                } else if templated {
                     format!(
                         "holds idempotency keys, by inference: `{g}` is set from the chart's template here, and the chart's only Redis is {} `{}`; `{named}`, the setting named for the keys, falls back to `{g}`",
                         inst.kind.describe(),
@@ -413,14 +426,15 @@ pub(super) fn link_fallbacks(
                         inst.name
                     )
                 };
+                let weak = templated || port.is_some();
                 let at = Link {
-                    weak: templated,
+                    weak,
                     file: ep.file,
                     span: ep.span,
                     reason,
                 };
                 let site = Link {
-                    weak: templated,
+                    weak,
                     file: fb.file,
                     span: fb.span,
                     reason: format!("`{named}` falls back to `{g}` here"),
@@ -438,6 +452,96 @@ pub(super) fn link_fallbacks(
         }
     }
     followed
+}
+
+/// Whether a host is this machine.
+fn is_loopback(host: &str) -> bool {
+    matches!(host, "localhost" | "127.0.0.1" | "::1" | "0.0.0.0")
+}
+
+/// The port a loopback connection value names (`localhost:6380`,
+/// `redis://127.0.0.1:6380/0`), else Redis's default, 6379.
+fn port_of(value: &str) -> Option<u16> {
+    let v = value.trim().trim_matches(['"', '\'']);
+    let v = v.split_once("://").map_or(v, |(_, r)| r);
+    let v = v.rsplit_once('@').map_or(v, |(_, h)| h);
+    let hostport = v.split(['/', '?']).next().unwrap_or(v);
+    match hostport.rsplit_once(':') {
+        Some((_, p)) => p.parse().ok(),
+        None => Some(6379),
+    }
+}
+
+/// `${VAR:-6379}` as its default; anything else as written.
+fn default_of(v: &str) -> &str {
+    v.strip_prefix("${")
+        .and_then(|r| r.split_once(":-"))
+        .map_or(v, |(_, d)| d.strip_suffix('}').unwrap_or(d))
+}
+
+/// The host port a compose `ports:` item publishes (`"6379:6379"`,
+/// `"${REDIS_PORT:-6379}:6379"`, `"127.0.0.1:6379:6379/tcp"`); none for a
+/// container port alone, which Docker publishes on a random port.
+fn published_port(item: &str) -> Option<u16> {
+    let item = item.trim();
+    // The variable's default first: its `:-` is not a separator.
+    let (host_part, rest) = if let Some(r) = item.strip_prefix("${") {
+        let end = r.find('}')?;
+        (default_of(&item[..end + 3]), &r[end + 1..])
+    } else {
+        let parts: Vec<&str> = item.split(':').collect();
+        match parts.as_slice() {
+            [h, _] => (*h, ""),
+            [_, h, _] => (*h, ""),
+            _ => return None,
+        }
+    };
+    if item.starts_with("${") && !rest.starts_with(':') {
+        return None;
+    }
+    host_part.split('-').next()?.parse().ok()
+}
+
+/// The compose Redis services that publish `port` on the host.
+fn publishing(instances: &[Instance], files: &[FileFacts], port: u16) -> Vec<usize> {
+    use crate::frontend::conf::PathSeg;
+    use crate::frontend::redis_conf::InstanceKind;
+    (0..instances.len())
+        .filter(|&i| {
+            let inst = &instances[i];
+            let Some(doc) = (inst.kind == InstanceKind::ComposeService)
+                .then(|| files.iter().find(|f| f.file == inst.file))
+                .flatten()
+                .and_then(|f| f.conf.as_ref())
+            else {
+                return false;
+            };
+            let of = |s: &str, n: &str, p: &str| {
+                s == "services" && p == "ports" && n.eq_ignore_ascii_case(&inst.name)
+            };
+            doc.entries.iter().any(|e| {
+                let Some(v) = e.scalar() else {
+                    return false;
+                };
+                let published = match e.path.as_slice() {
+                    // `- "6379:6379"`
+                    [PathSeg::Key(s), PathSeg::Key(n), PathSeg::Key(p), PathSeg::Index(_)]
+                        if of(s, n, p) =>
+                    {
+                        published_port(v)
+                    }
+                    // `- target: 6379` / `published: "6379"`
+                    [PathSeg::Key(s), PathSeg::Key(n), PathSeg::Key(p), PathSeg::Index(_), PathSeg::Key(k)]
+                        if of(s, n, p) && k == "published" =>
+                    {
+                        default_of(v).parse().ok()
+                    }
+                    _ => None,
+                };
+                published == Some(port)
+            })
+        })
+        .collect()
 }
 
 /// Whether an instance is one a setting can reach by its name: a compose
@@ -583,6 +687,22 @@ mod tests {
         assert_eq!(fallbacks_in(py).len(), 1);
         let compose = "      IDEMPOTENCY_REDIS_URL: ${IDEMPOTENCY_REDIS_URL:-${REDIS_URL}}\n";
         assert_eq!(fallbacks_in(compose).len(), 1);
+    }
+
+    #[test]
+    fn published_ports_and_loopback_ports() {
+        assert_eq!(published_port("6379:6379"), Some(6379));
+        assert_eq!(
+            published_port("${REDIS_HOST_PORT:-16379}:6379"),
+            Some(16379)
+        );
+        assert_eq!(published_port("127.0.0.1:6380:6379/tcp"), Some(6380));
+        assert_eq!(published_port("6379"), None);
+        assert_eq!(published_port("${REDIS_PORT}:6379"), None);
+        assert_eq!(port_of("localhost"), Some(6379));
+        assert_eq!(port_of("\"localhost:6380\""), Some(6380));
+        assert_eq!(port_of("redis://:pw@127.0.0.1:6381/0"), Some(6381));
+        assert!(is_loopback("127.0.0.1") && !is_loopback("redis"));
     }
 
     #[test]
