@@ -124,6 +124,16 @@ impl SourceFile {
         }
     }
 
+    /// The file's text for one look: the text held or already read again,
+    /// else read from disk for this call only and not kept, so that a scan
+    /// over every file holds one let-go text at a time.
+    pub fn peek_text(&self) -> Arc<str> {
+        match &self.reload {
+            None => Arc::clone(&self.text),
+            Some(r) => r.text.get().cloned().unwrap_or_else(|| r.read(&self.path)),
+        }
+    }
+
     /// The text as the parse saw it.
     pub fn set_text(&mut self, text: Arc<str>, bom: bool) {
         self.text = text;
@@ -219,6 +229,11 @@ impl SourceMap {
 
     pub fn text(&self, id: FileId) -> &str {
         self.files[id].text()
+    }
+
+    /// [`SourceFile::peek_text`] of a file.
+    pub fn peek_text(&self, id: FileId) -> Arc<str> {
+        self.files[id].peek_text()
     }
 
     /// The source text under `span`, or "" when the span is out of range.
