@@ -75,23 +75,6 @@ fn names_a_jti(ty: &str) -> bool {
     crate::knowledge::name_words(ty).iter().any(|w| w == "jti")
 }
 
-/// Every identifier of an expression, field names and method names
-/// included.
-fn idents(e: &syn::Expr) -> Vec<String> {
-    fn walk(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
-        for t in ts {
-            match t {
-                proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
-                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(quote::ToTokens::to_token_stream(e), &mut out);
-    out
-}
-
 /// Whether an expression adds or subtracts anything.
 fn has_arithmetic(e: &syn::Expr) -> bool {
     struct Arith(bool);
@@ -121,7 +104,7 @@ fn has_arithmetic(e: &syn::Expr) -> bool {
 
 /// How an expiry expression is written, if it is one of the two forms.
 fn form(e: &syn::Expr) -> Option<ExpiryForm> {
-    let ids = idents(e);
+    let ids = super::units::idents(e);
     let reads_exp = ids.iter().any(|i| i == "exp" || i.ends_with("_exp"));
     let reads_now = ids.iter().any(|i| i == "now" || i == "now_utc");
     if reads_exp && !reads_now && !has_arithmetic(e) {

@@ -182,8 +182,9 @@ fn value_name(e: &syn::Expr) -> Option<String> {
     }
 }
 
-/// Every identifier of an expression's text.
-fn idents(e: &syn::Expr) -> Vec<String> {
+/// Every identifier of an expression's text, field and method names
+/// included.
+pub(super) fn idents(e: &syn::Expr) -> Vec<String> {
     let mut out = Vec::new();
     fn walk(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
         for t in ts {
