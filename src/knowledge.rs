@@ -1216,8 +1216,42 @@ pub struct Redis {
     /// whose backend their settings select.
     #[serde(default)]
     pub server_cache: Vec<ServerCache>,
+    /// Libraries that keep dedup keys or locks in Redis.
+    #[serde(default)]
+    pub dedup_library: Vec<DedupLibrary>,
     pub policy: Vec<EvictionPolicy>,
     pub provider: Vec<ManagedDefault>,
+}
+
+/// A library that keeps dedup keys or locks in Redis (`activejob-uniqueness`,
+/// `redlock`), read from the project's dependency manifests.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupLibrary {
+    /// As shown in messages.
+    pub name: String,
+    /// `rubygems`, `npm`, `pypi` or `go`: which manifests name it.
+    pub ecosystem: String,
+    /// The package names that are this library, as the manifests write them.
+    pub packages: Vec<String>,
+    /// What it keeps, for the message (`unique-job locks`).
+    pub keeps: String,
+    /// `dedup` (unique-job locks, dedup ids) or `lock` (general
+    /// distributed locks: a warning at most).
+    pub class: String,
+    /// The environment variable it reads for its Redis by default.
+    #[serde(default)]
+    pub setting: Option<String>,
+    pub source: String,
+    pub quote: String,
+    pub read: String,
+}
+
+impl DedupLibrary {
+    /// A general distributed lock rather than a dedup key kept over time.
+    pub fn is_lock(&self) -> bool {
+        self.class == "lock"
+    }
 }
 
 /// A server that keeps its idempotency entries in its cache

@@ -45,6 +45,9 @@ pub enum FileKind {
     Json,
     Hcl,
     Env,
+    /// A dependency manifest read line by line (`Gemfile`, `Gemfile.lock`,
+    /// `requirements*.txt`, `go.mod`): which libraries the project uses.
+    Manifest,
     /// Other source or config text: string literals and header names only.
     Text,
 }
@@ -60,6 +63,7 @@ impl FileKind {
             FileKind::Json => "json",
             FileKind::Hcl => "hcl",
             FileKind::Env => "env",
+            FileKind::Manifest => "manifest",
             FileKind::Text => "text",
         }
     }

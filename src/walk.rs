@@ -43,6 +43,9 @@ pub fn classify(path: &Path) -> Option<FileKind> {
     if name == ".env" || name.starts_with(".env.") || name.ends_with(".env") || env_template {
         return Some(FileKind::Env);
     }
+    if crate::frontend::manifest::LineFormat::of(&name).is_some() {
+        return Some(FileKind::Manifest);
+    }
     if name == "redis.conf" || name == "valkey.conf" {
         return Some(FileKind::RedisConf);
     }
@@ -83,6 +86,42 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         e if TEXT_EXTENSIONS.contains(&e) => FileKind::Text,
         _ => return None,
     })
+}
+
+/// The package names of `rules/redis.toml` `[[dedup_library]]`, lowered,
+/// each also as PyPI may write it (`python_redis_lock`, `celery.once`).
+fn dedup_package_words() -> &'static [Vec<u8>] {
+    static W: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    W.get_or_init(|| {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for p in crate::knowledge::redis()
+            .dedup_library
+            .iter()
+            .flat_map(|l| &l.packages)
+        {
+            let p = p.to_ascii_lowercase();
+            for v in [
+                p.clone(),
+                p.replace(['_', '.'], "-"),
+                p.replace(['-', '.'], "_"),
+                p.replace(['-', '_'], "."),
+            ] {
+                if !out.iter().any(|o| o.as_slice() == v.as_bytes()) {
+                    out.push(v.into_bytes());
+                }
+            }
+        }
+        out
+    })
+}
+
+/// Whether a lowered manifest (or any JSON or TOML file, which
+/// `package.json` and `pyproject.toml` are) names a library that keeps
+/// dedup keys or locks in Redis: the manifest reader's only words.
+fn names_dedup_library(lower: &[u8]) -> bool {
+    dedup_package_words()
+        .iter()
+        .any(|w| memchr::memmem::find(lower, w).is_some())
 }
 
 /// A `.conf` file with Redis directives is a Redis config; nginx and other
@@ -608,7 +647,17 @@ impl Keywords {
         let rust = kind == FileKind::Rust;
         let kind = if conf { FileKind::RedisConf } else { kind };
         let admission = lowered(bytes, |lower| {
-            self.admits_lowered(kind, rust, test_path, path, bytes, lower)
+            // A dependency manifest is read when it names a library that
+            // keeps dedup keys or locks in Redis (`rules/redis.toml`);
+            // nothing else in a `Gemfile` or `go.mod` counts.
+            let manifest = matches!(kind, FileKind::Manifest | FileKind::Json | FileKind::Toml);
+            if manifest && names_dedup_library(lower) {
+                Admission::Full
+            } else if kind == FileKind::Manifest {
+                Admission::No
+            } else {
+                self.admits_lowered(kind, rust, test_path, path, bytes, lower)
+            }
         });
         // A migration that cannot run (a parenthesis never closed in a
         // `CREATE TABLE`) is a parse error whatever it names.

@@ -9,6 +9,7 @@ pub mod hcl;
 pub mod json;
 mod json_reader;
 pub mod key_format;
+pub mod manifest;
 pub mod redis_conf;
 pub mod redis_yaml;
 pub mod rust;
@@ -236,6 +237,9 @@ pub struct FileFacts {
     /// with their byte offsets (`model::redis::store_code_lines`), all that
     /// the model reads of such a text.
     pub store_code_lines: Option<Vec<(usize, String)>>,
+    /// Dependencies on libraries that keep dedup keys or locks in Redis,
+    /// from a manifest (`Gemfile`, `package.json`, `pyproject.toml`, …).
+    pub dedup_deps: Vec<manifest::DedupDep>,
 }
 
 /// Strings longer than this cannot be header names.
@@ -331,7 +335,12 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
             yaml::parse(text, &mut facts);
             redis_yaml::extract(text, &mut facts);
         }
-        FileKind::Json => json::parse(text, &mut facts),
+        FileKind::Json => {
+            json::parse(text, &mut facts);
+            if let Some(doc) = &facts.conf {
+                facts.dedup_deps = manifest::from_package_json(doc);
+            }
+        }
         FileKind::RedisConf => {
             redis_conf::parse(text, &mut facts);
             text::parse(text, &mut facts);
@@ -340,7 +349,13 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
             hcl::parse(text, &mut facts);
             text::parse(text, &mut facts);
         }
-        FileKind::Toml => toml::parse(text, &mut facts),
+        FileKind::Toml => {
+            toml::parse(text, &mut facts);
+            if let Some(doc) = &facts.conf {
+                facts.dedup_deps = manifest::from_pyproject(doc, text);
+            }
+        }
+        FileKind::Manifest => facts.dedup_deps = manifest::from_lines(text),
         FileKind::Env => env::parse(text, &mut facts),
         FileKind::Sql => sql::parse(text, &mut facts),
         FileKind::Text => {

@@ -15,6 +15,7 @@ use crate::source::{FileId, SourceMap, Span};
 
 mod chain;
 mod claims;
+mod libraries;
 
 /// A `maxmemory-policy` that applies to an instance.
 #[derive(Debug, Clone)]
@@ -40,6 +41,11 @@ pub struct Link {
     /// computed by a template (a chart's only Redis): an instance linked
     /// by such links only is reported as a note.
     pub weak: bool,
+    /// Set when the link is a dependency on a library that keeps dedup
+    /// keys or locks in Redis: its index in `rules/redis.toml`
+    /// `[[dedup_library]]`, so the rule can say which library and cap a
+    /// general lock at a warning.
+    pub library: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -379,6 +385,7 @@ impl RedisModel {
                     };
                     inst.links.push(Link {
                         weak: false,
+                        library: None,
                         file: inst.file,
                         span: inst.span,
                         reason: format!(
@@ -391,6 +398,7 @@ impl RedisModel {
             if let Some(n) = inst.names.iter().find(|n| words.matches(n)) {
                 inst.links.push(Link {
                     weak: false,
+                    library: None,
                     file: inst.file,
                     span: inst.span,
                     reason: if inst.named_by_path {
@@ -420,6 +428,7 @@ impl RedisModel {
                     more += 1;
                     inst.links.push(Link {
                         weak: false,
+                        library: None,
                         file: ep.file,
                         span: ep.span,
                         reason: format!(
@@ -444,6 +453,7 @@ impl RedisModel {
             if let Some(u) = used.iter().find(|u| points_at(inst, &u.endpoint.host)) {
                 inst.links.push(Link {
                     weak: false,
+                    library: None,
                     file: u.file,
                     span: u.span,
                     reason: format!(
@@ -505,6 +515,7 @@ impl RedisModel {
                 };
                 inst.links.push(Link {
                     weak: false,
+                    library: None,
                     file: ep.file,
                     span: ep.span,
                     reason: format!(
@@ -561,6 +572,7 @@ impl RedisModel {
                         .unwrap_or_default();
                     Some(Link {
                         weak: false,
+                        library: None,
                         file: ep.file,
                         span: ep.span,
                         reason: format!(
@@ -612,6 +624,7 @@ impl RedisModel {
             if let Some((span, prefix)) = write {
                 inst.links.push(Link {
                     weak: false,
+                    library: None,
                     file: inst.file,
                     span,
                     reason: format!(
@@ -621,6 +634,14 @@ impl RedisModel {
             } else if let Some(l) =
                 claims::same_crate(inst.file, sources, &writers, &claims, cache_owner.clone())
             {
+                inst.links.push(l);
+            }
+        }
+        // 6. Libraries the project's apps depend on that keep dedup keys or
+        // locks in Redis (`activejob-uniqueness`, `redlock`), in the Redis
+        // the app's settings point at.
+        for (n, l) in libraries::library_links(&self.instances, files, sources, &all, &contexts) {
+            if let Some(inst) = self.instances.get_mut(n) {
                 inst.links.push(l);
             }
         }
@@ -634,6 +655,7 @@ impl RedisModel {
             if let (Some((file, span, prefix)), Some(inst)) = (write, self.instances.first_mut()) {
                 inst.links.push(Link {
                     weak: false,
+                    library: None,
                     file,
                     span,
                     reason: format!(
@@ -646,6 +668,7 @@ impl RedisModel {
             ) {
                 inst.links.push(Link {
                     weak: false,
+                    library: None,
                     file,
                     span,
                     reason: format!(
@@ -730,6 +753,7 @@ fn app_config_links(
                 .unwrap_or(&ep.host);
             let at = Link {
                 weak: false,
+                library: None,
                 file: ep.file,
                 span: ep.span,
                 reason: format!(
@@ -742,6 +766,7 @@ fn app_config_links(
             };
             let site = Link {
                 weak: false,
+                library: None,
                 file: claim.file,
                 span: claim.span,
                 reason: "a conditional set (SET NX) claims the key here".to_string(),

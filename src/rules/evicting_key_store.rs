@@ -18,11 +18,23 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if inst.links.is_empty() {
             continue;
         }
+        let libs = libraries_only(inst);
+        // A general distributed lock is no key kept over time: a warning
+        // at most.
+        let cap = |sev: Severity| {
+            if !libs.is_empty() && libs.iter().all(|l| l.is_lock()) && sev == Severity::Error {
+                Severity::Warning
+            } else {
+                sev
+            }
+        };
         let d = match inst.effective() {
             Some(s) => match catalogue.policy(&s.value) {
-                Some(p) if p.class == "allkeys" => evicting_diagnostic(inst, s, p, Severity::Error),
+                Some(p) if p.class == "allkeys" => {
+                    evicting_diagnostic(inst, s, p, cap(Severity::Error))
+                }
                 Some(p) if p.class == "volatile" => {
-                    evicting_diagnostic(inst, s, p, Severity::Warning)
+                    evicting_diagnostic(inst, s, p, cap(Severity::Warning))
                 }
                 // `noeviction`, or a value computed elsewhere.
                 _ => continue,
@@ -41,7 +53,69 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
             None => continue,
         };
-        out.push(with_links(inferred(d, inst), inst));
+        out.push(with_links(inferred(of_libraries(d, &libs), inst), inst));
+    }
+}
+
+/// The libraries behind an instance's links when every link comes from a
+/// dependency on one (`rules/redis.toml` `[[dedup_library]]`); empty when
+/// any other link says the instance holds idempotency keys.
+fn libraries_only(inst: &Instance) -> Vec<&'static knowledge::DedupLibrary> {
+    let catalogue = &knowledge::redis().dedup_library;
+    let mut out: Vec<&'static knowledge::DedupLibrary> = Vec::new();
+    for l in &inst.links {
+        let Some(lib) = l.library.and_then(|i| catalogue.get(i)) else {
+            return Vec::new();
+        };
+        if !out.iter().any(|o| std::ptr::eq(*o, lib)) {
+            out.push(lib);
+        }
+    }
+    out
+}
+
+/// Say what the libraries keep instead of idempotency keys, and why an
+/// evicted lock matters.
+fn of_libraries(mut d: Diagnostic, libs: &[&knowledge::DedupLibrary]) -> Diagnostic {
+    let Some(first) = libs.first() else {
+        return d;
+    };
+    let what = libs
+        .iter()
+        .map(|l| format!("the {} of `{}`", l.keeps, l.name))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    d.message = d
+        .message
+        .replace("evict idempotency keys", &format!("evict {what}"));
+    // The keys are locks, not replayed requests' keys.
+    d.notes.retain(|n| n != REPLAY);
+    if let Some(h) = &mut d.help {
+        if let Some(at) = h.find(" instead of forgetting keys") {
+            h.truncate(at);
+            h.push_str(
+                " instead of dropping locks, or keep the locks in a Redis of their own that never evicts",
+            );
+        }
+    }
+    for n in &mut d.notes {
+        if let Some(at) = n.find(", which for idempotency keys") {
+            n.truncate(at);
+        }
+        *n = n
+            .replace("idempotency keys", "locks")
+            .replace("idempotency key", "lock");
+    }
+    if libs.iter().all(|l| l.is_lock()) {
+        d.with_note(format!(
+            "`{}` keeps {} in Redis: a lock evicted while its holder still runs lets a second worker take it and run the same job at the same time; it is no key kept over time, so this is a warning at most",
+            first.name, first.keeps
+        ))
+    } else {
+        d.with_note(format!(
+            "`{}` keeps {} in Redis to stop a job running twice: an evicted lock lets the same job be enqueued and run again",
+            first.name, first.keeps
+        ))
     }
 }
 
@@ -224,6 +298,60 @@ mod tests {
         assert!(help.contains("`--maxmemory-policy noeviction`") && help.contains("fail closed"));
         let fix = d[0].fix.as_ref().map(|f| f.edits[0].replacement.as_str());
         assert_eq!(fix, Some("noeviction"));
+    }
+
+    const LOCKS_COMPOSE: &str = "services:\n  worker:\n    build: .\n    environment:\n      REDIS_URL: redis://jobs:6379/0\n      SESSION_REDIS_URL: redis://sessions:6379/0\n  jobs:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n  sessions:\n    image: redis:7\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+
+    #[test]
+    fn unique_job_gem_makes_its_redis_an_error_naming_the_gem_and_its_manifest_line() {
+        let gemfile = "source \"https://rubygems.org\"\ngem \"sidekiq-unique-jobs\"\n";
+        let (d, s) = run(&[("Gemfile", gemfile), ("docker-compose.yml", LOCKS_COMPOSE)]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].severity, Severity::Error);
+        assert!(d[0]
+            .message
+            .contains("unique-job locks of `sidekiq-unique-jobs`"));
+        assert!(d[0].notes.iter().all(|n| n != REPLAY));
+        assert!(d[0]
+            .labels
+            .iter()
+            .any(|l| s.snippet(l.file, l.span) == "sidekiq-unique-jobs"));
+    }
+
+    #[test]
+    fn a_general_distributed_lock_is_a_warning_at_most() {
+        let package = "{\"name\": \"w\", \"dependencies\": {\"redlock\": \"^5.0.0\"}}";
+        let compose = LOCKS_COMPOSE.replace("REDIS_URL: redis://jobs", "REDIS_HOST: jobs");
+        let (d, _) = run(&[("package.json", package), ("docker-compose.yml", &compose)]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].severity, Severity::Warning);
+        assert!(d[0].message.contains("distributed locks of `redlock`"));
+    }
+
+    #[test]
+    fn a_dev_dependency_or_a_lock_in_another_ecosystem_links_nothing() {
+        let package = "{\"name\": \"w\", \"devDependencies\": {\"redlock\": \"^5.0.0\"}}";
+        let cargo = "[package]\nname = \"w\"\n[dependencies]\nredlock = \"2\"\n";
+        let (d, _) = run(&[
+            ("package.json", package),
+            ("Cargo.toml", cargo),
+            ("docker-compose.yml", LOCKS_COMPOSE),
+        ]);
+        assert!(d.is_empty(), "{d:?}");
+    }
+
+    #[test]
+    fn localhost_in_the_apps_env_links_the_published_compose_redis_as_a_note() {
+        let package = "{\"name\": \"api\", \"dependencies\": {\"redlock\": \"5.0.0-beta.2\"}}";
+        let env = "REDIS_PORT=6379\nREDIS_HOST=localhost\n";
+        let compose = "services:\n  redis:\n    image: redis\n    ports:\n      - \"${REDIS_PORT:-6379}:6379\"\n    command: redis-server --maxmemory-policy allkeys-lru\n";
+        let (d, _) = run(&[
+            ("apps/api/package.json", package),
+            ("apps/api/src/.env.development", env),
+            ("docker/local/docker-compose.yml", compose),
+        ]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].severity, Severity::Note);
     }
 
     #[test]

@@ -133,6 +133,7 @@ pub(super) fn link_chains(
                 let (wf, ws, prefix) = &c.writes;
                 let code = Link {
                     weak: false,
+                    library: None,
                     file: c.file,
                     span: c.setting.span,
                     reason: format!(
@@ -142,6 +143,7 @@ pub(super) fn link_chains(
                 };
                 let value_link = Link {
                     weak: false,
+                    library: None,
                     file: ep.file,
                     span: ep.span,
                     reason: format!(
@@ -153,6 +155,7 @@ pub(super) fn link_chains(
                 };
                 let write = Link {
                     weak: false,
+                    library: None,
                     file: *wf,
                     span: *ws,
                     reason: format!("`{prefix}` keys are written here"),
@@ -432,12 +435,14 @@ pub(super) fn link_fallbacks(
                 let weak = templated || port.is_some();
                 let at = Link {
                     weak,
+                    library: None,
                     file: ep.file,
                     span: ep.span,
                     reason,
                 };
                 let site = Link {
                     weak,
+                    library: None,
                     file: fb.file,
                     span: fb.span,
                     reason: format!("`{named}` falls back to `{g}` here"),
@@ -458,13 +463,13 @@ pub(super) fn link_fallbacks(
 }
 
 /// Whether a host is this machine.
-fn is_loopback(host: &str) -> bool {
+pub(super) fn is_loopback(host: &str) -> bool {
     matches!(host, "localhost" | "127.0.0.1" | "::1" | "0.0.0.0")
 }
 
 /// The port a loopback connection value names (`localhost:6380`,
 /// `redis://127.0.0.1:6380/0`), else Redis's default, 6379.
-fn port_of(value: &str) -> Option<u16> {
+pub(super) fn port_of(value: &str) -> Option<u16> {
     let v = value.trim().trim_matches(['"', '\'']);
     let v = v.split_once("://").map_or(v, |(_, r)| r);
     let v = v.rsplit_once('@').map_or(v, |(_, h)| h);
@@ -506,7 +511,7 @@ fn published_port(item: &str) -> Option<u16> {
 }
 
 /// The compose Redis services that publish `port` on the host.
-fn publishing(instances: &[Instance], files: &[FileFacts], port: u16) -> Vec<usize> {
+pub(super) fn publishing(instances: &[Instance], files: &[FileFacts], port: u16) -> Vec<usize> {
     use crate::frontend::conf::PathSeg;
     use crate::frontend::redis_conf::InstanceKind;
     (0..instances.len())
@@ -550,7 +555,7 @@ fn publishing(instances: &[Instance], files: &[FileFacts], port: u16) -> Vec<usi
 /// Whether an instance is one a setting can reach by its name: a compose
 /// service's environment reaches the services of its own file (another
 /// file is another project, whose `redis` is another Redis).
-fn same_project(ep: &Endpoint, inst: &Instance) -> bool {
+pub(super) fn same_project(ep: &Endpoint, inst: &Instance) -> bool {
     !matches!(ep.owner, Some(Owner::Compose(_))) || inst.file == ep.file
 }
 
@@ -656,6 +661,7 @@ pub(super) fn link_server_caches(
                 };
                 let link = Link {
                     weak: templated,
+                    library: None,
                     file: ep.file,
                     span: ep.span,
                     reason: format!(

@@ -115,6 +115,7 @@ pub(super) fn same_crate(
     if let Some((file, span, prefix)) = writers.iter().find(|(f, _, _)| here(*f)) {
         return Some(Link {
             weak: false,
+            library: None,
             file: *file,
             span: *span,
             reason: format!(
@@ -125,6 +126,7 @@ pub(super) fn same_crate(
     if let Some(c) = claims.iter().find(|c| here(c.file)) {
         return Some(Link {
             weak: false,
+            library: None,
             file: c.file,
             span: c.span,
             reason: format!(
@@ -136,6 +138,7 @@ pub(super) fn same_crate(
     let (file, span, owner) = cache_owner.filter(|(f, _, _)| here(*f))?;
     Some(Link {
         weak: false,
+        library: None,
         file,
         span,
         reason: format!(
