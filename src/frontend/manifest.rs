@@ -298,11 +298,17 @@ mod tests {
     }
 
     #[test]
-    fn go_mod_reads_require_lines_and_finds_no_catalogued_library() {
-        let text =
-            "module example.com/pay\n\nrequire (\n\tgithub.com/redis/go-redis/v9 v9.5.1\n)\n";
+    fn go_mod_reads_require_lines_in_blocks_and_alone() {
+        let text = "module example.com/pay\n\ngo 1.22\n\nrequire (\n\tgithub.com/redis/go-redis/v9 v9.5.1\n\tgithub.com/go-redsync/redsync/v4 v4.13.0\n)\n\nrequire github.com/go-redsync/redsync v1.4.2 // indirect\n";
         assert_eq!(LineFormat::sniff(text), LineFormat::GoMod);
-        assert!(from_lines(text).is_empty());
+        let deps = from_lines(text);
+        assert_eq!(
+            names(&deps, text),
+            [
+                "github.com/go-redsync/redsync/v4",
+                "github.com/go-redsync/redsync"
+            ]
+        );
     }
 
     #[test]

@@ -80,11 +80,13 @@ fn of_libraries(mut d: Diagnostic, libs: &[&knowledge::DedupLibrary]) -> Diagnos
     let Some(first) = libs.first() else {
         return d;
     };
-    let what = libs
-        .iter()
-        .map(|l| format!("the {} of `{}`", l.keeps, l.name))
-        .collect::<Vec<_>>()
-        .join(" and ");
+    // The headline stays short: one library by what it keeps, more by name.
+    let what = match libs {
+        [one] => format!("the {} of `{}`", one.keeps, one.name),
+        [a, b] => format!("the locks of `{}` and `{}`", a.name, b.name),
+        [a, b, ..] => format!("the locks of `{}`, `{}` and others", a.name, b.name),
+        [] => return d,
+    };
     d.message = d
         .message
         .replace("evict idempotency keys", &format!("evict {what}"));
@@ -316,6 +318,25 @@ mod tests {
             .labels
             .iter()
             .any(|l| s.snippet(l.file, l.span) == "sidekiq-unique-jobs"));
+    }
+
+    #[test]
+    fn two_libraries_are_named_in_a_short_headline_and_a_unique_job_gem_keeps_the_error() {
+        let gemfile = "gem \"redlock\"\ngem \"sidekiq-unique-jobs\"\n";
+        let env = "REDIS_URL=redis://jobs:6379/0\n";
+        let (d, _) = run(&[
+            ("Gemfile", gemfile),
+            (".env", env),
+            ("docker-compose.yml", LOCKS_COMPOSE),
+        ]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].severity, Severity::Error);
+        assert!(
+            d[0].message
+                .ends_with("the locks of `redlock` and `sidekiq-unique-jobs`"),
+            "{}",
+            d[0].message
+        );
     }
 
     #[test]
