@@ -128,7 +128,7 @@ fn inferred(d: Diagnostic, inst: &Instance) -> Diagnostic {
         return d;
     }
     let mut d = d.with_note(
-        "a note, not an error: the link to the keys is inferred, not read (a setting whose value a chart's template computes, or `localhost` where a compose Redis publishes the port), so the keys may live in another Redis",
+        "a note, not an error: the link to the keys is inferred, not read (a setting whose value a chart's template computes, `localhost` where a compose Redis publishes the port, or a host that a redis.conf file answers to by its path only), so the keys may live in another Redis",
     );
     d.severity = Severity::Note;
     d
@@ -337,6 +337,25 @@ mod tests {
             "{}",
             d[0].message
         );
+    }
+
+    #[test]
+    fn a_redis_conf_named_by_its_path_for_the_apps_host_is_only_a_note() {
+        let gemfile = "gem 'activejob-uniqueness'\n";
+        let env = "REDIS_URL=redis://redis:6379\n";
+        let conf = "maxmemory 1gb\nmaxmemory-policy allkeys-lru\n";
+        let (d, s) = run(&[
+            ("api/Gemfile", gemfile),
+            (".env", env),
+            ("docker/redis.conf", conf),
+        ]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].severity, Severity::Note);
+        assert!(d[0]
+            .labels
+            .iter()
+            .any(|l| l.message.contains("answers to by its path only")
+                && s.snippet(l.file, l.span) == "redis://redis:6379"));
     }
 
     #[test]

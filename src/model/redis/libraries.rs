@@ -173,6 +173,13 @@ pub(super) fn library_links(
                         inst.kind.describe(),
                         inst.name
                     ),
+                    None if weak => format!(
+                        "`{}` names host `{}`, which {} `{}` answers to by its path only",
+                        ep.key,
+                        ep.host,
+                        inst.kind.describe(),
+                        sources.path(inst.file)
+                    ),
                     None => format!(
                         "`{}` points at {} `{}`",
                         ep.key,
