@@ -64,10 +64,19 @@ impl<'a> Prepared<'a> {
     /// Every inner attribute, then every item, as [`super::each_item`]
     /// gives them, each tokenized on its own; with anchors, less the items
     /// passed over.
+    #[cfg(test)]
     pub(super) fn each(&self, f: &mut dyn FnMut(Piece<'_>)) -> Result<(), Unsplit> {
+        self.each_in(Pass::First, f)
+    }
+
+    /// [`Prepared::each`] for the readers of `pass`: the second pass
+    /// over the items passes over the constants its readers find nothing
+    /// in ([`Prepared::literal_constant`]) unread.
+    pub(super) fn each_in(&self, pass: Pass, f: &mut dyn FnMut(Piece<'_>)) -> Result<(), Unsplit> {
         let mut t = Text {
             p: self,
             at: Cursor::default(),
+            pass,
         };
         let result = t.items(f);
         super::Lines::at_line(0);
@@ -75,10 +84,23 @@ impl<'a> Prepared<'a> {
     }
 }
 
+/// Which readers a pass over the items serves ([`super::read`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pass {
+    /// The first pass (strings, test regions, constants, retentions) and
+    /// any other reader: every item is read.
+    First,
+    /// The second pass (flow, retry, cache, Redis literals, unit slips,
+    /// tokens, dropped callers, owner-less keys): a constant whose value
+    /// is a number literal gives none of its readers anything.
+    Second,
+}
+
 /// A prepared text being read a chunk at a time.
 struct Text<'p, 'a> {
     p: &'p Prepared<'a>,
     at: Cursor,
+    pass: Pass,
 }
 
 impl<'a> std::ops::Deref for Text<'_, 'a> {
@@ -96,6 +118,13 @@ impl Text<'_, '_> {
         while let Some(first) = self.first_code(from, len) {
             if let Some(end) = self.passed_over(from, first, len) {
                 passed(from..end);
+                from = end;
+            } else if let Some(end) = (self.pass == Pass::Second)
+                .then(|| self.literal_constant(first, len))
+                .flatten()
+            {
+                // Read by the first pass; the second's readers find
+                // nothing in it.
                 from = end;
             } else if let Some((header, open, close)) = self.inherent_impl(from, first) {
                 let whole = self.anchored(from, open);
@@ -340,6 +369,49 @@ impl Prepared<'_> {
             let i = a.partition_point(|&x| x < from);
             a.get(i).is_some_and(|&x| x < to)
         })
+    }
+
+    /// Where the item whose first code byte is at `first` ends (before
+    /// `stop`), when it is a `const` item with no attribute whose type is
+    /// a path and whose value is a number literal, negated or not (`pub
+    /// const E_FAIL: HRESULT = -2147467259;`, `const N: u32 = 0x10_u32;`):
+    /// thousands of them make a generated binding of a system API, and the
+    /// readers of the second pass find nothing in one: none of them reads
+    /// a `const` item, a type path, an attribute or a number literal
+    /// (their visitors, `flow`, `retry`, `cache`, `units`, `jti`, `scope`,
+    /// `owner_keys`, `redis_config`, visit functions, `impl`s, modules,
+    /// structs, traits, enums, `use` items, calls, paths in expressions,
+    /// macros and string literals). A comment inside the item, a string, a
+    /// cast or any other expression reads it as usual.
+    fn literal_constant(&self, first: usize, stop: usize) -> Option<usize> {
+        let rest = super::retention::after_visibility(self.text.get(first..stop)?)?;
+        let keyword = stop - rest.len();
+        if !rest.starts_with("const") || !rest[5..].starts_with(|c: char| c.is_ascii_whitespace()) {
+            return None;
+        }
+        let (end, b';') = self.at_top(keyword, |b| b == b';')? else {
+            return None;
+        };
+        if end >= stop {
+            return None;
+        }
+        let rest = self.text.as_bytes()[keyword + 5..end].trim_ascii_start();
+        let name = comments::ident_len(rest);
+        let rest = rest[name..].trim_ascii_start().strip_prefix(b":")?;
+        let (ty, value) = rest.split_at(rest.iter().position(|&b| b == b'=')?);
+        let path = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b' ');
+        if name == 0 || ty.trim_ascii().is_empty() || !ty.iter().all(path) {
+            return None;
+        }
+        let value = value[1..].trim_ascii();
+        let value = value
+            .strip_prefix(b"-")
+            .map_or(value, <[u8]>::trim_ascii_start);
+        let number = value.first().is_some_and(u8::is_ascii_digit)
+            && value
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'));
+        number.then_some(end + 1)
     }
 
     /// Whether the item whose first code byte is at `first` is a `use`,

@@ -282,6 +282,13 @@ impl<'a> Piece<'a> {
 impl Source<'_> {
     /// Every inner attribute, then every item, in order.
     fn each(&self, f: &mut dyn FnMut(Piece<'_>)) -> syn::Result<()> {
+        self.each_in(chunks::Pass::First, f)
+    }
+
+    /// [`Source::each`] for the readers of `pass`: a text read a chunk at
+    /// a time passes over what they find nothing in ([`chunks::Pass`]);
+    /// a tree already parsed is walked whole.
+    fn each_in(&self, pass: chunks::Pass, f: &mut dyn FnMut(Piece<'_>)) -> syn::Result<()> {
         match self {
             Source::File(file) => {
                 for a in &file.attrs {
@@ -293,7 +300,7 @@ impl Source<'_> {
                 Ok(())
             }
             Source::Items(text) => each_item(text, f),
-            Source::Chunks(p) => p.each(f).map_err(|chunks::Unsplit| {
+            Source::Chunks(p) => p.each_in(pass, f).map_err(|chunks::Unsplit| {
                 syn::Error::new(proc_macro2::Span::call_site(), "the items did not split")
             }),
         }
@@ -466,7 +473,7 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut flows = flow::FileWalker::new(text, &consts, facts);
     let mut retries = retry::Walker::new(&consts, first);
     time(Walk::SecondPass, || {
-        source.each(&mut |piece| {
+        source.each_in(chunks::Pass::Second, &mut |piece| {
             time(Walk::Flow, || piece.visit(&mut flows));
             time(Walk::Retry, || piece.visit(&mut retries));
             if let Some(c) = &mut caches {
@@ -1078,6 +1085,55 @@ mod tests {
             };
             format!("{x}:\n{}\n{y}:\n{}", near(a), near(b))
         })
+    }
+
+    /// The second pass over a file read item by item passes over a
+    /// constant whose value is a number literal ([`chunks::Pass::Second`]),
+    /// which the first pass reads: the file gives what it gives whole,
+    /// the expiry a Redis write takes from one of them included.
+    #[test]
+    fn literal_constants_are_passed_over_by_the_second_pass_alone() {
+        let text = "pub const RETRY_DELAY_SECS: u64 = 30;\n\
+            pub(crate) const E_FAIL: ::sys::core::HRESULT = -2147467259;\n\
+            const MASK: u32 = 0xFF_u32;\n\
+            /// A day.\nconst KEY_TTL: u64 = 86_400;\n\
+            #[allow(dead_code)]\nconst ATTR: u32 = 1;\n\
+            const NAME: &str = \"processed_events\";\n\
+            const CAST: u64 = 5 as u64;\n\
+            const fn g() -> u64 { 7 }\n\
+            async fn f(c: &mut redis::aio::MultiplexedConnection, id: &str) {\n    \
+            let _: () = c.set_ex(format!(\"{NAME}:{id}\"), 1, KEY_TTL).await;\n}\n";
+        assert_eq!(by_items_differs(text), None);
+        let names = |pass| {
+            let mut out = Vec::new();
+            let p = chunks::Prepared::new(text, None);
+            let read = p.each_in(pass, &mut |piece| match piece {
+                Piece::Item(syn::Item::Const(c)) => out.push(c.ident.to_string()),
+                Piece::Item(syn::Item::Fn(f)) => out.push(f.sig.ident.to_string()),
+                _ => {}
+            });
+            assert!(read.is_ok());
+            out
+        };
+        let all = [
+            "RETRY_DELAY_SECS",
+            "E_FAIL",
+            "MASK",
+            "KEY_TTL",
+            "ATTR",
+            "NAME",
+            "CAST",
+            "g",
+            "f",
+        ];
+        assert_eq!(names(chunks::Pass::First), all);
+        assert_eq!(
+            names(chunks::Pass::Second),
+            ["ATTR", "NAME", "CAST", "g", "f"]
+        );
+        let mut facts = FileFacts::default();
+        parse_as(text, &mut facts, true);
+        assert!(!facts.redis_writes.is_empty(), "{facts:#?}");
     }
 
     /// A file read one item at a time, an inherent `impl` one method at a
