@@ -1014,36 +1014,13 @@ impl RetryModel {
                 }
                 if let PolicyKind::Project(calls) = &site.policy.kind {
                     let reqs = site_requests(f.file, site, caller, flows, &by_fn);
-                    if reqs.is_empty() {
-                        continue;
-                    }
-                    for pp in project_policies(calls, &policy_fns) {
-                        let Some((span, primary)) = consts.span(pp.file, &pp.policy) else {
-                            continue;
-                        };
-                        if findings
-                            .iter()
-                            .any(|g| (g.file, g.primary) == (pp.file, primary))
-                        {
-                            continue;
-                        }
-                        let what = format!("`{}`", pp.name);
-                        if let Some(mut found) =
-                            judge(pp.file, primary, &what, primary, &span, reqs.clone())
-                        {
-                            found.settings = consts.settings(pp.file, &pp.policy);
-                            found.settings.push((
-                                f.file,
-                                site.at,
-                                format!(
-                                    "this {} resends the request while `{}` says so",
-                                    site.what, pp.name
-                                ),
-                            ));
-                            found.assumed = pp.assumed;
-                            findings.push(found);
-                        }
-                    }
+                    let ctx = ProjectCtx {
+                        cat: &cat,
+                        hosts: &hosts,
+                        consts: &consts,
+                        fns: &policy_fns,
+                    };
+                    ctx.judge(f.file, site, calls, reqs, &mut findings);
                     continue;
                 }
                 let Some((span, primary)) = consts.span(f.file, &site.policy) else {
@@ -1238,6 +1215,67 @@ fn judge(
         settings: Vec::new(),
         assumed: None,
     })
+}
+
+/// What judging a loop that asks a project policy needs.
+struct ProjectCtx<'c, 'a> {
+    cat: &'c Catalogue,
+    hosts: &'c HashMap<FileId, String>,
+    consts: &'c Consts<'a>,
+    fns: &'c [(FileId, &'a PolicyFn)],
+}
+
+impl ProjectCtx<'_, '_> {
+    /// One finding per schedule of the policies the loop asks that
+    /// outlives the key (once per schedule, however many loops ask it),
+    /// its primary span on the policy, a label on the loop.
+    fn judge(
+        &self,
+        file: FileId,
+        site: &RetrySite,
+        calls: &[(String, Option<String>)],
+        reqs: Vec<(FileId, &KeyedRequest)>,
+        findings: &mut Vec<RetryFinding>,
+    ) {
+        if reqs.is_empty() {
+            return;
+        }
+        for pp in project_policies(calls, self.fns) {
+            let Some((span, primary)) = self.consts.span(pp.file, &pp.policy) else {
+                continue;
+            };
+            if findings
+                .iter()
+                .any(|g| (g.file, g.primary) == (pp.file, primary))
+            {
+                continue;
+            }
+            let what = format!("`{}`", pp.name);
+            let found = judge(
+                self.cat,
+                self.hosts,
+                pp.file,
+                primary,
+                &what,
+                primary,
+                &span,
+                reqs.clone(),
+            );
+            if let Some(mut found) = found {
+                found.settings = self.consts.settings(pp.file, &pp.policy);
+                found.settings.push((
+                    file,
+                    site.at,
+                    format!(
+                        "this {} resends the request while `{}` says so",
+                        site.what, pp.name
+                    ),
+                ));
+                found.assumed = pp.assumed;
+                findings.push(found);
+            }
+        }
+    }
 }
 
 /// A schedule of a project's policy function, for one way it retries.
