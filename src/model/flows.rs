@@ -343,7 +343,7 @@ enum Local {
 }
 
 /// Crate (the directory above `src/`) and module path of a file.
-fn module_of(path: &str) -> (String, Vec<String>) {
+pub(super) fn module_of(path: &str) -> (String, Vec<String>) {
     let p = path.replace('\\', "/");
     let (root, rest) = if let Some(rest) = p.strip_prefix("src/") {
         (String::new(), rest.to_string())

@@ -19,8 +19,8 @@ use crate::frontend::rust::retention::{
     eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF,
 };
 use crate::frontend::rust::retry::{
-    FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyKind, Ratio, RetrySite, Setting, Shape,
-    DEFAULT_REF,
+    ArmBound, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind, Ratio,
+    RetrySite, Setting, Shape, DEFAULT_REF,
 };
 use crate::frontend::FileFacts;
 use crate::horizons::Catalogue;
@@ -75,6 +75,9 @@ pub struct RetryFinding {
     /// Configuration values the span is folded from (`workers.payouts.
     /// max_retries: 50`), with what the label says.
     pub settings: Vec<(FileId, Span, String)>,
+    /// What was assumed to fold the span (an attempt count the caller
+    /// chooses): the finding is then a note.
+    pub assumed: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -205,6 +208,23 @@ struct Consts<'a> {
     /// Settings of the configuration files by [`join_key`]: the largest
     /// value given.
     given: HashMap<String, Given>,
+    /// Retry-count fields' defaults in struct literals, by crate and field
+    /// name: the largest value given, or `None` where a literal gives one
+    /// that cannot be folded (then nothing is assumed).
+    field_defaults: HashMap<(String, String), Option<FieldGiven>>,
+    /// Each Rust file's crate (the directory above `src/`).
+    file_crate: HashMap<FileId, String>,
+}
+
+/// A default a struct literal gives a retry-count field.
+#[derive(Debug, Clone)]
+struct FieldGiven {
+    file: FileId,
+    span: Span,
+    /// `options.num_retries.unwrap_or(10)`
+    shown: String,
+    expr: ConstExpr,
+    size: u128,
 }
 
 /// A value a configuration file gives to a setting the code reads.
@@ -461,7 +481,7 @@ fn policy_exprs(p: &Policy) -> Vec<&ConstExpr> {
                 out.push(e);
             }
         }
-        PolicyKind::Unbounded(..) | PolicyKind::Unknown => {}
+        PolicyKind::Unbounded(..) | PolicyKind::Unknown | PolicyKind::Project(_) => {}
     }
     out.extend(settings.into_iter().filter_map(|s| match s {
         Setting::Written { expr, .. } => Some(expr),
@@ -482,11 +502,70 @@ impl<'a> Consts<'a> {
                 );
             }
         }
+        let mut file_crate = HashMap::new();
+        let mut field_defaults: HashMap<(String, String), Option<FieldGiven>> = HashMap::new();
+        for f in files {
+            let Some(r) = &f.rust else { continue };
+            let krate = super::flows::module_of(sources.path(f.file)).0;
+            file_crate.insert(f.file, krate.clone());
+            if f.test_path {
+                continue;
+            }
+            for d in &r.retry.field_defaults {
+                let lookup = |n: &str| defs.find(f.file, n).map(|(_, d)| &d.expr);
+                let size = d.value.as_ref().and_then(|v| {
+                    let mut steps = 0;
+                    match eval(v, &lookup, &mut steps, 0)? {
+                        Value::Int(n) => Some(n),
+                        Value::Dur(_) => None,
+                    }
+                });
+                let key = (krate.clone(), d.field.clone());
+                let given = match (&d.value, size) {
+                    (Some(expr), Some(size)) => Some(FieldGiven {
+                        file: f.file,
+                        span: d.span,
+                        shown: sources
+                            .get(f.file)
+                            .text()
+                            .get(d.span.start..d.span.end)
+                            .unwrap_or("")
+                            .to_string(),
+                        expr: expr.clone(),
+                        size,
+                    }),
+                    _ => None,
+                };
+                match (field_defaults.get_mut(&key), given) {
+                    (None, g) => {
+                        field_defaults.insert(key, g);
+                    }
+                    (Some(old), None) => *old = None,
+                    (Some(Some(old)), Some(g)) if g.size > old.size => *old = g,
+                    (Some(_), Some(_)) => {}
+                }
+            }
+        }
         Consts {
             defs,
             defaults,
             given: settings.0,
+            field_defaults,
+            file_crate,
         }
+    }
+
+    /// The default a struct literal of the file's crate gives the field a
+    /// setting read ends with (`conf.num_retries` → `num_retries`).
+    fn field_default(&self, file: FileId, read: &str) -> Option<&FieldGiven> {
+        if read.starts_with('$') {
+            return None;
+        }
+        let field = read.rsplit('.').next()?;
+        let krate = self.file_crate.get(&file)?;
+        self.field_defaults
+            .get(&(krate.clone(), field.to_string()))?
+            .as_ref()
     }
 
     /// A name's definition: in the same file, else the one the crate has;
@@ -496,7 +575,11 @@ impl<'a> Consts<'a> {
             return Some(d);
         }
         if let Some(read) = name.strip_prefix(CONFIG_REF) {
-            return self.given.get(&join_key(read)?).map(|g| &g.expr);
+            if let Some(g) = join_key(read).and_then(|k| self.given.get(&k)) {
+                return Some(&g.expr);
+            }
+            // A value the code defaults where the caller gave none.
+            return self.field_default(file, read).map(|g| &g.expr);
         }
         self.defs.find(file, name).map(|(_, d)| &d.expr)
     }
@@ -510,6 +593,22 @@ impl<'a> Consts<'a> {
                 let d = knowledge::retry().default_of(krate, name)?;
                 crate::duration::parse(&d.value, None)
             }
+        }
+    }
+
+    /// A delay in seconds, to the millisecond: a schedule that starts at
+    /// 20 ms and doubles is not a schedule of zeros.
+    fn secs(&self, file: FileId, krate: &str, s: &Setting) -> Option<f64> {
+        match s {
+            Setting::Written { expr, unit_ms, .. } => {
+                let mut steps = 0;
+                let ms = match eval(expr, &|n| self.lookup(file, n), &mut steps, 0)? {
+                    Value::Dur(ms) => ms,
+                    Value::Int(n) => n.checked_mul(u128::from((*unit_ms)?))?,
+                };
+                Some(ms as f64 / 1000.0)
+            }
+            Setting::Default(_) => self.duration(file, krate, s).map(|d| d.secs as f64),
         }
     }
 
@@ -559,7 +658,7 @@ impl<'a> Consts<'a> {
             Setting::Default(_) => None,
         };
         match &p.kind {
-            PolicyKind::Unknown => None,
+            PolicyKind::Unknown | PolicyKind::Project(_) => None,
             PolicyKind::Unbounded(why, at) => {
                 Some((RetrySpan::Unbounded(why.clone()), at.unwrap_or(p.span)))
             }
@@ -582,10 +681,10 @@ impl<'a> Consts<'a> {
                 times,
                 cap,
             } => {
-                let first_s = self.duration(file, p.krate, first)?.secs as f64;
+                let first_s = self.secs(file, p.krate, first)?;
                 let ratio = self.ratio(file, p.krate, ratio)?;
                 let max_s = match max {
-                    Some(m) => Some(self.duration(file, p.krate, m)?.secs as f64),
+                    Some(m) => Some(self.secs(file, p.krate, m)?),
                     None => None,
                 };
                 let cap_d = match cap {
@@ -631,11 +730,21 @@ impl<'a> Consts<'a> {
 
 impl Consts<'_> {
     /// The configuration values a policy's span is folded from, as labels.
-    fn settings(&self, p: &Policy) -> Vec<(FileId, Span, String)> {
+    fn settings(&self, file: FileId, p: &Policy) -> Vec<(FileId, Span, String)> {
         let mut out: Vec<(FileId, Span, String)> = Vec::new();
         for read in config_reads(p) {
             let read = read.as_str();
             let Some(g) = join_key(read).and_then(|k| self.given.get(&k)) else {
+                if let Some(d) = self.field_default(file, read) {
+                    out.push((
+                        d.file,
+                        d.span,
+                        format!(
+                            "`{}` gives `{read}` its default, taken when the caller leaves it unset",
+                            d.shown
+                        ),
+                    ));
+                }
                 continue;
             };
             if out.iter().any(|(f, s, _)| (*f, *s) == (g.file, g.span)) {
@@ -769,7 +878,7 @@ fn keeper_for_host(cat: &Catalogue, host: &str, path: Option<&str>) -> Keeper {
 
 /// Who keeps a request's key: the SDK's counterparty, the URL's host, or a
 /// counterparty named around the request with the URL's path.
-fn keeper(cat: &Catalogue, r: &KeyedRequest) -> Keeper {
+fn keeper(cat: &Catalogue, r: &KeyedRequest, crate_host: Option<&str>) -> Keeper {
     if let Some(id) = &r.sdk_counterparty {
         if let Some(c) = cat.get(id) {
             if let Some((w, length)) = c.outbound_window(None) {
@@ -794,8 +903,66 @@ fn keeper(cat: &Catalogue, r: &KeyedRequest) -> Keeper {
         .find(|c| !c.hosts.is_empty() && r.url_words.iter().any(|w| c.matches(w)));
     match named.and_then(|c| c.hosts.first()) {
         Some(h) => keeper_for_host(cat, h, path.as_deref()),
-        None => Keeper::Unknown,
+        // No URL or name in sight: the one API the crate's URLs point to
+        // (a client crate for that API).
+        None => crate_host.map_or(Keeper::Unknown, |h| {
+            keeper_for_host(cat, h, path.as_deref())
+        }),
     }
+}
+
+/// For each Rust file, the API host its crate's URLs point to, when they
+/// point to exactly one counterparty's API (`https://api.example.com` in
+/// the client's settings): the keeper of a keyed request built where no
+/// URL is in sight. Test files' URLs are left out.
+fn crate_hosts(
+    cat: &Catalogue,
+    files: &[FileFacts],
+    file_crate: &HashMap<FileId, String>,
+) -> HashMap<FileId, String> {
+    let mut by_crate: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
+    for f in files {
+        let (Some(r), Some(k)) = (&f.rust, file_crate.get(&f.file)) else {
+            continue;
+        };
+        if f.test_path {
+            continue;
+        }
+        for h in &r.retry.hosts {
+            let id = knowledge::retry()
+                .unpublished
+                .iter()
+                .find(|u| {
+                    u.hosts
+                        .iter()
+                        .any(|x| h == x || h.ends_with(&format!(".{x}")))
+                })
+                .map(|u| u.id.as_str())
+                .or_else(|| {
+                    cat.counterparties
+                        .iter()
+                        .find(|c| c.serves_host(h))
+                        .map(|c| c.id.as_str())
+                });
+            if let Some(id) = id {
+                by_crate
+                    .entry(k.as_str())
+                    .or_default()
+                    .push((id, h.as_str()));
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for (file, k) in file_crate {
+        let Some(hs) = by_crate.get(k.as_str()) else {
+            continue;
+        };
+        let one = hs.iter().all(|(id, _)| *id == hs[0].0);
+        if one {
+            out.insert(*file, hs[0].1.to_string());
+        }
+    }
+    out
 }
 
 fn inside(outer: Span, inner: Span) -> bool {
@@ -827,7 +994,17 @@ impl RetryModel {
             .enumerate()
             .map(|(i, e)| ((e.file, e.span), i))
             .collect();
-        let mut findings = Vec::new();
+        let hosts = crate_hosts(&cat, files, &consts.file_crate);
+        let judge = |file, at, what: &str, primary, span: &RetrySpan, reqs| {
+            judge(&cat, &hosts, file, at, what, primary, span, reqs)
+        };
+        let policy_fns: Vec<(FileId, &PolicyFn)> = files
+            .iter()
+            .filter(|f| !f.test_path)
+            .filter_map(|f| f.rust.as_ref().map(|r| (f.file, r)))
+            .flat_map(|(file, r)| r.retry.policy_fns.iter().map(move |p| (file, p)))
+            .collect();
+        let mut findings: Vec<RetryFinding> = Vec::new();
         for f in files {
             let Some(rust) = &f.rust else { continue };
             for site in &rust.retry.sites {
@@ -835,14 +1012,23 @@ impl RetryModel {
                 if caller.is_some_and(|i| flows.functions[i].test) {
                     continue;
                 }
+                if let PolicyKind::Project(calls) = &site.policy.kind {
+                    let reqs = site_requests(f.file, site, caller, flows, &by_fn);
+                    let ctx = ProjectCtx {
+                        cat: &cat,
+                        hosts: &hosts,
+                        consts: &consts,
+                        fns: &policy_fns,
+                    };
+                    ctx.judge(f.file, site, calls, reqs, &mut findings);
+                    continue;
+                }
                 let Some((span, primary)) = consts.span(f.file, &site.policy) else {
                     continue;
                 };
                 let reqs = site_requests(f.file, site, caller, flows, &by_fn);
-                if let Some(mut found) =
-                    judge(&cat, f.file, site.at, &site.what, primary, &span, reqs)
-                {
-                    found.settings = consts.settings(&site.policy);
+                if let Some(mut found) = judge(f.file, site.at, &site.what, primary, &span, reqs) {
+                    found.settings = consts.settings(f.file, &site.policy);
                     findings.push(found);
                 }
             }
@@ -873,7 +1059,6 @@ impl RetryModel {
                     .map(|q| (f.file, q))
                     .collect();
                 if let Some(mut found) = judge(
-                    &cat,
                     f.file,
                     client.at,
                     "`RetryTransientMiddleware`",
@@ -881,7 +1066,7 @@ impl RetryModel {
                     &span,
                     reqs,
                 ) {
-                    found.settings = consts.settings(&client.policy);
+                    found.settings = consts.settings(f.file, &client.policy);
                     findings.push(found);
                 }
             }
@@ -913,6 +1098,17 @@ fn site_requests<'a>(
         })
         .map(|q| (file, *q))
         .collect();
+    if let Some(before) = site.before {
+        // Built before the loop: the same request, the same key, each pass.
+        out.extend(
+            by_fn
+                .get(&(file, site.function))
+                .into_iter()
+                .flatten()
+                .filter(|q| inside(before, q.at))
+                .map(|q| (file, *q)),
+        );
+    }
     if site.fresh_inside {
         return out;
     }
@@ -964,8 +1160,10 @@ fn site_requests<'a>(
 /// The finding for a site: the request whose keeper forgets soonest, when
 /// the span outlives it (or the span is unbounded, or the keeper is unknown
 /// and the span passes a day). The rule chooses the severity.
+#[allow(clippy::too_many_arguments)]
 fn judge(
     cat: &Catalogue,
+    hosts: &HashMap<FileId, String>,
     file: FileId,
     at: Span,
     what: &str,
@@ -984,7 +1182,7 @@ fn judge(
     };
     let (rf, req, keeper) = reqs
         .into_iter()
-        .map(|(rf, q)| (rf, q, keeper(cat, q)))
+        .map(|(rf, q)| (rf, q, keeper(cat, q, hosts.get(&rf).map(String::as_str))))
         .min_by_key(|(_, _, k)| rank(k))?;
     let outlives = match (span, &keeper) {
         (RetrySpan::Unbounded(_), _) => true,
@@ -1015,7 +1213,159 @@ fn judge(
         key_made,
         keeper,
         settings: Vec::new(),
+        assumed: None,
     })
+}
+
+/// What judging a loop that asks a project policy needs.
+struct ProjectCtx<'c, 'a> {
+    cat: &'c Catalogue,
+    hosts: &'c HashMap<FileId, String>,
+    consts: &'c Consts<'a>,
+    fns: &'c [(FileId, &'a PolicyFn)],
+}
+
+impl ProjectCtx<'_, '_> {
+    /// One finding per schedule of the policies the loop asks that
+    /// outlives the key (once per schedule, however many loops ask it),
+    /// its primary span on the policy, a label on the loop.
+    fn judge(
+        &self,
+        file: FileId,
+        site: &RetrySite,
+        calls: &[(String, Option<String>)],
+        reqs: Vec<(FileId, &KeyedRequest)>,
+        findings: &mut Vec<RetryFinding>,
+    ) {
+        if reqs.is_empty() {
+            return;
+        }
+        for pp in project_policies(calls, self.fns) {
+            let Some((span, primary)) = self.consts.span(pp.file, &pp.policy) else {
+                continue;
+            };
+            if findings
+                .iter()
+                .any(|g| (g.file, g.primary) == (pp.file, primary))
+            {
+                continue;
+            }
+            let what = format!("`{}`", pp.name);
+            let found = judge(
+                self.cat,
+                self.hosts,
+                pp.file,
+                primary,
+                &what,
+                primary,
+                &span,
+                reqs.clone(),
+            );
+            if let Some(mut found) = found {
+                found.settings = self.consts.settings(pp.file, &pp.policy);
+                found.settings.push((
+                    file,
+                    site.at,
+                    format!(
+                        "this {} resends the request while `{}` says so",
+                        site.what, pp.name
+                    ),
+                ));
+                found.assumed = pp.assumed;
+                findings.push(found);
+            }
+        }
+    }
+}
+
+/// A schedule of a project's policy function, for one way it retries.
+struct ProjectPolicy {
+    file: FileId,
+    policy: Policy,
+    /// `Owner::name`, for the messages.
+    name: String,
+    assumed: Option<String>,
+}
+
+/// The schedules a loop's calls of project policy functions resolve to
+/// (`strategy.test(.., tries)` → `RequestStrategy::test`): a method by its
+/// name and, where the loop's parameter gives it, its type. Each arm that
+/// retries after a growing delay is one schedule; the counter is taken to
+/// be 0 at the first attempt, so `x < n` allows `n` attempts.
+fn project_policies(
+    calls: &[(String, Option<String>)],
+    fns: &[(FileId, &PolicyFn)],
+) -> Vec<ProjectPolicy> {
+    let mut out = Vec::new();
+    for (name, ty) in calls {
+        let fits = |pf: &PolicyFn| {
+            &pf.name == name
+                && match (ty, &pf.owner) {
+                    (Some(t), Some(o)) => t == o,
+                    _ => true,
+                }
+        };
+        for (file, pf) in fns.iter().filter(|(_, pf)| fits(pf)) {
+            let shown = match &pf.owner {
+                Some(o) => format!("{o}::{}", pf.name),
+                None => pf.name.clone(),
+            };
+            for arm in &pf.arms {
+                let series = |times: ConstExpr, span: Span| PolicyKind::Series {
+                    shape: Shape::Geometric,
+                    first: arm.first.clone(),
+                    ratio: Ratio::Int(ConstExpr::Int(arm.ratio), arm.delay),
+                    max: None,
+                    times: Some(Setting::Written {
+                        expr: ConstExpr::Sub(Box::new(times), Box::new(ConstExpr::Int(1))),
+                        span,
+                        unit_ms: None,
+                    }),
+                    cap: None,
+                };
+                let (kind, assumed) = match &arm.bound {
+                    ArmBound::None => (
+                        PolicyKind::Unbounded(
+                            format!(
+                                "`{shown}` retries after a growing delay with no bound on attempts"
+                            ),
+                            Some(arm.delay),
+                        ),
+                        None,
+                    ),
+                    ArmBound::Attempts(Setting::Written { expr, span, .. }) => {
+                        (series(expr.clone(), *span), None)
+                    }
+                    ArmBound::Attempts(Setting::Default(_)) => continue,
+                    ArmBound::Caller(variant) => {
+                        let Some(k) = knowledge::retry()
+                            .default_of("project-policy", "attempts")
+                            .and_then(|d| d.value.parse::<u64>().ok())
+                        else {
+                            continue;
+                        };
+                        (
+                            series(ConstExpr::Int(k), arm.delay),
+                            Some(format!(
+                                "the attempt count is the caller's (`{variant}(n)`); at {k} attempts, a count retry policies commonly default to, the delays of `{shown}` already add up to this"
+                            )),
+                        )
+                    }
+                };
+                out.push(ProjectPolicy {
+                    file: *file,
+                    policy: Policy {
+                        span: arm.delay,
+                        krate: "loop",
+                        kind,
+                    },
+                    name: shown.clone(),
+                    assumed,
+                });
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -166,6 +166,11 @@ fn build(f: &RetryFinding, req: &str, key: &str) -> Diagnostic {
             )
         }
     };
+    // An attempt count the caller chooses, assumed: a note, saying so.
+    let (severity, reason) = match &f.assumed {
+        Some(a) => (Severity::Note, format!("{a}; {reason}")),
+        None => (severity, reason),
+    };
     let window = match &f.keeper {
         Keeper::Window { length, .. } => format!("{length}"),
         _ => "the server's window".to_string(),

@@ -15,6 +15,11 @@ use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};
 
+mod policy_fn;
+mod schedule;
+pub use policy_fn::{ArmBound, PolicyArm, PolicyFn};
+pub use schedule::FieldDefault;
+
 #[derive(Debug, Default, Clone)]
 pub struct RetryFacts {
     pub sites: Vec<RetrySite>,
@@ -27,6 +32,13 @@ pub struct RetryFacts {
     /// Functions that return a key made fresh (project helpers that mint
     /// one), for the model to resolve the calls of `fresh`.
     pub minters: Vec<Minter>,
+    /// Values struct literals give retry-count fields where the caller
+    /// leaves them unset (`num_retries: opts.num_retries.unwrap_or(2)`).
+    pub field_defaults: Vec<FieldDefault>,
+    /// Hosts of the absolute URLs the file writes (`api.example.com`).
+    pub hosts: Vec<String>,
+    /// Functions that decide a retry's delay from the attempt number.
+    pub policy_fns: Vec<PolicyFn>,
 }
 
 /// A key made fresh and sent as an idempotency key.
@@ -97,6 +109,9 @@ pub struct RetrySite {
     /// A generator of fresh keys appears in the body: a helper it calls may
     /// be sent a new key per attempt, so only direct requests are judged.
     pub fresh_inside: bool,
+    /// Requests of the same function written in this range (before the
+    /// loop) are resent too: built once, their key made once.
+    pub before: Option<Span>,
 }
 
 /// A retry policy as written.
@@ -130,6 +145,10 @@ pub enum PolicyKind {
     },
     /// A policy the reader cannot bound (a variable, a custom strategy).
     Unknown,
+    /// Methods the loop passes its attempt counter to (name, the
+    /// receiver's type when a parameter gives it): a policy of the project
+    /// when one of them is ([`PolicyFn`]); the model resolves it.
+    Project(Vec<(String, Option<String>)>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,10 +263,15 @@ impl<'a> Walker<'a> {
             cur: None,
             jobs_read: HashSet::new(),
             impl_of: None,
+            delay_fns: HashMap::new(),
+            pending_arms: Vec::new(),
+            pending_fns: Vec::new(),
+            header_consts: HashMap::new(),
         }
     }
 
-    pub(super) fn finish(self) -> RetryFacts {
+    pub(super) fn finish(mut self) -> RetryFacts {
+        self.finish_policy_fns();
         self.out
     }
 }
@@ -279,6 +303,10 @@ struct FnState {
     bindings: HashMap<String, (Span, bool)>,
     /// Policies bound to a name.
     policies: HashMap<String, Policy>,
+    /// Schedules of delays bound to a name (`let retries = schedule.iter()`).
+    schedules: HashMap<String, Policy>,
+    /// Parameters' type names (`strategy: RequestStrategy`).
+    param_types: HashMap<String, String>,
     /// URLs bound to a name.
     urls: HashMap<String, (String, Vec<String>)>,
     name_text: String,
@@ -299,6 +327,33 @@ pub(super) struct Walker<'a> {
     jobs_read: HashSet<usize>,
     /// The `impl` being read: its trait's last name and its type's.
     impl_of: Option<(Option<String>, String)>,
+    /// Delay functions of one integer (`fn backoff(n: u32) -> Duration`):
+    /// unit, factor and base of `unit × a × b^n`.
+    delay_fns: HashMap<String, (u64, ConstExpr, u64)>,
+    /// Arms of policy functions whose delay may call a delay function
+    /// defined later in the file: the function's name, the delay, the
+    /// delay or the callee's name, the bound.
+    #[allow(clippy::type_complexity)]
+    pending_arms: Vec<(
+        String,
+        Span,
+        Result<(u64, ConstExpr, u64), String>,
+        ArmBound,
+    )>,
+    pending_fns: Vec<(String, Option<String>)>,
+    /// Constants whose value names an idempotency header, through a
+    /// constructor (`const H: HeaderName = HeaderName::from_static("idempotency-key")`),
+    /// at the top level or in a function.
+    header_consts: HashMap<String, String>,
+}
+
+/// The last name of a type, through references (`&RequestStrategy`).
+fn type_last(t: &syn::Type) -> Option<String> {
+    match t {
+        syn::Type::Reference(r) => type_last(&r.elem),
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
 }
 
 fn path_segs(e: &syn::Expr) -> Vec<String> {
@@ -930,7 +985,7 @@ impl Walker<'_> {
         let name = method_str(m);
         let args: Vec<&syn::Expr> = m.args.iter().collect();
         let (header, value) = match (name.as_str(), args.as_slice()) {
-            ("header", [n, v]) => match flow::idempotency_header_name(self.consts, n) {
+            ("header", [n, v]) => match self.header_name(n) {
                 Some(h) => (h, *v),
                 None => return,
             },
@@ -970,6 +1025,44 @@ impl Walker<'_> {
         if let Some(r) = self.out.requests.last_mut() {
             r.client_on_self = on_self;
         }
+    }
+
+    /// A key put into a header map (`header_params.insert("idempotency-key",
+    /// key)`, `req.headers_mut().insert(IDEMPOTENCY_KEY, v)`): a request
+    /// whose method and URL another function gives.
+    fn keyed_insert(&mut self, m: &syn::ExprMethodCall) {
+        let [n, v] = m.args.iter().collect::<Vec<_>>()[..] else {
+            return;
+        };
+        let on_headers = match &*m.receiver {
+            syn::Expr::MethodCall(r) => method_str(r).contains("header"),
+            e => path_of(e)
+                .last()
+                .is_some_and(|l| l.to_ascii_lowercase().contains("header")),
+        };
+        if !on_headers {
+            return;
+        }
+        let Some(header) = self.header_name(n) else {
+            return;
+        };
+        let at = Span::new(
+            super::byte_span(m.method.span()).start,
+            super::span::of(m).end,
+        );
+        self.push_request(at, header, v, None, None, None, None);
+    }
+
+    /// An idempotency header's name as a header call's argument: written,
+    /// or a constant of the file or the function that holds it.
+    fn header_name(&self, n: &syn::Expr) -> Option<String> {
+        flow::idempotency_header_name(self.consts, n).or_else(|| match n {
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => self
+                .header_consts
+                .get(&p.path.segments[0].ident.to_string())
+                .cloned(),
+            _ => None,
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1025,6 +1118,7 @@ impl Walker<'_> {
             op_fn,
             policy,
             fresh_inside: fresh,
+            before: None,
         });
     }
 
@@ -1084,19 +1178,25 @@ impl Walker<'_> {
     /// A function with a body: walk it with its own state.
     fn function(&mut self, name: &syn::Ident, sig: &syn::Signature, body: &syn::Block) {
         let mut params = HashSet::new();
+        let mut param_types = HashMap::new();
         for a in &sig.inputs {
             if let syn::FnArg::Typed(t) = a {
                 params.extend(pat_names(&t.pat));
+                if let (syn::Pat::Ident(i), Some(ty)) = (&*t.pat, type_last(&t.ty)) {
+                    param_types.insert(i.ident.to_string(), ty);
+                }
             }
         }
         let saved = self.cur.replace(FnState {
             name: super::byte_span(name.span()),
             params,
+            param_types,
             name_text: name.to_string(),
             ..FnState::default()
         });
         self.visit_block(body);
         self.sql_job_table(body);
+        self.policy_fn(name, sig, body);
         self.cur = saved;
         self.fresh_keys(name, sig, body);
     }
@@ -2279,6 +2379,13 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         self.impl_of = saved;
     }
 
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        visit::visit_item_const(self, c);
+        if let Some(h) = flow::idempotency_header_name(self.consts, &c.expr) {
+            self.header_consts.insert(c.ident.to_string(), h);
+        }
+    }
+
     fn visit_local(&mut self, local: &'ast syn::Local) {
         visit::visit_local(self, local);
         let (Some(name), Some(init)) = (pat_names(&local.pat).into_iter().next(), &local.init)
@@ -2296,7 +2403,12 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         let value = self.expr(e);
         let fresh = has_generator(e);
         let span = super::span::of(&local.pat);
+        let schedule = self.schedule_of(e);
         let Some(f) = &mut self.cur else { return };
+        match schedule {
+            Some(p) => f.schedules.insert(name.clone(), p),
+            None => f.schedules.remove(&name),
+        };
         f.bindings.insert(name.clone(), (span, fresh));
         if !matches!(value, ConstExpr::Unknown) {
             f.lets.insert(name.clone(), value);
@@ -2314,6 +2426,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_field_value(&mut self, fv: &'ast syn::FieldValue) {
         visit::visit_field_value(self, fv);
+        self.field_default(fv);
         if let syn::Member::Named(n) = &fv.member {
             self.retry_middleware(&fv.expr, Some(n.to_string()), true);
         }
@@ -2371,6 +2484,10 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             self.keyed_header(m);
             return;
         }
+        if name == "insert" {
+            self.keyed_insert(m);
+            return;
+        }
         if matches!(name.as_str(), "build_fn" | "build") {
             self.apalis_worker(m);
         }
@@ -2408,18 +2525,35 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
         visit::visit_expr_loop(self, e);
         let kw = super::byte_span(e.loop_token.span);
+        let before = self.out.sites.len();
         self.counted_loop(kw, None, &e.body, "`loop`");
+        if self.out.sites.len() == before {
+            self.schedule_loop(kw, &e.body, "`loop`");
+        }
+        if self.out.sites.len() == before {
+            self.policy_call_loop(kw, &e.body, "`loop`");
+        }
     }
 
     fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
         visit::visit_expr_while(self, e);
         let kw = super::byte_span(e.while_token.span);
+        let before = self.out.sites.len();
         self.counted_loop(kw, Some(&e.cond), &e.body, "`while` loop");
+        if self.out.sites.len() == before {
+            self.schedule_loop(kw, &e.body, "`while` loop");
+        }
+        if self.out.sites.len() == before {
+            self.policy_call_loop(kw, &e.body, "`while` loop");
+        }
     }
 
     fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        let v = l.value();
+        if v.starts_with("http") {
+            self.url_host(&v);
+        }
         if let Some(f) = &mut self.cur {
-            let v = l.value();
             if v.to_ascii_lowercase().contains("attempt") || v.to_ascii_lowercase().contains("retr")
             {
                 f.strings.push((v, super::byte_span(l.span())));

@@ -21,7 +21,7 @@ pub async fn send_payout(http: &reqwest::Client, job: &PayoutJob) -> Result<(), 
 }
 
 pub async fn payout_job(http: &reqwest::Client, job: &Job) -> Result<(), reqwest::Error> {
-    let strategy = tokio_retry::strategy::ExponentialBackoff::from_millis(100).take(4);
+    let strategy = tokio_retry::strategy::ExponentialBackoff::from_millis(10).take(4);
     tokio_retry::Retry::spawn(strategy, || async {
         let key = format!("payout-{}", job.id);
         // a fresh request id for tracing is no idempotency key
