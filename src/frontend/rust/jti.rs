@@ -121,12 +121,7 @@ fn constructed_type(func: &syn::Expr) -> Option<String> {
     let syn::Expr::Path(p) = func else {
         return None;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs = super::path_idents(&p.path);
     match segs.as_slice() {
         [.., ty, _ctor] => Some(ty.clone()),
         [ty] if ty.starts_with(|c: char| c.is_ascii_uppercase()) => Some(ty.clone()),

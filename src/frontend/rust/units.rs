@@ -148,12 +148,7 @@ fn is_int_conversion(func: &syn::Expr) -> bool {
     let syn::Expr::Path(p) = func else {
         return false;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs = super::path_idents(&p.path);
     segs.len() == 2
         && matches!(segs[1].as_str(), "from" | "try_from")
         && segs[0].len() >= 2

@@ -403,11 +403,7 @@ pub(super) fn link_fallbacks(
             } else if let Some(port) = port {
                 publishing(instances, files, port)
             } else {
-                (0..instances.len())
-                    .filter(|&i| {
-                        same_project(ep, &instances[i]) && points_at(&instances[i], &ep.host)
-                    })
-                    .collect()
+                pointed_at(instances, ep)
             };
             for i in targets {
                 let inst = &mut instances[i];
@@ -555,8 +551,15 @@ pub(super) fn publishing(instances: &[Instance], files: &[FileFacts], port: u16)
 /// Whether an instance is one a setting can reach by its name: a compose
 /// service's environment reaches the services of its own file (another
 /// file is another project, whose `redis` is another Redis).
-pub(super) fn same_project(ep: &Endpoint, inst: &Instance) -> bool {
+fn same_project(ep: &Endpoint, inst: &Instance) -> bool {
     !matches!(ep.owner, Some(Owner::Compose(_))) || inst.file == ep.file
+}
+
+/// The Redis instances an endpoint's host names, in its project.
+pub(super) fn pointed_at(instances: &[Instance], ep: &Endpoint) -> Vec<usize> {
+    (0..instances.len())
+        .filter(|&i| same_project(ep, &instances[i]) && points_at(&instances[i], &ep.host))
+        .collect()
 }
 
 /// The one Redis declared by the values of the chart a template belongs to
@@ -636,11 +639,7 @@ pub(super) fn link_server_caches(
                     .into_iter()
                     .collect()
             } else {
-                (0..instances.len())
-                    .filter(|&i| {
-                        same_project(ep, &instances[i]) && points_at(&instances[i], &ep.host)
-                    })
-                    .collect()
+                pointed_at(instances, ep)
             };
             for i in targets {
                 let inst = &mut instances[i];

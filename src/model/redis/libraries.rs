@@ -4,8 +4,8 @@
 //! is the directory of its manifest (one app of a monorepo). Not for judging
 //! the policy, nor for what the app's own code writes (the other links).
 
-use super::chain::{is_loopback, port_of, publishing, same_project};
-use super::{dir_of, points_at, Endpoint, Instance, Link, Owner};
+use super::chain::{is_loopback, pointed_at, port_of, publishing};
+use super::{dir_of, Endpoint, Instance, Link, Owner};
 use crate::frontend::redis_conf::InstanceKind;
 use crate::frontend::FileFacts;
 use crate::knowledge::{self, DedupLibrary};
@@ -153,10 +153,8 @@ pub(super) fn library_links(
                     .map(|i| (i, true))
                     .collect(),
                 None if is_loopback(&ep.host) => Vec::new(),
-                None => (0..instances.len())
-                    .filter(|&i| {
-                        same_project(ep, &instances[i]) && points_at(&instances[i], &ep.host)
-                    })
+                None => pointed_at(instances, ep)
+                    .into_iter()
                     .map(|i| {
                         let conf = instances[i].kind == InstanceKind::ConfFile
                             && instances[i].named_by_path;
