@@ -19,6 +19,9 @@ pub mod text;
 pub mod toml;
 pub mod yaml;
 
+#[cfg(test)]
+mod prefilter_agrees;
+
 use crate::source::{FileId, FileKind, Span};
 
 /// Deepest nesting a front end will hand to a recursive parser. Deeper input
@@ -374,9 +377,9 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
 fn mark_admitted(kind: FileKind, text: &str, facts: &mut FileFacts) {
     if let Some(sql) = facts.sql.as_mut().filter(|s| !s.events.is_empty()) {
         sql.admitted = if kind == FileKind::Rust {
-            crate::walk::rust_admission(text.as_bytes()) == crate::walk::Admission::Full
+            crate::prefilter::rust_admission(text.as_bytes()) == crate::prefilter::Admission::Full
         } else {
-            crate::walk::admits_text(kind, text.as_bytes())
+            crate::prefilter::admits_text(kind, text.as_bytes())
         };
     }
 }

@@ -195,7 +195,7 @@ enum Item {
 }
 
 /// A Rust text's comments and strings, and its brackets matched once, for
-/// [`test_items`] and [`super::chunks`].
+/// [`test_items`] and the Rust front end's item-by-item reader.
 pub(crate) struct Scan<'a> {
     bytes: &'a [u8],
     /// Comments and strings, ascending.
