@@ -16,6 +16,7 @@ pub mod fix;
 pub mod frontend;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod header_names;
 pub mod horizons;
 pub mod init;
 pub mod inventory;
@@ -27,6 +28,7 @@ pub mod render;
 pub mod rules;
 pub mod size;
 pub mod source;
+pub mod store_lines;
 mod supervise;
 pub mod suppress;
 pub mod test_code;
@@ -999,7 +1001,7 @@ impl supervise::Job for ParseJob {
         }
         // The lines the Redis model reads of a text that is let go.
         if l.deferred.is_some() && lets_go(l.kind) {
-            f.store_code_lines = Some(model::redis::store_code_lines(&text));
+            f.store_code_lines = Some(store_lines::store_code_lines(&text));
         }
         f.problems
             .splice(0..0, l.problems.iter().cloned().chain(reread_problems));

@@ -1,8 +1,9 @@
 //! Discovery (the `ignore` crate: .gitignore honoured, hidden files skipped,
 //! symlinks not followed) and classification by path and content: which
 //! files a run considers, and what kind each is. Which of them are worth
-//! reading, and how much, is the prefilter's decision ([`crate::prefilter`]
-//! sits below; this module asks nothing of it). Not for parsing.
+//! reading, and how much, is the prefilter's decision (`prefilter`, beside
+//! this module in the reading layer; neither asks the other). Not for
+//! parsing.
 
 use crate::source::FileKind;
 use std::path::{Path, PathBuf};
@@ -42,7 +43,7 @@ pub fn classify(path: &Path) -> Option<FileKind> {
     if name == ".env" || name.starts_with(".env.") || name.ends_with(".env") || env_template {
         return Some(FileKind::Env);
     }
-    if crate::frontend::manifest::LineFormat::of(&name).is_some() {
+    if is_line_manifest(&name) {
         return Some(FileKind::Manifest);
     }
     if name == "redis.conf" || name == "valkey.conf" {
@@ -85,6 +86,16 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         e if TEXT_EXTENSIONS.contains(&e) => FileKind::Text,
         _ => return None,
     })
+}
+
+/// Whether a lower-cased file name is a dependency manifest read line by
+/// line (`Gemfile`, `Gemfile.lock`, `go.mod`, `requirements*.txt`); which
+/// of them a text is, its lines tell the front end (`frontend::manifest`).
+fn is_line_manifest(name: &str) -> bool {
+    matches!(
+        name,
+        "gemfile" | "gems.rb" | "gemfile.lock" | "gems.locked" | "go.mod"
+    ) || (name.starts_with("requirements") && name.ends_with(".txt"))
 }
 
 /// A `.conf` file with Redis directives is a Redis config; nginx and other
@@ -281,6 +292,9 @@ mod tests {
         assert_eq!(k("web/package-lock.json"), None);
         assert_eq!(k("clients/pnpm-lock.yaml"), None);
         assert_eq!(k("clients/pnpm-workspace.yaml"), Some(FileKind::Yaml));
+        assert_eq!(k("Gemfile"), Some(FileKind::Manifest));
+        assert_eq!(k("app/requirements-prod.txt"), Some(FileKind::Manifest));
+        assert_eq!(k("notes.txt"), None);
         assert_eq!(k("Cargo.lock"), None);
     }
 }

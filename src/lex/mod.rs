@@ -3,3 +3,4 @@
 //! syntax: the prefilter and the front ends both ask them.
 
 pub mod rust;
+pub mod sql;

@@ -248,8 +248,7 @@ impl Keywords {
         // `CREATE TABLE`) is a parse error whatever it names.
         if matches!(admission, Admission::No | Admission::Schema)
             && kind == FileKind::Sql
-            && std::str::from_utf8(bytes)
-                .is_ok_and(crate::frontend::sql::has_broken_table_statement)
+            && std::str::from_utf8(bytes).is_ok_and(crate::lex::sql::has_broken_table_statement)
         {
             return Admission::Full;
         }
@@ -257,11 +256,11 @@ impl Keywords {
     }
 
     /// Where a Rust file may hold something a rule reads, for reading it
-    /// around its words ([`crate::frontend::rust::parse_around`]): every
+    /// around its words (the Rust front end's `parse_around`): every
     /// word of the prefilter, strong or weak, outside comments (in test
     /// code too); every name that may name a store ([`may_name_a_store`]);
     /// every `cache` in code (the cache reader's word); every string
-    /// literal the header model keeps ([`crate::frontend::header_relevant`]).
+    /// literal the header model keeps ([`crate::header_names::header_relevant`]).
     /// Ascending. `None` where the file is to be read whole: its bytes are
     /// not UTF-8 (the text is read with replacements, which move offsets),
     /// or it holds a suppression comment, which may name any line.
@@ -297,7 +296,9 @@ impl Keywords {
         out.extend(
             strings
                 .iter()
-                .filter(|r| literal_value(text, r).is_some_and(crate::frontend::header_relevant))
+                .filter(|r| {
+                    literal_value(text, r).is_some_and(crate::header_names::header_relevant)
+                })
                 .map(|r| r.start),
         );
         out.sort_unstable();

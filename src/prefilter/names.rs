@@ -201,8 +201,8 @@ pub(super) const SQL_WORDS: &[&[u8]] = &[
 /// Whether a Rust file has code through which a name linked to Redis
 /// (`rules/redis.toml` link words: `ReceiptStore`) can reach the Redis
 /// model: a type named `…cache…` (the cache walk runs only in a file that
-/// holds the word, [`crate::frontend::rust::cache`]), or a line that calls
-/// a link-named identifier (`model::redis::store_code_lines`, the only
+/// holds the word, `frontend::rust::cache`), or a line that calls
+/// a link-named identifier (`store_lines::store_code_lines`, the only
 /// lines through which code reads a generic Redis setting). Without
 /// either, a `Receipt` enum variant beside a `RedisKv` one links nothing.
 /// Text that is not UTF-8 is let through.
@@ -211,7 +211,7 @@ pub(super) fn links(bytes: &[u8]) -> bool {
         return true;
     };
     crate::knowledge::contains_ignore_ascii_case(text, "cache")
-        || !crate::model::redis::store_code_lines(text).is_empty()
+        || !crate::store_lines::store_code_lines(text).is_empty()
 }
 
 /// Whether the name [`store_name_at`] found is an idempotency store of

@@ -45,7 +45,7 @@ pub(super) fn schema_documents(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
 /// does (the hyperswitch fork's v2 OpenAPI spec, 1 MiB, says `idempotency`
 /// only there). What the readers take from a value:
 /// - a header name or a Redis key prefix, from a string without whitespace
-///   ([`crate::frontend::header_shaped`], `model::redis`'s prefix
+///   ([`crate::header_names::header_shaped`], `model::redis`'s prefix
 ///   literals), so a value counts as prose only with whitespace between
 ///   its words;
 /// - a Redis host, from a value with `://` or under a key that speaks of

@@ -15,6 +15,7 @@ pub mod retry;
 pub mod scope;
 pub mod span;
 pub mod sql_strings;
+pub mod test_regions;
 pub mod units;
 
 use super::{FileFacts, Problem, StrLit, StrRole};
@@ -393,7 +394,7 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         role: None,
         header_vars: Vec::new(),
     };
-    let mut regions = crate::test_code::Regions::default();
+    let mut regions = test_regions::Regions::default();
     let mut consts = sql_strings::StrConsts::new();
     let mut first = retry::FirstPass::default();
     // A whole file's retentions are read from its tree, which lives to the
@@ -1448,7 +1449,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
             let Ok(file) = syn::parse_file(text) else {
                 return;
             };
-            let parsed = crate::test_code::rust_regions(&file);
+            let parsed = test_regions::rust_regions(&file);
             let (c, s) = comments::comments_and_strings(text.as_bytes());
             let found = comments::test_items(text.as_bytes(), &c, &s);
             let within =
