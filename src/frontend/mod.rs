@@ -245,7 +245,7 @@ pub struct FileFacts {
     pub dedup_deps: Vec<manifest::DedupDep>,
 }
 
-pub use crate::header_names::{header_relevant, header_shaped};
+pub use crate::header_names::header_relevant;
 
 impl FileFacts {
     /// The key prefix of a Redis write when it names a store: by its name

@@ -17,6 +17,7 @@ use std::ops::Range;
 /// or `cr` (and `#`s) of a raw string. Most bytes of a file are never
 /// looked at one by one (the prefilter runs this on every Rust file a word
 /// occurs in).
+#[cfg(test)]
 pub fn ranges(bytes: &[u8]) -> Vec<Range<usize>> {
     scan(bytes, |_| {})
 }

@@ -67,7 +67,8 @@ pub struct StrConst {
 /// (tables, bindings), not code that handles idempotency keys.
 pub const MAX_RUST_BYTES: usize = 4 * 1024 * 1024;
 
-pub use crate::knowledge::REDIS_KEY_CALLS;
+#[cfg(test)]
+use crate::knowledge::REDIS_KEY_CALLS;
 
 pub fn parse(text: &str, facts: &mut FileFacts) {
     parse_as(text, facts, text.len() > BY_ITEMS_BYTES);

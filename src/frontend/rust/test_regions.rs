@@ -8,6 +8,7 @@ use syn::visit::Visit;
 
 /// The byte spans of `#[cfg(test)]` items and `#[test]`-like functions
 /// (`#[test]`, `#[tokio::test]`, `#[sqlx::test]`, ...) in a Rust file.
+#[cfg(test)]
 pub fn rust_regions(file: &syn::File) -> Vec<Span> {
     let mut v = Regions::default();
     v.visit_file(file);
