@@ -5,7 +5,11 @@
 //! `$tag$…$tag$`), `--` comments and nested `/* */` comments, and the two
 //! psql forms of pg_dump output that are not SQL: the data lines after
 //! `COPY … FROM stdin;` up to `\.`, and backslash meta-commands (`\connect`,
-//! `\restrict`) that end at the end of their line. Not a parser.
+//! `\restrict`) that end at the end of their line. Not a parser. Beside it,
+//! what the SQL front end and the prefilter both ask of a statement's
+//! words: whether it changes a table ([`changes_tables`]), and whether a
+//! migration holds one whose parentheses do not balance
+//! ([`has_broken_table_statement`]).
 
 use crate::source::Span;
 
