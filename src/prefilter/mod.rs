@@ -1,6 +1,19 @@
-//! The keyword prefilter: how much of each file to read. One decision
-//! ([`Admission`]) from a file's bytes, its kind and the run's word lists,
-//! made here and nowhere else; the front ends and the pipeline ask it.
+//! The keyword prefilter: whether a file is worth parsing, and how
+//! ([`Admission`]: in full, held back, for the schema, not at all), from
+//! its bytes, its kind and the run's word lists. The pipeline asks it of
+//! every file (with [`generated_rust`] and [`rust_constants_prefilter`] for
+//! Rust) and reads the file accordingly; a front end asks the built-in
+//! prefilter of a part it did not read ([`admits_text`], [`prefilter`]).
+//!
+//! - `lists`: the word lists (`rules/prefilter.toml`, and words taken from
+//!   the catalogues);
+//! - `words`: searching a text for many words at once;
+//! - `admit`: the admission, occurrence by occurrence;
+//! - `names`: whether the name around a weak word may name a store, a
+//!   header or a Redis link, judged once a thread;
+//! - `code`: judgements of a word in Rust code (a std method, a message's
+//!   prose, a C declaration);
+//! - `prose`: where words in YAML and JSON are description prose.
 
 mod admit;
 mod code;
