@@ -281,3 +281,77 @@ fn claims_with_a_config_of_two_redis_sections_report_nothing() {
     let got = reported(&dir);
     assert!(got.is_empty(), "unexpected: {got:?}");
 }
+
+/// The rendered human output of every `flag/` directory, one snapshot per
+/// directory that holds a finding's file, under
+/// `tests/snapshots/rules/<rule>/`: a change in wording, labels or help shows
+/// in review beside the `expect:` markers, which hold only (file, line,
+/// rule). Each `flag/` is checked once as one project, as above, so a
+/// finding that needs a file of another directory is the same finding here;
+/// the reports are then grouped by the directory of their file
+/// (`flag__src__redis.snap` for `flag/src/redis/`, `flag.snap` for `flag/`
+/// itself). Paths are relative to the crate root, without colour, at the
+/// default width and without the summary line.
+///
+/// A new fixture directory: `INSTA_UPDATE=always cargo test --test fixtures
+/// flag_fixtures_render`, then read and commit the new `.snap` files.
+#[test]
+fn flag_fixtures_render_as_their_snapshots() {
+    use idemlint::render::human::{render_with, Options as Human};
+    use std::collections::BTreeMap;
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let mut stale = Vec::new();
+    for (rule, _, _) in fixture_dirs() {
+        let flag = PathBuf::from(format!("testdata/rules/{rule}/flag"));
+        let outcome = run(&flag);
+        let prefix = format!("{}/", flag.display());
+        let mut groups: BTreeMap<String, Vec<idemlint::diagnostic::Diagnostic>> = BTreeMap::new();
+        for d in &outcome.diagnostics {
+            let path = outcome.sources.path(d.file).replace('\\', "/");
+            let rel = path.strip_prefix(&prefix).unwrap_or(&path);
+            let dir = rel.rsplit_once('/').map_or("", |(dir, _)| dir);
+            let name = std::iter::once("flag")
+                .chain(dir.split('/').filter(|p| !p.is_empty()))
+                .collect::<Vec<_>>()
+                .join("__");
+            groups.entry(name).or_default().push(d.clone());
+        }
+        assert!(!groups.is_empty(), "{rule}/flag reports nothing");
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(format!("snapshots/rules/{rule}"));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        for (name, diags) in &groups {
+            let report = idemlint::render::Report {
+                diagnostics: diags,
+                suppressed: &[],
+                sources: &outcome.sources,
+                summary: &outcome.summary,
+                unparsed: None,
+                not_read: None,
+            };
+            let opts = Human {
+                quiet: true,
+                width: Some(idemlint::render::human::DEFAULT_WIDTH),
+                ..Human::default()
+            };
+            let mut out = Vec::new();
+            render_with(&report, &opts, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            settings.bind(|| insta::assert_snapshot!(name.as_str(), text));
+        }
+        // A snapshot whose directory no longer reports anything is stale.
+        let stored = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/snapshots/rules")
+            .join(&rule);
+        for e in std::fs::read_dir(&stored).into_iter().flatten().flatten() {
+            let file = e.file_name().to_string_lossy().into_owned();
+            if let Some(name) = file.strip_suffix(".snap") {
+                if !groups.contains_key(name) {
+                    stale.push(format!("{rule}/{file}"));
+                }
+            }
+        }
+    }
+    assert!(stale.is_empty(), "snapshots of nothing: {stale:?}");
+}
