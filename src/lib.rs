@@ -25,6 +25,7 @@ pub(crate) mod lex;
 pub mod model;
 pub(crate) mod prefilter;
 pub mod render;
+pub mod rule_id;
 pub mod rules;
 pub mod size;
 pub mod source;
@@ -660,9 +661,14 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
                             "what it holds is unchecked; the rest of the file was read",
                         ),
                     };
-                    let d =
-                        Diagnostic::new("parse-error", severity, f.file, p.span, p.message.clone())
-                            .with_note(note);
+                    let d = Diagnostic::new(
+                        diagnostic::RuleId::ParseError,
+                        severity,
+                        f.file,
+                        p.span,
+                        p.message.clone(),
+                    )
+                    .with_note(note);
                     match &p.detail {
                         Some(detail) => d.with_primary_label(detail.clone()),
                         None => d,

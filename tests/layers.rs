@@ -14,13 +14,9 @@ use std::path::{Path, PathBuf};
 
 /// References that cross a layer upward today and are being removed by
 /// other work, each with the reason. An entry that no longer occurs fails
-/// the test, so that it is deleted when its reason goes.
-const KNOWN: &[(&str, &str, &str)] = &[(
-    "catalogue",
-    "rules",
-    "catalogue.rs asks `rules::is_built`; the rules-declared-once work \
-     (issue #46 item 6) takes the answer from the rule declaration instead",
-)];
+/// the test, so that it is deleted when its reason goes. None today: the
+/// last (`catalogue` asking `rules::is_built`) went with `rule_id`.
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 /// The layer table: module path (`inventory::command`, `frontend`) to its
 /// layer's number and name.

@@ -2,13 +2,13 @@
 //! published idempotency headers (`rules/headers.toml`).
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::diagnostic::{Diagnostic, Edit, RuleId, Severity};
 use crate::frontend::StrRole;
 use crate::header_names::{classify, Miss, REPLAYED};
 use crate::knowledge;
 use crate::model::headers::HeaderUse;
 
-pub const NAME: &str = "misspelled-idempotency-header";
+pub const NAME: RuleId = RuleId::MisspelledIdempotencyHeader;
 
 /// Whether the name is spelt like an HTTP header (`Idempotency-Key`,
 /// `Idempotency_Key`): every part capitalised and more than one part.
