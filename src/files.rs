@@ -9,7 +9,8 @@
 //! clones that fetch on demand) are whatever the user's own git reads, and a
 //! hook runs where git is installed by definition.
 
-use crate::walk::{self, Candidate, Keywords, WalkError};
+use crate::prefilter::Keywords;
+use crate::walk::{self, Candidate, WalkError};
 use sha2::Digest as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read as _, Write as _};

@@ -808,6 +808,32 @@ pub fn counterparties() -> &'static Counterparties {
     C.get_or_init(|| load("counterparties.toml", COUNTERPARTIES_TOML))
 }
 
+/// The calls through whose arguments a string literal can become part of a
+/// Redis key, by name: the commands `flow` and `retention` read
+/// (`conn.get(k)`, `set_ex`, `expire`, …, and a command chain's `arg`),
+/// and the macros whose first literal gives a key's prefix (`format!`,
+/// `concat!`). A binding's value (`let k = "…"`) can be one too. The
+/// prefilter judges a literal elsewhere, holding no `:`, as no key
+/// (`prefilter::names::literal_may_be_a_redis_key`); a test of the Rust
+/// front end holds this list to the readers.
+pub const REDIS_KEY_CALLS: &[&str] = &[
+    "get",
+    "exists",
+    "set",
+    "set_ex",
+    "pset_ex",
+    "set_nx",
+    "set_options",
+    "del",
+    "unlink",
+    "expire",
+    "pexpire",
+    "arg",
+    "cmd",
+    "format",
+    "concat",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

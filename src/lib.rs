@@ -10,25 +10,29 @@ pub mod catalogue;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
-pub mod duration;
+pub(crate) mod duration;
 pub mod files;
 pub mod fix;
-pub mod frontend;
+pub(crate) mod frontend;
 #[doc(hidden)]
 pub mod fuzzing;
+pub(crate) mod header_names;
 pub mod horizons;
 pub mod init;
 pub mod inventory;
 pub mod knowledge;
+pub(crate) mod lex;
 pub mod model;
+pub(crate) mod prefilter;
 pub mod render;
 pub mod rule_id;
 pub mod rules;
 pub mod size;
 pub mod source;
+pub(crate) mod store_lines;
 mod supervise;
-pub mod suppress;
-pub mod test_code;
+pub(crate) mod suppress;
+pub(crate) mod test_code;
 pub mod timings;
 pub mod walk;
 
@@ -327,7 +331,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     // hand each file to the pool as they find it, and the pool reads it.
     let walks_while_reading = gate.files.reads_work_tree();
     let (candidates, read): (Vec<Candidate>, Vec<(u64, Kept)>) = if walks_while_reading {
-        keywords = walk::Keywords::new(&extra, walk::files_expected(&file_paths))
+        keywords = prefilter::Keywords::new(&extra, prefilter::files_expected(&file_paths))
             .judging_tests(judges_tests)
             .exhaustive(exhaustive);
         let (tx, rx) = std::sync::mpsc::channel::<Candidate>();
@@ -359,7 +363,7 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
     } else {
         let candidates = gate.files.discover(&file_paths, &cwd, &config.exclude)?;
         timings.phase("walk");
-        keywords = walk::Keywords::new(&extra, candidates.len() + 1)
+        keywords = prefilter::Keywords::new(&extra, candidates.len() + 1)
             .judging_tests(judges_tests)
             .exhaustive(exhaustive);
         let read = pool.install(|| {
@@ -398,8 +402,8 @@ pub fn check_with(opts: &Options, gate: &Gate) -> Result<Outcome, RunError> {
             Err(reason) => not_read.push(render::NotRead::new(name, reason)),
         }
     }
-    pool.broadcast(|_| walk::forget_judgements());
-    walk::forget_judgements();
+    pool.broadcast(|_| prefilter::forget_judgements());
+    prefilter::forget_judgements();
     for l in loaded.iter().filter(|l| l.parse && !l.late && !l.schema) {
         timings.admitted(l.kind, l.len as u64, l.consts_only);
     }
@@ -1003,7 +1007,7 @@ impl supervise::Job for ParseJob {
         }
         // The lines the Redis model reads of a text that is let go.
         if l.deferred.is_some() && lets_go(l.kind) {
-            f.store_code_lines = Some(model::redis::store_code_lines(&text));
+            f.store_code_lines = Some(store_lines::store_code_lines(&text));
         }
         f.problems
             .splice(0..0, l.problems.iter().cloned().chain(reread_problems));
@@ -1064,10 +1068,10 @@ struct Loaded {
     /// no store and no keyed request, else whole
     /// ([`frontend::rust::AROUND_WORDS_BYTES`]).
     around: Option<Vec<usize>>,
-    /// Held back by the prefilter ([`walk::Admission::Late`]): parsed after
+    /// Held back by the prefilter ([`prefilter::Admission::Late`]): parsed after
     /// the others, when they hold something it can matter to.
     late: bool,
-    /// An SQL file held back for the schema ([`walk::Admission::Schema`]):
+    /// An SQL file held back for the schema ([`prefilter::Admission::Schema`]):
     /// parsed when it names a table the others hold as a store or key
     /// carrier.
     schema: bool,
@@ -1120,7 +1124,7 @@ fn config_keywords(config: &Config) -> Vec<String> {
 /// matter (no keyword).
 fn read_candidate(
     c: &Candidate,
-    keywords: &walk::Keywords,
+    keywords: &prefilter::Keywords,
     files: &files::Selection,
     roots: &TestRoots,
 ) -> (u64, Result<Loaded, String>) {
@@ -1173,7 +1177,7 @@ fn load_text(
     path: &Path,
     kind: FileKind,
     bytes: Vec<u8>,
-    keywords: &walk::Keywords,
+    keywords: &prefilter::Keywords,
     (reads_work_tree, test_path): (bool, &dyn Fn() -> bool),
 ) -> Result<Loaded, String> {
     let head = &bytes[..bytes.len().min(8192)];
@@ -1185,17 +1189,17 @@ fn load_text(
             "binary content (a NUL byte); not parsed".to_string(),
         ));
     }
-    if kind == FileKind::Rust && !keywords.reads_all() && walk::generated_rust(&bytes) {
+    if kind == FileKind::Rust && !keywords.reads_all() && prefilter::generated_rust(&bytes) {
         files::recycle(bytes);
         return Err("generated code (a generated-file marker at its top)".into());
     }
     let admission = if keywords.reads_all() {
-        walk::Admission::Full
+        prefilter::Admission::Full
     } else {
         keywords.admission_in(kind, path, &bytes, test_path)
     };
-    let consts_only = admission == walk::Admission::No;
-    if consts_only && !(kind == FileKind::Rust && walk::rust_constants_prefilter(&bytes)) {
+    let consts_only = admission == prefilter::Admission::No;
+    if consts_only && !(kind == FileKind::Rust && prefilter::rust_constants_prefilter(&bytes)) {
         files::recycle(bytes);
         return Err(
             if kind == FileKind::Rust && !keywords.judges_tests() && test_path() {
@@ -1207,7 +1211,7 @@ fn load_text(
     }
     let around = (kind == FileKind::Rust
         && !keywords.reads_all()
-        && admission == walk::Admission::Full
+        && admission == prefilter::Admission::Full
         && (frontend::rust::AROUND_WORDS_BYTES + 1..=frontend::rust::MAX_RUST_BYTES)
             .contains(&bytes.len()))
     .then(|| keywords.anchors(&bytes))
@@ -1237,21 +1241,21 @@ fn load_text(
         parse: true,
         consts_only,
         around,
-        late: admission == walk::Admission::Late,
-        schema: admission == walk::Admission::Schema,
+        late: admission == prefilter::Admission::Late,
+        schema: admission == prefilter::Admission::Schema,
         bom,
         problems,
     })
 }
 
-/// Whether a held SQL file ([`walk::Admission::Schema`]) names one of
+/// Whether a held SQL file ([`prefilter::Admission::Schema`]) names one of
 /// `tables` (lowered): a file whose text its worker reads again is taken to.
 fn names_a_table(l: &Loaded, tables: &[String]) -> bool {
     if l.deferred.is_some() {
         return true;
     }
     let lower = l.text.as_bytes().to_ascii_lowercase();
-    tables.iter().any(|t| walk::names_table(&lower, t))
+    tables.iter().any(|t| prefilter::names_table(&lower, t))
 }
 
 /// The problem message of a file that cannot be read, at either read.

@@ -5,12 +5,12 @@
 //! A thread cannot be stopped from outside, so a worker that overruns is
 //! abandoned: its eventual result is dropped, a fresh worker takes its place,
 //! and the process exits without waiting for it. Files whose parse holds
-//! over [`crate::BIG_PARSE_BYTES`] are parsed a few at a time
-//! ([`crate::BIG_FILES_AT_ONCE`]: their trees take many times their size in
-//! memory), largest first; a worker that finds no free turn takes a small
-//! file instead, and waits only when none is left. The clock of a big file
-//! starts when it gets its turn, and an abandoned worker's turn is handed
-//! on.
+//! over a weight the caller sets (the pipeline's `BIG_PARSE_BYTES`) are
+//! parsed a few at a time (`BIG_FILES_AT_ONCE`: their trees take many
+//! times their size in memory), largest first; a worker that finds no free
+//! turn takes a small file instead, and waits only when none is left. The
+//! clock of a big file starts when it gets its turn, and an abandoned
+//! worker's turn is handed on.
 //!
 //! Items may be held ([`run_holding`]): they run only once the result of
 //! an item that is not held says so, in the same run, beside the items

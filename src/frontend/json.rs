@@ -92,8 +92,8 @@ fn judge(text: &str, prepared: &str, at: usize, info: &str, open: &str) -> Probl
                 ("a template of JSON, not JSON", false)
             } else {
                 let unread = text.get(line_start(text, at)..).unwrap_or("");
-                let matters = crate::walk::prefilter(unread.as_bytes())
-                    || crate::walk::prefilter(open.as_bytes());
+                let matters = crate::prefilter::prefilter(unread.as_bytes())
+                    || crate::prefilter::prefilter(open.as_bytes());
                 ("invalid JSON", matters)
             };
             Problem {

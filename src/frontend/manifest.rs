@@ -157,19 +157,6 @@ pub enum LineFormat {
 }
 
 impl LineFormat {
-    /// The format a file name is, lower-cased; `None` for any other file.
-    pub fn of(name: &str) -> Option<Self> {
-        match name {
-            "gemfile" | "gems.rb" => Some(LineFormat::Gemfile),
-            "gemfile.lock" | "gems.locked" => Some(LineFormat::GemfileLock),
-            "go.mod" => Some(LineFormat::GoMod),
-            n if n.starts_with("requirements") && n.ends_with(".txt") => {
-                Some(LineFormat::Requirements)
-            }
-            _ => None,
-        }
-    }
-
     /// The format a manifest's text is: the front end is not told the
     /// file's name, and each format has a telling line.
     pub fn sniff(text: &str) -> Self {
@@ -309,15 +296,5 @@ mod tests {
                 "github.com/go-redsync/redsync"
             ]
         );
-    }
-
-    #[test]
-    fn file_names_give_their_format() {
-        assert_eq!(LineFormat::of("gemfile"), Some(LineFormat::Gemfile));
-        assert_eq!(
-            LineFormat::of("requirements-prod.txt"),
-            Some(LineFormat::Requirements)
-        );
-        assert_eq!(LineFormat::of("notes.txt"), None);
     }
 }

@@ -19,6 +19,9 @@ pub mod text;
 pub mod toml;
 pub mod yaml;
 
+#[cfg(test)]
+mod prefilter_agrees;
+
 use crate::source::{FileId, FileKind, Span};
 
 /// Deepest nesting a front end will hand to a recursive parser. Deeper input
@@ -234,7 +237,7 @@ pub struct FileFacts {
     pub holes: Vec<Span>,
     /// Set for a file whose text is let go after its parse (a constants-only
     /// Rust file): its lines that call something named for idempotency,
-    /// with their byte offsets (`model::redis::store_code_lines`), all that
+    /// with their byte offsets (`store_lines::store_code_lines`), all that
     /// the model reads of such a text.
     pub store_code_lines: Option<Vec<(usize, String)>>,
     /// Dependencies on libraries that keep dedup keys or locks in Redis,
@@ -242,25 +245,7 @@ pub struct FileFacts {
     pub dedup_deps: Vec<manifest::DedupDep>,
 }
 
-/// Strings longer than this cannot be header names.
-const MAX_HEADER_LEN: usize = 64;
-
-/// Whether a string could be a header name (`Idempotency-Key`,
-/// `idempotency_key`).
-pub fn header_shaped(s: &str) -> bool {
-    (3..=MAX_HEADER_LEN).contains(&s.len())
-        && s.starts_with(|c: char| c.is_ascii_alphabetic())
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
-
-/// What the header model keeps of the strings: those shaped like a header
-/// name that the header rule can speak of (a miss of a canonical name, or
-/// the replay header). A large OpenAPI file holds hundreds of thousands of
-/// header-shaped names, and almost none of them concern the rule.
-pub fn header_relevant(s: &str) -> bool {
-    header_shaped(s) && crate::rules::misspelled_idempotency_header::concerns(s)
-}
+pub use crate::header_names::header_relevant;
 
 impl FileFacts {
     /// The key prefix of a Redis write when it names a store: by its name
@@ -374,9 +359,9 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
 fn mark_admitted(kind: FileKind, text: &str, facts: &mut FileFacts) {
     if let Some(sql) = facts.sql.as_mut().filter(|s| !s.events.is_empty()) {
         sql.admitted = if kind == FileKind::Rust {
-            crate::walk::rust_admission(text.as_bytes()) == crate::walk::Admission::Full
+            crate::prefilter::rust_admission(text.as_bytes()) == crate::prefilter::Admission::Full
         } else {
-            crate::walk::admits_text(kind, text.as_bytes())
+            crate::prefilter::admits_text(kind, text.as_bytes())
         };
     }
 }

@@ -51,7 +51,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
                 // Nothing of the file is read: the fault hides a finding
                 // only when the file holds what the prefilter lets through.
                 Problem {
-                    reported: crate::walk::admits_text(
+                    reported: crate::prefilter::admits_text(
                         crate::source::FileKind::Toml,
                         text.as_bytes(),
                     ),

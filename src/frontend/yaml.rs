@@ -62,7 +62,7 @@ const MAX_ROUNDS: usize = 16;
 /// their key's indentation as libyaml and yaml.v3 accept, and then without
 /// each top-level entry (or document) that still does not parse, so one
 /// error never hides the rest of the file. A skipped entry is reported
-/// when its text holds a word that can matter ([`crate::walk::prefilter`]);
+/// when its text holds a word that can matter ([`crate::prefilter::prefilter`]);
 /// otherwise, and always for a template, it is only counted.
 pub fn build(text: &str, facts: &mut FileFacts) -> ConfDoc {
     let mut doc = build_recovering(text, facts);
@@ -152,8 +152,8 @@ fn build_recovering(text: &str, facts: &mut FileFacts) -> ConfDoc {
         }
         let unread = text.get(start..end).unwrap_or("");
         let needed = *needed.get_or_insert_with(|| {
-            crate::walk::admits_text(crate::source::FileKind::Yaml, text.as_bytes())
-        }) || crate::walk::prefilter(unread.as_bytes());
+            crate::prefilter::admits_text(crate::source::FileKind::Yaml, text.as_bytes())
+        }) || crate::prefilter::prefilter(unread.as_bytes());
         let literal = template && super::template::literal_around(text, at);
         facts.problems.push(Problem {
             span: error_span(text, at),

@@ -30,7 +30,7 @@ pub struct HeaderModel {
     pub underscores_passed: Option<(FileId, Span)>,
 }
 
-use crate::frontend::header_relevant;
+use crate::header_names::header_relevant;
 
 impl HeaderModel {
     pub fn build(files: &[FileFacts]) -> Self {

@@ -213,7 +213,7 @@ impl ProjectModel {
 
 /// The parts of the model that read only the files (no other part), built
 /// first and side by side. A run whose prefilter held files back
-/// ([`crate::walk::Admission::Late`]) builds them before it decides whether
+/// (`prefilter::Admission::Late`) builds them before it decides whether
 /// to parse those files.
 pub struct Joins {
     pub headers: headers::HeaderModel,
@@ -314,7 +314,7 @@ impl ProjectModel {
 
 impl ProjectModel {
     /// Used-token records whose expiry is shorter than their token's life
-    /// ([`crate::frontend::rust::jti`]), with the file of each, and a
+    /// (`frontend::rust::jti`), with the file of each, and a
     /// validation leeway set to more than zero if the project sets one;
     /// none unless the run [holds keys](Self::holds_keys).
     pub fn token_guards(&self) -> TokenGuards<'_> {
@@ -379,7 +379,7 @@ fn holds_keys(
 
 /// The tables of the schema the parsed files give that are stores or carry
 /// a key column ([`schema::SchemaModel::key_table_names`]): an SQL file held
-/// back for the schema ([`crate::walk::Admission::Schema`]) that names one
+/// back for the schema (`prefilter::Admission::Schema`) that names one
 /// is parsed. So are the tables a plain index named as a unique guard
 /// names ([`named_guard_tables`]).
 pub fn key_tables(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Vec<String> {

@@ -500,4 +500,27 @@ mod tests {
         }
         assert_eq!(wrap("one\ntwo `a b`", 104), "one\ntwo `a b`");
     }
+
+    /// A rule's finding as a user sees it, with the labels that link the
+    /// Redis instance to the compose service that uses it by its
+    /// environment.
+    #[test]
+    fn human_output_for_a_compose_idempotency_service_linked_by_env() {
+        use crate::model::redis::testing::{facts, project};
+        let compose = "services:\n  api:\n    image: acme/payments-api\n    environment:\n      IDEMPOTENCY_REDIS_URL: redis://kv:6379/0\n  kv:\n    image: redis:7.2\n    command: redis-server --maxmemory 1gb --maxmemory-policy volatile-lru\n";
+        let (f, sources) = facts(&[("docker-compose.yml", compose)]);
+        let config = crate::config::Config::default();
+        let model = project(f, &sources, &config);
+        let ctx = crate::rules::Context {
+            model: &model,
+            sources: &sources,
+            config: &config,
+        };
+        let mut out = Vec::new();
+        crate::rules::evicting_key_store::check(&ctx, &mut out);
+        let mut buf = Vec::new();
+        let rendered = render(&out, &sources, &Summary::default(), false, &mut buf);
+        assert!(rendered.is_ok());
+        insta::assert_snapshot!(String::from_utf8_lossy(&buf));
+    }
 }

@@ -515,15 +515,4 @@ mod tests {
             assert!(!x.message.ends_with('.'));
         }
     }
-
-    #[test]
-    fn human_output_for_a_compose_idempotency_service_linked_by_env() {
-        let compose = "services:\n  api:\n    image: acme/payments-api\n    environment:\n      IDEMPOTENCY_REDIS_URL: redis://kv:6379/0\n  kv:\n    image: redis:7.2\n    command: redis-server --maxmemory 1gb --maxmemory-policy volatile-lru\n";
-        let (out, sources) = run(&[("docker-compose.yml", compose)]);
-        let mut buf = Vec::new();
-        let summary = crate::render::Summary::default();
-        let rendered = crate::render::human::render(&out, &sources, &summary, false, &mut buf);
-        assert!(rendered.is_ok());
-        insta::assert_snapshot!(String::from_utf8_lossy(&buf));
-    }
 }

@@ -15,8 +15,8 @@
 //! anchors, only the items around them are read ([`Prepared::new`]). The
 //! text's scan is made once, for both passes of the readers.
 
-use super::comments::{self, Scan};
 use super::Piece;
+use crate::lex::rust::{self as comments, Scan};
 use std::ops::Range;
 
 /// How many ends an item is tried with before the text is judged not to

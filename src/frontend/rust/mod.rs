@@ -4,7 +4,7 @@
 
 pub mod cache;
 mod chunks;
-pub mod comments;
+use crate::lex::rust as comments;
 pub mod flow;
 pub mod jti;
 pub mod key_source;
@@ -15,6 +15,7 @@ pub mod retry;
 pub mod scope;
 pub mod span;
 pub mod sql_strings;
+pub mod test_regions;
 pub mod units;
 
 use super::{FileFacts, Problem, StrLit, StrRole};
@@ -66,31 +67,8 @@ pub struct StrConst {
 /// (tables, bindings), not code that handles idempotency keys.
 pub const MAX_RUST_BYTES: usize = 4 * 1024 * 1024;
 
-/// The calls through whose arguments a string literal can become part of a
-/// Redis key, by name: the commands `flow` and `retention` read
-/// (`conn.get(k)`, `set_ex`, `expire`, …, and a command chain's `arg`),
-/// and the macros whose first literal gives a key's prefix (`format!`,
-/// `concat!`). A binding's value (`let k = "…"`) can be one too. The
-/// prefilter judges a literal elsewhere, holding no `:`, as no key
-/// (`walk::literal_may_be_a_redis_key`); a test holds this list to the
-/// readers.
-pub const REDIS_KEY_CALLS: &[&str] = &[
-    "get",
-    "exists",
-    "set",
-    "set_ex",
-    "pset_ex",
-    "set_nx",
-    "set_options",
-    "del",
-    "unlink",
-    "expire",
-    "pexpire",
-    "arg",
-    "cmd",
-    "format",
-    "concat",
-];
+#[cfg(test)]
+use crate::knowledge::REDIS_KEY_CALLS;
 
 pub fn parse(text: &str, facts: &mut FileFacts) {
     parse_as(text, facts, text.len() > BY_ITEMS_BYTES);
@@ -110,7 +88,7 @@ pub fn parse_as(text: &str, facts: &mut FileFacts, by_items: bool) {
 }
 
 /// [`parse`], but reading only the items around `anchors` (ascending
-/// offsets of what may matter, [`crate::walk::Keywords::anchors`]), and
+/// offsets of what may matter, [`crate::prefilter::Keywords::anchors`]), and
 /// every `use`, `const` and `static` item ([`chunks::Prepared`]):
 /// what the others hold is not read. A run reads a big file this way
 /// while nothing makes an idempotency store or sends a keyed request
@@ -417,7 +395,7 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         role: None,
         header_vars: Vec::new(),
     };
-    let mut regions = crate::test_code::Regions::default();
+    let mut regions = test_regions::Regions::default();
     let mut consts = sql_strings::StrConsts::new();
     let mut first = retry::FirstPass::default();
     // A whole file's retentions are read from its tree, which lives to the
@@ -538,10 +516,10 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     }
     if let Some(o) = owners.filter(|o| !o.out.is_empty()) {
         let gate = time(Walk::OwnerGate, || {
-            crate::walk::rust_admission(text.as_bytes())
+            crate::prefilter::rust_admission(text.as_bytes())
         });
-        if gate != crate::walk::Admission::No {
-            let late = gate == crate::walk::Admission::Late;
+        if gate != crate::prefilter::Admission::No {
+            let late = gate == crate::prefilter::Admission::Late;
             rust.ownerless = o.out;
             rust.ownerless.iter_mut().for_each(|k| k.late = late);
         }
@@ -1316,7 +1294,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
     #[test]
     fn a_file_read_around_its_words_reads_only_the_items_that_hold_one() {
         let text = "//! Payouts.\nuse std::time::Duration;\nuse crate::keys::record_key;\n\nconst TABLE: &str = \"payout_log\";\nconst KEY_PREFIX: &str = \"dedup:\";\npub(crate) static TTL: Duration = Duration::from_secs(86_400);\nconst fn double(x: u64) -> u64 { x * 2 }\n\n/// Sends a payout.\n#[tracing::instrument]\npub async fn send(pool: &PgPool, id: &str) -> Result<(), Error> {\n    sqlx::query(&format!(\"INSERT INTO {TABLE} VALUES ($1)\")).bind(id).execute(pool).await?;\n    Ok(())\n}\n\nfn key(id: &str) -> String {\n    format!(\"{KEY_PREFIX}{id}\")\n}\n\nfn raw(p: *const u8) -> u8 { unsafe { *p } }\n\npub struct Plain { a: u8 }\n\nimpl Parser {\n    fn a(&self) {}\n    fn b(&self) { self.dedup_once(); }\n    const N: u8 = 1;\n}\n\nimpl DedupStore {\n    fn x(&self) {}\n}\n\ntype Wide = Array<{ 4 }>;\n\npub fn header(r: RequestBuilder, k: &str) -> RequestBuilder {\n    r.header(\"Idemptoency-Key\", k)\n}\n\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n";
-        let anchors = crate::walk::Keywords::new(&[], 1)
+        let anchors = crate::prefilter::Keywords::new(&[], 1)
             .anchors(text.as_bytes())
             .expect("UTF-8 without a suppression");
         let mut read = Vec::new();
@@ -1369,7 +1347,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
         assert!(skipped > text.len() / 3, "{skipped}");
         // A constant that names one that holds a word holds it too.
         let chain = "const A: &str = \"x_dedup\";\nconst B: &str = A;\nfn f() { get(B); }\nfn g() { get(C); }\n";
-        let anchors = crate::walk::Keywords::new(&[], 1)
+        let anchors = crate::prefilter::Keywords::new(&[], 1)
             .anchors(chain.as_bytes())
             .unwrap();
         let (differs, skipped) = around_differs(chain, &anchors);
@@ -1390,7 +1368,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
     #[test]
     #[ignore]
     fn every_rust_file_read_around_its_words_gives_what_its_items_give() {
-        let keywords = crate::walk::Keywords::new(&[], 1);
+        let keywords = crate::prefilter::Keywords::new(&[], 1);
         let (mut differ, mut bytes, mut skipped) = (Vec::new(), 0, 0);
         let files = each_oracle_file("IDEMLINT_AROUND_ORACLE", |path, text| {
             let Some(anchors) = keywords.anchors(text.as_bytes()) else {
@@ -1472,7 +1450,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
             let Ok(file) = syn::parse_file(text) else {
                 return;
             };
-            let parsed = crate::test_code::rust_regions(&file);
+            let parsed = test_regions::rust_regions(&file);
             let (c, s) = comments::comments_and_strings(text.as_bytes());
             let found = comments::test_items(text.as_bytes(), &c, &s);
             let within =

@@ -21,7 +21,7 @@ pub struct OwnerlessKey {
     pub text: String,
     /// The owner binding left out (`merchant_id`).
     pub owner: String,
-    /// Its file is one the prefilter holds back ([`crate::walk::Admission::Late`]):
+    /// Its file is one the prefilter holds back ([`crate::prefilter::Admission::Late`]):
     /// judged only in a run that reads such files.
     pub late: bool,
 }

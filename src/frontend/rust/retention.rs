@@ -426,7 +426,7 @@ pub(super) fn after_visibility(text: &str) -> Option<&str> {
 /// Whether a `const`/`static` item is typed as C names types (`pub const
 /// SO_REUSEADDR: c_int = 2;`, `static mut X: crate::__u32`): a C flag or
 /// size mirrored by a binding, no duration a retention is built from
-/// ([`super::comments::c_cased`]). Most items of hand-written C bindings
+/// ([`crate::lex::rust::c_cased`]). Most items of hand-written C bindings
 /// (libc) are such constants.
 fn c_typed_item(item: &str) -> bool {
     let rest = after_visibility(item).unwrap_or("");
@@ -438,8 +438,8 @@ fn c_typed_item(item: &str) -> bool {
     };
     let r = r.trim_start();
     let r = r.strip_prefix("mut ").map_or(r, str::trim_start);
-    let name = super::comments::ident_len(r.as_bytes());
-    name > 0 && super::comments::c_typed(&r.as_bytes()[name..])
+    let name = crate::lex::rust::ident_len(r.as_bytes());
+    name > 0 && crate::lex::rust::c_typed(&r.as_bytes()[name..])
 }
 
 /// The end of the item at `item_start`: past its first `;` outside brackets

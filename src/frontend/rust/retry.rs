@@ -17,7 +17,7 @@ use syn::visit::{self, Visit};
 
 mod policy_fn;
 mod schedule;
-pub use policy_fn::{ArmBound, PolicyArm, PolicyFn};
+pub use policy_fn::{ArmBound, PolicyFn};
 pub use schedule::FieldDefault;
 
 #[derive(Debug, Default, Clone)]

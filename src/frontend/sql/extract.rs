@@ -12,6 +12,7 @@ use super::{
 };
 use crate::frontend::Problem;
 use crate::knowledge;
+use crate::lex::sql::{changes_tables, first_words};
 use crate::source::Span;
 use sqlparser::ast::{
     self, AlterColumnOperation, AlterIndexOperation, AlterTableOperation, ColumnOption, Expr,
@@ -441,14 +442,6 @@ fn rename_by_hand(t: &Text<'_>) -> Option<EventKind> {
     })
 }
 
-/// The first five words of a statement, lower-cased.
-fn first_words(sql: &str) -> Vec<String> {
-    sql.split_whitespace()
-        .take(5)
-        .map(str::to_ascii_lowercase)
-        .collect()
-}
-
 /// `ALTER INDEX parent_idx ATTACH PARTITION child_idx`, which pg_dump
 /// writes for every partition's index and sqlparser does not read: it joins
 /// two indexes that already exist, so it changes no guard.
@@ -522,21 +515,6 @@ fn head(sql: &str) -> String {
         s.push_str(" …");
     }
     s
-}
-
-/// Whether a statement can change a table or its guards (`CREATE TABLE`,
-/// `CREATE UNIQUE INDEX`, `ALTER TABLE`, `DROP INDEX`, MySQL `RENAME
-/// TABLE`). NOTE: pg_dump's `ALTER SEQUENCE idempotency_keys_id_seq OWNED BY
-/// …` names a store but cannot unguard it; reporting it would be noise.
-pub(super) fn changes_tables(sql: &str) -> bool {
-    let words = first_words(sql);
-    matches!(
-        words.first().map(String::as_str),
-        Some("create" | "alter" | "drop" | "rename")
-    ) && words[1..]
-        .iter()
-        .take(3)
-        .any(|w| w == "table" || w == "index")
 }
 
 /// Whether the statement's text outside its dollar-quoted bodies names an

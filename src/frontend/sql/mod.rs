@@ -8,8 +8,9 @@ pub mod dml;
 pub mod extract;
 pub mod interval;
 pub mod retention;
-pub mod split;
+pub use crate::lex::sql as split;
 
+use crate::lex::sql::down_section;
 use crate::source::Span;
 
 /// Everything the SQL front end found in one file, in statement order.
@@ -266,39 +267,6 @@ pub fn parse(text: &str, facts: &mut super::FileFacts) {
     retention::column_defaults(text, &sql, &mut facts.retention);
     facts.early_purges.append(&mut sql.early_purges);
     facts.sql = Some(sql);
-}
-
-/// Whether a statement of the file (its up half) that creates, alters or
-/// drops a table or an index has parentheses that do not balance: a broken
-/// migration, reported whatever the file names, so the prefilter reads it.
-pub fn has_broken_table_statement(text: &str) -> bool {
-    let up = &text[..down_section(text).unwrap_or(text.len())];
-    split::split(up).iter().any(|s| {
-        let sql = &up[s.span.start..s.span.end];
-        extract::changes_tables(sql) && split::unbalanced_parens(sql).is_some()
-    })
-}
-
-/// Where the down half of a migration file that holds both halves begins:
-/// goose's `-- +goose Down`, sql-migrate's `-- +migrate Down`, dbmate's
-/// `-- migrate:down`. Those statements undo the file and are never applied
-/// by a forward migration; read, they would drop what the up half made.
-fn down_section(text: &str) -> Option<usize> {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let l = line.trim().to_ascii_lowercase();
-        if let Some(rest) = l.strip_prefix("--") {
-            let rest: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
-            if matches!(
-                rest.as_str(),
-                "+goose down" | "+migrate down" | "migrate:down"
-            ) {
-                return Some(at);
-            }
-        }
-        at += line.len();
-    }
-    None
 }
 
 #[cfg(test)]

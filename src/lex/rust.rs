@@ -17,6 +17,7 @@ use std::ops::Range;
 /// or `cr` (and `#`s) of a raw string. Most bytes of a file are never
 /// looked at one by one (the prefilter runs this on every Rust file a word
 /// occurs in).
+#[cfg(test)]
 pub fn ranges(bytes: &[u8]) -> Vec<Range<usize>> {
     scan(bytes, |_| {})
 }
@@ -120,7 +121,8 @@ pub fn range_at(ranges: &[Range<usize>], at: usize) -> Option<&Range<usize>> {
 }
 
 /// The test items of Rust source `bytes`, found without parsing it, as
-/// [`crate::test_code::Regions`] finds them in a parsed file: a `mod`, `fn`
+/// the Rust front end's test regions (`frontend::rust::test_regions`)
+/// find them in a parsed file: a `mod`, `fn`
 /// or `impl` (at any depth) with a `#[cfg(test)]` or `#[test]`-like
 /// attribute (`#[tokio::test]`, `#[sqlx::test(..)]`), from that attribute
 /// to the item's closing brace. `comments` and `strings` are what
@@ -195,7 +197,7 @@ enum Item {
 }
 
 /// A Rust text's comments and strings, and its brackets matched once, for
-/// [`test_items`] and [`super::chunks`].
+/// [`test_items`] and the Rust front end's item-by-item reader.
 pub(crate) struct Scan<'a> {
     bytes: &'a [u8],
     /// Comments and strings, ascending.
@@ -299,7 +301,8 @@ impl<'a> Scan<'a> {
     }
 
     /// The outer attribute whose `#` is at `p`: where it ends, and whether
-    /// it marks test code as [`crate::test_code`] reads one (its path's
+    /// it marks test code as the front end reads one
+    /// (`frontend::rust::test_regions`: its path's
     /// last segment is `test`, or it is `cfg(..)` naming `test` before any
     /// predicate with arguments). An attribute with a comment in it is
     /// read as no test.
@@ -355,7 +358,8 @@ impl<'a> Scan<'a> {
     /// Whether the predicates of a `cfg(..)` whose `(` is at `open` name
     /// `test` before any predicate that is not a bare path (`cfg(test)`,
     /// `cfg(test, feature = "x")`; not `cfg(all(test, ..))`, which
-    /// [`crate::test_code`] does not take for test code either).
+    /// the front end (`frontend::rust::test_regions`) does not take for
+    /// test code either).
     fn cfg_names_test(&self, open: usize) -> bool {
         let bytes = self.bytes;
         let Some(close) = self.close_of(open) else {

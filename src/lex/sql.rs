@@ -5,7 +5,11 @@
 //! `$tag$…$tag$`), `--` comments and nested `/* */` comments, and the two
 //! psql forms of pg_dump output that are not SQL: the data lines after
 //! `COPY … FROM stdin;` up to `\.`, and backslash meta-commands (`\connect`,
-//! `\restrict`) that end at the end of their line. Not a parser.
+//! `\restrict`) that end at the end of their line. Not a parser. Beside it,
+//! what the SQL front end and the prefilter both ask of a statement's
+//! words: whether it changes a table ([`changes_tables`]), and whether a
+//! migration holds one whose parentheses do not balance
+//! ([`has_broken_table_statement`]).
 
 use crate::source::Span;
 
@@ -268,6 +272,62 @@ fn trim_end(bytes: &[u8], start: usize, mut end: usize) -> usize {
         end -= 1;
     }
     end
+}
+
+/// The first five words of a statement, lower-cased.
+pub fn first_words(sql: &str) -> Vec<String> {
+    sql.split_whitespace()
+        .take(5)
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// Whether a statement can change a table or its guards (`CREATE TABLE`,
+/// `CREATE UNIQUE INDEX`, `ALTER TABLE`, `DROP INDEX`, MySQL `RENAME
+/// TABLE`). NOTE: pg_dump's `ALTER SEQUENCE idempotency_keys_id_seq OWNED BY
+/// …` names a store but cannot unguard it; reporting it would be noise.
+pub fn changes_tables(sql: &str) -> bool {
+    let words = first_words(sql);
+    matches!(
+        words.first().map(String::as_str),
+        Some("create" | "alter" | "drop" | "rename")
+    ) && words[1..]
+        .iter()
+        .take(3)
+        .any(|w| w == "table" || w == "index")
+}
+
+/// Whether a statement of the file (its up half) that creates, alters or
+/// drops a table or an index has parentheses that do not balance: a broken
+/// migration, reported whatever the file names, so the prefilter reads it.
+pub fn has_broken_table_statement(text: &str) -> bool {
+    let up = &text[..down_section(text).unwrap_or(text.len())];
+    split(up).iter().any(|s| {
+        let sql = &up[s.span.start..s.span.end];
+        changes_tables(sql) && unbalanced_parens(sql).is_some()
+    })
+}
+
+/// Where the down half of a migration file that holds both halves begins:
+/// goose's `-- +goose Down`, sql-migrate's `-- +migrate Down`, dbmate's
+/// `-- migrate:down`. Those statements undo the file and are never applied
+/// by a forward migration; read, they would drop what the up half made.
+pub fn down_section(text: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let l = line.trim().to_ascii_lowercase();
+        if let Some(rest) = l.strip_prefix("--") {
+            let rest: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+            if matches!(
+                rest.as_str(),
+                "+goose down" | "+migrate down" | "migrate:down"
+            ) {
+                return Some(at);
+            }
+        }
+        at += line.len();
+    }
+    None
 }
 
 #[cfg(test)]
