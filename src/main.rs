@@ -257,6 +257,40 @@ fn render_outputs(
     Ok(())
 }
 
+/// A run that read nothing is no clean bill of health: an error, unless
+/// the run asked for staged or changed files and there are none.
+fn nothing_to_check(mode: &files::Mode, summary: &render::Summary) -> Result<(), String> {
+    if summary.files_scanned != 0 {
+        return Ok(());
+    }
+    // Nothing read is no clean bill of health. With --staged or
+    // --changed-since an empty selection is what was asked for.
+    let what = match mode {
+        files::Mode::Staged => Some("no staged file"),
+        files::Mode::ChangedSince(_) => Some("no changed file"),
+        files::Mode::WorkTree | files::Mode::Revision(_) => None,
+    };
+    if let Some(what) = what {
+        eprintln!("idemlint: nothing to check: {what} is of a kind idemlint reads");
+    } else {
+        return Err(
+            "nothing to check: no file under the given paths is of a kind idemlint reads (Rust, SQL, YAML, JSON, TOML, Terraform, .env, Redis and nginx configs, other source text), or every one is excluded (`exclude` in the config, .gitignore)".into(),
+        );
+    }
+    Ok(())
+}
+
+/// The severity at which the run fails: `--fail-on`, else the config's.
+fn fail_on(arg: Option<FailOnArg>, config: &idemlint::config::Config) -> FailOn {
+    match arg {
+        Some(FailOnArg::Error) => FailOn::Error,
+        Some(FailOnArg::Warning) => FailOn::Warning,
+        Some(FailOnArg::Note) => FailOn::Note,
+        Some(FailOnArg::Never) => FailOn::Never,
+        None => config.fail_on.unwrap_or(FailOn::Warning),
+    }
+}
+
 fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
     let reads_stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
     if !reads_stdin && args.stdin_filename.is_some() {
@@ -303,23 +337,9 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         idemlint::timings::walks::enable();
     }
     let mut outcome = idemlint::check_with(&opts, &gate_now).map_err(|e| e.to_string())?;
-    if outcome.summary.files_scanned == 0 && !reads_stdin {
-        // Nothing read is no clean bill of health. With --staged or
-        // --changed-since an empty selection is what was asked for.
-        let what = match &mode {
-            files::Mode::Staged => Some("no staged file"),
-            files::Mode::ChangedSince(_) => Some("no changed file"),
-            files::Mode::WorkTree | files::Mode::Revision(_) => None,
-        };
-        if let Some(what) = what {
-            eprintln!("idemlint: nothing to check: {what} is of a kind idemlint reads");
-        } else {
-            return Err(
-                "nothing to check: no file under the given paths is of a kind idemlint reads (Rust, SQL, YAML, JSON, TOML, Terraform, .env, Redis and nginx configs, other source text), or every one is excluded (`exclude` in the config, .gitignore)".into(),
-            );
-        }
+    if !reads_stdin {
+        nothing_to_check(&mode, &outcome.summary)?;
     }
-
     if let Some(path) = &args.write_baseline {
         if !outcome.crashed.is_empty() {
             return Err(format!(
@@ -370,13 +390,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
             outcome.diagnostics.len()
         );
     }
-    let fail_on = match args.fail_on {
-        Some(FailOnArg::Error) => FailOn::Error,
-        Some(FailOnArg::Warning) => FailOn::Warning,
-        Some(FailOnArg::Note) => FailOn::Note,
-        Some(FailOnArg::Never) => FailOn::Never,
-        None => outcome.config.fail_on.unwrap_or(FailOn::Warning),
-    };
+    let fail_on = fail_on(args.fail_on, &outcome.config);
     if !outcome.crashed.is_empty() {
         // A file's facts are missing for a reason that is idemlint's own:
         // the findings above are reported, but the run is not trusted.
