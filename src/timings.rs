@@ -208,8 +208,8 @@ fn row(
 }
 
 /// The time of each reader of a parsed Rust file, summed over threads, for
-/// `--timings`: which walk costs what (docs/performance.md, "Gating a
-/// walk"). Counted only once [`walks::enable`] is called (the command line
+/// `--timings`: which walk costs what (docs/contributing.md, "Speed
+/// changes"). Counted only once [`walks::enable`] is called (the command line
 /// does when timings are asked for), so a run without them pays one
 /// relaxed load per reader and item.
 pub mod walks {
