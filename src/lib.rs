@@ -1,8 +1,9 @@
 //! idemlint finds idempotency-key mistakes in payment codebases.
 //!
-//! The pipeline, top to bottom: walk → read + prefilter → front ends (in
-//! parallel) → project model → rules → suppressions → sort + fingerprint.
-//! Rendering and exit codes belong to the caller (`main.rs`).
+//! The pipeline, top to bottom, in [`check_with`]: walk → read + prefilter
+//! (`read`) → front ends in parallel, as the parse scheduler runs them
+//! (`schedule`) → project model → rules → suppressions → sort +
+//! fingerprint. Rendering and exit codes belong to the caller (`main.rs`).
 
 pub mod audit;
 pub mod baseline;

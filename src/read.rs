@@ -175,7 +175,7 @@ pub(crate) fn lets_go(kind: FileKind) -> bool {
 }
 
 /// A candidate as read: kept for the run, or why not (`--verbose`).
-pub(crate) type Kept = Result<Loaded, String>;
+type Kept = Result<Loaded, String>;
 
 /// A file that is kept for the run: parsed, or reported as unreadable.
 pub(crate) struct Loaded {
