@@ -1,8 +1,9 @@
 //! The rule catalogue: each rule's default severity and docs, read from
 //! `rules/<rule>.toml` compiled into the binary. `rules`, `explain`, the README
-//! table and SARIF descriptions all come from here. No rule logic lives here.
+//! table and SARIF descriptions all come from here. No rule logic lives here:
+//! which rules exist, and whether they run, is declared in `rule_id.rs`.
 
-use crate::diagnostic::Severity;
+use crate::rule_id::{RuleId, Severity};
 use serde::Deserialize;
 use std::sync::OnceLock;
 
@@ -32,9 +33,14 @@ impl RuleMeta {
         Severity::parse(&self.default_severity).unwrap_or(Severity::Warning)
     }
 
+    /// The declared rule these docs are for.
+    pub fn id(&self) -> Option<RuleId> {
+        RuleId::parse(&self.name)
+    }
+
     /// Whether the binary has an implementation for this rule.
     pub fn is_built(&self) -> bool {
-        crate::rules::is_built(&self.name)
+        self.id().is_some_and(RuleId::is_built)
     }
 
     /// `built` or `planned`.
@@ -95,37 +101,23 @@ impl RuleMeta {
     }
 }
 
-macro_rules! rule_files {
-    ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../rules/", $name, ".toml")))),*]
-    };
+/// Every declared rule's file, in the order `idemlint rules` lists them.
+fn rule_files() -> &'static [(&'static str, &'static str)] {
+    static FILES: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        RuleId::ALL
+            .iter()
+            .map(|r| (r.as_str(), r.docs_file()))
+            .collect()
+    })
 }
-
-/// Every rule of DESIGN §4, in the order `idemlint rules` lists them.
-const RULE_FILES: &[(&str, &str)] = rule_files![
-    "ttl-below-replay-horizon",
-    "key-recorded-after-effect",
-    "missing-unique-key-constraint",
-    "unique-guard-split-by-partition",
-    "check-then-insert",
-    "evicting-key-store",
-    "misspelled-idempotency-header",
-    "fresh-key-per-retry",
-    "retry-outlives-key-retention",
-    "unscoped-idempotency-key",
-    "missing-request-fingerprint",
-    "delete-based-expiry",
-    "live-schema-drift",
-    "parse-error",
-    "unused-suppression",
-];
 
 /// The parsed catalogue. A malformed rule file is a build defect caught by the
 /// meta-tests, so it is reported there rather than at run time.
 pub fn all() -> &'static [RuleMeta] {
     static CATALOGUE: OnceLock<Vec<RuleMeta>> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
-        RULE_FILES
+        rule_files()
             .iter()
             .filter_map(|(name, text)| match toml::from_str::<RuleMeta>(text) {
                 Ok(meta) => Some(meta),
@@ -140,7 +132,7 @@ pub fn all() -> &'static [RuleMeta] {
 
 /// Raw catalogue files, for the meta-tests.
 pub fn raw_files() -> &'static [(&'static str, &'static str)] {
-    RULE_FILES
+    rule_files()
 }
 
 pub fn get(name: &str) -> Option<&'static RuleMeta> {

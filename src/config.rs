@@ -2,7 +2,7 @@
 //! unknown keys refused (file and line named), and the per-path rule levels.
 //! Later issues read `store`, `counterparty`, `margin` and `default_horizon`.
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{RuleId, Severity};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -369,10 +369,10 @@ impl Config {
 
     /// The severity a rule's diagnostic gets for a file, or `None` when the
     /// rule is off there. `proposed` is what the rule chose.
-    pub fn level_for(&self, rule: &str, path: &str, proposed: Severity) -> Option<Severity> {
-        let mut level = self.rules.get(rule).copied();
+    pub fn level_for(&self, rule: RuleId, path: &str, proposed: Severity) -> Option<Severity> {
+        let mut level = self.rules.get(rule.as_str()).copied();
         for o in &self.overrides {
-            if let Some(l) = o.rules.get(rule) {
+            if let Some(l) = o.rules.get(rule.as_str()) {
                 if glob_match(&o.paths, path) {
                     level = Some(*l);
                 }
@@ -457,7 +457,7 @@ mod tests {
             "c.toml",
         )
         .unwrap();
-        let r = "missing-request-fingerprint";
+        let r = RuleId::MissingRequestFingerprint;
         assert_eq!(
             cfg.level_for(r, "migrations/legacy/1.sql", Severity::Warning),
             None

@@ -3,36 +3,10 @@
 //! constructor functions in their own file.
 
 use crate::source::{FileId, SourceMap, Span};
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Severity> {
-        match s {
-            "note" => Some(Severity::Note),
-            "warning" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
-        }
-    }
-}
+pub use crate::rule_id::{RuleId, Severity};
 
 /// A secondary span, possibly in another file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +32,7 @@ pub struct Fix {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub severity: Severity,
     pub message: String,
     pub file: FileId,
@@ -78,7 +52,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(
-        rule: &'static str,
+        rule: RuleId,
         severity: Severity,
         file: FileId,
         span: Span,
@@ -145,14 +119,14 @@ pub fn order(a: &Diagnostic, b: &Diagnostic, sources: &SourceMap) -> std::cmp::O
     (
         sources.path(a.file),
         a.span.start,
-        a.rule,
+        a.rule.as_str(),
         a.span.end,
         &a.message,
     )
         .cmp(&(
             sources.path(b.file),
             b.span.start,
-            b.rule,
+            b.rule.as_str(),
             b.span.end,
             &b.message,
         ))

@@ -215,7 +215,7 @@ mod tests {
 
     fn fixing(span: Span, to: &str) -> Diagnostic {
         Diagnostic::new(
-            "misspelled-idempotency-header",
+            crate::diagnostic::RuleId::MisspelledIdempotencyHeader,
             Severity::Error,
             0,
             span,

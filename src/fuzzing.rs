@@ -268,18 +268,15 @@ pub fn check_dir_within(
 /// and one that ran past its time bound is given up on; here both are
 /// failures.
 fn crashed(outcome: &crate::Outcome) -> Result<(), String> {
-    if let Some(d) = outcome
-        .diagnostics
-        .iter()
-        .find(|d| d.rule == "parse-error" && d.message.starts_with(crate::GAVE_UP))
-    {
+    if let Some(d) = outcome.diagnostics.iter().find(|d| {
+        d.rule == crate::diagnostic::RuleId::ParseError && d.message.starts_with(crate::GAVE_UP)
+    }) {
         return Err(format!("{}: {}", outcome.sources.path(d.file), d.message));
     }
-    match outcome
-        .diagnostics
-        .iter()
-        .find(|d| d.rule == "parse-error" && d.severity == crate::diagnostic::Severity::Error)
-    {
+    match outcome.diagnostics.iter().find(|d| {
+        d.rule == crate::diagnostic::RuleId::ParseError
+            && d.severity == crate::diagnostic::Severity::Error
+    }) {
         Some(d) if !outcome.crashed.is_empty() => Err(format!(
             "a front end panicked on {}: {}",
             outcome.sources.path(d.file),

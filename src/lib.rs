@@ -24,6 +24,7 @@ pub mod knowledge;
 pub mod model;
 mod read;
 pub mod render;
+pub mod rule_id;
 pub mod rules;
 mod schedule;
 pub mod size;
@@ -411,9 +412,14 @@ fn parse_errors(parsed: &schedule::Parsed) -> Vec<Diagnostic> {
                             "what it holds is unchecked; the rest of the file was read",
                         ),
                     };
-                    let d =
-                        Diagnostic::new("parse-error", severity, f.file, p.span, p.message.clone())
-                            .with_note(note);
+                    let d = Diagnostic::new(
+                        diagnostic::RuleId::ParseError,
+                        severity,
+                        f.file,
+                        p.span,
+                        p.message.clone(),
+                    )
+                    .with_note(note);
                     match &p.detail {
                         Some(detail) => d.with_primary_label(detail.clone()),
                         None => d,

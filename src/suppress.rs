@@ -5,12 +5,12 @@
 //! `idemlint: allow-file(rule) -- reason` covers the file. Unused, unknown or
 //! reasonless suppressions become `unused-suppression` diagnostics.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::source::{FileId, LineIndex, SourceMap, Span};
 use regex::Regex;
 use std::sync::OnceLock;
 
-pub const RULE: &str = "unused-suppression";
+pub const RULE: RuleId = RuleId::UnusedSuppression;
 
 const NOTHING: &str = "a comment that does not read as a suppression suppresses nothing";
 
@@ -219,7 +219,7 @@ pub fn apply(
                 continue;
             }
             for (i, r) in s.rules.iter().enumerate() {
-                if r == d.rule {
+                if d.rule == r.as_str() {
                     s.used[i] = true;
                     reason.get_or_insert_with(|| s.reason.clone());
                 }

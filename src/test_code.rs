@@ -2,6 +2,7 @@
 //! modules and `#[test]` functions. The retention, header and flow rules do
 //! not judge it unless the user asks (`--include-tests`, `tests = true`).
 
+use crate::rule_id::RuleId;
 use crate::source::Span;
 use serde::Deserialize;
 use std::sync::OnceLock;
@@ -43,8 +44,8 @@ impl TestCode {
             || self.prefixes.iter().any(|s| name.starts_with(s.as_str()))
     }
 
-    pub fn spares(&self, rule: &str) -> bool {
-        self.rules.iter().any(|r| r == rule)
+    pub fn spares(&self, rule: RuleId) -> bool {
+        self.rules.iter().any(|r| rule == r.as_str())
     }
 }
 

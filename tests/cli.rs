@@ -691,7 +691,7 @@ fn the_demo_project_shows_every_built_rule_that_reads_the_model() {
         .collect();
     for (name, _) in idemlint::rules::BUILT {
         assert!(
-            rules.contains(name),
+            rules.contains(name.as_str()),
             "the demo shows no `{name}`: {rules:?}"
         );
     }

@@ -233,7 +233,7 @@ fn hostile() -> (SourceMap, Vec<Diagnostic>) {
         "let k = \"Idempotancy-Key\";\n",
     ));
     let mut d = Diagnostic::new(
-        "misspelled-idempotency-header",
+        idemlint::diagnostic::RuleId::MisspelledIdempotencyHeader,
         Severity::Warning,
         0,
         Span::new(9, 24),

@@ -6,7 +6,7 @@
 //! `IDEMLINT_BLESS=1 cargo test --test meta` rewrites the README table.
 
 #![allow(clippy::unwrap_used)]
-use idemlint::diagnostic::Severity;
+use idemlint::diagnostic::{RuleId, Severity};
 use idemlint::{catalogue, check, ConfigChoice, Options};
 use std::path::{Path, PathBuf};
 
@@ -58,6 +58,73 @@ fn every_catalogue_rule_has_complete_docs_and_a_valid_severity() {
             meta.summary
         );
     }
+}
+
+/// The declaration (`src/rule_id.rs`) and the docs are one list: every
+/// declared rule has its `rules/<id>.toml` (in the declaration's order), and
+/// every rule doc under `rules/` (a file with a `default_severity`) is
+/// declared.
+#[test]
+fn every_declared_rule_has_its_docs_and_every_rule_doc_is_declared() {
+    let declared: Vec<&str> = RuleId::ALL.iter().map(|r| r.as_str()).collect();
+    let documented: Vec<&str> = catalogue::all().iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(declared, documented);
+    for e in std::fs::read_dir(manifest().join("rules")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+        let t: toml::Table = toml::from_str(&std::fs::read_to_string(&p).unwrap())
+            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+        if t.contains_key("default_severity") || t.contains_key("docs") {
+            assert!(
+                RuleId::parse(&stem).is_some(),
+                "rules/{stem}.toml documents a rule that src/rule_id.rs does not declare"
+            );
+        }
+    }
+    for m in catalogue::all() {
+        assert_eq!(
+            m.id().map(RuleId::is_built),
+            Some(m.is_built()),
+            "{}",
+            m.name
+        );
+    }
+}
+
+/// The severities a rule declares are the ones its docs name: the default
+/// severity and every level `severity_note` mentions (`error; warning when
+/// ...; note for ...`), no more and no fewer. What the fixtures emit is
+/// checked against the declaration in `tests/fixtures.rs`.
+#[test]
+fn declared_severities_agree_with_the_docs() {
+    let mut bad = Vec::new();
+    for m in catalogue::all() {
+        let Some(id) = m.id() else {
+            bad.push(format!("{}: not declared", m.name));
+            continue;
+        };
+        let mut named: Vec<Severity> = m
+            .severity_note
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter_map(Severity::parse)
+            .collect();
+        named.extend(Severity::parse(&m.default_severity));
+        named.sort();
+        named.dedup();
+        if named != id.severities() {
+            bad.push(format!(
+                "{}: declared {:?}, the docs name {named:?} (default_severity `{}`, severity_note `{}`)",
+                m.name,
+                id.severities(),
+                m.default_severity,
+                m.severity_note
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
 }
 
 #[test]

@@ -297,7 +297,7 @@ proptest! {
         let rules: Vec<(&str, &str)> = outcome
             .diagnostics
             .iter()
-            .map(|d| (d.rule, outcome.sources.path(d.file)))
+            .map(|d| (d.rule.as_str(), outcome.sources.path(d.file)))
             .collect();
         prop_assert!(found, "{p_rule} in {p_path} not reported; got {rules:?}");
         prop_assert!(outcome.fails(FailOn::Warning), "the run would exit 0");

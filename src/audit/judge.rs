@@ -8,7 +8,7 @@
 
 use super::facts::{LiveIndex, LiveTable, PgDatabase, PrefixSample, RedisInstance};
 use super::human_duration;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::frontend::sql::KeyKind;
 use crate::inventory::{Inventory, Kind, Store as InvStore};
 use crate::model::schema::{Guarding, Table};
@@ -16,7 +16,7 @@ use crate::model::ProjectModel;
 use crate::source::{FileId, FileKind, SourceFile, SourceMap, Span};
 use std::collections::HashMap;
 
-pub const DRIFT: &str = "live-schema-drift";
+pub const DRIFT: RuleId = RuleId::LiveSchemaDrift;
 
 /// The text of one live object (a database or an instance), built line by
 /// line, with the span of each named line.
@@ -338,7 +338,7 @@ fn guard(
     let diag = match live_guarding(t, &store.key) {
         LiveGuarding::Guarded => return,
         LiveGuarding::Invalid(i) => Diagnostic::new(
-            crate::rules::missing_unique_key_constraint::NAME,
+            RuleId::MissingUniqueKeyConstraint,
             sev(Severity::Error),
             file,
             d.span(&format!("index:{}:{}", t.name, i.name)),
@@ -347,7 +347,7 @@ fn guard(
         .with_note("PostgreSQL marks an index invalid when `CREATE INDEX CONCURRENTLY` fails (a duplicate key, a cancelled build): it is kept up to date but never enforces uniqueness")
         .with_help(format!("rebuild it: `DROP INDEX CONCURRENTLY {0}; CREATE UNIQUE INDEX CONCURRENTLY {0} ON {1} ({2});` after removing the duplicates", i.name, t.name, i.columns.join(", "))),
         LiveGuarding::Partial(i) => Diagnostic::new(
-            crate::rules::missing_unique_key_constraint::NAME,
+            RuleId::MissingUniqueKeyConstraint,
             sev(Severity::Warning),
             file,
             d.span(&format!("index:{}:{}", t.name, i.name)),
@@ -355,7 +355,7 @@ fn guard(
         )
         .with_help("a claim outside the predicate is not guarded: make the index cover every row"),
         LiveGuarding::Split(i, cols) => Diagnostic::new(
-            crate::rules::unique_guard_split_by_partition::NAME,
+            RuleId::UniqueGuardSplitByPartition,
             sev(Severity::Error),
             file,
             d.span(&format!("index:{}:{}", t.name, i.name)),
@@ -364,7 +364,7 @@ fn guard(
         .with_note("each partition keeps its own index: a replay whose new timestamp lands in another partition inserts a second row")
         .with_help(format!("guard `{key}` in a table that is not partitioned by time (a claim table with a plain UNIQUE ({key}))")),
         LiveGuarding::Missing => Diagnostic::new(
-            crate::rules::missing_unique_key_constraint::NAME,
+            RuleId::MissingUniqueKeyConstraint,
             sev(Severity::Error),
             file,
             table_at,
@@ -512,7 +512,7 @@ fn retention(
         return;
     }
     let mut diag = Diagnostic::new(
-        crate::rules::ttl_below_replay_horizon::NAME,
+        RuleId::TtlBelowReplayHorizon,
         Severity::Warning,
         file,
         d.span(&format!("oldest:{}", t.name)),
@@ -561,7 +561,7 @@ pub fn judge_redis(
         if let (Some(sev), true) = (sev, holds_keys || !r.prefixes.is_empty()) {
             let evicted = r.evicted_keys.unwrap_or(0);
             let mut diag = Diagnostic::new(
-                crate::rules::evicting_key_store::NAME,
+                RuleId::EvictingKeyStore,
                 sev,
                 file,
                 d.span("policy"),
@@ -615,7 +615,7 @@ fn ttl(cx: &Context<'_>, p: &PrefixSample, d: &Described, file: FileId, out: &mu
         Severity::Warning
     };
     let mut diag = Diagnostic::new(
-        crate::rules::ttl_below_replay_horizon::NAME,
+        RuleId::TtlBelowReplayHorizon,
         sev,
         file,
         d.span(&format!("prefix:{}", p.pattern)),

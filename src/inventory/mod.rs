@@ -146,7 +146,7 @@ pub struct SizeInfo {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
-    pub rule: &'static str,
+    pub rule: crate::diagnostic::RuleId,
     pub severity: Severity,
     pub message: String,
     pub at: String,
@@ -625,7 +625,7 @@ fn other_findings(
     opts: &Options,
     stores: &[Store],
 ) -> Vec<Finding> {
-    let listed: std::collections::HashSet<(&str, &str, &str)> = stores
+    let listed: std::collections::HashSet<(crate::diagnostic::RuleId, &str, &str)> = stores
         .iter()
         .flat_map(|s| &s.findings)
         .map(|f| (f.rule, f.at.as_str(), f.message.as_str()))
@@ -633,7 +633,7 @@ fn other_findings(
     let everything = outcome
         .diagnostics
         .iter()
-        .filter(|d| d.rule != "unused-suppression")
+        .filter(|d| d.rule != crate::diagnostic::RuleId::UnusedSuppression)
         .map(|d| (d, None))
         .chain(
             outcome
@@ -870,7 +870,9 @@ fn findings(
     let mut out: Vec<Finding> = outcome
         .diagnostics
         .iter()
-        .filter(|d| d.rule != "unused-suppression" && concerns(d, name, origins))
+        .filter(|d| {
+            d.rule != crate::diagnostic::RuleId::UnusedSuppression && concerns(d, name, origins)
+        })
         .map(|d| Finding {
             rule: d.rule,
             severity: d.severity,

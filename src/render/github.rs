@@ -42,7 +42,7 @@ pub fn render(report: &Report) -> String {
             s.column,
             e.line,
             end_column,
-            escape_property(d.rule),
+            escape_property(d.rule.as_str()),
             escape_data(&message)
         ));
     }

@@ -120,7 +120,7 @@ fn statistics(report: &super::Report, with_suppressed: bool) -> String {
     use std::collections::BTreeMap;
     let mut rows: BTreeMap<&str, (usize, usize, usize, Vec<&'static str>)> = BTreeMap::new();
     for d in report.diagnostics {
-        let row = rows.entry(d.rule).or_default();
+        let row = rows.entry(d.rule.as_str()).or_default();
         row.0 += 1;
         row.1 += usize::from(d.fix.is_some());
         if !row.3.contains(&d.severity.as_str()) {
@@ -129,7 +129,7 @@ fn statistics(report: &super::Report, with_suppressed: bool) -> String {
     }
     if with_suppressed {
         for s in report.suppressed {
-            rows.entry(s.diagnostic.rule).or_default().2 += 1;
+            rows.entry(s.diagnostic.rule.as_str()).or_default().2 += 1;
         }
     }
     let mut rows: Vec<_> = rows.into_iter().collect();
@@ -167,7 +167,7 @@ fn render_one(
     w: &mut dyn Write,
 ) -> std::io::Result<()> {
     let level = level(d.severity);
-    let title = level.primary_title(d.message.as_str()).id(d.rule);
+    let title = level.primary_title(d.message.as_str()).id(d.rule.as_str());
     let mut group = if snippet_fits(d, sources) {
         Group::with_title(title).elements(snippets(d, sources))
     } else {

@@ -143,7 +143,7 @@ pub fn render_verbose<'a>(
     let diagnostics = diags
         .iter()
         .map(|d| JsonDiagnostic {
-            rule: d.rule,
+            rule: d.rule.as_str(),
             severity: d.severity.as_str(),
             message: &d.message,
             path: sources.path(d.file),

@@ -5,7 +5,7 @@
 
 use super::json::Positions;
 use super::Report;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, RuleId};
 
 /// Escape text for an XML attribute value or element content.
 pub fn escape(s: &str) -> String {
@@ -30,11 +30,7 @@ pub fn escape(s: &str) -> String {
 
 pub fn render(report: &Report) -> String {
     let mut pos = Positions::new(report.sources);
-    let rules: Vec<&str> = crate::catalogue::all()
-        .iter()
-        .filter(|m| m.is_built())
-        .map(|m| m.name.as_str())
-        .collect();
+    let rules = RuleId::ALL.iter().copied().filter(|r| r.is_built());
     let mut suites = String::new();
     let (mut tests, mut failures) = (0, 0);
     for rule in rules {
@@ -48,13 +44,13 @@ pub fn render(report: &Report) -> String {
         failures += found.len();
         suites.push_str(&format!(
             "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
-            escape(rule),
+            escape(rule.as_str()),
             found.len()
         ));
         if found.is_empty() {
             suites.push_str(&format!(
                 "    <testcase name=\"no findings\" classname=\"idemlint.{}\"/>\n",
-                escape(rule)
+                escape(rule.as_str())
             ));
         }
         for d in found {
@@ -70,7 +66,7 @@ pub fn render(report: &Report) -> String {
                 escape(path),
                 s.line,
                 s.column,
-                escape(rule),
+                escape(rule.as_str()),
                 escape(path),
                 s.line,
                 d.severity.as_str(),

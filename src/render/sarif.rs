@@ -139,7 +139,7 @@ impl Ctx<'_> {
     fn result(&mut self, d: &Diagnostic, suppression: Option<&Suppressed>) -> Value {
         let rule_index = crate::catalogue::all()
             .iter()
-            .position(|m| m.name == d.rule);
+            .position(|m| m.id() == Some(d.rule));
         let mut r = json!({
             "ruleId": d.rule,
             "level": level(d.severity),
@@ -242,7 +242,7 @@ pub fn render(report: &Report) -> String {
     let notifications: Vec<Value> = report
         .diagnostics
         .iter()
-        .filter(|d| d.rule == "parse-error")
+        .filter(|d| d.rule == crate::diagnostic::RuleId::ParseError)
         .map(|d| {
             json!({
                 "descriptor": {"id": d.rule},

@@ -5,11 +5,11 @@
 //! reported; with no schema seen for the table, nothing either.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::model::flows::{GuardState, Step, StepKind, StoreKey};
 use std::collections::HashSet;
 
-pub const NAME: &str = "check-then-insert";
+pub const NAME: RuleId = RuleId::CheckThenInsert;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for f in &ctx.model.flows.functions {

@@ -3,11 +3,11 @@
 //! partition cannot be dropped by age, so it bloats the same way).
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::frontend::sql::KeyKind;
 use crate::model::schema::DeleteUse;
 
-pub const NAME: &str = "delete-based-expiry";
+pub const NAME: RuleId = RuleId::DeleteBasedExpiry;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let schema = &ctx.model.schema;

@@ -5,12 +5,12 @@
 //! is left alone: eviction is right for a cache.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::diagnostic::{Diagnostic, Edit, RuleId, Severity};
 use crate::frontend::redis_conf::Surface;
 use crate::knowledge::{self, EvictionPolicy, ManagedDefault};
 use crate::model::redis::{Instance, Setting};
 
-pub const NAME: &str = "evicting-key-store";
+pub const NAME: RuleId = RuleId::EvictingKeyStore;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let catalogue = knowledge::redis();

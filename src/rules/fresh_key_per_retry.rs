@@ -6,11 +6,11 @@
 //! minted where a request is built from the operation's data.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::frontend::rust::retry::FreshKind;
 use crate::model::retries::FreshFinding;
 
-pub const NAME: &str = "fresh-key-per-retry";
+pub const NAME: RuleId = RuleId::FreshKeyPerRetry;
 
 const HELP: &str = "make the key once, before the retry (`let key = Uuid::new_v4();` above the loop or the retry call), or derive it from a stable id (`format!(\"payout-{}\", job.id)`), so every attempt carries the same key";
 

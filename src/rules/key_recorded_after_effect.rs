@@ -5,11 +5,11 @@
 //! `model::flows`.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::model::flows::{Step, StepKind, StoreKey, Unheld, MIN_CLAIM_TTL_MS};
 use std::collections::HashSet;
 
-pub const NAME: &str = "key-recorded-after-effect";
+pub const NAME: RuleId = RuleId::KeyRecordedAfterEffect;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let mut seen = HashSet::new();

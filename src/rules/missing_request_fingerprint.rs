@@ -5,12 +5,12 @@
 //! request's own fields) unless the key is its primary key.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::frontend::sql::KeyKind;
 use crate::knowledge;
 use crate::model::schema::{Store, StoreKind, Table};
 
-pub const NAME: &str = "missing-request-fingerprint";
+pub const NAME: RuleId = RuleId::MissingRequestFingerprint;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let words = &knowledge::stores().fingerprint_column;

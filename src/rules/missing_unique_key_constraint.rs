@@ -3,11 +3,11 @@
 //! migration history, or only a partial one.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::frontend::sql::KeyKind;
 use crate::model::schema::{self, Guard, Guarding, Removed, Store, Table};
 
-pub const NAME: &str = "missing-unique-key-constraint";
+pub const NAME: RuleId = RuleId::MissingUniqueKeyConstraint;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let mut reported: Vec<&str> = Vec::new();

@@ -3,12 +3,12 @@
 
 use super::Context;
 use crate::catalogue::osa_distance;
-use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::diagnostic::{Diagnostic, Edit, RuleId, Severity};
 use crate::frontend::StrRole;
 use crate::knowledge;
 use crate::model::headers::HeaderUse;
 
-pub const NAME: &str = "misspelled-idempotency-header";
+pub const NAME: RuleId = RuleId::MisspelledIdempotencyHeader;
 
 const REPLAYED: &str = "Idempotent-Replayed";
 

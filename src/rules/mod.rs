@@ -1,6 +1,7 @@
 //! The rules that run. Each reads the project model and pushes diagnostics;
-//! none parses. One file per rule, named after it; its docs and default
-//! severity are in `rules/<name>.toml`.
+//! none parses. One file per rule, named after it; the rule is declared in
+//! `src/rule_id.rs` (id, kind, the severities it gives), and its docs and
+//! default severity are in `rules/<name>.toml`.
 
 pub mod check_then_insert;
 pub mod delete_based_expiry;
@@ -16,7 +17,7 @@ pub mod unique_guard_split_by_partition;
 pub mod unscoped_idempotency_key;
 
 use crate::config::Config;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, RuleId};
 use crate::model::ProjectModel;
 use crate::source::SourceMap;
 
@@ -29,36 +30,17 @@ pub struct Context<'a> {
 
 pub type Check = fn(&Context<'_>, &mut Vec<Diagnostic>);
 
-/// Built rules that read the model. `parse-error` and `unused-suppression`
-/// are emitted by the pipeline itself and listed in [`PIPELINE_RULES`].
-#[rustfmt::skip]
-pub const BUILT: &[(&str, Check)] = &[
-    (misspelled_idempotency_header::NAME, misspelled_idempotency_header::check),
-    (ttl_below_replay_horizon::NAME, ttl_below_replay_horizon::check),
-    (missing_unique_key_constraint::NAME, missing_unique_key_constraint::check),
-    (unique_guard_split_by_partition::NAME, unique_guard_split_by_partition::check),
-    (unscoped_idempotency_key::NAME, unscoped_idempotency_key::check),
-    (missing_request_fingerprint::NAME, missing_request_fingerprint::check),
-    (delete_based_expiry::NAME, delete_based_expiry::check),
-    (evicting_key_store::NAME, evicting_key_store::check),
-    (key_recorded_after_effect::NAME, key_recorded_after_effect::check),
-    (check_then_insert::NAME, check_then_insert::check),
-    (fresh_key_per_retry::NAME, fresh_key_per_retry::check),
-    (retry_outlives_key_retention::NAME, retry_outlives_key_retention::check),
-];
-
-/// Rules the pipeline emits itself.
-pub const PIPELINE_RULES: &[&str] = &["parse-error", "unused-suppression"];
-
-/// Rules only `idemlint audit` runs, on what it reads from a live database
-/// (`src/audit/judge.rs`); their tests are `tests/audit_*.rs`, not fixtures.
-pub const LIVE_RULES: &[&str] = &["live-schema-drift"];
-
-pub fn is_built(name: &str) -> bool {
-    PIPELINE_RULES.contains(&name)
-        || LIVE_RULES.contains(&name)
-        || BUILT.iter().any(|(n, _)| *n == name)
+macro_rules! checks {
+    ($($variant:ident = $id:literal, $kind:ident $(($module:ident))?, [$($sev:ident),+];)*) => {
+        /// The rules that read the model, each with its check, in the order
+        /// of the declaration (`crate::rule_id`): a model rule names the
+        /// module whose `check` runs it. `parse-error` and
+        /// `unused-suppression` are emitted by the pipeline itself, and
+        /// `live-schema-drift` only by `idemlint audit`.
+        pub const BUILT: &[(RuleId, Check)] = &[$($((RuleId::$variant, $module::check),)?)*];
+    };
 }
+crate::rule_id::each_rule!(checks);
 
 /// Run every built rule, then apply the config's levels (`off` drops the
 /// diagnostic; a level replaces the severity the rule chose).

@@ -3,11 +3,11 @@
 //! `model::retries`; the spans and the keepers are computed there.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::duration::{Duration, DAY};
 use crate::model::retries::{Keeper, RetryFinding, RetrySpan};
 
-pub const NAME: &str = "retry-outlives-key-retention";
+pub const NAME: RuleId = RuleId::RetryOutlivesKeyRetention;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for f in &ctx.model.retries.findings {
@@ -97,7 +97,7 @@ fn diagnostic(f: &RetryFinding) -> Diagnostic {
     ];
     // The headline's line (`warning[retry-outlives-key-retention]: …`)
     // stays under 100 columns too.
-    let budget = 99 - "warning[]: ".len() - NAME.len();
+    let budget = 99 - "warning[]: ".len() - NAME.as_str().len();
     let mut last = None;
     for (req, key) in tries {
         let d = build(f, req, key);

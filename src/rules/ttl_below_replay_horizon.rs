@@ -4,7 +4,7 @@
 //! windows from `rules/counterparties.toml` and idemlint.toml.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::duration::Duration;
 use crate::frontend::StoreRef;
 use crate::horizons::Catalogue;
@@ -13,7 +13,7 @@ use crate::model::retention::{Attribution, Retention};
 use crate::model::ProjectModel;
 use crate::source::{FileId, Span};
 
-pub const NAME: &str = "ttl-below-replay-horizon";
+pub const NAME: RuleId = RuleId::TtlBelowReplayHorizon;
 
 /// Where a store is defined, for a label when that is in another file than
 /// the retention: a table's `CREATE TABLE` in the migration history, a

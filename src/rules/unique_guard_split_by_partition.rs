@@ -2,10 +2,10 @@
 //! guard adds the partition column to the key, so it holds per partition.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::model::schema::{Guard, Guarding, Store, Table};
 
-pub const NAME: &str = "unique-guard-split-by-partition";
+pub const NAME: RuleId = RuleId::UniqueGuardSplitByPartition;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let schema = &ctx.model.schema;

@@ -3,12 +3,12 @@
 //! holds the client's key with no caller beside it.
 
 use super::Context;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::model::key_formats::{OwnerlessFormat, UnscopedFormat};
 use crate::model::schema::{Guard, Guarding, Store, StoreKind, Table};
 use crate::model::tenant_guards::{Evidence, TenantBlind};
 
-pub const NAME: &str = "unscoped-idempotency-key";
+pub const NAME: RuleId = RuleId::UnscopedIdempotencyKey;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (t, s) in ctx.model.schema.stores() {
