@@ -22,6 +22,23 @@ struct Entry {
 /// The starter config text and the number of stores it declares; paths in
 /// its comments are shown relative to `base`, the directory it goes into.
 pub fn starter(outcome: &Outcome, base: &str) -> (String, usize) {
+    let entries = stores(outcome, base);
+    let mut out = String::from(HEADER);
+    if entries.is_empty() {
+        out.push_str(
+            "\n# idemlint found no idempotency store here. Declare one it missed:\n#\n# [[store]]\n# table = \"payment_requests\"\n# counterparty = \"stripe-webhooks\"\n",
+        );
+    }
+    for e in &entries {
+        push_entry(&mut out, e);
+    }
+    (out, entries.len())
+}
+
+/// The stores the check found, each with the counterparty idemlint settled
+/// on and where it was found (paths relative to `base`), sorted by kind and
+/// name.
+fn stores(outcome: &Outcome, base: &str) -> Vec<Entry> {
     let model = &outcome.model;
     let sources = &outcome.sources;
     let catalogue = Catalogue::with_config(&outcome.config);
@@ -94,64 +111,60 @@ pub fn starter(outcome: &Outcome, base: &str) -> (String, usize) {
     }
     entries.sort_by(|a, b| (a.key, &a.name).cmp(&(b.key, &b.name)));
     entries.dedup_by(|a, b| a.key == b.key && a.name == b.name);
+    entries
+}
 
-    let mut out = String::from(HEADER);
-    if entries.is_empty() {
-        out.push_str(
-            "\n# idemlint found no idempotency store here. Declare one it missed:\n#\n# [[store]]\n# table = \"payment_requests\"\n# counterparty = \"stripe-webhooks\"\n",
-        );
-    }
-    for e in &entries {
-        let what = match e.key {
-            "table" => "table",
-            "key_prefix" => "Redis key prefix",
-            _ => "Redis instance holding keys",
-        };
-        out.push_str(&format!("\n# {what} `{}` ({})", e.name, e.at));
-        let counterparty = match (&e.attribution, e.key) {
-            (_, "redis") => {
-                out.push('\n');
-                None
-            }
-            (Attribution::Declared(id), _) => {
-                out.push_str(": counterparty as declared\n");
-                Some(id)
-            }
-            (Attribution::Named { id, name }, _) => {
-                out.push_str(&format!(": counterparty inferred from `{name}`\n"));
-                Some(id)
-            }
-            (Attribution::Writer(w), _) => {
-                out.push_str(&format!(
-                    ": counterparty inferred from the code that {} it, which {}\n",
-                    if w.writes { "writes" } else { "reads" },
-                    w.why
-                ));
-                Some(&w.counterparty)
-            }
-            (Attribution::Outbound { id, name }, _) => {
-                out.push_str(&format!(
-                    ": keys sent to a counterparty, inferred from `{name}`\n"
-                ));
-                Some(id)
-            }
-            (Attribution::Unknown, _) => {
-                out.push_str(": no counterparty found; name the one whose requests it guards\n");
-                None
-            }
-        };
-        out.push_str(&format!(
-            "[[store]]\n{} = {}\n",
-            e.key,
-            toml_string(&e.name)
-        ));
-        match counterparty {
-            Some(id) => out.push_str(&format!("counterparty = {}\n", toml_string(id))),
-            None if e.key != "redis" => out.push_str("# counterparty = \"stripe-webhooks\"\n"),
-            None => {}
+/// One store of the starter config: a comment that says what it is, where
+/// it was found and how its counterparty was settled, then its `[[store]]`.
+fn push_entry(out: &mut String, e: &Entry) {
+    let what = match e.key {
+        "table" => "table",
+        "key_prefix" => "Redis key prefix",
+        _ => "Redis instance holding keys",
+    };
+    out.push_str(&format!("\n# {what} `{}` ({})", e.name, e.at));
+    let counterparty = match (&e.attribution, e.key) {
+        (_, "redis") => {
+            out.push('\n');
+            None
         }
+        (Attribution::Declared(id), _) => {
+            out.push_str(": counterparty as declared\n");
+            Some(id)
+        }
+        (Attribution::Named { id, name }, _) => {
+            out.push_str(&format!(": counterparty inferred from `{name}`\n"));
+            Some(id)
+        }
+        (Attribution::Writer(w), _) => {
+            out.push_str(&format!(
+                ": counterparty inferred from the code that {} it, which {}\n",
+                if w.writes { "writes" } else { "reads" },
+                w.why
+            ));
+            Some(&w.counterparty)
+        }
+        (Attribution::Outbound { id, name }, _) => {
+            out.push_str(&format!(
+                ": keys sent to a counterparty, inferred from `{name}`\n"
+            ));
+            Some(id)
+        }
+        (Attribution::Unknown, _) => {
+            out.push_str(": no counterparty found; name the one whose requests it guards\n");
+            None
+        }
+    };
+    out.push_str(&format!(
+        "[[store]]\n{} = {}\n",
+        e.key,
+        toml_string(&e.name)
+    ));
+    match counterparty {
+        Some(id) => out.push_str(&format!("counterparty = {}\n", toml_string(id))),
+        None if e.key != "redis" => out.push_str("# counterparty = \"stripe-webhooks\"\n"),
+        None => {}
     }
-    (out, entries.len())
 }
 
 const HEADER: &str = "# idemlint.toml, written by `idemlint init` from what this repository holds.

@@ -170,6 +170,127 @@ fn check(args: &CheckArgs) -> Result<u8, String> {
     }
 }
 
+/// The text of standard input and the name to report it under, when `-`
+/// is a path and the run allows it.
+fn read_stdin(args: &CheckArgs, reads_stdin: bool) -> Result<Option<(String, String)>, String> {
+    if !reads_stdin {
+        return Ok(None);
+    }
+    if args.staged || args.changed_since.is_some() || args.rev.is_some() {
+        return Err(
+            "`-` (standard input) cannot be read with --staged, --changed-since or --rev".into(),
+        );
+    }
+    if args.fix {
+        return Err("--fix cannot write standard input; use --diff".into());
+    }
+    let name = args
+        .stdin_filename
+        .clone()
+        .ok_or("reading `-` needs --stdin-filename NAME")?;
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| format!("standard input: {e}"))?;
+    Ok(Some((name, text)))
+}
+
+/// Where the files of a check come from.
+fn mode_of(args: &CheckArgs) -> files::Mode {
+    if let Some(rev) = &args.rev {
+        files::Mode::Revision(rev.clone())
+    } else if args.staged {
+        files::Mode::Staged
+    } else if let Some(rev) = &args.changed_since {
+        files::Mode::ChangedSince(rev.clone())
+    } else {
+        files::Mode::WorkTree
+    }
+}
+
+/// Render the outcome to every output.
+fn render_outputs(
+    args: &CheckArgs,
+    outputs: &[Output],
+    outcome: &idemlint::Outcome,
+) -> Result<(), String> {
+    let report = render::Report {
+        diagnostics: &outcome.diagnostics,
+        suppressed: if args.show_suppressed
+            || outputs.iter().any(|o| o.format == OutputFormat::Sarif)
+        {
+            &outcome.suppressed
+        } else {
+            &[]
+        },
+        sources: &outcome.sources,
+        summary: &outcome.summary,
+        unparsed: args.verbose.then_some(outcome.unparsed.as_slice()),
+        not_read: args.verbose.then_some(outcome.not_read.as_slice()),
+    };
+    for o in outputs {
+        let human = render::human::Options {
+            color: o.color(args.color),
+            quiet: args.quiet,
+            statistics: args.statistics,
+            show_suppressed: args.show_suppressed,
+            width: None,
+        };
+        let mut buf = Vec::new();
+        render::write(o.format, &report, &human, &mut buf)
+            .map_err(|e| format!("rendering output: {e}"))?;
+        match &o.to {
+            Destination::File(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+                }
+                fix::write_atomically(path, &buf)
+                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))?
+            }
+            Destination::Stdout => print_or_broken_pipe(&String::from_utf8_lossy(&buf))?,
+            Destination::Stderr => {
+                let _ = std::io::stderr().write_all(&buf);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A run that read nothing is no clean bill of health: an error, unless
+/// the run asked for staged or changed files and there are none.
+fn nothing_to_check(mode: &files::Mode, summary: &render::Summary) -> Result<(), String> {
+    if summary.files_scanned != 0 {
+        return Ok(());
+    }
+    // Nothing read is no clean bill of health. With --staged or
+    // --changed-since an empty selection is what was asked for.
+    let what = match mode {
+        files::Mode::Staged => Some("no staged file"),
+        files::Mode::ChangedSince(_) => Some("no changed file"),
+        files::Mode::WorkTree | files::Mode::Revision(_) => None,
+    };
+    if let Some(what) = what {
+        eprintln!("idemlint: nothing to check: {what} is of a kind idemlint reads");
+    } else {
+        return Err(
+            "nothing to check: no file under the given paths is of a kind idemlint reads (Rust, SQL, YAML, JSON, TOML, Terraform, .env, Redis and nginx configs, other source text), or every one is excluded (`exclude` in the config, .gitignore)".into(),
+        );
+    }
+    Ok(())
+}
+
+/// The severity at which the run fails: `--fail-on`, else the config's.
+fn fail_on(arg: Option<FailOnArg>, config: &idemlint::config::Config) -> FailOn {
+    match arg {
+        Some(FailOnArg::Error) => FailOn::Error,
+        Some(FailOnArg::Warning) => FailOn::Warning,
+        Some(FailOnArg::Note) => FailOn::Note,
+        Some(FailOnArg::Never) => FailOn::Never,
+        None => config.fail_on.unwrap_or(FailOn::Warning),
+    }
+}
+
 fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
     let reads_stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
     if !reads_stdin && args.stdin_filename.is_some() {
@@ -178,28 +299,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         );
     }
     binary_paths(&args.paths)?;
-    let stdin = if reads_stdin {
-        if args.staged || args.changed_since.is_some() || args.rev.is_some() {
-            return Err(
-                "`-` (standard input) cannot be read with --staged, --changed-since or --rev"
-                    .into(),
-            );
-        }
-        if args.fix {
-            return Err("--fix cannot write standard input; use --diff".into());
-        }
-        let name = args
-            .stdin_filename
-            .clone()
-            .ok_or("reading `-` needs --stdin-filename NAME")?;
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("standard input: {e}"))?;
-        Some((name, text))
-    } else {
-        None
-    };
+    let stdin = read_stdin(args, reads_stdin)?;
     let opts = Options {
         paths: args.paths.clone(),
         stdin,
@@ -208,15 +308,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         include_tests: args.include_tests,
         parse_timeout: args.parse_timeout,
     };
-    let mode = if let Some(rev) = &args.rev {
-        files::Mode::Revision(rev.clone())
-    } else if args.staged {
-        files::Mode::Staged
-    } else if let Some(rev) = &args.changed_since {
-        files::Mode::ChangedSince(rev.clone())
-    } else {
-        files::Mode::WorkTree
-    };
+    let mode = mode_of(args);
     let gate = || -> Result<Gate, String> {
         let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
         let paths: Vec<PathBuf> = args
@@ -245,23 +337,9 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         idemlint::timings::walks::enable();
     }
     let mut outcome = idemlint::check_with(&opts, &gate_now).map_err(|e| e.to_string())?;
-    if outcome.summary.files_scanned == 0 && !reads_stdin {
-        // Nothing read is no clean bill of health. With --staged or
-        // --changed-since an empty selection is what was asked for.
-        let what = match &mode {
-            files::Mode::Staged => Some("no staged file"),
-            files::Mode::ChangedSince(_) => Some("no changed file"),
-            files::Mode::WorkTree | files::Mode::Revision(_) => None,
-        };
-        if let Some(what) = what {
-            eprintln!("idemlint: nothing to check: {what} is of a kind idemlint reads");
-        } else {
-            return Err(
-                "nothing to check: no file under the given paths is of a kind idemlint reads (Rust, SQL, YAML, JSON, TOML, Terraform, .env, Redis and nginx configs, other source text), or every one is excluded (`exclude` in the config, .gitignore)".into(),
-            );
-        }
+    if !reads_stdin {
+        nothing_to_check(&mode, &outcome.summary)?;
     }
-
     if let Some(path) = &args.write_baseline {
         if !outcome.crashed.is_empty() {
             return Err(format!(
@@ -299,47 +377,8 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
         fixed = Some(plan.fixed.len());
     }
 
-    let report = render::Report {
-        diagnostics: &outcome.diagnostics,
-        suppressed: if args.show_suppressed
-            || outputs.iter().any(|o| o.format == OutputFormat::Sarif)
-        {
-            &outcome.suppressed
-        } else {
-            &[]
-        },
-        sources: &outcome.sources,
-        summary: &outcome.summary,
-        unparsed: args.verbose.then_some(outcome.unparsed.as_slice()),
-        not_read: args.verbose.then_some(outcome.not_read.as_slice()),
-    };
     let render_started = std::time::Instant::now();
-    for o in outputs {
-        let human = render::human::Options {
-            color: o.color(args.color),
-            quiet: args.quiet,
-            statistics: args.statistics,
-            show_suppressed: args.show_suppressed,
-            width: None,
-        };
-        let mut buf = Vec::new();
-        render::write(o.format, &report, &human, &mut buf)
-            .map_err(|e| format!("rendering output: {e}"))?;
-        match &o.to {
-            Destination::File(path) => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-                }
-                fix::write_atomically(path, &buf)
-                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))?
-            }
-            Destination::Stdout => print_or_broken_pipe(&String::from_utf8_lossy(&buf))?,
-            Destination::Stderr => {
-                let _ = std::io::stderr().write_all(&buf);
-            }
-        }
-    }
+    render_outputs(args, outputs, &outcome)?;
     if args.timings || idemlint::timings::from_env() {
         eprint!("{}", outcome.timings.report(render_started.elapsed()));
         eprint!("{}", idemlint::timings::walks::report());
@@ -351,13 +390,7 @@ fn check_outputs(args: &CheckArgs, outputs: &[Output]) -> Result<u8, String> {
             outcome.diagnostics.len()
         );
     }
-    let fail_on = match args.fail_on {
-        Some(FailOnArg::Error) => FailOn::Error,
-        Some(FailOnArg::Warning) => FailOn::Warning,
-        Some(FailOnArg::Note) => FailOn::Note,
-        Some(FailOnArg::Never) => FailOn::Never,
-        None => outcome.config.fail_on.unwrap_or(FailOn::Warning),
-    };
+    let fail_on = fail_on(args.fail_on, &outcome.config);
     if !outcome.crashed.is_empty() {
         // A file's facts are missing for a reason that is idemlint's own:
         // the findings above are reported, but the run is not trusted.

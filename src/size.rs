@@ -459,126 +459,17 @@ pub fn estimate(t: &Table, assume: &BTreeMap<String, u64>) -> Result<Estimate, S
             ));
         }
     }
-    let maxalign = l.get("maxalign_bytes");
-    let line_pointer = l.get("line_pointer_bytes");
-    let pk_columns: Vec<&str> = t
-        .guards
-        .iter()
-        .filter(|g| g.key.kind == KeyKind::PrimaryKey)
-        .flat_map(|g| g.key.parts.iter().flat_map(|p| p.columns()))
-        .collect();
-    let nullable = t
-        .columns
-        .iter()
-        .any(|c| !c.not_null && !pk_columns.contains(&c.name.as_str()));
-    let header = l.get("heap_tuple_header_bytes");
-    let null_bitmap = if nullable {
-        (t.columns.len() as u64).div_ceil(8)
-    } else {
-        0
-    };
-    let data_offset = align_up(header + null_bitmap, maxalign);
     let mut sizes = Vec::new();
     for c in &t.columns {
         sizes.push(column_size(&c.name, &c.ty, assume)?);
     }
-    let (columns, data_end) = place(sizes.clone(), data_offset);
-    let tuple = align_up(data_end, maxalign);
-    let bytes = tuple + line_pointer;
-    let usable = l.get("page_bytes") - l.get("page_header_bytes");
-    let rows_per_page = (usable / bytes.max(1)).max(1);
-    let packed_bytes = l.get("page_bytes") as f64 / rows_per_page as f64;
-    let heap = HeapRow {
-        tuple_header: header,
-        null_bitmap,
-        data_offset,
-        columns,
-        data_end,
-        tuple,
-        line_pointer,
-        bytes,
-        rows_per_page,
-        packed_bytes,
-    };
-
+    let heap = heap_row(t, &sizes);
     let mut notes = Vec::new();
-    let mut indexes = Vec::new();
-    let ix_header = l.get("index_tuple_header_bytes");
-    for g in &t.guards {
-        let mut cols = Vec::new();
-        for part in &g.key.parts {
-            let read = part.columns();
-            let Some(first) = read.first() else { continue };
-            let Some(i) = t.columns.iter().position(|c| c.name == *first) else {
-                continue;
-            };
-            let mut c = sizes[i].clone();
-            if let KeyPart::Expr { text, .. } = part {
-                c.name = text.clone();
-                c.assumed = Some(format!("the expression is taken as as long as `{first}`"));
-            }
-            cols.push(c);
-        }
-        if cols.is_empty() {
-            continue;
-        }
-        let (placed, end) = place(cols, ix_header);
-        let tuple = align_up(end, maxalign);
-        let entry = tuple + line_pointer;
-        let lead = g
-            .key
-            .parts
-            .first()
-            .and_then(|p| p.columns().first().copied());
-        let inc = lead.and_then(|c| increasing(t, c));
-        let is_increasing = inc.is_some();
-        let (fill_percent, fill_reason) = match inc {
-            Some(why) => (
-                l.get("btree_fill_increasing_percent"),
-                format!("increasing keys: {why}"),
-            ),
-            None => (
-                l.get("btree_fill_random_percent"),
-                match lead.and_then(|c| t.column(c)) {
-                    Some(c) if base_type(&c.ty).0 == "uuid" => {
-                        format!("random keys: `{}` is a uuid (v4)", c.name)
-                    }
-                    Some(c) => format!("random keys: `{}` arrives in no order", c.name),
-                    None => "random keys".to_string(),
-                },
-            ),
-        };
-        let kind = match g.key.kind {
-            KeyKind::PrimaryKey => "primary key",
-            KeyKind::Unique => "unique",
-            KeyKind::Index => "index",
-        };
-        if g.key.kind == KeyKind::Index {
-            notes.push(format!(
-                "`{}` is not unique: B-tree deduplication (PostgreSQL 13+) stores repeated values once, so it can be smaller",
-                g.key.name
-            ));
-        }
-        if let Some(p) = &g.key.predicate {
-            notes.push(format!(
-                "`{}` is partial (`WHERE {p}`): it holds entries only for the rows that match; counted here for every row",
-                g.key.name
-            ));
-        }
-        indexes.push(IndexSize {
-            name: g.key.name.clone(),
-            kind,
-            columns: placed,
-            predicate: g.key.predicate.clone(),
-            tuple_header: ix_header,
-            tuple,
-            entry,
-            increasing: is_increasing,
-            fill_percent,
-            fill_reason,
-            bytes_per_row: (entry * 100) as f64 / fill_percent as f64,
-        });
-    }
+    let indexes: Vec<IndexSize> = t
+        .guards
+        .iter()
+        .filter_map(|g| index_size(t, g, &sizes, &mut notes))
+        .collect();
     if heap.tuple > l.get("toast_threshold_bytes") {
         notes.push(format!(
             "a row of {} bytes is over the {}-byte TOAST threshold: PostgreSQL compresses or moves its longest values out of line, which this estimate does not model",
@@ -603,6 +494,137 @@ pub fn estimate(t: &Table, assume: &BTreeMap<String, u64>) -> Result<Estimate, S
         indexes,
         bytes_per_key,
         notes,
+    })
+}
+
+/// A row of the heap: its header, null bitmap, columns placed with their
+/// alignment, line pointer, and how many fit a page.
+fn heap_row(t: &Table, sizes: &[ColumnSize]) -> HeapRow {
+    let l = layout();
+    let maxalign = l.get("maxalign_bytes");
+    let line_pointer = l.get("line_pointer_bytes");
+    let pk_columns: Vec<&str> = t
+        .guards
+        .iter()
+        .filter(|g| g.key.kind == KeyKind::PrimaryKey)
+        .flat_map(|g| g.key.parts.iter().flat_map(|p| p.columns()))
+        .collect();
+    let nullable = t
+        .columns
+        .iter()
+        .any(|c| !c.not_null && !pk_columns.contains(&c.name.as_str()));
+    let header = l.get("heap_tuple_header_bytes");
+    let null_bitmap = if nullable {
+        (t.columns.len() as u64).div_ceil(8)
+    } else {
+        0
+    };
+    let data_offset = align_up(header + null_bitmap, maxalign);
+    let (columns, data_end) = place(sizes.to_vec(), data_offset);
+    let tuple = align_up(data_end, maxalign);
+    let bytes = tuple + line_pointer;
+    let usable = l.get("page_bytes") - l.get("page_header_bytes");
+    let rows_per_page = (usable / bytes.max(1)).max(1);
+    let packed_bytes = l.get("page_bytes") as f64 / rows_per_page as f64;
+    HeapRow {
+        tuple_header: header,
+        null_bitmap,
+        data_offset,
+        columns,
+        data_end,
+        tuple,
+        line_pointer,
+        bytes,
+        rows_per_page,
+        packed_bytes,
+    }
+}
+
+/// The entry of one guard's index, and its fill; notes on what the
+/// estimate leaves out of it go to `notes`. `None` when it reads no column
+/// of the table.
+fn index_size(
+    t: &Table,
+    g: &crate::model::schema::Guard,
+    sizes: &[ColumnSize],
+    notes: &mut Vec<String>,
+) -> Option<IndexSize> {
+    let l = layout();
+    let maxalign = l.get("maxalign_bytes");
+    let line_pointer = l.get("line_pointer_bytes");
+    let ix_header = l.get("index_tuple_header_bytes");
+    let mut cols = Vec::new();
+    for part in &g.key.parts {
+        let read = part.columns();
+        let Some(first) = read.first() else { continue };
+        let Some(i) = t.columns.iter().position(|c| c.name == *first) else {
+            continue;
+        };
+        let mut c = sizes[i].clone();
+        if let KeyPart::Expr { text, .. } = part {
+            c.name = text.clone();
+            c.assumed = Some(format!("the expression is taken as as long as `{first}`"));
+        }
+        cols.push(c);
+    }
+    if cols.is_empty() {
+        return None;
+    }
+    let (placed, end) = place(cols, ix_header);
+    let tuple = align_up(end, maxalign);
+    let entry = tuple + line_pointer;
+    let lead = g
+        .key
+        .parts
+        .first()
+        .and_then(|p| p.columns().first().copied());
+    let inc = lead.and_then(|c| increasing(t, c));
+    let is_increasing = inc.is_some();
+    let (fill_percent, fill_reason) = match inc {
+        Some(why) => (
+            l.get("btree_fill_increasing_percent"),
+            format!("increasing keys: {why}"),
+        ),
+        None => (
+            l.get("btree_fill_random_percent"),
+            match lead.and_then(|c| t.column(c)) {
+                Some(c) if base_type(&c.ty).0 == "uuid" => {
+                    format!("random keys: `{}` is a uuid (v4)", c.name)
+                }
+                Some(c) => format!("random keys: `{}` arrives in no order", c.name),
+                None => "random keys".to_string(),
+            },
+        ),
+    };
+    let kind = match g.key.kind {
+        KeyKind::PrimaryKey => "primary key",
+        KeyKind::Unique => "unique",
+        KeyKind::Index => "index",
+    };
+    if g.key.kind == KeyKind::Index {
+        notes.push(format!(
+            "`{}` is not unique: B-tree deduplication (PostgreSQL 13+) stores repeated values once, so it can be smaller",
+            g.key.name
+        ));
+    }
+    if let Some(p) = &g.key.predicate {
+        notes.push(format!(
+            "`{}` is partial (`WHERE {p}`): it holds entries only for the rows that match; counted here for every row",
+            g.key.name
+        ));
+    }
+    Some(IndexSize {
+        name: g.key.name.clone(),
+        kind,
+        columns: placed,
+        predicate: g.key.predicate.clone(),
+        tuple_header: ix_header,
+        tuple,
+        entry,
+        increasing: is_increasing,
+        fill_percent,
+        fill_reason,
+        bytes_per_row: (entry * 100) as f64 / fill_percent as f64,
     })
 }
 

@@ -62,6 +62,52 @@ fn has(found: &[(String, String, String)], rule: &str, severity: &str, words: &[
         .any(|(r, s, m)| r == rule && s == severity && words.iter().all(|w| m.contains(w)))
 }
 
+/// The JSON of the audit above: a live finding's path is the database's,
+/// its labels name the migration it contradicts, and the audit section
+/// holds each table's oldest row and partitions.
+fn assert_live_json(json: &serde_json::Value) {
+    let d = &json["diagnostics"][0];
+    assert!(
+        d["path"].as_str().unwrap().starts_with("postgres://"),
+        "{d}"
+    );
+    let labelled = json["diagnostics"].as_array().unwrap().iter().any(|d| {
+        d["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["path"] == "migrations/0001_stores.sql")
+    });
+    assert!(
+        labelled,
+        "a live finding names the migration it contradicts"
+    );
+    let table = json["audit"]["postgres"][0]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "public.processed_stripe_events")
+        .unwrap()
+        .clone();
+    assert!(
+        table["oldest"]["method"]
+            .as_str()
+            .unwrap()
+            .contains("index"),
+        "{table}"
+    );
+    let age = table["oldest"]["age_seconds"].as_f64().unwrap();
+    assert!((2.0 * 86_400.0..2.1 * 86_400.0).contains(&age), "{age}");
+    let parts = &json["audit"]["postgres"][0]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "public.webhook_events")
+        .unwrap()["partitioning"];
+    assert_eq!(parts["strategy"], "range");
+    assert_eq!(parts["partitions"].as_array().unwrap().len(), 2, "{parts}");
+}
+
 #[test]
 fn store_tables_as_deployed_are_judged_beside_the_migrations() {
     let Some(admin) = service(
@@ -145,47 +191,7 @@ fn store_tables_as_deployed_are_judged_beside_the_migrations() {
                 && m.contains("processed_stripe_events")),
         "{all}"
     );
-    let json = run.json();
-    let d = &json["diagnostics"][0];
-    assert!(
-        d["path"].as_str().unwrap().starts_with("postgres://"),
-        "{d}"
-    );
-    let labelled = json["diagnostics"].as_array().unwrap().iter().any(|d| {
-        d["labels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|l| l["path"] == "migrations/0001_stores.sql")
-    });
-    assert!(
-        labelled,
-        "a live finding names the migration it contradicts"
-    );
-    let table = json["audit"]["postgres"][0]["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "public.processed_stripe_events")
-        .unwrap()
-        .clone();
-    assert!(
-        table["oldest"]["method"]
-            .as_str()
-            .unwrap()
-            .contains("index"),
-        "{table}"
-    );
-    let age = table["oldest"]["age_seconds"].as_f64().unwrap();
-    assert!((2.0 * 86_400.0..2.1 * 86_400.0).contains(&age), "{age}");
-    let parts = &json["audit"]["postgres"][0]["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "public.webhook_events")
-        .unwrap()["partitioning"];
-    assert_eq!(parts["strategy"], "range");
-    assert_eq!(parts["partitions"].as_array().unwrap().len(), 2, "{parts}");
+    assert_live_json(&run.json());
     let everything = format!("{}{}", run.stdout, run.stderr);
     assert!(
         !everything.contains(SECRET),

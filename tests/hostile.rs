@@ -20,23 +20,8 @@ fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
     std::fs::write(p, bytes).unwrap();
 }
 
-/// The hostile tree; returns nothing, the paths are fixed below.
-fn build_tree(root: &Path) {
-    // One real finding, with CRLF line endings.
-    write(
-        root,
-        "src/stripe_client.rs",
-        "use stripe::Client;\r\n\r\npub fn replayed(resp: &reqwest::Response) -> bool {\r\n    resp.headers().get(\"Idempotency-Replayed\").is_some()\r\n}\r\n",
-    );
-    // Binary content under source extensions.
-    let mut bin = b"idempotency\0\x01\x02\xff".to_vec();
-    bin.extend((0..64 * 1024).map(|i| (i % 251) as u8));
-    write(root, "src/blob.rs", &bin);
-    write(root, "config/blob.yaml", &bin);
-    // Invalid UTF-8 that still parses once read lossily.
-    let mut bad = b"// idempotency \xff\xfe\xfd\nconst H: &str = \"Idempotency-Key\";\n".to_vec();
-    bad.extend(b"fn main() {}\n");
-    write(root, "src/latin1.rs", &bad);
+/// Files nested 50,000 deep, or chained 100,000 long, in every format.
+fn write_deep(root: &Path) {
     // 50,000-deep nesting.
     write(
         root,
@@ -104,15 +89,10 @@ fn build_tree(root: &Path) {
             "}".repeat(DEEP)
         ),
     );
-    // Billion laughs.
-    let mut bomb = String::from("idempotency: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
-    for i in 1..=9u8 {
-        let (prev, cur) = ((b'a' + i - 1) as char, (b'a' + i) as char);
-        bomb.push_str(&format!(
-            "{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
-        ));
-    }
-    write(root, "config/bomb.yaml", bomb);
+}
+
+/// Files past a size limit (the read's, a front end's) or on one long line.
+fn write_big(root: &Path) {
     // 40 MB of Rust.
     let line = "const IDEMPOTENCY_NOTE: &str = \"idempotency\"; // padding padding\n";
     write(
@@ -154,6 +134,36 @@ fn build_tree(root: &Path) {
     }
     toml.push_str("0]\n");
     write(root, "config/big.toml", toml);
+}
+
+/// The hostile tree; returns nothing, the paths are fixed below.
+fn build_tree(root: &Path) {
+    // One real finding, with CRLF line endings.
+    write(
+        root,
+        "src/stripe_client.rs",
+        "use stripe::Client;\r\n\r\npub fn replayed(resp: &reqwest::Response) -> bool {\r\n    resp.headers().get(\"Idempotency-Replayed\").is_some()\r\n}\r\n",
+    );
+    // Binary content under source extensions.
+    let mut bin = b"idempotency\0\x01\x02\xff".to_vec();
+    bin.extend((0..64 * 1024).map(|i| (i % 251) as u8));
+    write(root, "src/blob.rs", &bin);
+    write(root, "config/blob.yaml", &bin);
+    // Invalid UTF-8 that still parses once read lossily.
+    let mut bad = b"// idempotency \xff\xfe\xfd\nconst H: &str = \"Idempotency-Key\";\n".to_vec();
+    bad.extend(b"fn main() {}\n");
+    write(root, "src/latin1.rs", &bad);
+    write_deep(root);
+    // Billion laughs.
+    let mut bomb = String::from("idempotency: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for i in 1..=9u8 {
+        let (prev, cur) = ((b'a' + i - 1) as char, (b'a' + i) as char);
+        bomb.push_str(&format!(
+            "{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+        ));
+    }
+    write(root, "config/bomb.yaml", bomb);
+    write_big(root);
     // BOMs.
     write(
         root,

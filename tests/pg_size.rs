@@ -204,10 +204,10 @@ fn within(estimate: f64, measured: f64, tolerance: f64) -> bool {
     measured > 0.0 && ((estimate - measured) / measured).abs() <= tolerance
 }
 
-/// Fill one table and compare; `Err` says why the table could not be filled.
-fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
-    let name = qualified(&t.name);
-    let oid = format!("'{}'", name.replace('\'', "''"));
+/// Make the table ready to fill: somewhere for every row of a partitioned
+/// table to land, and no check or foreign key (they constrain values, not
+/// layout).
+fn prepare(url: &str, t: &Table, name: &str, oid: &str) -> Result<(), String> {
     if t.partition_by.is_some() {
         // Somewhere for every row to land.
         let kind = sql(
@@ -226,7 +226,6 @@ fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
             &format!("CREATE TABLE idemlint_rows PARTITION OF {name} {bounds}"),
         );
     }
-    // Checks and foreign keys constrain values, not layout.
     sql(
         url,
         &format!(
@@ -235,6 +234,122 @@ fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
              LOOP EXECUTE format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I', c.r, c.conname); END LOOP; END $$"
         ),
     )?;
+    Ok(())
+}
+
+/// The sizes variable-length values really took, by column: their average
+/// size on disk, less its header.
+fn measured_sizes(
+    url: &str,
+    first: &idemlint::size::Estimate,
+    cols: &[Column],
+    name: &str,
+) -> Result<BTreeMap<String, u64>, String> {
+    let mut measured_sizes = BTreeMap::new();
+    for p in first.heap.columns.iter().filter(|p| p.column.header > 0) {
+        let Some(c) = cols
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(&p.column.name))
+        else {
+            continue;
+        };
+        let avg: f64 = sql(
+            url,
+            &format!("SELECT avg(pg_column_size({})) FROM {name}", ident(&c.name)),
+        )?
+        .parse()
+        .unwrap_or(0.0);
+        let whole = avg.round() as u64;
+        let payload = if whole <= 127 {
+            whole.saturating_sub(1)
+        } else {
+            whole.saturating_sub(4)
+        };
+        measured_sizes.insert(p.column.name.clone(), payload);
+    }
+    Ok(measured_sizes)
+}
+
+/// Each index's measured bytes a row (`sums` over the points of the wave)
+/// against the estimate's, into `lines` and `failures`; the bytes of the
+/// unique, whole indexes are added to `totals` (estimated, measured).
+fn compare_indexes(
+    e: &idemlint::size::Estimate,
+    (indexes, sums): (&[Vec<String>], &[f64]),
+    (estimated_total, measured_total): &mut (f64, f64),
+    lines: &mut Vec<String>,
+    failures: &mut Vec<String>,
+) {
+    let mut seen = BTreeSet::new();
+    for (f, sum) in indexes.iter().zip(sums) {
+        let (ix_name, unique, partial) = (f[0].as_str(), f[2] == "t", f[3] == "t");
+        let measured = sum / WAVE_POINTS as f64;
+        let Some(est) = e.indexes.iter().find(|i| i.name == ix_name) else {
+            failures.push(format!(
+                "index `{ix_name}` exists in PostgreSQL but not in the estimate"
+            ));
+            continue;
+        };
+        seen.insert(ix_name.to_string());
+        lines.push(format!(
+            "index {ix_name}: {:.1} measured, {} estimated ({:+.1}%){}",
+            measured,
+            idemlint::size::figure(est.bytes_per_row),
+            100.0 * (est.bytes_per_row - measured) / measured.max(0.001),
+            if unique && !partial {
+                ""
+            } else {
+                " (an upper bound)"
+            }
+        ));
+        if unique && !partial {
+            *estimated_total += est.bytes_per_row;
+            *measured_total += measured;
+            if !within(est.bytes_per_row, measured, 0.15) {
+                failures.push(format!(
+                    "index `{ix_name}`: estimated {:.1}, measured {measured:.1}",
+                    est.bytes_per_row
+                ));
+            }
+        } else if measured > est.bytes_per_row * 1.15 {
+            failures.push(format!(
+                "index `{ix_name}` (non-unique or partial): measured {measured:.1} over the estimate {:.1}",
+                est.bytes_per_row
+            ));
+        }
+    }
+    for ix in &e.indexes {
+        if !seen.contains(&ix.name) {
+            failures.push(format!(
+                "index `{}` is in the estimate but not in PostgreSQL",
+                ix.name
+            ));
+        }
+    }
+}
+
+/// The table's indexes, each as its name, oid, whether it is unique and
+/// whether it is partial (`t` or `f`).
+fn indexes_of(url: &str, oid: &str) -> Result<Vec<Vec<String>>, String> {
+    let indexes = sql(
+        url,
+        &format!(
+            "SELECT c.relname, c.oid, i.indisunique, i.indpred IS NOT NULL FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+             WHERE i.indrelid = {oid}::regclass ORDER BY c.relname"
+        ),
+    )?;
+    Ok(indexes
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect())
+}
+
+/// Fill one table and compare; `Err` says why the table could not be filled.
+fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
+    let name = qualified(&t.name);
+    let oid = format!("'{}'", name.replace('\'', "''"));
+    prepare(url, t, &name, &oid)?;
     let first = idemlint::size::estimate(t, &BTreeMap::new()).map_err(|e| e.to_string())?;
     let assumed: BTreeMap<String, u64> = first
         .heap
@@ -277,18 +392,7 @@ fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
     if first_rows < ROWS / 2 {
         return Err(format!("only {first_rows} of {ROWS} rows inserted"));
     }
-    let indexes = sql(
-        url,
-        &format!(
-            "SELECT c.relname, c.oid, i.indisunique, i.indpred IS NOT NULL FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
-             WHERE i.indrelid = {oid}::regclass ORDER BY c.relname"
-        ),
-    )?;
-    let indexes: Vec<Vec<String>> = indexes
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect();
+    let indexes = indexes_of(url, &oid)?;
     // Each index's bytes a row, summed over the points of the wave.
     let mut index_sums = vec![0.0; indexes.len()];
     let step = ROWS / (WAVE_POINTS - 1);
@@ -315,29 +419,7 @@ fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
             *sum += *bytes as f64 / rows as f64;
         }
     }
-    // The sizes variable-length values really took.
-    let mut measured_sizes = BTreeMap::new();
-    for p in first.heap.columns.iter().filter(|p| p.column.header > 0) {
-        let Some(c) = cols
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(&p.column.name))
-        else {
-            continue;
-        };
-        let avg: f64 = sql(
-            url,
-            &format!("SELECT avg(pg_column_size({})) FROM {name}", ident(&c.name)),
-        )?
-        .parse()
-        .unwrap_or(0.0);
-        let whole = avg.round() as u64;
-        let payload = if whole <= 127 {
-            whole.saturating_sub(1)
-        } else {
-            whole.saturating_sub(4)
-        };
-        measured_sizes.insert(p.column.name.clone(), payload);
-    }
+    let measured_sizes = measured_sizes(url, &first, &cols, &name)?;
     let e = idemlint::size::estimate(t, &measured_sizes).map_err(|e| e.to_string())?;
     let mut lines = Vec::new();
     let mut failures = Vec::new();
@@ -358,54 +440,15 @@ fn check_table(url: &str, t: &Table) -> Result<Checked, String> {
             e.heap.packed_bytes
         ));
     }
-    let mut estimated_total = e.heap.packed_bytes;
-    let mut measured_total = heap;
-    let mut seen = BTreeSet::new();
-    for (f, sum) in indexes.iter().zip(&index_sums) {
-        let (ix_name, unique, partial) = (f[0].as_str(), f[2] == "t", f[3] == "t");
-        let measured = sum / WAVE_POINTS as f64;
-        let Some(est) = e.indexes.iter().find(|i| i.name == ix_name) else {
-            failures.push(format!(
-                "index `{ix_name}` exists in PostgreSQL but not in the estimate"
-            ));
-            continue;
-        };
-        seen.insert(ix_name.to_string());
-        lines.push(format!(
-            "index {ix_name}: {:.1} measured, {} estimated ({:+.1}%){}",
-            measured,
-            idemlint::size::figure(est.bytes_per_row),
-            100.0 * (est.bytes_per_row - measured) / measured.max(0.001),
-            if unique && !partial {
-                ""
-            } else {
-                " (an upper bound)"
-            }
-        ));
-        if unique && !partial {
-            estimated_total += est.bytes_per_row;
-            measured_total += measured;
-            if !within(est.bytes_per_row, measured, 0.15) {
-                failures.push(format!(
-                    "index `{ix_name}`: estimated {:.1}, measured {measured:.1}",
-                    est.bytes_per_row
-                ));
-            }
-        } else if measured > est.bytes_per_row * 1.15 {
-            failures.push(format!(
-                "index `{ix_name}` (non-unique or partial): measured {measured:.1} over the estimate {:.1}",
-                est.bytes_per_row
-            ));
-        }
-    }
-    for ix in &e.indexes {
-        if !seen.contains(&ix.name) {
-            failures.push(format!(
-                "index `{}` is in the estimate but not in PostgreSQL",
-                ix.name
-            ));
-        }
-    }
+    let mut totals = (e.heap.packed_bytes, heap);
+    compare_indexes(
+        &e,
+        (&indexes, &index_sums),
+        &mut totals,
+        &mut lines,
+        &mut failures,
+    );
+    let (estimated_total, measured_total) = totals;
     lines.push(format!(
         "per row (heap + unique indexes): {measured_total:.1} measured, {} estimated ({:+.1}%)",
         idemlint::size::figure(estimated_total),

@@ -453,26 +453,9 @@ pub(super) fn build_from_events<'a>(
     let mut skip_depth = 0usize; // inside a complex (non-scalar) mapping key
 
     for (n, item) in events.enumerate() {
-        if n >= MAX_EVENTS {
-            let p = Problem::new(
-                Span::new(0, 0),
-                format!("over {MAX_EVENTS} YAML/JSON nodes; the rest was not read"),
-            );
-            return (doc, Some(Stop::Limit(p)));
-        }
-        let (event, span) = match item {
+        let (event, span) = match event_or_stop(text, n, item) {
             Ok(x) => x,
-            Err(e) => {
-                let at = e.at;
-                if e.info.contains("recursion limit") {
-                    let p = Problem::new(
-                        error_span(text, at),
-                        "nested too deep for the YAML parser; the rest was not read",
-                    );
-                    return (doc, Some(Stop::Limit(p)));
-                }
-                return (doc, Some(Stop::Syntax { at, info: e.info }));
-            }
+            Err(stop) => return (doc, Some(stop)),
         };
 
         let event_kind = if matches!(event, Event::MappingStart(..)) {
@@ -507,22 +490,7 @@ pub(super) fn build_from_events<'a>(
             }
             Event::Scalar(value, style, _, tag) => {
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
-                // NOTE: saphyr ends a quoted scalar's span after the blanks
-                // that follow it (`"b"   ,`); the node ends at its quote.
-                // Its closing quote is found in the text: saphyr's end can
-                // also run past a comment when the line holds NUL bytes.
-                let span = match style {
-                    YStyle::SingleQuoted | YStyle::DoubleQuoted => {
-                        match quoted_end(text, span.start) {
-                            Some(end) => Span::new(span.start, end),
-                            None => {
-                                let raw = text.get(span.start..span.end).unwrap_or("");
-                                Span::new(span.start, span.start + raw.trim_end().len())
-                            }
-                        }
-                    }
-                    _ => span,
-                };
+                let span = scalar_span(text, style, span);
                 if let Some(Frame::Map { pending, .. }) = stack.last_mut() {
                     if pending.is_none() {
                         *pending = Some((Key::from(&*value), span));
@@ -596,6 +564,51 @@ pub(super) fn build_from_events<'a>(
         }
     }
     (doc, None)
+}
+
+/// The `n`th item of an event stream, or why the tree stops there: past
+/// [`MAX_EVENTS`], nested past the parser's limit, or a syntax error.
+fn event_or_stop<'a>(
+    text: &str,
+    n: usize,
+    item: Result<(Event<'a>, Span), EventError>,
+) -> Result<(Event<'a>, Span), Stop> {
+    if n >= MAX_EVENTS {
+        let p = Problem::new(
+            Span::new(0, 0),
+            format!("over {MAX_EVENTS} YAML/JSON nodes; the rest was not read"),
+        );
+        return Err(Stop::Limit(p));
+    }
+    item.map_err(|e| {
+        let at = e.at;
+        if e.info.contains("recursion limit") {
+            let p = Problem::new(
+                error_span(text, at),
+                "nested too deep for the YAML parser; the rest was not read",
+            );
+            return Stop::Limit(p);
+        }
+        Stop::Syntax { at, info: e.info }
+    })
+}
+
+/// A scalar's span, a quoted one ending at its closing quote.
+fn scalar_span(text: &str, style: YStyle, span: Span) -> Span {
+    // NOTE: saphyr ends a quoted scalar's span after the blanks that follow
+    // it (`"b"   ,`); the node ends at its quote. Its closing quote is found
+    // in the text: saphyr's end can also run past a comment when the line
+    // holds NUL bytes.
+    match style {
+        YStyle::SingleQuoted | YStyle::DoubleQuoted => match quoted_end(text, span.start) {
+            Some(end) => Span::new(span.start, end),
+            None => {
+                let raw = text.get(span.start..span.end).unwrap_or("");
+                Span::new(span.start, span.start + raw.trim_end().len())
+            }
+        },
+        _ => span,
+    }
 }
 
 /// Where to point for an error at byte `at`: an error at the end of the

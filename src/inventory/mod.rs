@@ -262,69 +262,100 @@ fn shortest<'a>(items: impl Iterator<Item = &'a Retention>) -> Option<&'a Retent
 
 /// Build the inventory of a finished run.
 pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
-    let w = Where {
-        outcome,
-        indexes: Default::default(),
-    };
-    let model = &outcome.model;
-    let catalogue = Catalogue::with_config(&outcome.config);
-    let margin = catalogue.margin.secs;
-    let mut stores = Vec::new();
-    let mut used = vec![false; model.retention.items.len()];
-    let retention_of = |pred: &dyn Fn(&StoreRef) -> bool, used: &mut Vec<bool>| {
-        let mine: Vec<usize> = model
-            .retention
-            .items
+    let mut b = Builder::new(outcome, opts);
+    let mut stores: Vec<Store> = b
+        .outcome
+        .model
+        .schema
+        .stores()
+        .map(|(t, s)| b.table(t, &s))
+        .collect();
+    let instances: Vec<RedisInfo> = outcome
+        .model
+        .redis
+        .instances
+        .iter()
+        .filter(|i| !i.links.is_empty())
+        .map(|i| redis_info(&b.w, i))
+        .collect();
+    for (p, file, span, nx) in redis_prefixes(&outcome.model) {
+        let entry = b.prefix(p, (file, span), nx, &instances);
+        stores.push(entry);
+    }
+    stores.extend(b.settings(&instances));
+    stores.sort_by(|a, b| (a.kind as u8, &a.name).cmp(&(b.kind as u8, &b.name)));
+    let other_findings = other_findings(outcome, &b.w, opts, &stores);
+    Inventory {
+        version: VERSION,
+        tool: Tool {
+            name: "idemlint",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        revision: opts.revision.clone(),
+        rate: opts.rate,
+        stores,
+        other_findings,
+    }
+}
+
+/// What building the inventory's stores shares: the run, the counterparty
+/// catalogue, and which retention settings a store has taken.
+struct Builder<'a> {
+    outcome: &'a Outcome,
+    opts: &'a Options,
+    w: Where<'a>,
+    catalogue: Catalogue,
+    margin: u64,
+    used: Vec<bool>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(outcome: &'a Outcome, opts: &'a Options) -> Self {
+        let catalogue = Catalogue::with_config(&outcome.config);
+        Builder {
+            outcome,
+            opts,
+            w: Where {
+                outcome,
+                indexes: Default::default(),
+            },
+            margin: catalogue.margin.secs,
+            catalogue,
+            used: vec![false; outcome.model.retention.items.len()],
+        }
+    }
+
+    /// The shortest retention whose target `pred` takes, each taken marked
+    /// as used.
+    fn retention_of(&mut self, pred: &dyn Fn(&StoreRef) -> bool) -> Option<&'a Retention> {
+        let items = &self.outcome.model.retention.items;
+        let mine: Vec<usize> = items
             .iter()
             .enumerate()
             .filter(|(_, r)| pred(&r.target))
             .map(|(i, _)| i)
             .collect();
         for i in &mine {
-            used[*i] = true;
+            self.used[*i] = true;
         }
-        shortest(mine.iter().map(|i| &model.retention.items[*i]))
-    };
+        shortest(mine.iter().map(|i| &items[*i]))
+    }
 
-    // SQL tables
-    for (t, s) in model.schema.stores() {
+    /// An SQL table the schema holds as a store.
+    fn table(&mut self, t: &Table, s: &crate::model::schema::Store) -> Store {
         let key = bare(&t.name);
-        let r = retention_of(
-            &|target| matches!(target, StoreRef::Table(n) if bare(n) == key),
-            &mut used,
-        );
+        let r = self.retention_of(&|target| matches!(target, StoreRef::Table(n) if bare(n) == key));
         let attribution = match r.map(|r| &r.attribution) {
             Some(a) if *a != Attribution::Unknown => a.clone(),
             _ => attribute(
                 &[
                     t.name.clone(),
-                    outcome.sources.path(t.created.file).to_string(),
+                    self.outcome.sources.path(t.created.file).to_string(),
                 ],
-                &catalogue,
+                &self.catalogue,
             ),
         };
-        let guard = match s.guarding(t) {
-            Guarding::Guarded(g) => Guard {
-                state: "present",
-                text: Some(guard_text(g)),
-                at: Some(w.at(g.at.file, g.at.span.start)),
-            },
-            Guarding::Partial(g) => Guard {
-                state: "partial",
-                text: Some(guard_text(g)),
-                at: Some(w.at(g.at.file, g.at.span.start)),
-            },
-            Guarding::SplitByPartition { guard: g, .. } => Guard {
-                state: "split-by-partition",
-                text: Some(guard_text(g)),
-                at: Some(w.at(g.at.file, g.at.span.start)),
-            },
-            Guarding::Missing => Guard {
-                state: "missing",
-                text: None,
-                at: None,
-            },
-        };
+        let guard = guard(&self.w, s.guarding(t));
         let backing = match &t.partition_by {
             Some((p, _)) => format!(
                 "PostgreSQL table partitioned by {} ({})",
@@ -356,21 +387,21 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
         let mut entry = Store {
             name: t.name.clone(),
             kind: Kind::SqlTable,
-            defined_at: Some(w.at(t.created.file, t.created.span.start)),
+            defined_at: Some(self.w.at(t.created.file, t.created.span.start)),
             backing,
             key_columns: s.key.clone(),
             unique_guard: guard,
             scope: s.scope.clone(),
             fingerprint,
             in_flight,
-            retention: r.map(|r| retention_info(&w, r)),
+            retention: r.map(|r| retention_info(&self.w, r)),
             counterparty: None,
             coverage: None,
-            default_horizon_seconds: catalogue.default_horizon.secs,
+            default_horizon_seconds: self.catalogue.default_horizon.secs,
             redis: Vec::new(),
             writers: writers(
-                outcome,
-                &w,
+                self.outcome,
+                &self.w,
                 &|k| matches!(k, StoreKey::Table(n) if bare(n) == key),
             ),
             size: None,
@@ -378,13 +409,191 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
             live: Vec::new(),
             live_kept_seconds: None,
         };
-        set_counterparty(&mut entry, &attribution, &catalogue);
-        entry.size = size_info(t, &entry, margin, opts.rate);
-        entry.findings = findings(outcome, &w, opts, &entry.name, &origins_of_table(t, r));
-        stores.push(entry);
+        set_counterparty(&mut entry, &attribution, &self.catalogue);
+        entry.size = size_info(t, &entry, self.margin, self.opts.rate);
+        entry.findings = findings(
+            self.outcome,
+            &self.w,
+            self.opts,
+            &entry.name,
+            &origins_of_table(t, r),
+        );
+        entry
     }
 
-    // Redis key prefixes: written by code, or given a retention.
+    /// A Redis key prefix, written by code at `at` (`nx`: claimed with
+    /// `SET NX`) or given a retention there.
+    fn prefix(
+        &mut self,
+        p: String,
+        (file, span): (FileId, Span),
+        nx: bool,
+        instances: &[RedisInfo],
+    ) -> Store {
+        let r = self.retention_of(&|target| matches!(target, StoreRef::RedisPrefix(q) if *q == p));
+        let attribution = match r.map(|r| &r.attribution) {
+            Some(a) if *a != Attribution::Unknown => a.clone(),
+            _ => attribute(
+                &[p.clone(), self.outcome.sources.path(file).to_string()],
+                &self.catalogue,
+            ),
+        };
+        let mut entry = Store {
+            name: format!("{p}*"),
+            kind: Kind::RedisPrefix,
+            defined_at: Some(self.w.at(file, span.start)),
+            backing: "Redis".to_string(),
+            key_columns: Vec::new(),
+            unique_guard: if nx {
+                Guard {
+                    state: "atomic-claim",
+                    text: Some("SET NX".to_string()),
+                    at: None,
+                }
+            } else {
+                Guard {
+                    state: "none",
+                    text: Some("plain SET, no NX".to_string()),
+                    at: None,
+                }
+            },
+            scope: Vec::new(),
+            fingerprint: None,
+            in_flight: None,
+            retention: r.map(|r| retention_info(&self.w, r)),
+            counterparty: None,
+            coverage: None,
+            default_horizon_seconds: self.catalogue.default_horizon.secs,
+            redis: instances.to_vec(),
+            writers: writers(
+                self.outcome,
+                &self.w,
+                &|k| matches!(k, StoreKey::Redis(q) if q.starts_with(p.as_str())),
+            ),
+            size: None,
+            findings: Vec::new(),
+            live: Vec::new(),
+            live_kept_seconds: None,
+        };
+        set_counterparty(&mut entry, &attribution, &self.catalogue);
+        let mut origins = vec![(file, span)];
+        if let Some(r) = r {
+            origins.push((r.file, r.span));
+        }
+        entry.findings = findings(self.outcome, &self.w, self.opts, &p, &origins);
+        entry
+    }
+
+    /// The retention settings tied to no table or prefix that are worth
+    /// listing.
+    fn settings(&mut self, instances: &[RedisInfo]) -> Vec<Store> {
+        let mut stores = Vec::new();
+        let items = &self.outcome.model.retention.items;
+        for (i, r) in items.iter().enumerate() {
+            if self.used[i] {
+                continue;
+            }
+            if self.used[i] {
+                continue;
+            }
+            let name = match &r.target {
+                StoreRef::ConfigPath(n) | StoreRef::Constant(n) | StoreRef::Table(n) => n.clone(),
+                StoreRef::RedisPrefix(_) => "Redis keys".to_string(),
+            };
+            let mut entry = Store {
+                name: name.clone(),
+                kind: match r.target {
+                    StoreRef::Table(_) => Kind::SqlTable,
+                    StoreRef::RedisPrefix(_) => Kind::RedisPrefix,
+                    _ => Kind::Setting,
+                },
+                defined_at: None,
+                backing: match r.target {
+                    StoreRef::Table(_) => "SQL table (no migration defines it)".to_string(),
+                    StoreRef::RedisPrefix(_) => "Redis".to_string(),
+                    _ => "setting".to_string(),
+                },
+                key_columns: Vec::new(),
+                unique_guard: Guard {
+                    state: "unknown",
+                    text: None,
+                    at: None,
+                },
+                scope: Vec::new(),
+                fingerprint: None,
+                in_flight: None,
+                retention: Some(retention_info(&self.w, r)),
+                counterparty: None,
+                coverage: None,
+                default_horizon_seconds: self.catalogue.default_horizon.secs,
+                redis: if matches!(r.target, StoreRef::RedisPrefix(_)) {
+                    instances.to_vec()
+                } else {
+                    Vec::new()
+                },
+                writers: None,
+                size: None,
+                findings: Vec::new(),
+                live: Vec::new(),
+                live_kept_seconds: None,
+            };
+            set_counterparty(&mut entry, &r.attribution, &self.catalogue);
+            let mut origins = vec![(r.file, r.span)];
+            if let Some(s) = r.site {
+                origins.push(s);
+            }
+            entry.findings = findings(self.outcome, &self.w, self.opts, &name, &origins);
+            // NOTE: a setting no rule judged, although it is shorter than its
+            // floor, is one the check set aside (test code, a timing table
+            // keyed by test file names): not a store to list.
+            let judged = !findings(
+                self.outcome,
+                &self.w,
+                &Options {
+                    suppressed: true,
+                    ..self.opts.clone()
+                },
+                &name,
+                &origins,
+            )
+            .is_empty();
+            if judged || r.duration.secs >= entry.floor_seconds(self.margin) {
+                stores.push(entry);
+            }
+        }
+        stores
+    }
+}
+
+/// How a table's unique guard stands.
+fn guard(w: &Where<'_>, guarding: Guarding<'_>) -> Guard {
+    match guarding {
+        Guarding::Guarded(g) => Guard {
+            state: "present",
+            text: Some(guard_text(g)),
+            at: Some(w.at(g.at.file, g.at.span.start)),
+        },
+        Guarding::Partial(g) => Guard {
+            state: "partial",
+            text: Some(guard_text(g)),
+            at: Some(w.at(g.at.file, g.at.span.start)),
+        },
+        Guarding::SplitByPartition { guard: g, .. } => Guard {
+            state: "split-by-partition",
+            text: Some(guard_text(g)),
+            at: Some(w.at(g.at.file, g.at.span.start)),
+        },
+        Guarding::Missing => Guard {
+            state: "missing",
+            text: None,
+            at: None,
+        },
+    }
+}
+
+/// The Redis key prefixes of idempotency stores: written by code (with
+/// whether a write claims with `NX`), or given a retention.
+fn redis_prefixes(model: &crate::model::ProjectModel) -> Vec<(String, FileId, Span, bool)> {
     let mut prefixes: Vec<(String, FileId, Span, bool)> = Vec::new();
     for f in &model.files {
         for wr in &f.redis_writes {
@@ -406,154 +615,7 @@ pub fn build(outcome: &Outcome, opts: &Options) -> Inventory {
             }
         }
     }
-    let instances: Vec<RedisInfo> = model
-        .redis
-        .instances
-        .iter()
-        .filter(|i| !i.links.is_empty())
-        .map(|i| redis_info(&w, i))
-        .collect();
-    for (p, file, span, nx) in prefixes {
-        let r = retention_of(
-            &|target| matches!(target, StoreRef::RedisPrefix(q) if *q == p),
-            &mut used,
-        );
-        let attribution = match r.map(|r| &r.attribution) {
-            Some(a) if *a != Attribution::Unknown => a.clone(),
-            _ => attribute(
-                &[p.clone(), outcome.sources.path(file).to_string()],
-                &catalogue,
-            ),
-        };
-        let mut entry = Store {
-            name: format!("{p}*"),
-            kind: Kind::RedisPrefix,
-            defined_at: Some(w.at(file, span.start)),
-            backing: "Redis".to_string(),
-            key_columns: Vec::new(),
-            unique_guard: if nx {
-                Guard {
-                    state: "atomic-claim",
-                    text: Some("SET NX".to_string()),
-                    at: None,
-                }
-            } else {
-                Guard {
-                    state: "none",
-                    text: Some("plain SET, no NX".to_string()),
-                    at: None,
-                }
-            },
-            scope: Vec::new(),
-            fingerprint: None,
-            in_flight: None,
-            retention: r.map(|r| retention_info(&w, r)),
-            counterparty: None,
-            coverage: None,
-            default_horizon_seconds: catalogue.default_horizon.secs,
-            redis: instances.clone(),
-            writers: writers(
-                outcome,
-                &w,
-                &|k| matches!(k, StoreKey::Redis(q) if q.starts_with(p.as_str())),
-            ),
-            size: None,
-            findings: Vec::new(),
-            live: Vec::new(),
-            live_kept_seconds: None,
-        };
-        set_counterparty(&mut entry, &attribution, &catalogue);
-        let mut origins = vec![(file, span)];
-        if let Some(r) = r {
-            origins.push((r.file, r.span));
-        }
-        entry.findings = findings(outcome, &w, opts, &p, &origins);
-        stores.push(entry);
-    }
-
-    // Retention settings tied to no table or prefix.
-    for (i, r) in model.retention.items.iter().enumerate() {
-        if used[i] {
-            continue;
-        }
-        let name = match &r.target {
-            StoreRef::ConfigPath(n) | StoreRef::Constant(n) | StoreRef::Table(n) => n.clone(),
-            StoreRef::RedisPrefix(_) => "Redis keys".to_string(),
-        };
-        let mut entry = Store {
-            name: name.clone(),
-            kind: match r.target {
-                StoreRef::Table(_) => Kind::SqlTable,
-                StoreRef::RedisPrefix(_) => Kind::RedisPrefix,
-                _ => Kind::Setting,
-            },
-            defined_at: None,
-            backing: match r.target {
-                StoreRef::Table(_) => "SQL table (no migration defines it)".to_string(),
-                StoreRef::RedisPrefix(_) => "Redis".to_string(),
-                _ => "setting".to_string(),
-            },
-            key_columns: Vec::new(),
-            unique_guard: Guard {
-                state: "unknown",
-                text: None,
-                at: None,
-            },
-            scope: Vec::new(),
-            fingerprint: None,
-            in_flight: None,
-            retention: Some(retention_info(&w, r)),
-            counterparty: None,
-            coverage: None,
-            default_horizon_seconds: catalogue.default_horizon.secs,
-            redis: if matches!(r.target, StoreRef::RedisPrefix(_)) {
-                instances.clone()
-            } else {
-                Vec::new()
-            },
-            writers: None,
-            size: None,
-            findings: Vec::new(),
-            live: Vec::new(),
-            live_kept_seconds: None,
-        };
-        set_counterparty(&mut entry, &r.attribution, &catalogue);
-        let mut origins = vec![(r.file, r.span)];
-        if let Some(s) = r.site {
-            origins.push(s);
-        }
-        entry.findings = findings(outcome, &w, opts, &name, &origins);
-        // NOTE: a setting no rule judged, although it is shorter than its
-        // floor, is one the check set aside (test code, a timing table
-        // keyed by test file names): not a store to list.
-        let judged = !findings(
-            outcome,
-            &w,
-            &Options {
-                suppressed: true,
-                ..opts.clone()
-            },
-            &name,
-            &origins,
-        )
-        .is_empty();
-        if judged || r.duration.secs >= entry.floor_seconds(margin) {
-            stores.push(entry);
-        }
-    }
-    stores.sort_by(|a, b| (a.kind as u8, &a.name).cmp(&(b.kind as u8, &b.name)));
-    let other_findings = other_findings(outcome, &w, opts, &stores);
-    Inventory {
-        version: VERSION,
-        tool: Tool {
-            name: "idemlint",
-            version: env!("CARGO_PKG_VERSION"),
-        },
-        revision: opts.revision.clone(),
-        rate: opts.rate,
-        stores,
-        other_findings,
-    }
+    prefixes
 }
 
 /// The findings no store lists, in the run's order.

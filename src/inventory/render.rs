@@ -387,46 +387,8 @@ pub fn details(s: &Store) -> Vec<(&'static str, String)> {
         out.push(("fingerprint", s.fingerprint.clone().unwrap_or_else(none)));
         out.push(("in-flight state", s.in_flight.clone().unwrap_or_else(none)));
     }
-    out.push((
-        "retention",
-        match &s.retention {
-            Some(r) => format!(
-                "{} by {} at {}{}",
-                dur(r.seconds),
-                r.mechanism,
-                r.at,
-                if r.unit_assumed {
-                    " (a bare number, read as seconds)"
-                } else {
-                    ""
-                }
-            ),
-            None => "none found: nothing expires the keys".to_string(),
-        },
-    ));
-    out.push((
-        "counterparty",
-        match &s.counterparty {
-            Some(c) => format!(
-                "{} (`{}`, from {}): horizon {}, floor {} ({} + {} margin){}",
-                c.name,
-                c.id,
-                c.attributed_by,
-                dur(c.horizon_seconds),
-                dur(c.floor_seconds),
-                dur(c.horizon_seconds),
-                dur(c.margin_seconds),
-                match s.coverage {
-                    Some(f) => format!(", coverage {}", pct(f)),
-                    None => String::new(),
-                }
-            ),
-            None => format!(
-                "unknown: the default horizon of {} applies",
-                dur(s.default_horizon_seconds)
-            ),
-        },
-    ));
+    out.push(("retention", retention(s)));
+    out.push(("counterparty", counterparty(s)));
     for r in &s.redis {
         out.push((
             "redis instance",
@@ -454,29 +416,76 @@ pub fn details(s: &Store) -> Vec<(&'static str, String)> {
         ));
     }
     if let Some(z) = &s.size {
-        let mut t = format!(
-            "{} bytes a key; at the {} floor {} ({} bytes) for each write a second",
-            crate::size::figure(z.bytes_per_key),
-            dur((z.floor_days * 86_400.0).round() as u64),
-            human_bytes(z.bytes_at_floor_per_write_per_second as f64),
-            thousands(z.bytes_at_floor_per_write_per_second)
-        );
-        if let Some(b) = z.bytes_at_floor {
-            t.push_str(&format!(
-                ", {} ({} bytes) at the given rate",
-                human_bytes(b as f64),
-                thousands(b)
-            ));
-        }
-        if !z.assumed.is_empty() {
-            t.push_str(&format!("; assumed {}", z.assumed.join(", ")));
-        }
-        out.push(("size", t));
+        out.push(("size", size(z)));
     }
     for l in &s.live {
         out.push(("live", format!("{} ({}): {}", l.what, l.target, l.text)));
     }
     out
+}
+
+/// How long the store keeps a key, and what expires it.
+fn retention(s: &Store) -> String {
+    match &s.retention {
+        Some(r) => format!(
+            "{} by {} at {}{}",
+            dur(r.seconds),
+            r.mechanism,
+            r.at,
+            if r.unit_assumed {
+                " (a bare number, read as seconds)"
+            } else {
+                ""
+            }
+        ),
+        None => "none found: nothing expires the keys".to_string(),
+    }
+}
+
+/// Whose replays the store guards, with the horizon and floor that follow.
+fn counterparty(s: &Store) -> String {
+    match &s.counterparty {
+        Some(c) => format!(
+            "{} (`{}`, from {}): horizon {}, floor {} ({} + {} margin){}",
+            c.name,
+            c.id,
+            c.attributed_by,
+            dur(c.horizon_seconds),
+            dur(c.floor_seconds),
+            dur(c.horizon_seconds),
+            dur(c.margin_seconds),
+            match s.coverage {
+                Some(f) => format!(", coverage {}", pct(f)),
+                None => String::new(),
+            }
+        ),
+        None => format!(
+            "unknown: the default horizon of {} applies",
+            dur(s.default_horizon_seconds)
+        ),
+    }
+}
+
+/// The store's size at its floor, per write a second and at the given rate.
+fn size(z: &super::SizeInfo) -> String {
+    let mut t = format!(
+        "{} bytes a key; at the {} floor {} ({} bytes) for each write a second",
+        crate::size::figure(z.bytes_per_key),
+        dur((z.floor_days * 86_400.0).round() as u64),
+        human_bytes(z.bytes_at_floor_per_write_per_second as f64),
+        thousands(z.bytes_at_floor_per_write_per_second)
+    );
+    if let Some(b) = z.bytes_at_floor {
+        t.push_str(&format!(
+            ", {} ({} bytes) at the given rate",
+            human_bytes(b as f64),
+            thousands(b)
+        ));
+    }
+    if !z.assumed.is_empty() {
+        t.push_str(&format!("; assumed {}", z.assumed.join(", ")));
+    }
+    t
 }
 
 pub fn finding_line(f: &super::Finding) -> String {

@@ -799,162 +799,14 @@ impl FlowModel {
         // Each function's steps on its own, side by side (the flow model's
         // largest part on the hyperswitch fork), with whether it makes a
         // call that cannot be known.
+        let lowering = Lowering {
+            index: &index,
+            classifier: &classifier,
+            defs: &defs,
+        };
         let built: Vec<(Vec<Local>, bool)> = (0..entries.len())
             .into_par_iter()
-            .map(|i| {
-                let (e, func, _) = index.fns[i];
-                let mut out = Vec::new();
-                let mut unknown = false;
-                for ev in &func.events {
-                    let branch: Vec<(u64, u32)> = ev
-                        .branch
-                        .iter()
-                        .map(|(s, a)| (((i as u64) << 32) | u64::from(*s), *a))
-                        .collect();
-                    let exits: Vec<u64> = ev
-                        .exits
-                        .iter()
-                        .map(|x| ((i as u64) << 32) | u64::from(*x))
-                        .collect();
-                    let step = |kind| {
-                        Local::Step(Step {
-                            file: e.file,
-                            span: ev.span,
-                            via: None,
-                            kind,
-                            branch: branch.clone(),
-                            exits: exits.clone(),
-                            success_only: ev.success_only,
-                        })
-                    };
-                    match &ev.kind {
-                        EventKind::Sql { dml, conn } => {
-                            let store = schema.is_store_name(&dml.table);
-                            let table = StoreKey::Table(dml.table.clone());
-                            let write = |what, atomic, plain| StepKind::Write {
-                                store: table.clone(),
-                                what,
-                                atomic,
-                                plain,
-                                guard: classifier.guard(&dml.table),
-                                conn: conn.clone(),
-                                unheld: None,
-                            };
-                            let kind = match (store, dml.kind) {
-                                (true, DmlKind::Read) => StepKind::Check {
-                                    store: table.clone(),
-                                },
-                                (true, DmlKind::Insert) => write(
-                                    "insert",
-                                    classifier.guard(&dml.table) == GuardState::Guarded,
-                                    true,
-                                ),
-                                (true, DmlKind::InsertDoNothing) => write("insert", true, false),
-                                (true, DmlKind::Upsert) => write("upsert", false, false),
-                                (true, DmlKind::Update) => write("update", false, false),
-                                (true, DmlKind::Delete) | (false, DmlKind::Read) => continue,
-                                (false, k) => StepKind::Effect {
-                                    what: format!("the {} on `{}`", k.as_str(), dml.table),
-                                    reason: "a write to a table that is not the key's store".into(),
-                                    sql_conn: Some(conn.clone()),
-                                },
-                            };
-                            out.push(step(kind));
-                        }
-                        EventKind::Redis { op, key, conn } => {
-                            let claim = func
-                                .claims
-                                .iter()
-                                .find(|(s, _)| *s == ev.span)
-                                .map(|(_, c)| c);
-                            let Some(store) = redis_store(key) else {
-                                continue;
-                            };
-                            let write = |what, atomic| StepKind::Write {
-                                store: store.clone(),
-                                what,
-                                atomic,
-                                plain: true,
-                                guard: GuardState::Unknown,
-                                conn: conn.clone(),
-                                unheld: unheld(claim, e.file, &defs),
-                            };
-                            let kind = match op {
-                                RedisOp::Get | RedisOp::Exists => StepKind::Check {
-                                    store: store.clone(),
-                                },
-                                RedisOp::Set => write("SET", false),
-                                RedisOp::SetNx => write("SET NX", true),
-                                RedisOp::Del | RedisOp::Expire => continue,
-                            };
-                            out.push(step(kind));
-                        }
-                        EventKind::TxBegin { var } => {
-                            out.push(step(StepKind::TxBegin { conn: var.clone() }))
-                        }
-                        EventKind::TxEnd { var, commit } => out.push(step(StepKind::TxEnd {
-                            conn: var.clone(),
-                            commit: *commit,
-                        })),
-                        EventKind::Call(site) => {
-                            if let Some((what, reason)) = classifier.effect(site) {
-                                out.push(step(StepKind::Effect {
-                                    what,
-                                    reason,
-                                    sql_conn: None,
-                                }));
-                                continue;
-                            }
-                            match index.resolve(i, site) {
-                                Resolved::Fn(g) if g != i => out.push(Local::Call {
-                                    targets: vec![g],
-                                    file: e.file,
-                                    span: ev.span,
-                                    branch: branch.clone(),
-                                    exits: exits.clone(),
-                                    success_only: ev.success_only,
-                                    subst: subst_of(index.fns[g].1, site),
-                                }),
-                                Resolved::Many(gs) => {
-                                    let gs: Vec<usize> =
-                                        gs.into_iter().filter(|&g| g != i).collect();
-                                    if let Some(&g) = gs.first() {
-                                        out.push(Local::Call {
-                                            targets: gs,
-                                            file: e.file,
-                                            span: ev.span,
-                                            branch: branch.clone(),
-                                            exits: exits.clone(),
-                                            success_only: ev.success_only,
-                                            subst: subst_of(index.fns[g].1, site),
-                                        });
-                                    }
-                                }
-                                Resolved::Unresolved(why) => {
-                                    match possible_effect(ev.awaited, site, why) {
-                                        Some(kind) => out.push(step(kind)),
-                                        // A trait object's method the crate
-                                        // defines that may claim or record
-                                        // the key: the order is unknown.
-                                        None if why == TRAIT_OBJECT
-                                            && site.method.as_deref().is_some_and(|m| {
-                                                index
-                                                    .methods_by_name
-                                                    .contains_key(&(e.crate_key.as_str(), m))
-                                            }) =>
-                                        {
-                                            unknown = true
-                                        }
-                                        None => {}
-                                    }
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                }
-                (out, unknown)
-            })
+            .map(|i| lowering.locals(i))
             .collect();
         let mut opaque = opaque;
         let locals: Vec<Vec<Local>> = built
@@ -1019,6 +871,213 @@ impl FlowModel {
             calls,
         };
         (model, expansion)
+    }
+}
+
+/// What classifies a function's events as steps: the index of the
+/// functions a call can reach, the store and effect catalogues, and the
+/// constants a claim's expiry can name.
+struct Lowering<'i, 'a> {
+    index: &'i Index<'a>,
+    classifier: &'i Classifier<'a>,
+    defs: &'i super::retention::ConstDefs<'a>,
+}
+
+/// Where an event sits, for the steps and calls made of it.
+struct At<'e> {
+    file: FileId,
+    ev: &'e crate::frontend::rust::flow::Event,
+    /// Its branches and leaving blocks, made unique to its function.
+    branch: Vec<(u64, u32)>,
+    exits: Vec<u64>,
+}
+
+impl<'e> At<'e> {
+    fn new(i: usize, file: FileId, ev: &'e crate::frontend::rust::flow::Event) -> Self {
+        At {
+            file,
+            ev,
+            branch: ev
+                .branch
+                .iter()
+                .map(|(s, a)| (((i as u64) << 32) | u64::from(*s), *a))
+                .collect(),
+            exits: ev
+                .exits
+                .iter()
+                .map(|x| ((i as u64) << 32) | u64::from(*x))
+                .collect(),
+        }
+    }
+
+    fn step(&self, kind: StepKind) -> Local {
+        Local::Step(Step {
+            file: self.file,
+            span: self.ev.span,
+            via: None,
+            kind,
+            branch: self.branch.clone(),
+            exits: self.exits.clone(),
+            success_only: self.ev.success_only,
+        })
+    }
+
+    fn call(&self, targets: Vec<usize>, subst: Vec<(String, String)>) -> Local {
+        Local::Call {
+            targets,
+            file: self.file,
+            span: self.ev.span,
+            branch: self.branch.clone(),
+            exits: self.exits.clone(),
+            success_only: self.ev.success_only,
+            subst,
+        }
+    }
+}
+
+impl Lowering<'_, '_> {
+    /// Function `i`'s steps on its own, calls unexpanded, with whether it
+    /// makes a call that cannot be known.
+    fn locals(&self, i: usize) -> (Vec<Local>, bool) {
+        let (e, func, _) = self.index.fns[i];
+        let mut out = Vec::new();
+        let mut unknown = false;
+        for ev in &func.events {
+            let at = At::new(i, e.file, ev);
+            let kind = match &ev.kind {
+                EventKind::Sql { dml, conn } => self.sql(dml, conn),
+                EventKind::Redis { key, op, conn } => {
+                    let claim = func
+                        .claims
+                        .iter()
+                        .find(|(s, _)| *s == ev.span)
+                        .map(|(_, c)| c);
+                    let unheld = || unheld(claim, e.file, self.defs);
+                    self.redis(*op, key, conn, &unheld)
+                }
+                EventKind::TxBegin { var } => Some(StepKind::TxBegin { conn: var.clone() }),
+                EventKind::TxEnd { var, commit } => Some(StepKind::TxEnd {
+                    conn: var.clone(),
+                    commit: *commit,
+                }),
+                EventKind::Call(site) => {
+                    let (local, opaque) = self.call(i, e, &at, site);
+                    out.extend(local);
+                    unknown |= opaque;
+                    None
+                }
+            };
+            out.extend(kind.map(|k| at.step(k)));
+        }
+        (out, unknown)
+    }
+
+    /// The step of a statement on a table: a check or a write of a store,
+    /// an effect on any other table.
+    fn sql(&self, dml: &crate::frontend::sql::dml::Dml, conn: &Option<String>) -> Option<StepKind> {
+        let classifier = self.classifier;
+        let store = classifier.schema.is_store_name(&dml.table);
+        let table = StoreKey::Table(dml.table.clone());
+        let write = |what, atomic, plain| StepKind::Write {
+            store: table.clone(),
+            what,
+            atomic,
+            plain,
+            guard: classifier.guard(&dml.table),
+            conn: conn.clone(),
+            unheld: None,
+        };
+        Some(match (store, dml.kind) {
+            (true, DmlKind::Read) => StepKind::Check {
+                store: table.clone(),
+            },
+            (true, DmlKind::Insert) => write(
+                "insert",
+                classifier.guard(&dml.table) == GuardState::Guarded,
+                true,
+            ),
+            (true, DmlKind::InsertDoNothing) => write("insert", true, false),
+            (true, DmlKind::Upsert) => write("upsert", false, false),
+            (true, DmlKind::Update) => write("update", false, false),
+            (true, DmlKind::Delete) | (false, DmlKind::Read) => return None,
+            (false, k) => StepKind::Effect {
+                what: format!("the {} on `{}`", k.as_str(), dml.table),
+                reason: "a write to a table that is not the key's store".into(),
+                sql_conn: Some(conn.clone()),
+            },
+        })
+    }
+
+    /// The step of a Redis command on a store's key: a check or a write
+    /// (`unheld`: how its claim may not hold).
+    fn redis(
+        &self,
+        op: RedisOp,
+        key: &crate::frontend::rust::flow::RedisKey,
+        conn: &Option<String>,
+        unheld: &dyn Fn() -> Option<Unheld>,
+    ) -> Option<StepKind> {
+        let store = redis_store(key)?;
+        let write = |what, atomic| StepKind::Write {
+            store: store.clone(),
+            what,
+            atomic,
+            plain: true,
+            guard: GuardState::Unknown,
+            conn: conn.clone(),
+            unheld: unheld(),
+        };
+        match op {
+            RedisOp::Get | RedisOp::Exists => Some(StepKind::Check {
+                store: store.clone(),
+            }),
+            RedisOp::Set => Some(write("SET", false)),
+            RedisOp::SetNx => Some(write("SET NX", true)),
+            RedisOp::Del | RedisOp::Expire => None,
+        }
+    }
+
+    /// A call from function `i`: an effect's step, or a call of the
+    /// functions it can reach; with whether its order is unknown (a trait
+    /// object's method the crate defines, which may claim or record the
+    /// key).
+    fn call(&self, i: usize, e: &FnEntry, at: &At, site: &CallSite) -> (Option<Local>, bool) {
+        if let Some((what, reason)) = self.classifier.effect(site) {
+            let kind = StepKind::Effect {
+                what,
+                reason,
+                sql_conn: None,
+            };
+            return (Some(at.step(kind)), false);
+        }
+        let index = self.index;
+        match index.resolve(i, site) {
+            Resolved::Fn(g) if g != i => (
+                Some(at.call(vec![g], subst_of(index.fns[g].1, site))),
+                false,
+            ),
+            Resolved::Many(gs) => {
+                let gs: Vec<usize> = gs.into_iter().filter(|&g| g != i).collect();
+                let first = gs.first().copied();
+                (
+                    first.map(|g| at.call(gs, subst_of(index.fns[g].1, site))),
+                    false,
+                )
+            }
+            Resolved::Unresolved(why) => match possible_effect(at.ev.awaited, site, why) {
+                Some(kind) => (Some(at.step(kind)), false),
+                None => {
+                    let unknown = why == TRAIT_OBJECT
+                        && site.method.as_deref().is_some_and(|m| {
+                            index
+                                .methods_by_name
+                                .contains_key(&(e.crate_key.as_str(), m))
+                        });
+                    (None, unknown)
+                }
+            },
+            _ => (None, false),
+        }
     }
 }
 

@@ -158,6 +158,121 @@ fn normalise(path: &str) -> String {
     out.join("/")
 }
 
+/// A parameter group, with its aliases and its label.
+type Group = (Instance, Vec<String>, String);
+/// An instance, the parameter group it names, and the paths mounted into it.
+type Decl = (Instance, Option<GroupRef>, Vec<String>);
+/// An `include` line of a conf file: the including decl's index, the
+/// resolved path, the line's offset.
+type Include = (usize, String, usize);
+
+/// Every file's declarations, with their settings: the parameter groups,
+/// the instances, and the `include` lines of conf files (decl index,
+/// resolved path, offset).
+fn declarations(files: &[FileFacts], sources: &SourceMap) -> (Vec<Group>, Vec<Decl>, Vec<Include>) {
+    // Declarations, and their settings, per file.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut decls: Vec<Decl> = Vec::new();
+    // `include` lines of conf files: (decl index, resolved path, offset).
+    let mut includes: Vec<Include> = Vec::new();
+    for f in files {
+        let path = sources
+            .files
+            .get(f.file)
+            .map(|s| s.path.as_str())
+            .unwrap_or("");
+        for (i, d) in f.redis.instances.iter().enumerate() {
+            let settings: Vec<Setting> = f
+                .redis
+                .settings
+                .iter()
+                .filter(|s| s.instance == Some(i))
+                .map(|s| Setting {
+                    file: f.file,
+                    span: s.span,
+                    value: s.value.clone(),
+                    surface: s.surface,
+                })
+                .collect();
+            let inst = instance(f.file, path, d, settings);
+            if d.is_group {
+                groups.push((inst, d.aliases.clone(), d.name.clone()));
+            } else {
+                let mounts = d
+                    .mounts
+                    .iter()
+                    .map(|m| normalise(&format!("{}/{}", dir_of(path), m)))
+                    .collect();
+                if d.kind == InstanceKind::ConfFile {
+                    // Followed only inside the repository: a relative
+                    // path, resolved against the including file.
+                    for inc in f.redis.includes.iter().filter(|i| !i.path.starts_with('/')) {
+                        let to = normalise(&format!("{}/{}", dir_of(path), inc.path));
+                        includes.push((decls.len(), to, inc.span.start));
+                    }
+                }
+                decls.push((inst, d.group.clone(), mounts));
+            }
+        }
+    }
+    (groups, decls, includes)
+}
+
+/// Fold conf files into what takes them (an `include` line, a mount into a
+/// compose service); the ones folded.
+fn absorb(decls: &mut [Decl], includes: Vec<Include>, sources: &SourceMap) -> Vec<bool> {
+    // An included conf file's lines take the place of the `include` line.
+    let mut absorbed = vec![false; decls.len()];
+    for (i, to, at) in includes {
+        let Some(j) = decls.iter().position(|(d, _, _)| {
+            d.kind == InstanceKind::ConfFile && normalise(sources.path(d.file)) == to
+        }) else {
+            continue;
+        };
+        if i == j {
+            continue;
+        }
+        let included = decls[j].0.settings.clone();
+        let own = &mut decls[i].0.settings;
+        let pos = own.iter().take_while(|s| s.span.start < at).count();
+        own.splice(pos..pos, included);
+        absorbed[j] = true;
+    }
+
+    // A redis.conf mounted into a compose service (as a file, or inside a
+    // mounted directory) is that service's config; replicas may share it.
+    let included = absorbed.clone();
+    for i in 0..decls.len() {
+        if decls[i].2.is_empty() {
+            continue;
+        }
+        for j in 0..decls.len() {
+            if i == j || included[j] || decls[j].0.kind != InstanceKind::ConfFile {
+                continue;
+            }
+            let conf_path = normalise(sources.path(decls[j].0.file));
+            let mounted = decls[i].2.iter().any(|m| {
+                *m == conf_path || (!m.is_empty() && conf_path.starts_with(&format!("{m}/")))
+            });
+            if mounted {
+                let conf = decls[j].0.clone();
+                let target = &mut decls[i].0;
+                target.settings.splice(0..0, conf.settings);
+                target.via = Some((
+                    conf.file,
+                    Span::new(0, 0),
+                    format!(
+                        "`{}` is mounted into this service",
+                        conf_path.rsplit('/').next().unwrap_or(&conf_path)
+                    ),
+                ));
+                absorbed[j] = true;
+            }
+        }
+    }
+    absorbed
+}
+
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
@@ -165,102 +280,8 @@ fn dir_of(path: &str) -> &str {
 impl RedisModel {
     pub fn build(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Self {
         let mut model = RedisModel::default();
-        // Declarations, and their settings, per file.
-        let mut groups: Vec<(Instance, Vec<String>, String)> = Vec::new(); // (group, aliases, label)
-        let mut decls: Vec<(Instance, Option<GroupRef>, Vec<String>)> = Vec::new();
-        // `include` lines of conf files: (decl index, resolved path, offset).
-        let mut includes: Vec<(usize, String, usize)> = Vec::new();
-        for f in files {
-            let path = sources
-                .files
-                .get(f.file)
-                .map(|s| s.path.as_str())
-                .unwrap_or("");
-            for (i, d) in f.redis.instances.iter().enumerate() {
-                let settings: Vec<Setting> = f
-                    .redis
-                    .settings
-                    .iter()
-                    .filter(|s| s.instance == Some(i))
-                    .map(|s| Setting {
-                        file: f.file,
-                        span: s.span,
-                        value: s.value.clone(),
-                        surface: s.surface,
-                    })
-                    .collect();
-                let inst = instance(f.file, path, d, settings);
-                if d.is_group {
-                    groups.push((inst, d.aliases.clone(), d.name.clone()));
-                } else {
-                    let mounts = d
-                        .mounts
-                        .iter()
-                        .map(|m| normalise(&format!("{}/{}", dir_of(path), m)))
-                        .collect();
-                    if d.kind == InstanceKind::ConfFile {
-                        // Followed only inside the repository: a relative
-                        // path, resolved against the including file.
-                        for inc in f.redis.includes.iter().filter(|i| !i.path.starts_with('/')) {
-                            let to = normalise(&format!("{}/{}", dir_of(path), inc.path));
-                            includes.push((decls.len(), to, inc.span.start));
-                        }
-                    }
-                    decls.push((inst, d.group.clone(), mounts));
-                }
-            }
-        }
-
-        // An included conf file's lines take the place of the `include` line.
-        let mut absorbed = vec![false; decls.len()];
-        for (i, to, at) in includes {
-            let Some(j) = decls.iter().position(|(d, _, _)| {
-                d.kind == InstanceKind::ConfFile && normalise(sources.path(d.file)) == to
-            }) else {
-                continue;
-            };
-            if i == j {
-                continue;
-            }
-            let included = decls[j].0.settings.clone();
-            let own = &mut decls[i].0.settings;
-            let pos = own.iter().take_while(|s| s.span.start < at).count();
-            own.splice(pos..pos, included);
-            absorbed[j] = true;
-        }
-
-        // A redis.conf mounted into a compose service (as a file, or inside a
-        // mounted directory) is that service's config; replicas may share it.
-        let included = absorbed.clone();
-        for i in 0..decls.len() {
-            if decls[i].2.is_empty() {
-                continue;
-            }
-            for j in 0..decls.len() {
-                if i == j || included[j] || decls[j].0.kind != InstanceKind::ConfFile {
-                    continue;
-                }
-                let conf_path = normalise(sources.path(decls[j].0.file));
-                let mounted = decls[i].2.iter().any(|m| {
-                    *m == conf_path || (!m.is_empty() && conf_path.starts_with(&format!("{m}/")))
-                });
-                if mounted {
-                    let conf = decls[j].0.clone();
-                    let target = &mut decls[i].0;
-                    target.settings.splice(0..0, conf.settings);
-                    target.via = Some((
-                        conf.file,
-                        Span::new(0, 0),
-                        format!(
-                            "`{}` is mounted into this service",
-                            conf_path.rsplit('/').next().unwrap_or(&conf_path)
-                        ),
-                    ));
-                    absorbed[j] = true;
-                }
-            }
-        }
-
+        let (groups, mut decls, includes) = declarations(files, sources);
+        let absorbed = absorb(&mut decls, includes, sources);
         // Parameter groups give their settings to the clusters that use them.
         let mut group_used = vec![false; groups.len()];
         let mut instances: Vec<Instance> = Vec::new();
@@ -329,145 +350,216 @@ impl RedisModel {
         model
     }
 
-    /// Find the reasons each instance holds idempotency keys.
+    /// Find the reasons each instance holds idempotency keys, in the
+    /// numbered steps of [`Linker`].
     fn link(&mut self, files: &[FileFacts], sources: &SourceMap, config: &Config) {
-        let words = &knowledge::redis().link_words;
         let only_one = self.instances.len() == 1;
         // Generic settings (`REDIS_URL`) that code named for idempotency
         // reads: `IdempotencyStore::new(env::var("REDIS_URL")?)`.
         let (generic, endpoints) = endpoints(files, sources);
-        let used = used_by_store_code(&generic, files, sources);
-        let writers = key_writers(files, sources);
-        let contexts = build_contexts(files, sources);
-        let claims = claims::claims(files);
-        // 0. Where the client of the code that writes store keys points.
-        let all: Vec<&Endpoint> = generic.iter().chain(&endpoints).collect();
-        let chained = chain::link_chains(
-            &mut self.instances,
+        let l = Linker {
             files,
             sources,
-            &all,
-            &writers,
-            &contexts,
-        );
+            config,
+            used: used_by_store_code(&generic, files, sources),
+            generic,
+            endpoints,
+            writers: key_writers(files, sources),
+            contexts: build_contexts(files, sources),
+        };
+        let (generic, endpoints, writers, contexts) =
+            (&l.generic, &l.endpoints, &l.writers, &l.contexts);
+        let claims = claims::claims(files);
+        // 0. Where the client of the code that writes store keys points.
+        let all: Vec<&Endpoint> = generic.iter().chain(endpoints).collect();
+        let chained =
+            chain::link_chains(&mut self.instances, files, sources, &all, writers, contexts);
         // 0b. A setting named for the keys that falls back to a generic
         // one. Added to the others: the generic setting may serve other
         // code too, so it does not rule out the guesses below.
-        chain::link_fallbacks(
-            &mut self.instances,
-            files,
-            sources,
-            &generic,
-            &all,
-            &contexts,
-        );
+        chain::link_fallbacks(&mut self.instances, files, sources, generic, &all, contexts);
         // 0c. A known server's cache that holds its idempotency entries.
         chain::link_server_caches(&mut self.instances, files, sources, &all);
         for inst in &mut self.instances {
-            let declared_none = config.store.iter().any(|s| {
-                !s.store
-                    && s.redis
-                        .as_deref()
-                        .is_some_and(|r| inst.names.contains(&r.to_ascii_lowercase()))
-            });
-            if declared_none {
-                continue;
-            }
-            // 1. idemlint.toml `[[store]] redis = "<name>"`.
-            for s in config.store.iter().filter(|s| s.store) {
-                let Some(r) = s.redis.as_deref() else {
-                    continue;
-                };
-                if inst.names.contains(&r.to_ascii_lowercase()) {
-                    let what = match (&s.key_prefix, &s.table) {
-                        (Some(p), _) => format!("keys `{p}`"),
-                        (None, Some(t)) => format!("store `{t}`"),
-                        _ => "a store".to_string(),
-                    };
-                    inst.links.push(Link {
-                        weak: false,
-                        library: None,
-                        file: inst.file,
-                        span: inst.span,
-                        reason: format!(
-                            "holds idempotency keys: the idemlint config puts {what} in `{r}`"
-                        ),
-                    });
+            l.declared(inst);
+        }
+        l.by_service_env(&mut self.instances, chained);
+        l.by_cache_backend(&mut self.instances, chained);
+        // 3e. The application's Redis settings in its config file, when
+        // code claims keys with a conditional set and nothing above said
+        // which Redis holds keys.
+        let decided = chained || self.instances.iter().any(|i| !i.links.is_empty());
+        if let (false, Some(claim)) = (decided, claims.first()) {
+            for (n, link) in app_config_links(generic, &self.instances, claim, files, sources) {
+                if let Some(inst) = self.instances.get_mut(n) {
+                    inst.links.extend(link);
                 }
             }
-            // 2. Its name.
-            if let Some(n) = inst.names.iter().find(|n| words.matches(n)) {
+        }
+        l.by_own_code(&mut self.instances, &claims);
+        // 6. Libraries the project's apps depend on that keep dedup keys or
+        // locks in Redis (`activejob-uniqueness`, `redlock`), in the Redis
+        // the app's settings point at.
+        for (n, l) in libraries::library_links(&self.instances, files, sources, &all, contexts) {
+            if let Some(inst) = self.instances.get_mut(n) {
+                inst.links.push(l);
+            }
+        }
+        if only_one {
+            l.only_redis(&mut self.instances);
+        }
+    }
+}
+
+/// What the steps of [`RedisModel::link`] read: the facts and the config,
+/// the Redis settings found in them, and the code that writes store keys.
+/// Steps 0 to 0c link the instances the code's clients point at; then,
+/// for each instance, 1. the config, 2. its name, 3. the settings named
+/// for the keys that point at it, 3b. a generic setting read by code named
+/// for idempotency; 3c. the environment of the service whose code writes
+/// store keys; 3d. a cache with a Redis backend; 3e. the application's
+/// config file; 4. code that sets the policy and writes keys itself;
+/// 6. libraries that keep keys in Redis; 5. the repository's only Redis.
+struct Linker<'a> {
+    files: &'a [FileFacts],
+    sources: &'a SourceMap,
+    config: &'a Config,
+    /// Generic settings (`REDIS_URL`).
+    generic: Vec<Endpoint>,
+    /// Settings named for the keys.
+    endpoints: Vec<Endpoint>,
+    /// Generic settings read by code named for idempotency.
+    used: Vec<Used>,
+    writers: Vec<(FileId, Span, String)>,
+    contexts: Vec<(FileId, String, String)>,
+}
+
+impl Linker<'_> {
+    /// Steps 1 to 3b, for one instance; none when the config says it
+    /// holds no store.
+    fn declared(&self, inst: &mut Instance) {
+        let words = &knowledge::redis().link_words;
+        let Linker { config, used, .. } = self;
+        let declared_none = config.store.iter().any(|s| {
+            !s.store
+                && s.redis
+                    .as_deref()
+                    .is_some_and(|r| inst.names.contains(&r.to_ascii_lowercase()))
+        });
+        if declared_none {
+            return;
+        }
+        // 1. idemlint.toml `[[store]] redis = "<name>"`.
+        for s in config.store.iter().filter(|s| s.store) {
+            let Some(r) = s.redis.as_deref() else {
+                continue;
+            };
+            if inst.names.contains(&r.to_ascii_lowercase()) {
+                let what = match (&s.key_prefix, &s.table) {
+                    (Some(p), _) => format!("keys `{p}`"),
+                    (None, Some(t)) => format!("store `{t}`"),
+                    _ => "a store".to_string(),
+                };
                 inst.links.push(Link {
                     weak: false,
                     library: None,
                     file: inst.file,
                     span: inst.span,
-                    reason: if inst.named_by_path {
-                        format!("holds idempotency keys: its path names them (`{n}`)")
-                    } else {
-                        format!(
-                            "holds idempotency keys: {} `{}` is named for them",
-                            inst.kind.describe(),
-                            inst.name
-                        )
-                    },
+                    reason: format!(
+                        "holds idempotency keys: the idemlint config puts {what} in `{r}`"
+                    ),
                 });
             }
-            // 3. Connection settings that name it (a few are reason enough;
-            // a generated manifest may hold thousands).
-            let mut more = 0usize;
-            // NOTE: a Kubernetes host carries its namespace
-            // (`redis.payments.svc.cluster.local`): its first label names the
-            // Service. Only a Helm release names services by prefix
-            // (release `idem` → `idem-redis-master`); a compose service or
-            // workload `redis` is not `redis-sessions`.
-            for ep in &endpoints {
-                let hit = points_at(inst, &ep.host);
-                if hit && more >= MAX_ENDPOINT_LABELS {
-                    more += 1;
-                } else if hit {
-                    more += 1;
-                    inst.links.push(Link {
-                        weak: false,
-                        library: None,
-                        file: ep.file,
-                        span: ep.span,
-                        reason: format!(
-                            "holds idempotency keys: `{}` points at {} `{}`",
-                            ep.key,
-                            inst.kind.describe(),
-                            inst.name
-                        ),
-                    });
-                }
-            }
-            if more > MAX_ENDPOINT_LABELS {
-                if let Some(last) = inst.links.last_mut() {
-                    last.reason.push_str(&format!(
-                        " (and {} more settings)",
-                        more - MAX_ENDPOINT_LABELS
-                    ));
-                }
-            }
-            // 3b. A generic setting that points at it, read by code named
-            // for idempotency.
-            if let Some(u) = used.iter().find(|u| points_at(inst, &u.endpoint.host)) {
+        }
+        // 2. Its name.
+        if let Some(n) = inst.names.iter().find(|n| words.matches(n)) {
+            inst.links.push(Link {
+                weak: false,
+                library: None,
+                file: inst.file,
+                span: inst.span,
+                reason: if inst.named_by_path {
+                    format!("holds idempotency keys: its path names them (`{n}`)")
+                } else {
+                    format!(
+                        "holds idempotency keys: {} `{}` is named for them",
+                        inst.kind.describe(),
+                        inst.name
+                    )
+                },
+            });
+        }
+        self.by_settings(inst);
+        // 3b. A generic setting that points at it, read by code named
+        // for idempotency.
+        if let Some(u) = used.iter().find(|u| points_at(inst, &u.endpoint.host)) {
+            inst.links.push(Link {
+                weak: false,
+                library: None,
+                file: u.file,
+                span: u.span,
+                reason: format!(
+                    "holds idempotency keys: `{}` is read here by `{}`, and `{}` points at {} `{}`",
+                    u.endpoint.key,
+                    u.callee,
+                    u.endpoint.key,
+                    inst.kind.describe(),
+                    inst.name
+                ),
+            });
+        }
+    }
+
+    /// Step 3: connection settings that name the instance (a few are
+    /// reason enough; a generated manifest may hold thousands).
+    fn by_settings(&self, inst: &mut Instance) {
+        let endpoints = &self.endpoints;
+        let mut more = 0usize;
+        // NOTE: a Kubernetes host carries its namespace
+        // (`redis.payments.svc.cluster.local`): its first label names the
+        // Service. Only a Helm release names services by prefix
+        // (release `idem` → `idem-redis-master`); a compose service or
+        // workload `redis` is not `redis-sessions`.
+        for ep in endpoints {
+            let hit = points_at(inst, &ep.host);
+            if hit && more >= MAX_ENDPOINT_LABELS {
+                more += 1;
+            } else if hit {
+                more += 1;
                 inst.links.push(Link {
                     weak: false,
                     library: None,
-                    file: u.file,
-                    span: u.span,
+                    file: ep.file,
+                    span: ep.span,
                     reason: format!(
-                        "holds idempotency keys: `{}` is read here by `{}`, and `{}` points at {} `{}`",
-                        u.endpoint.key,
-                        u.callee,
-                        u.endpoint.key,
+                        "holds idempotency keys: `{}` points at {} `{}`",
+                        ep.key,
                         inst.kind.describe(),
                         inst.name
                     ),
                 });
             }
         }
+        if more > MAX_ENDPOINT_LABELS {
+            if let Some(last) = inst.links.last_mut() {
+                last.reason.push_str(&format!(
+                    " (and {} more settings)",
+                    more - MAX_ENDPOINT_LABELS
+                ));
+            }
+        }
+    }
+
+    /// Step 3c, unless the code's clients linked an instance.
+    fn by_service_env(&self, instances: &mut [Instance], chained: bool) {
+        let Linker {
+            sources,
+            generic,
+            endpoints,
+            writers,
+            contexts,
+            ..
+        } = self;
         // 3c. A generic setting in the environment of the service or
         // workload whose code writes store keys.
         // NOTE: a service that talks to two Redis (`REDIS_ADDR` and
@@ -480,17 +572,17 @@ impl RedisModel {
                 .collect::<Vec<_>>()
         };
         let mut single: Vec<bool> = Vec::new();
-        for ep in &generic {
+        for ep in generic {
             let mut seen: Vec<(FileId, Span)> = Vec::new();
             // Every Redis setting of the service counts, named for a store
             // or not: `IDEMPOTENCY_REDIS_URL` beside `SESSION_REDIS_URL`
             // already says which is which, and the generic one is not it.
             for other in generic
                 .iter()
-                .chain(&endpoints)
+                .chain(endpoints)
                 .filter(|o| o.file == ep.file && o.owner.is_some() && o.owner == ep.owner)
             {
-                for t in targets(other, &self.instances) {
+                for t in targets(other, instances) {
                     if !seen.contains(&t) {
                         seen.push(t);
                     }
@@ -498,7 +590,7 @@ impl RedisModel {
             }
             single.push(seen.len() == 1);
         }
-        for inst in &mut self.instances {
+        for inst in instances.iter_mut() {
             if !inst.links.is_empty() || chained {
                 continue;
             }
@@ -506,7 +598,7 @@ impl RedisModel {
                 if !*one || !points_at(inst, &ep.host) {
                     return None;
                 }
-                writer_for(ep, &writers, &contexts, sources).map(|w| (ep, w))
+                writer_for(ep, writers, contexts, sources).map(|w| (ep, w))
             });
             if let Some((ep, (_, _, prefix))) = hit {
                 let who = match &ep.owner {
@@ -528,16 +620,27 @@ impl RedisModel {
                 });
             }
         }
+    }
+
+    /// Step 3d, unless the code's clients linked an instance.
+    fn by_cache_backend(&self, instances: &mut [Instance], chained: bool) {
+        let Linker {
+            files,
+            sources,
+            generic,
+            endpoints,
+            ..
+        } = self;
         // 3d. A cache abstraction: the idempotency code keeps its keys in a
         // cache with a Redis backend, and the config of the same service
         // selects that backend (`cache_type = "redis"`) or names the cache's
         // Redis (`cache_dsn`).
         if let Some(cs) = cache_store(files).filter(|_| !chained) {
             let selections = cache_selections(files, sources);
-            let all: Vec<&Endpoint> = generic.iter().chain(&endpoints).collect();
-            let instances = &self.instances;
+            let all: Vec<&Endpoint> = generic.iter().chain(endpoints).collect();
+            let shared: &[Instance] = instances;
             let mut found: Vec<(usize, Link)> = Vec::new();
-            for (n, inst) in instances.iter().enumerate() {
+            for (n, inst) in shared.iter().enumerate() {
                 if !inst.links.is_empty() {
                     continue;
                 }
@@ -558,7 +661,7 @@ impl RedisModel {
                     if !cache_named {
                         let mut targets: Vec<usize> = Vec::new();
                         for o in all.iter().filter(|o| same(o.file, &o.owner)) {
-                            for (i, x) in instances.iter().enumerate() {
+                            for (i, x) in shared.iter().enumerate() {
                                 if points_at(x, &o.host) && !targets.contains(&i) {
                                     targets.push(i);
                                 }
@@ -591,29 +694,27 @@ impl RedisModel {
                 }
             }
             for (n, l) in found {
-                if let Some(inst) = self.instances.get_mut(n) {
+                if let Some(inst) = instances.get_mut(n) {
                     inst.links.push(l);
                 }
             }
         }
-        // 3e. The application's Redis settings in its config file, when
-        // code claims keys with a conditional set and nothing above said
-        // which Redis holds keys.
-        let decided = chained || self.instances.iter().any(|i| !i.links.is_empty());
-        if let (false, Some(claim)) = (decided, claims.first()) {
-            for (n, link) in app_config_links(&generic, &self.instances, claim, files, sources) {
-                if let Some(inst) = self.instances.get_mut(n) {
-                    inst.links.extend(link);
-                }
-            }
-        }
+    }
+
+    /// Step 4, for the instances of code that no step linked.
+    fn by_own_code(&self, instances: &mut [Instance], claims: &[claims::Claim]) {
+        let Linker {
+            files,
+            sources,
+            writers,
+            ..
+        } = self;
         // 4. Code that sets the policy and writes store keys itself, or
         // whose crate does (through the same client): store keys, claims
         // taken with a conditional set, the idempotency cache.
         let cache_owner =
             cache_store(files).and_then(|cs| claims::cache_owner_at(files, &cs.owner));
-        for inst in self
-            .instances
+        for inst in instances
             .iter_mut()
             .filter(|i| i.kind == InstanceKind::Code && i.links.is_empty())
         {
@@ -633,50 +734,44 @@ impl RedisModel {
                     ),
                 });
             } else if let Some(l) =
-                claims::same_crate(inst.file, sources, &writers, &claims, cache_owner.clone())
+                claims::same_crate(inst.file, sources, writers, claims, cache_owner.clone())
             {
                 inst.links.push(l);
             }
         }
-        // 6. Libraries the project's apps depend on that keep dedup keys or
-        // locks in Redis (`activejob-uniqueness`, `redlock`), in the Redis
-        // the app's settings point at.
-        for (n, l) in libraries::library_links(&self.instances, files, sources, &all, &contexts) {
-            if let Some(inst) = self.instances.get_mut(n) {
-                inst.links.push(l);
-            }
-        }
-        // 5. Code that writes store keys, when the repository has one Redis.
-        if only_one {
-            let write = files.iter().find_map(|f| {
-                f.redis_writes
-                    .iter()
-                    .find_map(|w| f.store_prefix(w).map(|p| (f.file, w.span, p.to_string())))
+    }
+
+    /// Step 5: code that writes store keys, when the repository has one
+    /// Redis.
+    fn only_redis(&self, instances: &mut [Instance]) {
+        let (files, sources) = (self.files, self.sources);
+        let write = files.iter().find_map(|f| {
+            f.redis_writes
+                .iter()
+                .find_map(|w| f.store_prefix(w).map(|p| (f.file, w.span, p.to_string())))
+        });
+        if let (Some((file, span, prefix)), Some(inst)) = (write, instances.first_mut()) {
+            inst.links.push(Link {
+                weak: false,
+                library: None,
+                file,
+                span,
+                reason: format!(
+                    "holds idempotency keys: code writes `{prefix}` keys to Redis, and this is the repository's only Redis"
+                ),
             });
-            if let (Some((file, span, prefix)), Some(inst)) = (write, self.instances.first_mut()) {
-                inst.links.push(Link {
-                    weak: false,
-                    library: None,
-                    file,
-                    span,
-                    reason: format!(
-                        "holds idempotency keys: code writes `{prefix}` keys to Redis, and this is the repository's only Redis"
-                    ),
-                });
-            } else if let (Some((file, span, prefix)), Some(inst)) = (
-                key_prefix_literal(files, sources),
-                self.instances.first_mut(),
-            ) {
-                inst.links.push(Link {
-                    weak: false,
-                    library: None,
-                    file,
-                    span,
-                    reason: format!(
-                        "holds idempotency keys: code builds `{prefix}` keys, and this is the repository's only Redis"
-                    ),
-                });
-            }
+        } else if let (Some((file, span, prefix)), Some(inst)) =
+            (key_prefix_literal(files, sources), instances.first_mut())
+        {
+            inst.links.push(Link {
+                weak: false,
+                library: None,
+                file,
+                span,
+                reason: format!(
+                    "holds idempotency keys: code builds `{prefix}` keys, and this is the repository's only Redis"
+                ),
+            });
         }
     }
 }

@@ -1610,6 +1610,63 @@ impl FnWalker<'_> {
         }
     }
 
+    /// A method whose closure runs inside a scope, walked in it:
+    /// `conn.transaction(|tx| async move { .. })` in a transaction, backon's
+    /// `(|| async { .. }).retry(policy)` in a retry. Whether it was one.
+    fn closure_scope(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        name: &str,
+        args: &[&syn::Expr],
+        at: Span,
+    ) -> bool {
+        // `conn.transaction(|tx| async move { .. })`: the closure runs inside.
+        if name == "transaction" && args.iter().any(|a| is_closure(a)) {
+            self.visit_expr(&m.receiver);
+            let var = args.iter().find_map(|a| closure_param(a));
+            self.push(at, EventKind::TxBegin { var: var.clone() });
+            for a in args {
+                self.visit_expr(a);
+            }
+            self.push(at, EventKind::TxEnd { var, commit: true });
+            return true;
+        }
+        // backon: `(|| async { .. }).retry(policy)`
+        if is_closure(&m.receiver) && CallShape::method(name).any_of(&knowledge::effects().retry) {
+            self.in_scope(at, &format!("`.{name}()`"), |w| w.visit_expr(&m.receiver));
+            for a in args {
+                self.visit_expr(a);
+            }
+            return true;
+        }
+        false
+    }
+
+    /// A transaction begun or ended by a method without arguments
+    /// (`tx.commit()`): its event. Whether it was one.
+    fn tx_method(&mut self, m: &syn::ExprMethodCall, name: &str, at: Span) -> bool {
+        match (name, m.args.len()) {
+            ("begin", 0) | ("transaction", 0) | ("begin_transaction", 0) => {
+                self.push(at, EventKind::TxBegin { var: None });
+                true
+            }
+            ("commit", 0) | ("rollback", 0) => {
+                let var = receiver_path(&m.receiver)
+                    .into_iter()
+                    .rfind(|s| s != "self");
+                self.push(
+                    at,
+                    EventKind::TxEnd {
+                        var,
+                        commit: name == "commit",
+                    },
+                );
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Drop the events of queries built and never run.
     fn drop_unrun(&mut self) {
         let mut gone = std::mem::take(&mut self.unrun);
@@ -1898,23 +1955,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         let name = m.method.to_string();
         let args: Vec<&syn::Expr> = m.args.iter().collect();
         let at = super::byte_span(m.method.span());
-        // `conn.transaction(|tx| async move { .. })`: the closure runs inside.
-        if name == "transaction" && args.iter().any(|a| is_closure(a)) {
-            self.visit_expr(&m.receiver);
-            let var = args.iter().find_map(|a| closure_param(a));
-            self.push(at, EventKind::TxBegin { var: var.clone() });
-            for a in &args {
-                self.visit_expr(a);
-            }
-            self.push(at, EventKind::TxEnd { var, commit: true });
-            return;
-        }
-        // backon: `(|| async { .. }).retry(policy)`
-        if is_closure(&m.receiver) && CallShape::method(&name).any_of(&knowledge::effects().retry) {
-            self.in_scope(at, &format!("`.{name}()`"), |w| w.visit_expr(&m.receiver));
-            for a in &args {
-                self.visit_expr(a);
-            }
+        if self.closure_scope(m, &name, &args, at) {
             return;
         }
         self.visit_expr(&m.receiver);
@@ -1985,25 +2026,8 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         if matches!(name.as_str(), "is_ok" | "is_err") && m.args.is_empty() {
             self.drop_claim(&m.receiver, at);
         }
-        match (name.as_str(), args.len()) {
-            ("begin", 0) | ("transaction", 0) | ("begin_transaction", 0) => {
-                self.push(at, EventKind::TxBegin { var: None });
-                return;
-            }
-            ("commit", 0) | ("rollback", 0) => {
-                let var = receiver_path(&m.receiver)
-                    .into_iter()
-                    .rfind(|s| s != "self");
-                self.push(
-                    at,
-                    EventKind::TxEnd {
-                        var,
-                        commit: name == "commit",
-                    },
-                );
-                return;
-            }
-            _ => {}
+        if self.tx_method(m, &name, at) {
+            return;
         }
         let mut chain: Vec<String> = methods
             .iter()

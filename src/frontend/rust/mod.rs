@@ -432,46 +432,14 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         Source::File(file) => retention::extract(file, facts),
         Source::Items(_) | Source::Chunks(..) => by_items.finish(facts),
     });
-    // Both find nothing in a file without their word, so their walks are
-    // skipped there: every cache fact names a type with the word `cache`
-    // (an identifier cannot be escaped), and a policy set from code spells
-    // `maxmemory-policy` in a literal ([`redis_config::may_set_policy`]).
-    let mut caches =
-        crate::knowledge::contains_ignore_ascii_case(text, "cache").then(cache::Visitor::default);
-    let mut literals = redis_config::may_set_policy(text).then(redis_config::Literals::default);
-    let mut units = units::may_hold(text).then(units::Visitor::default);
-    let mut tokens = jti::may_hold(text).then(jti::Visitor::default);
-    let mut scopes = key_source::may_hold_a_source(text).then(|| scope::Visitor::new(&consts));
-    // Only a file that formats a string can build a key, and only a file
-    // the prefilter admits by its text is read for one: a run that reads
-    // every file whole reads the same ones. The admission (a prefilter
-    // pass over the text) is asked only of a file where the walk found a
-    // key; most find none.
-    let mut owners = text.contains("format").then(owner_keys::Visitor::default);
+    let mut gated = Gated::new(text, &consts);
     let mut flows = flow::FileWalker::new(text, &consts, facts);
     let mut retries = retry::Walker::new(&consts, first);
     time(Walk::SecondPass, || {
         source.each_in(chunks::Pass::Second, &mut |piece| {
             time(Walk::Flow, || piece.visit(&mut flows));
             time(Walk::Retry, || piece.visit(&mut retries));
-            if let Some(c) = &mut caches {
-                time(Walk::Cache, || piece.visit(c));
-            }
-            if let Some(l) = &mut literals {
-                time(Walk::RedisLiterals, || piece.visit(l));
-            }
-            if let Some(u) = &mut units {
-                time(Walk::Units, || piece.visit(u));
-            }
-            if let Some(t) = &mut tokens {
-                time(Walk::Tokens, || piece.visit(t));
-            }
-            if let Some(s) = &mut scopes {
-                time(Walk::Scope, || piece.visit(s));
-            }
-            if let Some(o) = &mut owners {
-                time(Walk::OwnerKeys, || piece.visit(o));
-            }
+            gated.visit(&piece);
         })
     })?;
     rust.flow = flows.finish();
@@ -493,42 +461,109 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         key_source::apply(&derive.out, facts, &mut rust.flow);
         rust.derived = derive.out;
     }
-    if let Some(c) = caches {
-        rust.cache = c.out;
-    }
-    let in_test = |s: &Span| {
-        facts
-            .test_regions
-            .iter()
-            .any(|t| t.start <= s.start && s.end <= t.end)
-    };
-    if let Some(u) = units {
-        rust.unit_slips = u.out.into_iter().filter(|s| !in_test(&s.span)).collect();
-    }
-    if let Some(t) = tokens {
-        let mut out = t.out;
-        out.expiries.retain(|e| !in_test(&e.span));
-        out.leeways.retain(|l| !in_test(&l.span));
-        rust.tokens = out;
-    }
-    if let Some(s) = scopes {
-        rust.dropped_callers = s.out.into_iter().filter(|d| !in_test(&d.span)).collect();
-    }
-    if let Some(o) = owners.filter(|o| !o.out.is_empty()) {
-        let gate = time(Walk::OwnerGate, || {
-            crate::prefilter::rust_admission(text.as_bytes())
-        });
-        if gate != crate::prefilter::Admission::No {
-            let late = gate == crate::prefilter::Admission::Late;
-            rust.ownerless = o.out;
-            rust.ownerless.iter_mut().for_each(|k| k.late = late);
-        }
-    }
+    let literals = gated.keep(text, &facts.test_regions, &mut rust);
     facts.rust = Some(rust);
     if let Some(l) = literals {
         l.apply(facts);
     }
     Ok(())
+}
+
+/// The walks of the second pass gated on a word of the text: each finds
+/// nothing in a file without its word, so it is skipped there.
+struct Gated<'c> {
+    caches: Option<cache::Visitor>,
+    literals: Option<redis_config::Literals>,
+    units: Option<units::Visitor>,
+    tokens: Option<jti::Visitor>,
+    scopes: Option<scope::Visitor<'c>>,
+    owners: Option<owner_keys::Visitor>,
+}
+
+impl<'c> Gated<'c> {
+    fn new(text: &str, consts: &'c sql_strings::StrConsts) -> Self {
+        Gated {
+            // Every cache fact names a type with the word `cache` (an
+            // identifier cannot be escaped), and a policy set from code
+            // spells `maxmemory-policy` in a literal
+            // ([`redis_config::may_set_policy`]).
+            caches: crate::knowledge::contains_ignore_ascii_case(text, "cache")
+                .then(cache::Visitor::default),
+            literals: redis_config::may_set_policy(text).then(redis_config::Literals::default),
+            units: units::may_hold(text).then(units::Visitor::default),
+            tokens: jti::may_hold(text).then(jti::Visitor::default),
+            scopes: key_source::may_hold_a_source(text).then(|| scope::Visitor::new(consts)),
+            // Only a file that formats a string can build a key, and only a
+            // file the prefilter admits by its text is read for one: a run
+            // that reads every file whole reads the same ones. The
+            // admission (a prefilter pass over the text) is asked only of a
+            // file where the walk found a key; most find none.
+            owners: text.contains("format").then(owner_keys::Visitor::default),
+        }
+    }
+
+    fn visit(&mut self, piece: &Piece<'_>) {
+        if let Some(c) = &mut self.caches {
+            time(Walk::Cache, || piece.visit(c));
+        }
+        if let Some(l) = &mut self.literals {
+            time(Walk::RedisLiterals, || piece.visit(l));
+        }
+        if let Some(u) = &mut self.units {
+            time(Walk::Units, || piece.visit(u));
+        }
+        if let Some(t) = &mut self.tokens {
+            time(Walk::Tokens, || piece.visit(t));
+        }
+        if let Some(s) = &mut self.scopes {
+            time(Walk::Scope, || piece.visit(s));
+        }
+        if let Some(o) = &mut self.owners {
+            time(Walk::OwnerKeys, || piece.visit(o));
+        }
+    }
+
+    /// Keep what the walks found in `rust`, outside test code (`test_regions`)
+    /// but for the caches. The Redis literals are applied to the file's facts
+    /// once they hold `rust`: they are returned.
+    fn keep(
+        self,
+        text: &str,
+        test_regions: &[Span],
+        rust: &mut RustFacts,
+    ) -> Option<redis_config::Literals> {
+        if let Some(c) = self.caches {
+            rust.cache = c.out;
+        }
+        let in_test = |s: &Span| {
+            test_regions
+                .iter()
+                .any(|t| t.start <= s.start && s.end <= t.end)
+        };
+        if let Some(u) = self.units {
+            rust.unit_slips = u.out.into_iter().filter(|s| !in_test(&s.span)).collect();
+        }
+        if let Some(t) = self.tokens {
+            let mut out = t.out;
+            out.expiries.retain(|e| !in_test(&e.span));
+            out.leeways.retain(|l| !in_test(&l.span));
+            rust.tokens = out;
+        }
+        if let Some(s) = self.scopes {
+            rust.dropped_callers = s.out.into_iter().filter(|d| !in_test(&d.span)).collect();
+        }
+        if let Some(o) = self.owners.filter(|o| !o.out.is_empty()) {
+            let gate = time(Walk::OwnerGate, || {
+                crate::prefilter::rust_admission(text.as_bytes())
+            });
+            if gate != crate::prefilter::Admission::No {
+                let late = gate == crate::prefilter::Admission::Late;
+                rust.ownerless = o.out;
+                rust.ownerless.iter_mut().for_each(|k| k.late = late);
+            }
+        }
+        self.literals
+    }
 }
 
 /// Whether Rust that syn refused is a template a generator renders
