@@ -21,6 +21,7 @@ pub(crate) mod header_names;
 pub mod horizons;
 pub mod init;
 pub mod inventory;
+pub mod inventory_command;
 pub mod knowledge;
 pub(crate) mod lex;
 pub mod model;

@@ -124,13 +124,13 @@ fn run(cli: Cli) -> Result<u8, String> {
                         && std::io::stdout().is_terminal()
                 }
             };
-            let text = idemlint::inventory::command::inventory(&args, color)?;
+            let text = idemlint::inventory_command::inventory(&args, color)?;
             write_report(args.output.as_deref(), &text)?;
             Ok(0)
         }
         Command::Audit(args) => idemlint::audit::command::run(&args),
         Command::Size(args) => {
-            print_or_broken_pipe(&idemlint::inventory::command::size(&args)?)?;
+            print_or_broken_pipe(&idemlint::inventory_command::size(&args)?)?;
             Ok(0)
         }
         Command::Completions { shell } => {

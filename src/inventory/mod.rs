@@ -6,7 +6,6 @@
 //! concern it. Built from an [`Outcome`]; it decides nothing the rules do
 //! not. Rendering is in `render` (terminal, markdown, JSON) and `html`.
 
-pub mod command;
 pub mod html;
 pub mod render;
 

@@ -11,6 +11,7 @@ pub mod redis;
 pub mod retention;
 pub mod retries;
 pub mod schema;
+pub(crate) mod settings;
 pub mod tenant_guards;
 pub mod writers;
 
@@ -26,7 +27,7 @@ use crate::source::SourceMap;
 ///
 /// - a list item's `name` and `value` when the item holds both:
 ///   Kubernetes `env:` items read as name/value pairs (Redis settings,
-///   retry settings, `redis::k8s_env_pairs`);
+///   retry settings, `settings::k8s_env_pairs`);
 /// - a `name` whose value is a retention name, and any `value` beside such
 ///   a `name` (`retention::config_retentions`);
 /// - a workload's top-level `kind` and its `metadata.name`
@@ -40,7 +41,7 @@ use crate::source::SourceMap;
 ///   `redis::settings` for endpoints and cache selections);
 /// - a retention name (`retention::config_retentions`);
 /// - a count or duration a retry setting could take, under a section key
-///   or an environment name (`retries::may_be_given`).
+///   or an environment name (`settings::may_be_given`).
 pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
     use crate::frontend::conf::PathSeg;
     let Some(doc) = &mut facts.conf else { return };
@@ -80,7 +81,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
         (e.doc, e.parent()).hash(&mut h);
         h.finish()
     };
-    let item = redis::in_list_item;
+    let item = settings::in_list_item;
     let mut item_names = std::collections::HashSet::new();
     let mut item_values = std::collections::HashSet::new();
     let mut retention_parents = std::collections::HashSet::new();
@@ -119,7 +120,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
             || (is(e.path.first(), "services") && e.path.len() <= 4)
             || mentions.any(e)
             || e.key().is_some_and(is_retention_name)
-            || retries::may_be_given(e, text)
+            || settings::may_be_given(e, text)
     });
     // The room the dropped entries took was written, so it is resident.
     doc.entries.shrink_to_fit();
@@ -540,10 +541,10 @@ mod tests {
             "payouts.retry_delay",
         ]
         .iter()
-        .filter_map(|r| retries::join_key(r))
+        .filter_map(|r| settings::join_key(r))
         .collect();
         let given = |f: &[FileFacts]| {
-            let mut g: Vec<String> = retries::given_settings(f, &sources, &wanted)
+            let mut g: Vec<String> = settings::given_settings(f, &sources, &wanted)
                 .iter()
                 .map(|(k, v)| format!("{k}: {v:?}"))
                 .collect();

@@ -5,6 +5,7 @@
 //! or the redis.conf mounted into it, and the reasons to believe it holds
 //! idempotency keys. Not for judging the policy: the rule does that.
 
+use super::settings::k8s_env_pairs;
 use crate::config::Config;
 use crate::frontend::conf::{ConfEntry, Key, PathSeg};
 use crate::frontend::redis_conf::{GroupRef, InstanceDecl, InstanceKind, Provider, Surface};
@@ -1636,39 +1637,6 @@ fn host_of(key: &str, value: &str) -> Option<String> {
         .take_while(|c| *c != ':' && *c != '/' && *c != '?' && *c != ',')
         .collect();
     (!host.is_empty() && !host.contains('$')).then(|| host.to_ascii_lowercase())
-}
-
-/// Whether an entry is a key of a list item's mapping (`env[2].name`).
-pub(super) fn in_list_item(e: &ConfEntry) -> bool {
-    e.path.len() >= 2 && matches!(e.path[e.path.len() - 2], PathSeg::Index(_))
-}
-
-/// Kubernetes env lists: `- name: IDEMPOTENCY_REDIS_URL` / `value: redis://…`.
-pub(super) fn k8s_env_pairs(entries: &[ConfEntry]) -> Vec<(&ConfEntry, &ConfEntry)> {
-    // Values by (document, parent path), so a large manifest stays linear.
-    let parent_of = |e: &ConfEntry| {
-        let mut key = String::new();
-        for seg in e.parent() {
-            match seg {
-                PathSeg::Key(k) => key.push_str(&format!("k{}:{k}", k.len())),
-                PathSeg::Index(i) => key.push_str(&format!("i{i}")),
-            }
-        }
-        (e.doc, key)
-    };
-    let item = |e: &&ConfEntry| in_list_item(e);
-    let values: std::collections::HashMap<(usize, String), &ConfEntry> = entries
-        .iter()
-        .filter(|e| e.key() == Some("value"))
-        .filter(item)
-        .map(|e| (parent_of(e), e))
-        .collect();
-    entries
-        .iter()
-        .filter(|e| e.key() == Some("name"))
-        .filter(item)
-        .filter_map(|n| values.get(&parent_of(n)).map(|v| (n, *v)))
-        .collect()
 }
 
 /// Building a model from file texts, for the tests of the model and the rule.

@@ -32,7 +32,7 @@ use crate::frontend::rust::retention::{
 use crate::frontend::{FileFacts, StoreRef};
 use crate::horizons::Catalogue;
 use crate::knowledge;
-use crate::model::retries::{given_settings, join_key, Given};
+use crate::model::settings::{env_default, given_settings, join_key, Given};
 use crate::source::{FileId, SourceMap, Span};
 use std::collections::{HashMap, HashSet};
 
@@ -701,26 +701,6 @@ fn config_retentions(file: FileId, entries: &[ConfEntry], text: &str) -> Vec<Ret
         });
     }
     out
-}
-
-/// A value that is an environment reference: its default
-/// (`${DEDUP_TTL:-86400}` gives `86400` and its span), or nothing when it has
-/// none (never guessed). Other values pass through.
-pub(super) fn env_default<'v>(value: &'v str, span: Span, text: &str) -> Option<(&'v str, Span)> {
-    let v = value.trim();
-    let Some(inner) = v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) else {
-        if v.contains("${") || v.contains("{{") {
-            return None;
-        }
-        return Some((value, span));
-    };
-    let (_, default) = inner.split_once(":-").or_else(|| inner.split_once('-'))?;
-    let at = text
-        .get(span.start..span.end)
-        .and_then(|s| s.find(default))
-        .map(|i| Span::new(span.start + i, span.start + i + default.len()))
-        .unwrap_or(span);
-    Some((default, at))
 }
 
 #[cfg(test)]

@@ -1055,7 +1055,7 @@ impl FnWalker<'_> {
             {
                 return self.redis_key(&m.receiver)
             }
-            syn::Expr::Lit(_) => super::retention::str_lit(e),
+            syn::Expr::Lit(_) => super::str_lit(e),
             syn::Expr::Macro(m) => super::retention::format_prefix(&m.mac),
             syn::Expr::Path(p) if p.path.segments.len() == 1 => p
                 .path
@@ -1087,7 +1087,7 @@ impl FnWalker<'_> {
                 syn::Expr::Path(p) => {
                     let segs = super::path_idents(&p.path);
                     match segs.last().map(String::as_str) {
-                        Some("cmd") => Some(c.args.first().and_then(super::retention::str_lit)),
+                        Some("cmd") => Some(c.args.first().and_then(super::str_lit)),
                         Some("pipe") => Some(None),
                         _ => None,
                     }
@@ -1114,7 +1114,7 @@ impl FnWalker<'_> {
         for c in methods {
             match c.method.to_string().as_str() {
                 "cmd" => {
-                    if let Some(n) = c.args.first().and_then(super::retention::str_lit) {
+                    if let Some(n) = c.args.first().and_then(super::str_lit) {
                         cmds.push((n, Vec::new(), super::byte_span(c.method.span())));
                     }
                 }
@@ -1127,9 +1127,10 @@ impl FnWalker<'_> {
             }
         }
         for (cmd, args, at) in cmds {
-            let nx = args.iter().skip(2).any(|a| {
-                super::retention::str_lit(a).is_some_and(|s| s.eq_ignore_ascii_case("nx"))
-            });
+            let nx = args
+                .iter()
+                .skip(2)
+                .any(|a| super::str_lit(a).is_some_and(|s| s.eq_ignore_ascii_case("nx")));
             let op = match cmd.to_ascii_uppercase().as_str() {
                 "GET" => RedisOp::Get,
                 "EXISTS" => RedisOp::Exists,
@@ -1398,7 +1399,7 @@ impl<'ast> Visit<'ast> for HeaderFinder<'_> {
         ) {
             for (i, a) in args.iter().enumerate() {
                 if i == 0 {
-                    if let Some(fmt) = super::retention::str_lit(a) {
+                    if let Some(fmt) = super::str_lit(a) {
                         self.found |= self.vars.iter().any(|v| {
                             fmt.contains(&format!("{{{v}}}")) || fmt.contains(&format!("{{{v}:"))
                         });
@@ -1415,7 +1416,7 @@ impl<'ast> Visit<'ast> for HeaderFinder<'_> {
 pub(super) fn idempotency_header_name(consts: &StrConsts, e: &syn::Expr) -> Option<String> {
     match e {
         syn::Expr::Lit(_) | syn::Expr::Reference(_) => {
-            super::retention::str_lit(e).filter(|s| is_idempotency_header(s))
+            super::str_lit(e).filter(|s| is_idempotency_header(s))
         }
         syn::Expr::Path(p) => {
             let name = p.path.segments.last()?.ident.to_string();
@@ -1426,7 +1427,7 @@ pub(super) fn idempotency_header_name(consts: &StrConsts, e: &syn::Expr) -> Opti
         syn::Expr::Call(c) => c
             .args
             .first()
-            .and_then(super::retention::str_lit)
+            .and_then(super::str_lit)
             .filter(|s| is_idempotency_header(s)),
         _ => None,
     }

@@ -269,7 +269,7 @@ impl FnScan<'_, '_> {
         let Some(first) = it.next() else { return };
         let mut found = it.find_map(|a| self.source_of(a));
         if found.is_none() {
-            if let Some((_, holes, _)) = super::retention::str_lit(first)
+            if let Some((_, holes, _)) = super::str_lit(first)
                 .as_deref()
                 .and_then(key_format::split_rust)
             {

@@ -646,6 +646,18 @@ pub fn max_chain_depth(text: &str) -> usize {
     max
 }
 
+/// A string literal's value (through a `&`).
+pub(crate) fn str_lit(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        syn::Expr::Reference(r) => str_lit(&r.expr),
+        _ => None,
+    }
+}
+
 /// The identifiers of a path (`std::time::Duration::from_secs` → 4 words).
 pub fn path_idents(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()

@@ -6,6 +6,7 @@
 //! model where every file is visible (`model::retention`). Not for the header
 //! strings (`mod.rs`) or for effects and flows.
 
+use super::str_lit;
 use crate::frontend::key_format;
 use crate::frontend::{FileFacts, KeyFormat, RedisKeyWrite, StoreRef};
 use crate::knowledge;
@@ -1681,17 +1682,6 @@ fn after_now(e: &syn::Expr) -> Option<&syn::Expr> {
     match (clock(&b.left), clock(&b.right)) {
         (true, false) => Some(&b.right),
         (false, true) => Some(&b.left),
-        _ => None,
-    }
-}
-
-pub(super) fn str_lit(e: &syn::Expr) -> Option<String> {
-    match e {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) => Some(s.value()),
-        syn::Expr::Reference(r) => str_lit(&r.expr),
         _ => None,
     }
 }

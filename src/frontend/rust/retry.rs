@@ -8,8 +8,9 @@
 //! generators make a fresh key are `flow`'s recognisers, reused.
 
 use super::flow::{self, chain_methods, is_closure, pat_names, path_of, root_name};
-use super::retention::{read_expr, str_lit, ConstExpr};
+use super::retention::{read_expr, ConstExpr};
 use super::sql_strings::StrConsts;
+use super::str_lit;
 use crate::knowledge::{self, CallShape};
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};

@@ -34,7 +34,7 @@ pub fn const_text(file: &str, e: &syn::Expr) -> Option<SqlText> {
     {
         return Some(literal(file, s));
     }
-    super::retention::str_lit(e).map(|text| SqlText { text, inner: None })
+    super::str_lit(e).map(|text| SqlText { text, inner: None })
 }
 
 /// Free functions and associated functions that take SQL text first.

@@ -14,7 +14,7 @@ use super::claims::crate_root;
 use super::{normalise, points_at, Endpoint, Instance, Link, Owner};
 use crate::frontend::rust::retention::ClientSetting;
 use crate::frontend::FileFacts;
-use crate::model::retries::{join_key, nested_env_key};
+use crate::model::settings::{join_key, nested_env_key};
 use crate::source::{FileId, SourceMap, Span};
 
 /// A client built from a setting in the crate that writes store keys.

@@ -1,9 +1,9 @@
 //! The `inventory` and `size` commands: run the check on the work tree or a
 //! commit, then report the stores. The binary only prints what these return.
 
-use super::{build, html, render, Options};
 use crate::cli::{InventoryArgs, InventoryFormat, SizeArgs};
 use crate::files::{Mode, Revision, Selection};
+use crate::inventory::{self, build, html, render, Options};
 use crate::render::Format;
 use crate::size::{self, figure, human_bytes, thousands};
 use crate::{check_with, ConfigChoice, Gate, Outcome};
@@ -129,7 +129,7 @@ pub fn size(args: &SizeArgs) -> Result<String, String> {
     let store = inv
         .stores
         .iter()
-        .find(|s| s.kind == super::Kind::SqlTable && s.name == table.name);
+        .find(|s| s.kind == inventory::Kind::SqlTable && s.name == table.name);
     let margin = crate::horizons::Catalogue::with_config(&outcome.config)
         .margin
         .secs;
@@ -176,7 +176,7 @@ fn no_table(schema: &crate::model::schema::SchemaModel, name: &str) -> String {
 /// retention, and its replay floor, each with its label and length in days.
 fn periods(
     days: Option<f64>,
-    store: Option<&super::Store>,
+    store: Option<&inventory::Store>,
     margin: u64,
 ) -> Vec<(String, String, f64)> {
     let mut periods: Vec<(String, String, f64)> = Vec::new();
@@ -288,7 +288,7 @@ impl SizeReport<'_> {
         serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
     }
 
-    fn human(&self, inv: &super::Inventory) -> String {
+    fn human(&self, inv: &inventory::Inventory) -> String {
         let (e, at, defined, per_second) = (self.e, self.at, &self.defined, self.per_second);
         let mut out = format!(
             "`{}` ({defined}), as the migrations leave it, {}\n",
