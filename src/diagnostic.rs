@@ -1,4 +1,4 @@
-//! The diagnostic every rule emits (DESIGN §3) and its stable fingerprint.
+//! The diagnostic every rule emits (docs/json-output.md) and its stable fingerprint.
 //! Rendering lives in `render/`; rules build diagnostics through the small
 //! constructor functions in their own file.
 

@@ -34,7 +34,7 @@ impl Span {
     }
 }
 
-/// What a file is, by its path (DESIGN §2 "classify").
+/// What a file is, by its path (`walk::classify`; docs/files.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FileKind {
     Rust,

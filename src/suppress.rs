@@ -1,4 +1,5 @@
-//! Suppression comments (DESIGN §6), one grammar in every comment syntax:
+//! Suppression comments (the README, "Configuration and suppressions"), one
+//! grammar in every comment syntax:
 //! `idemlint: allow(rule, ...) -- reason` covers its own line and the next
 //! statement: the next line that is not blank or a comment and, in SQL and
 //! Rust, the lines after it up to the one that ends the statement with `;`;

@@ -1,5 +1,5 @@
 //! End-to-end tests of the built binary: exit codes, messages on stderr, the
-//! JSON contract (DESIGN §3, version 1), determinism, colour, the `rules` and
+//! JSON contract (docs/json-output.md, version 1), determinism, colour, the `rules` and
 //! `explain` commands, and discovery (.gitignore, hidden files, symlinks).
 
 #![allow(clippy::unwrap_used)]

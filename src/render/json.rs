@@ -1,4 +1,4 @@
-//! `--format json`, version 1 (DESIGN §3).
+//! `--format json`, version 1 (docs/json-output.md).
 
 use super::{NotRead, Summary, Unparsed};
 use crate::diagnostic::Diagnostic;

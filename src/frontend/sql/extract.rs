@@ -1,7 +1,7 @@
 //! Statements to schema events. Each statement is parsed on its own:
 //! PostgreSQL first, then MySQL and SQLite for their forms (backticks,
 //! `UNIQUE KEY` and `KEY` inside `CREATE TABLE`, `ENGINE=`). sqlparser's own
-//! spans are approximate (DESIGN §8), so exact token positions (the table
+//! spans are approximate, so exact token positions (the table
 //! name, the `UNIQUE` keyword, an index name) are found by searching the
 //! statement's text from a cursor.
 
