@@ -224,10 +224,9 @@ fn project_fixtures_report_exactly_what_they_declare() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
-/// A headline is read in a terminal, a PR annotation, a SARIF viewer: it
-/// stays under 100 characters; the reasoning goes to notes.
-#[test]
-fn every_headline_of_every_fixture_is_under_100_characters() {
+/// Every rule's `flag/` and `pass/` directory, then every project of
+/// `testdata/projects`.
+fn every_fixture_dir() -> Vec<PathBuf> {
     let projects = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/projects");
     let mut dirs: Vec<PathBuf> = fixture_dirs()
         .into_iter()
@@ -239,6 +238,14 @@ fn every_headline_of_every_fixture_is_under_100_characters() {
             .flatten()
             .map(|e| e.path()),
     );
+    dirs
+}
+
+/// A headline is read in a terminal, a PR annotation, a SARIF viewer: it
+/// stays under 100 characters; the reasoning goes to notes.
+#[test]
+fn every_headline_of_every_fixture_is_under_100_characters() {
+    let dirs = every_fixture_dir();
     let mut long = Vec::new();
     let mut seen = 0;
     for dir in dirs {
@@ -362,17 +369,7 @@ fn flag_fixtures_render_as_their_snapshots() {
 fn fixtures_emit_exactly_the_severities_their_rules_declare() {
     use idemlint::diagnostic::Severity;
     use std::collections::BTreeMap;
-    let projects = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/projects");
-    let mut dirs: Vec<PathBuf> = fixture_dirs()
-        .into_iter()
-        .flat_map(|(_, flag, pass)| [flag, pass])
-        .collect();
-    dirs.extend(
-        std::fs::read_dir(&projects)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path()),
-    );
+    let dirs = every_fixture_dir();
     let mut seen: BTreeMap<&str, BTreeSet<Severity>> = BTreeMap::new();
     let mut bad = Vec::new();
     for dir in dirs {

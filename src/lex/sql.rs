@@ -71,19 +71,7 @@ pub fn split(text: &str) -> Vec<RawStatement> {
             continue;
         }
         if b == b'/' && bytes.get(i + 1) == Some(&b'*') {
-            let mut depth = 1usize;
-            i += 2;
-            while i < n && depth > 0 {
-                if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                    depth += 1;
-                    i += 2;
-                } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                    depth -= 1;
-                    i += 2;
-                } else {
-                    i += 1;
-                }
-            }
+            i = skip_block_comment(bytes, i + 2);
             continue;
         }
         if b.is_ascii_whitespace() {
