@@ -4,8 +4,7 @@
 //! `check_with`, which all take a [`Run`].
 
 use crate::config::{self, Config};
-use crate::source::FileKind;
-use crate::source::SourceMap;
+use crate::source::{FileKind, SourceMap};
 use crate::{baseline, files, frontend, model, test_code, walk};
 use std::path::{Path, PathBuf};
 
