@@ -3,7 +3,7 @@
 //! prefixes, Redis instances that hold keys) with the counterparty idemlint
 //! inferred and why, for a team to confirm or correct. Not for checking.
 
-use crate::frontend::StoreRef;
+use crate::facts::retention::StoreRef;
 use crate::horizons::Catalogue;
 use crate::model::retention::{attribute, Attribution};
 use crate::Outcome;

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub(crate) mod duration;
+pub(crate) mod facts;
 pub mod files;
 pub mod fix;
 pub(crate) mod frontend;

@@ -617,7 +617,7 @@ impl supervise::Job for ParseJob {
                 ..Default::default()
             }
         };
-        if let Some(r) = &mut f.rust {
+        if let Some(r) = &mut f.code {
             r.retention.let_go_defs(l.consts_only);
         }
         if parse_weight(l.kind, l.consts_only, text.len()) > GIVE_BACK_BYTES {

@@ -7,7 +7,7 @@
 //! TOAST, bloat from updates or deletes, or B-tree deduplication of repeated
 //! values: the derivation says where those apply.
 
-use crate::frontend::sql::{KeyKind, KeyPart};
+use crate::facts::store::{KeyKind, KeyPart};
 use crate::model::schema::Table;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

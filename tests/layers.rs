@@ -465,3 +465,124 @@ fn a_module_without_a_row_and_a_row_without_a_module_are_named() {
         "{found:?}"
     );
 }
+
+/// The modules whose code names no front end: the fact layer, which the
+/// front ends lower into, and the model and the rules, which judge those
+/// facts whatever language they were lowered from. A layer check alone
+/// would let them name `crate::frontend` no more than any other module
+/// above it may; this one holds them to the facts.
+const FRONTEND_BLIND: &[&str] = &["facts", "model", "rules"];
+
+/// The lines of `text` outside its test items, with their numbers. A test
+/// item is one a `#[cfg(test)]` line precedes (other attributes may come
+/// between): an inline test module, a test helper (`fn parsed(..)` that
+/// builds facts from texts), a `use`. It spans from its first line to the
+/// `}` line at that line's indentation (rustfmt's layout), or that line
+/// alone when it ends with `;`. Tests compile it alone, so it may call
+/// `frontend::parse` to build the facts it judges; `#[cfg(..)]` of any
+/// other form hides nothing.
+fn outside_test_items(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() == "#[cfg(test)]" {
+            let mut j = i + 1;
+            while j < lines.len() && lines[j].trim_start().starts_with("#[") {
+                j += 1;
+            }
+            if let Some(item) = lines.get(j) {
+                let indent = &item[..item.len() - item.trim_start().len()];
+                let close = format!("{indent}}}");
+                let end = if item.trim_end().ends_with(';') {
+                    Some(j)
+                } else {
+                    (j + 1..lines.len()).find(|&k| lines[k] == close)
+                };
+                i = end.map_or(lines.len(), |k| k + 1);
+                continue;
+            }
+        }
+        out.push((i + 1, lines[i]));
+        i += 1;
+    }
+    out
+}
+
+/// Where a file of [`FRONTEND_BLIND`] names `crate::frontend` outside its
+/// test items (a `use` line, a path, a doc link, a `use crate::{..}`
+/// group).
+fn frontend_named(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        let module = module_of_file(rel);
+        let top = module.split("::").next().unwrap_or("");
+        if !FRONTEND_BLIND.contains(&top) {
+            continue;
+        }
+        for (n, line) in outside_test_items(text) {
+            let named = paths_after(line, "crate::")
+                .iter()
+                .any(|p| p.split("::").next() == Some("frontend"));
+            if named {
+                out.push(format!(
+                    "src/{rel}:{n}: `{module}` names `crate::frontend` outside test code: it reads `crate::facts`, never a front end"
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_facts_the_model_and_the_rules_name_no_front_end() {
+    let src = manifest().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &src, &mut files);
+    let found = frontend_named(&files);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn a_planted_front_end_name_outside_test_code_is_named() {
+    let files = |model: &str| {
+        vec![
+            ("model/mod.rs".to_string(), model.to_string()),
+            (
+                "frontend/mod.rs".to_string(),
+                "use crate::facts::FileFacts;\n".to_string(),
+            ),
+        ]
+    };
+    let clean = "use crate::facts::flow::FnTrace;\n\
+                 #[cfg(test)]\n\
+                 #[allow(clippy::unwrap_used)]\n\
+                 mod tests {\n    use crate::frontend;\n    \
+                 fn t() {\n        frontend::parse();\n    }\n}\n";
+    assert_eq!(frontend_named(&files(clean)), Vec::<String>::new());
+    // A `use` of a front end's type in the model's code.
+    let used = "use crate::frontend::rust::flow::FnFlow;\n";
+    assert_eq!(
+        frontend_named(&files(used)),
+        ["src/model/mod.rs:1: `model` names `crate::frontend` outside test code: it reads `crate::facts`, never a front end"]
+    );
+    // After the test module closes, code is judged again; a group counts.
+    let after = format!("{clean}pub fn f() {{ use crate::{{facts, frontend::conf}}; }}\n");
+    let found = frontend_named(&files(&after));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("src/model/mod.rs:10: "), "{found:?}");
+    // A test helper is test code; a `#[cfg(..)]` of another form is not.
+    let helper = "#[cfg(test)]\npub(crate) fn parsed(\n    text: &str,\n) -> Facts {\n    \
+                  crate::frontend::parse(text)\n}\nuse crate::facts::FileFacts;\n";
+    assert_eq!(frontend_named(&files(helper)), Vec::<String>::new());
+    let feature = "#[cfg(feature = \"x\")]\nfn f() { crate::frontend::parse(); }\n";
+    let found = frontend_named(&files(feature));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("src/model/mod.rs:2: "), "{found:?}");
+    // The front ends themselves may name each other.
+    let own = vec![(
+        "frontend/rust/mod.rs".to_string(),
+        "use crate::frontend::sql::dml;\n".to_string(),
+    )];
+    assert_eq!(frontend_named(&own), Vec::<String>::new());
+}

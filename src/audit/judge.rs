@@ -9,7 +9,7 @@
 use super::facts::{LiveIndex, LiveTable, PgDatabase, PrefixSample, RedisInstance};
 use super::human_duration;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
-use crate::frontend::sql::KeyKind;
+use crate::facts::store::KeyKind;
 use crate::inventory::{Inventory, Kind, Store as InvStore};
 use crate::model::schema::{Guarding, Table};
 use crate::model::ProjectModel;

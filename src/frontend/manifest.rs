@@ -10,19 +10,9 @@
 //! requirements*.txt line by line, go.mod for its `require` lines.
 
 use super::conf::{ConfDoc, PathSeg};
+pub(crate) use crate::facts::redis::DedupDep;
 use crate::knowledge;
 use crate::source::Span;
-
-/// A dependency on a library of the catalogue.
-#[derive(Debug, Clone)]
-pub struct DedupDep {
-    /// Index in `knowledge::redis().dedup_library`.
-    pub library: usize,
-    /// The package name as the manifest writes it.
-    pub package: String,
-    /// The name on its manifest line.
-    pub span: Span,
-}
 
 /// The package ecosystems a manifest belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

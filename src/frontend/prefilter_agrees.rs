@@ -56,7 +56,7 @@ fn rust_facts(text: &str) -> crate::frontend::FileFacts {
 fn flow_events(
     f: &crate::frontend::FileFacts,
 ) -> impl Iterator<Item = &crate::frontend::rust::flow::EventKind> {
-    f.rust
+    f.code
         .iter()
         .flat_map(|r| &r.flow.functions)
         .flat_map(|func| &func.events)

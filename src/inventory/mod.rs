@@ -10,8 +10,8 @@ pub mod html;
 pub mod render;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::facts::retention::StoreRef;
 use crate::files::Revision;
-use crate::frontend::StoreRef;
 use crate::horizons::Catalogue;
 use crate::knowledge::{self, Direction};
 use crate::model::flows::{StepKind, StoreKey};
@@ -655,7 +655,7 @@ fn other_findings(
 }
 
 fn guard_text(g: &crate::model::schema::Guard) -> String {
-    use crate::frontend::sql::KeyKind;
+    use crate::facts::store::KeyKind;
     let what = match g.key.kind {
         KeyKind::PrimaryKey => "PRIMARY KEY".to_string(),
         KeyKind::Unique => format!("UNIQUE `{}`", g.key.name),

@@ -19,11 +19,11 @@
 
 use super::schema::{Guarding, SchemaModel};
 use crate::config::Config;
-use crate::frontend::rust::flow::{
-    CallSite, EventKind, FlowFacts, FnFlow, FreshKey, RedisOp, StructDef, UseItem,
+use crate::facts::flow::{
+    CallSite, EventKind, FlowFacts, FnTrace, FreshKey, Import, RedisOp, TypeDef,
 };
-use crate::frontend::sql::dml::DmlKind;
-use crate::frontend::FileFacts;
+use crate::facts::store::DmlKind;
+use crate::facts::FileFacts;
 use crate::knowledge::{self, CallPattern, Name};
 use crate::source::{FileId, SourceMap, Span};
 use rayon::prelude::*;
@@ -181,7 +181,7 @@ pub enum Unheld {
 pub const MIN_CLAIM_TTL_MS: u64 = 1_000;
 
 fn unheld(
-    claim: Option<&crate::frontend::rust::flow::Claim>,
+    claim: Option<&crate::facts::flow::Claim>,
     file: FileId,
     defs: &super::retention::ConstDefs<'_>,
 ) -> Option<Unheld> {
@@ -198,8 +198,8 @@ fn unheld(
     let (expr, at) = c.ttl.as_ref()?;
     let mut steps = 0;
     let lookup = |n: &str| defs.find(file, n).map(|(_, d)| &d.expr);
-    match crate::frontend::rust::retention::eval(expr, &lookup, &mut steps, 0)? {
-        crate::frontend::rust::retention::Value::Dur(ms) if ms < u128::from(MIN_CLAIM_TTL_MS) => {
+    match crate::facts::retention::eval(expr, &lookup, &mut steps, 0)? {
+        crate::facts::retention::Value::Dur(ms) if ms < u128::from(MIN_CLAIM_TTL_MS) => {
             Some(Unheld::ShortTtl {
                 at: *at,
                 ms: u64::try_from(ms).ok()?,
@@ -300,9 +300,9 @@ pub struct FnEntry {
     pub module: Vec<String>,
     pub span: Span,
     pub test: bool,
-    /// See `flow::FnFlow::unconditional_set`.
+    /// See `flow::FnTrace::unconditional_set`.
     pub unconditional_set: Option<Span>,
-    /// See `flow::FnFlow::unlocked_check`.
+    /// See `flow::FnTrace::unlocked_check`.
     pub unlocked_check: Option<(Span, Span, Span)>,
 }
 
@@ -382,7 +382,7 @@ fn type_name(text: &str) -> Result<Option<String>, ()> {
 }
 
 struct Index<'a> {
-    fns: Vec<(&'a FnEntry, &'a FnFlow, &'a FlowFacts)>,
+    fns: Vec<(&'a FnEntry, &'a FnTrace, &'a FlowFacts)>,
     /// (crate, module path + name) → free functions.
     free: HashMap<(&'a str, Vec<String>), Vec<usize>>,
     free_by_name: HashMap<(&'a str, &'a str), Vec<usize>>,
@@ -392,8 +392,8 @@ struct Index<'a> {
     methods_anywhere: HashMap<(&'a str, &'a str), Vec<usize>>,
     /// (trait, method) → the methods of its impls, in every crate.
     impls: HashMap<(&'a str, &'a str), Vec<usize>>,
-    structs: HashMap<(&'a str, &'a str), &'a StructDef>,
-    structs_anywhere: HashMap<&'a str, Vec<&'a StructDef>>,
+    structs: HashMap<(&'a str, &'a str), &'a TypeDef>,
+    structs_anywhere: HashMap<&'a str, Vec<&'a TypeDef>>,
     /// A workspace crate's name as `use` paths write it (its directory,
     /// `-` as `_`) → its crate key.
     crates: HashMap<String, &'a str>,
@@ -423,7 +423,7 @@ impl<'a> Index<'a> {
     /// The index of every function, struct and trait impl of the workspace.
     fn build(
         entries: &'a [FnEntry],
-        flows: &[(&'a FnFlow, &'a FlowFacts)],
+        flows: &[(&'a FnTrace, &'a FlowFacts)],
         crate_files: &'a [(String, &'a FlowFacts)],
     ) -> Self {
         let mut index = Index {
@@ -489,7 +489,7 @@ impl<'a> Index<'a> {
             .then(|| v[0])
     }
 
-    fn struct_of(&self, krate: &str, ty: &str) -> Option<&'a StructDef> {
+    fn struct_of(&self, krate: &str, ty: &str) -> Option<&'a TypeDef> {
         if let Some(s) = self.structs.get(&(krate, ty)) {
             return Some(s);
         }
@@ -660,7 +660,7 @@ fn crate_name(crate_key: &str) -> Option<String> {
 }
 
 /// The `use` items visible in a module of a file (its own and its parents').
-fn uses_in<'f>(facts: &'f FlowFacts, module: &'f [String]) -> impl Iterator<Item = &'f UseItem> {
+fn uses_in<'f>(facts: &'f FlowFacts, module: &'f [String]) -> impl Iterator<Item = &'f Import> {
     facts
         .uses
         .iter()
@@ -723,7 +723,7 @@ impl Classifier<'_> {
     }
 }
 
-pub(crate) fn redis_store(key: &crate::frontend::rust::flow::RedisKey) -> Option<StoreKey> {
+pub(crate) fn redis_store(key: &crate::facts::flow::RedisKey) -> Option<StoreKey> {
     let stores = knowledge::stores();
     match &key.prefix {
         // A key built from the idempotency header's value or a provider
@@ -759,11 +759,11 @@ impl FlowModel {
         schema: &SchemaModel,
     ) -> (Self, Expansion) {
         let mut entries = Vec::new();
-        let mut flows: Vec<(&FnFlow, &FlowFacts)> = Vec::new();
+        let mut flows: Vec<(&FnTrace, &FlowFacts)> = Vec::new();
         let mut fresh_keys = Vec::new();
         let mut crate_files: Vec<(String, &FlowFacts)> = Vec::new();
         for f in files {
-            let Some(flow) = f.rust.as_ref().map(|r| &r.flow) else {
+            let Some(flow) = f.code.as_ref().map(|r| &r.flow) else {
                 continue;
             };
             let (crate_key, file_module) = module_of(sources.path(f.file));
@@ -886,14 +886,14 @@ struct Lowering<'i, 'a> {
 /// Where an event sits, for the steps and calls made of it.
 struct At<'e> {
     file: FileId,
-    ev: &'e crate::frontend::rust::flow::Event,
+    ev: &'e crate::facts::flow::Event,
     /// Its branches and leaving blocks, made unique to its function.
     branch: Vec<(u64, u32)>,
     exits: Vec<u64>,
 }
 
 impl<'e> At<'e> {
-    fn new(i: usize, file: FileId, ev: &'e crate::frontend::rust::flow::Event) -> Self {
+    fn new(i: usize, file: FileId, ev: &'e crate::facts::flow::Event) -> Self {
         At {
             file,
             ev,
@@ -974,7 +974,7 @@ impl Lowering<'_, '_> {
 
     /// The step of a statement on a table: a check or a write of a store,
     /// an effect on any other table.
-    fn sql(&self, dml: &crate::frontend::sql::dml::Dml, conn: &Option<String>) -> Option<StepKind> {
+    fn sql(&self, dml: &crate::facts::store::Dml, conn: &Option<String>) -> Option<StepKind> {
         let classifier = self.classifier;
         let store = classifier.schema.is_store_name(&dml.table);
         let table = StoreKey::Table(dml.table.clone());
@@ -1013,7 +1013,7 @@ impl Lowering<'_, '_> {
     fn redis(
         &self,
         op: RedisOp,
-        key: &crate::frontend::rust::flow::RedisKey,
+        key: &crate::facts::flow::RedisKey,
         conn: &Option<String>,
         unheld: &dyn Fn() -> Option<Unheld>,
     ) -> Option<StepKind> {
@@ -1217,7 +1217,7 @@ fn flatten(
 
 /// Callee parameter → the caller's name for its argument, and `self` → the
 /// receiver's last name.
-fn subst_of(callee: &FnFlow, site: &CallSite) -> Vec<(String, String)> {
+fn subst_of(callee: &FnTrace, site: &CallSite) -> Vec<(String, String)> {
     let mut subst: Vec<(String, String)> = callee
         .params
         .iter()

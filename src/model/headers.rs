@@ -2,7 +2,8 @@
 //! idempotency header, with the role the code gives it, Rust constants
 //! resolved across files so `get(REPLAYED)` reads the constant's literal.
 
-use crate::frontend::{FileFacts, StrRole};
+use crate::facts::headers::StrRole;
+use crate::facts::FileFacts;
 use crate::source::{FileId, Span};
 use std::collections::HashMap;
 
@@ -37,7 +38,7 @@ impl HeaderModel {
         // Roles given to constants by name, from every Rust file.
         let mut ident_roles: HashMap<&str, StrRole> = HashMap::new();
         for f in files {
-            if let Some(r) = &f.rust {
+            if let Some(r) = &f.code {
                 for (name, role) in &r.ident_args {
                     ident_roles.entry(name.as_str()).or_insert(*role);
                 }
@@ -46,7 +47,7 @@ impl HeaderModel {
         let mut uses = Vec::new();
         for f in files {
             let mut roles: Vec<StrRole> = f.strings.iter().map(|s| s.role).collect();
-            if let Some(r) = &f.rust {
+            if let Some(r) = &f.code {
                 for c in &r.str_consts {
                     if let (Some(role), Some(slot)) =
                         (ident_roles.get(c.name.as_str()), roles.get_mut(c.string))

@@ -4,8 +4,9 @@
 //! Not for Redis instances (`redis.rs`) nor table guards (`schema.rs`).
 
 use crate::config::Config;
-use crate::frontend::rust::owner_keys::OwnerlessKey;
-use crate::frontend::{FileFacts, KeyFormat};
+use crate::facts::keys::KeyFormat;
+use crate::facts::keys::OwnerlessKey;
+use crate::facts::FileFacts;
 use crate::knowledge;
 use crate::source::FileId;
 
@@ -54,7 +55,7 @@ impl KeyFormatModel {
         let mut unscoped = Vec::new();
         let mut ownerless = Vec::new();
         for f in files.iter().filter(|f| !f.test_path) {
-            for k in f.rust.iter().flat_map(|r| &r.ownerless) {
+            for k in f.code.iter().flat_map(|r| &r.ownerless) {
                 let in_test = f
                     .test_regions
                     .iter()

@@ -16,7 +16,7 @@ pub mod tenant_guards;
 pub mod writers;
 
 use crate::config::Config;
-use crate::frontend::FileFacts;
+use crate::facts::FileFacts;
 use crate::source::SourceMap;
 
 /// Keep of a file's config tree only the entries the model reads: the
@@ -43,7 +43,7 @@ use crate::source::SourceMap;
 /// - a count or duration a retry setting could take, under a section key
 ///   or an environment name (`settings::may_be_given`).
 pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
-    use crate::frontend::conf::PathSeg;
+    use crate::facts::config::PathSeg;
     let Some(doc) = &mut facts.conf else { return };
     let is = |seg: Option<&PathSeg>, name: &str| matches!(seg, Some(PathSeg::Key(k)) if k == name);
     let env_depth = doc
@@ -75,7 +75,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
     // Parents (by document and path) of list items' `name` and `value`
     // keys, and the dotted parents of retention-named `name`s. A hash
     // stands for a path: two paths of one hash keep more, never less.
-    let parent_hash = |e: &crate::frontend::conf::ConfEntry| {
+    let parent_hash = |e: &crate::facts::config::ConfEntry| {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
         (e.doc, e.parent()).hash(&mut h);
@@ -101,7 +101,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
             _ => {}
         }
     }
-    let pair_part = |e: &crate::frontend::conf::ConfEntry| match e.key() {
+    let pair_part = |e: &crate::facts::config::ConfEntry| match e.key() {
         Some("name") => {
             (item(e) && item_values.contains(&parent_hash(e)))
                 || e.scalar().is_some_and(is_retention_name)
@@ -147,7 +147,7 @@ impl ProjectModel {
     /// How many distinct idempotency stores the model holds: tables that are
     /// stores, and every other store a retention or a Redis instance names.
     pub fn store_count(&self) -> usize {
-        use crate::frontend::StoreRef;
+        use crate::facts::retention::StoreRef;
         let mut names: std::collections::BTreeSet<(u8, String)> = self
             .schema
             .stores()
@@ -292,19 +292,14 @@ impl ProjectModel {
     /// run [holds keys](Self::holds_keys), whatever was read.
     pub fn unit_slips(
         &self,
-        purpose: crate::frontend::rust::units::Purpose,
-    ) -> impl Iterator<
-        Item = (
-            crate::source::FileId,
-            &crate::frontend::rust::units::UnitSlip,
-        ),
-    > {
+        purpose: crate::facts::retention::Purpose,
+    ) -> impl Iterator<Item = (crate::source::FileId, &crate::facts::retention::UnitSlip)> {
         let judged = self.holds_keys();
         self.files
             .iter()
             .filter(move |_| judged)
             .flat_map(move |f| {
-                f.rust
+                f.code
                     .iter()
                     .flat_map(|r| &r.unit_slips)
                     .filter(move |s| s.purpose == purpose)
@@ -315,17 +310,17 @@ impl ProjectModel {
 
 impl ProjectModel {
     /// Used-token records whose expiry is shorter than their token's life
-    /// (`frontend::rust::jti`), with the file of each, and a
+    /// (`facts::tokens`), with the file of each, and a
     /// validation leeway set to more than zero if the project sets one;
     /// none unless the run [holds keys](Self::holds_keys).
     pub fn token_guards(&self) -> TokenGuards<'_> {
-        use crate::frontend::rust::jti::TokenFacts;
+        use crate::facts::tokens::TokenFacts;
         let judged = self.holds_keys();
         let facts = || {
             self.files
                 .iter()
                 .filter(move |_| judged)
-                .filter_map(|f| f.rust.as_ref().map(|r| (f.file, &r.tokens)))
+                .filter_map(|f| f.code.as_ref().map(|r| (f.file, &r.tokens)))
         };
         let leeway = facts()
             .flat_map(|(file, t): (_, &TokenFacts)| t.leeways.iter().map(move |l| (file, l)))
@@ -339,14 +334,8 @@ impl ProjectModel {
 
 /// What [`ProjectModel::token_guards`] gives.
 pub struct TokenGuards<'m> {
-    pub expiries: Vec<(
-        crate::source::FileId,
-        &'m crate::frontend::rust::jti::TokenExpiry,
-    )>,
-    pub leeway: Option<(
-        crate::source::FileId,
-        &'m crate::frontend::rust::jti::Leeway,
-    )>,
+    pub expiries: Vec<(crate::source::FileId, &'m crate::facts::tokens::TokenExpiry)>,
+    pub leeway: Option<(crate::source::FileId, &'m crate::facts::tokens::Leeway)>,
 }
 
 fn holds_keys(
@@ -355,10 +344,10 @@ fn holds_keys(
     redis: &redis::RedisModel,
     files: &[FileFacts],
 ) -> bool {
-    use crate::frontend::rust::flow::EventKind;
+    use crate::facts::flow::EventKind;
     let keyed = files
         .iter()
-        .filter_map(|f| f.rust.as_ref())
+        .filter_map(|f| f.code.as_ref())
         .any(|r| !r.retry.requests.is_empty());
     let stores = schema.stores().next().is_some()
         || !retention.items.is_empty()
@@ -366,7 +355,7 @@ fn holds_keys(
     let events = || {
         files
             .iter()
-            .filter_map(|f| f.rust.as_ref())
+            .filter_map(|f| f.code.as_ref())
             .flat_map(|r| &r.flow.functions)
             .flat_map(|f| &f.events)
             .any(|e| match &e.kind {
@@ -410,7 +399,7 @@ pub fn key_tables(files: &[FileFacts], sources: &SourceMap, config: &Config) -> 
 /// INDEX record_uniq ON store` in two files had the index judged only when
 /// every file was read whole.
 fn named_guard_tables(files: &[FileFacts]) -> impl Iterator<Item = String> + '_ {
-    use crate::frontend::sql::{EventKind, KeyKind};
+    use crate::facts::store::{EventKind, KeyKind};
     let words = &crate::knowledge::stores().guard_index_name;
     files
         .iter()
@@ -433,8 +422,8 @@ fn named_guard_tables(files: &[FileFacts]) -> impl Iterator<Item = String> + '_ 
 /// where a SQL table needs the whole schema). Held files are parsed as soon
 /// as one such file is.
 pub fn settles_late_files(f: &FileFacts) -> bool {
-    use crate::frontend::rust::flow::EventKind;
-    f.rust.as_ref().is_some_and(|r| {
+    use crate::facts::flow::EventKind;
+    f.code.as_ref().is_some_and(|r| {
         !r.retry.requests.is_empty()
             || r.flow
                 .functions

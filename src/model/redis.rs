@@ -7,9 +7,9 @@
 
 use super::settings::k8s_env_pairs;
 use crate::config::Config;
-use crate::frontend::conf::{ConfEntry, Key, PathSeg};
-use crate::frontend::redis_conf::{GroupRef, InstanceDecl, InstanceKind, Provider, Surface};
-use crate::frontend::FileFacts;
+use crate::facts::config::{ConfEntry, Key, PathSeg};
+use crate::facts::redis::{GroupRef, InstanceDecl, InstanceKind, Provider, Surface};
+use crate::facts::FileFacts;
 use crate::knowledge;
 use crate::source::FileKind;
 use crate::source::{FileId, SourceMap, Span};
@@ -1361,7 +1361,7 @@ fn cache_store(files: &[FileFacts]) -> Option<CacheStore> {
         files
             .iter()
             .filter(|f| !f.test_path)
-            .filter_map(|f| f.rust.as_ref())
+            .filter_map(|f| f.code.as_ref())
     };
     let backends: Vec<&(String, String)> =
         code().flat_map(|r| r.cache.redis_backends.iter()).collect();
@@ -1559,7 +1559,7 @@ fn setting_of(e: &ConfEntry, text: &str) -> Option<(String, String, Span)> {
             }
             let at = e.path.len().checked_sub(1)?;
             Some((
-                crate::frontend::conf::dotted(&e.path[..at]),
+                crate::facts::config::dotted(&e.path[..at]),
                 value.to_string(),
                 span,
             ))
@@ -1569,7 +1569,7 @@ fn setting_of(e: &ConfEntry, text: &str) -> Option<(String, String, Span)> {
 
 /// A scalar's span without its quotes.
 fn scalar_span(text: &str, e: &ConfEntry) -> Span {
-    use crate::frontend::conf::{content_span, ScalarStyle};
+    use crate::facts::config::{content_span, ScalarStyle};
     let style = match text.as_bytes().get(e.value_span.start) {
         Some(b'"') => ScalarStyle::DoubleQuoted,
         Some(b'\'') => ScalarStyle::SingleQuoted,
@@ -1643,7 +1643,8 @@ fn host_of(key: &str, value: &str) -> Option<String> {
 #[cfg(test)]
 pub(crate) mod testing {
     use crate::config::Config;
-    use crate::frontend::{self, FileFacts};
+    use crate::facts::FileFacts;
+    use crate::frontend;
     use crate::model::ProjectModel;
     use crate::source::{FileKind, SourceFile, SourceMap};
     use std::path::Path;
@@ -1671,7 +1672,7 @@ mod tests {
     use super::testing::facts;
     use super::*;
     use crate::config::StoreDecl;
-    use crate::frontend::RedisKeyWrite;
+    use crate::facts::redis::RedisKeyWrite;
     use crate::store_lines::{store_code_lines, word_lines};
 
     fn build(files: &[(&str, &str)], config: &Config) -> (RedisModel, SourceMap) {

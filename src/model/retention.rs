@@ -25,11 +25,12 @@
 
 use crate::config::Config;
 use crate::duration::Duration;
-use crate::frontend::conf::{content_span, ConfEntry, ConfValue};
-use crate::frontend::rust::retention::{
+use crate::facts::config::{content_span, ConfEntry, ConfValue};
+use crate::facts::retention::StoreRef;
+use crate::facts::retention::{
     self, fold_duration, ConstExpr, DurDef, PendingRetention, CONFIG_REF,
 };
-use crate::frontend::{FileFacts, StoreRef};
+use crate::facts::FileFacts;
 use crate::horizons::Catalogue;
 use crate::knowledge;
 use crate::model::settings::{env_default, given_settings, join_key, Given};
@@ -323,7 +324,7 @@ impl<'a> ConstDefs<'a> {
         let mut by_name: HashMap<&str, Vec<Def<'a>>> = HashMap::new();
         let mut let_go = Vec::new();
         for (i, f) in files.iter().enumerate() {
-            if let Some(r) = &f.rust {
+            if let Some(r) = &f.code {
                 for d in &r.retention.defs {
                     by_name
                         .entry(d.name.as_str())
@@ -376,7 +377,7 @@ impl<'a> ConstDefs<'a> {
         let mut out = Vec::new();
         for &i in &self.let_go {
             let f = &self.files[i];
-            let Some(l) = f.rust.as_ref().and_then(|r| r.retention.let_go.as_ref()) else {
+            let Some(l) = f.code.as_ref().and_then(|r| r.retention.let_go.as_ref()) else {
                 continue;
             };
             if !l.may_define(digest) {
@@ -418,13 +419,13 @@ fn rust_retentions(files: &[FileFacts], sources: &SourceMap) -> Vec<Retention> {
     // on their own.
     let used: Vec<&str> = files
         .iter()
-        .filter_map(|f| f.rust.as_ref())
+        .filter_map(|f| f.code.as_ref())
         .flat_map(|r| &r.retention.pending)
         .filter_map(|p| p.direct_ref.as_deref())
         .collect();
     let mut out = Vec::new();
     for f in files {
-        let Some(r) = &f.rust else { continue };
+        let Some(r) = &f.code else { continue };
         for p in &r.retention.pending {
             if let StoreRef::Constant(name) = &p.target {
                 if p.standalone && used.contains(&name.as_str()) {
@@ -447,7 +448,7 @@ type FindDef<'a> = dyn Fn(FileId, &str) -> Option<(FileId, &'a DurDef)> + 'a;
 fn settings_read(files: &[FileFacts], sources: &SourceMap) -> Settings {
     let renames = Renames::new(files);
     let mut wanted: HashSet<String> = HashSet::new();
-    for r in files.iter().filter_map(|f| f.rust.as_ref()) {
+    for r in files.iter().filter_map(|f| f.code.as_ref()) {
         let exprs = r.retention.pending.iter().map(|p| &p.expr);
         for e in exprs.chain(r.retention.defs.iter().map(|d| &d.expr)) {
             for name in retention::refs_of(e) {
@@ -488,7 +489,7 @@ struct Renames(HashMap<String, String>);
 impl Renames {
     fn new(files: &[FileFacts]) -> Self {
         let mut by_field: HashMap<String, Option<String>> = HashMap::new();
-        for r in files.iter().filter_map(|f| f.rust.as_ref()) {
+        for r in files.iter().filter_map(|f| f.code.as_ref()) {
             for (field, name) in &r.retention.renames {
                 by_field
                     .entry(field.clone())
@@ -767,7 +768,7 @@ mod tests {
     /// different ones leave it unresolved.
     #[test]
     fn constants_let_go_are_read_again_and_fold_as_if_kept() {
-        use crate::frontend::rust::retention::LET_GO_DEFS;
+        use crate::facts::retention::LET_GO_DEFS;
         let mut bindgen =
             String::from("pub const HOUR: u64 = 3600;\npub const DAY: u64 = 24 * HOUR;\n");
         for i in 0..LET_GO_DEFS {
@@ -790,12 +791,12 @@ mod tests {
         let (sources, kept) = super::super::parsed(&files);
         let (_, mut let_go) = super::super::parsed(&files);
         for f in &mut let_go {
-            if let Some(r) = &mut f.rust {
+            if let Some(r) = &mut f.code {
                 r.retention.let_go_defs(false);
             }
         }
         let rust = |f: &FileFacts| {
-            f.rust
+            f.code
                 .as_ref()
                 .map(|r| (r.retention.defs.len(), r.retention.let_go.is_some()))
         };
@@ -823,7 +824,7 @@ mod tests {
         );
         // Read again once, the same way.
         let l = let_go[0]
-            .rust
+            .code
             .as_ref()
             .unwrap()
             .retention
@@ -832,19 +833,19 @@ mod tests {
             .unwrap();
         let again = l.defs(&bindgen, "src/sys/general.rs").unwrap();
         assert_eq!(again.len(), LET_GO_DEFS + 3);
-        assert!(l.may_define(crate::frontend::rust::retention::name_digest("DAY")));
+        assert!(l.may_define(crate::facts::retention::name_digest("DAY")));
     }
 
     /// A let-go file that changed before its constants were read again
     /// gives none (and a warning), never constants of another text.
     #[test]
     fn constants_of_a_changed_file_are_not_read_again() {
-        use crate::frontend::rust::retention::LET_GO_DEFS;
+        use crate::facts::retention::LET_GO_DEFS;
         let text: String = (0..LET_GO_DEFS)
             .map(|i| format!("pub const C{i}: u64 = {i};\n"))
             .collect();
         let mut f = crate::frontend::parse(0, FileKind::Rust, &text);
-        let r = &mut f.rust.as_mut().unwrap().retention;
+        let r = &mut f.code.as_mut().unwrap().retention;
         r.let_go_defs(true);
         let l = r.let_go.as_ref().unwrap();
         assert!(l.defs(&text.replace("C7:", "D7:"), "src/c.rs").is_none());

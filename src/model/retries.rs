@@ -15,14 +15,12 @@ use super::retention::ConstDefs;
 use super::settings::{given_settings, join_key, Given};
 use crate::config::Config;
 use crate::duration::Duration;
-use crate::frontend::rust::retention::{
-    eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF,
-};
-use crate::frontend::rust::retry::{
+use crate::facts::retention::{eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF};
+use crate::facts::retry::{
     ArmBound, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind, Ratio,
     RetrySite, Setting, Shape, DEFAULT_REF,
 };
-use crate::frontend::FileFacts;
+use crate::facts::FileFacts;
 use crate::horizons::Catalogue;
 use crate::knowledge;
 use crate::source::{FileId, SourceMap, Span};
@@ -104,7 +102,7 @@ pub struct FreshFinding {
 fn minters(files: &[FileFacts]) -> HashMap<String, Vec<(Option<String>, String)>> {
     let all: Vec<&Minter> = files
         .iter()
-        .filter_map(|f| f.rust.as_ref())
+        .filter_map(|f| f.code.as_ref())
         .flat_map(|r| &r.retry.minters)
         .collect();
     let mut known: HashMap<String, Vec<(Option<String>, String)>> = HashMap::new();
@@ -151,7 +149,7 @@ fn resolve_fresh(
     let known = minters(files);
     let mut out = Vec::new();
     for f in files {
-        let Some(r) = &f.rust else { continue };
+        let Some(r) = &f.code else { continue };
         for s in &r.retry.fresh {
             if fn_index
                 .get(&(f.file, s.function))
@@ -239,7 +237,7 @@ impl Settings {
     pub fn read(files: &[FileFacts], sources: &SourceMap) -> Self {
         let mut wanted: HashSet<String> = HashSet::new();
         for f in files {
-            let Some(r) = &f.rust else { continue };
+            let Some(r) = &f.code else { continue };
             let policies = r.retry.sites.iter().map(|s| &s.policy);
             for p in policies.chain(r.retry.clients.iter().map(|c| &c.policy)) {
                 wanted.extend(config_reads(p).iter().filter_map(|r| join_key(r)));
@@ -306,7 +304,7 @@ impl<'a> Consts<'a> {
         let mut file_crate = HashMap::new();
         let mut field_defaults: HashMap<(String, String), Option<FieldGiven>> = HashMap::new();
         for f in files {
-            let Some(r) = &f.rust else { continue };
+            let Some(r) = &f.code else { continue };
             let krate = super::flows::module_of(sources.path(f.file)).0;
             file_crate.insert(f.file, krate.clone());
             if f.test_path {
@@ -723,7 +721,7 @@ fn crate_hosts(
 ) -> HashMap<FileId, String> {
     let mut by_crate: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
     for f in files {
-        let (Some(r), Some(k)) = (&f.rust, file_crate.get(&f.file)) else {
+        let (Some(r), Some(k)) = (&f.code, file_crate.get(&f.file)) else {
             continue;
         };
         if f.test_path {
@@ -783,7 +781,7 @@ impl RetryModel {
         // Requests by (file, function name span).
         let mut by_fn: HashMap<(FileId, Span), Vec<&KeyedRequest>> = HashMap::new();
         for f in files {
-            if let Some(r) = &f.rust {
+            if let Some(r) = &f.code {
                 for q in &r.retry.requests {
                     by_fn.entry((f.file, q.function)).or_default().push(q);
                 }
@@ -802,12 +800,12 @@ impl RetryModel {
         let policy_fns: Vec<(FileId, &PolicyFn)> = files
             .iter()
             .filter(|f| !f.test_path)
-            .filter_map(|f| f.rust.as_ref().map(|r| (f.file, r)))
+            .filter_map(|f| f.code.as_ref().map(|r| (f.file, r)))
             .flat_map(|(file, r)| r.retry.policy_fns.iter().map(move |p| (file, p)))
             .collect();
         let mut findings: Vec<RetryFinding> = Vec::new();
         for f in files {
-            let Some(rust) = &f.rust else { continue };
+            let Some(rust) = &f.code else { continue };
             for site in &rust.retry.sites {
                 let caller = fn_index.get(&(f.file, site.function)).copied();
                 if caller.is_some_and(|i| flows.functions[i].test) {

@@ -7,11 +7,11 @@
 
 use super::migrations::{self, History};
 use crate::config::Config;
-use crate::frontend::sql::{
+use crate::facts::store::{
     AlterOp, Column, Delete, EventKind, Key, KeyKind, Name, PartitionMethod, Partitioning,
     SchemaEvent,
 };
-use crate::frontend::FileFacts;
+use crate::facts::FileFacts;
 use crate::knowledge;
 use crate::source::{FileId, SourceMap, Span};
 use std::collections::HashMap;
@@ -166,7 +166,7 @@ pub enum Guarding<'a> {
 #[derive(Debug, Clone)]
 pub struct ConflictUse {
     pub file: FileId,
-    pub target: crate::frontend::ConflictTarget,
+    pub target: crate::facts::store::ConflictTarget,
 }
 
 #[derive(Debug, Default)]
@@ -190,7 +190,7 @@ pub struct SchemaModel {
     /// Owner words the config adds to the scope vocabulary.
     scope_words: Vec<String>,
     /// Files of schema the built-in prefilter admits by their text alone
-    /// ([`crate::frontend::sql::SqlFacts::admitted`]).
+    /// ([`crate::facts::store::SqlFacts::admitted`]).
     admitted: std::collections::HashSet<FileId>,
     /// What [`SchemaModel::stores`] gives, by table index, made on first
     /// use: every rule over stores asks for them (omicron's 383 tables
@@ -303,11 +303,11 @@ impl SchemaModel {
     /// A table that only carries a key column is judged in full when the
     /// code claims on it or checks and then inserts.
     pub fn mark_treated_as_stores(&mut self, files: &[FileFacts]) {
-        use crate::frontend::rust::flow::EventKind as Ev;
+        use crate::facts::flow::EventKind as Ev;
         self.stores.take();
-        use crate::frontend::sql::dml::DmlKind;
+        use crate::facts::store::DmlKind;
         for f in files.iter().filter(|f| !f.test_path) {
-            let Some(r) = &f.rust else { continue };
+            let Some(r) = &f.code else { continue };
             for d in &r.derived.tables {
                 if f.test_regions
                     .iter()
@@ -341,7 +341,7 @@ impl SchemaModel {
         }
         for func in files
             .iter()
-            .filter_map(|f| f.rust.as_ref())
+            .filter_map(|f| f.code.as_ref())
             .flat_map(|r| r.flow.functions.iter())
             .filter(|func| !func.test)
         {
@@ -820,7 +820,7 @@ impl SchemaModel {
 /// Whether a key part reads only `cols`, a generated column standing for the
 /// columns its expression reads (`key_lower GENERATED ALWAYS AS
 /// (lower(idempotency_key))` reads `idempotency_key`).
-fn reads_only(t: &Table, part: &crate::frontend::sql::KeyPart, cols: &[String]) -> bool {
+fn reads_only(t: &Table, part: &crate::facts::store::KeyPart, cols: &[String]) -> bool {
     let read: Vec<&str> = part
         .columns()
         .into_iter()
@@ -1162,8 +1162,8 @@ fn alter(
             for g in &mut t.guards {
                 for p in &mut g.key.parts {
                     match p {
-                        crate::frontend::sql::KeyPart::Column(c) if c == from => *c = to.clone(),
-                        crate::frontend::sql::KeyPart::Expr { columns, .. } => {
+                        crate::facts::store::KeyPart::Column(c) if c == from => *c = to.clone(),
+                        crate::facts::store::KeyPart::Expr { columns, .. } => {
                             for c in columns.iter_mut().filter(|c| *c == from) {
                                 *c = to.clone();
                             }

@@ -4,9 +4,9 @@
 //! `env:` lists. Below the retention, retry and Redis models, which all
 //! join through it.
 
-use crate::frontend::conf::{content_span, ConfEntry, ConfValue, PathSeg};
-use crate::frontend::rust::retention::ConstExpr;
-use crate::frontend::FileFacts;
+use crate::facts::config::{content_span, ConfEntry, ConfValue, PathSeg};
+use crate::facts::retention::ConstExpr;
+use crate::facts::FileFacts;
 use crate::source::{FileId, SourceMap, Span};
 use std::collections::{HashMap, HashSet};
 

@@ -8,7 +8,7 @@
 //! other table.
 
 use super::schema::{Guard, SchemaModel, Table};
-use crate::frontend::sql::KeyKind;
+use crate::facts::store::KeyKind;
 use crate::knowledge;
 use std::collections::HashSet;
 

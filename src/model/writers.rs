@@ -5,7 +5,8 @@
 //! (`payment_intent.succeeded`). Used by `model::retention` when the store's
 //! own names say nothing; not for which code is a store (`schema`).
 
-use crate::frontend::{FileFacts, StoreRef};
+use crate::facts::retention::StoreRef;
+use crate::facts::FileFacts;
 use crate::horizons::Catalogue;
 use crate::knowledge::{self, name_words, Counterparty};
 use crate::source::{FileId, FileKind, SourceMap, Span};

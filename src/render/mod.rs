@@ -83,7 +83,7 @@ impl NotRead {
         parsed: bool,
         consts_only: bool,
         held_unneeded: bool,
-        problems: &[crate::frontend::Problem],
+        problems: &[crate::facts::Problem],
     ) -> Option<Self> {
         let reason = if !parsed {
             problems.first().map_or_else(

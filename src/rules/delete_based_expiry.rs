@@ -4,7 +4,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
-use crate::frontend::sql::KeyKind;
+use crate::facts::store::KeyKind;
 use crate::model::schema::DeleteUse;
 
 pub const NAME: RuleId = RuleId::DeleteBasedExpiry;

@@ -6,7 +6,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Edit, RuleId, Severity};
-use crate::frontend::redis_conf::Surface;
+use crate::facts::redis::Surface;
 use crate::knowledge::{self, EvictionPolicy, ManagedDefault};
 use crate::model::redis::{Instance, Setting};
 
@@ -136,10 +136,10 @@ fn inferred(d: Diagnostic, inst: &Instance) -> Diagnostic {
 
 fn subject(inst: &Instance) -> String {
     match (&inst.resource_type, inst.kind) {
-        (Some(ty), crate::frontend::redis_conf::InstanceKind::Terraform) if ty == "module" => {
+        (Some(ty), crate::facts::redis::InstanceKind::Terraform) if ty == "module" => {
             format!("Terraform module `module.{}`", inst.name)
         }
-        (Some(ty), crate::frontend::redis_conf::InstanceKind::Terraform) => {
+        (Some(ty), crate::facts::redis::InstanceKind::Terraform) => {
             format!("Terraform resource `{ty}.{}`", inst.name)
         }
         _ => format!("{} `{}`", inst.kind.describe(), inst.name),
@@ -488,7 +488,7 @@ mod tests {
             assert!(e.class == class || (p == "noeviction" && e.class == "none"));
             assert!(!e.first.is_empty());
         }
-        use crate::frontend::redis_conf::Provider;
+        use crate::facts::redis::Provider;
         for p in [
             Provider::ElastiCache,
             Provider::Memorystore,

@@ -7,7 +7,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
-use crate::frontend::rust::retry::FreshKind;
+use crate::facts::retry::FreshKind;
 use crate::model::retries::FreshFinding;
 
 pub const NAME: RuleId = RuleId::FreshKeyPerRetry;

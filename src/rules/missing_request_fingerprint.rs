@@ -6,7 +6,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
-use crate::frontend::sql::KeyKind;
+use crate::facts::store::KeyKind;
 use crate::knowledge;
 use crate::model::schema::{Store, StoreKind, Table};
 

@@ -4,7 +4,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
-use crate::frontend::sql::KeyKind;
+use crate::facts::store::KeyKind;
 use crate::model::schema::{self, Guard, Guarding, Removed, Store, Table};
 
 pub const NAME: RuleId = RuleId::MissingUniqueKeyConstraint;
@@ -385,12 +385,12 @@ fn per_row(t: &Table, s: &Store, g: &Guard, new: &[String], dialect: Dialect) ->
 }
 
 /// The plain columns of a key, or `None` when a part is an expression.
-fn plain_columns(k: &crate::frontend::sql::Key) -> Option<Vec<&str>> {
+fn plain_columns(k: &crate::facts::store::Key) -> Option<Vec<&str>> {
     k.parts
         .iter()
         .map(|p| match p {
-            crate::frontend::sql::KeyPart::Column(c) => Some(c.as_str()),
-            crate::frontend::sql::KeyPart::Expr { .. } => None,
+            crate::facts::store::KeyPart::Column(c) => Some(c.as_str()),
+            crate::facts::store::KeyPart::Expr { .. } => None,
         })
         .collect()
 }

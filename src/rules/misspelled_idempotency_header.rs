@@ -3,7 +3,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, Edit, RuleId, Severity};
-use crate::frontend::StrRole;
+use crate::facts::headers::StrRole;
 use crate::header_names::{classify, Miss, REPLAYED};
 use crate::knowledge;
 use crate::model::headers::HeaderUse;

@@ -23,7 +23,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// known here; judged only in a run that holds an idempotency store or a
 /// keyed request.
 fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    use crate::frontend::rust::units::Purpose;
+    use crate::facts::retention::Purpose;
     for (file, s) in ctx.model.unit_slips(Purpose::Retry) {
         out.push(
             Diagnostic::new(

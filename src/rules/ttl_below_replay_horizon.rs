@@ -6,7 +6,7 @@
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::duration::Duration;
-use crate::frontend::StoreRef;
+use crate::facts::retention::StoreRef;
 use crate::horizons::Catalogue;
 use crate::knowledge::{self, Counterparty, Window};
 use crate::model::retention::{Attribution, Retention};
@@ -69,7 +69,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// which store the expiry is for is not known here; judged only in a run
 /// that holds an idempotency store or a keyed request.
 fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    use crate::frontend::rust::units::Purpose;
+    use crate::facts::retention::Purpose;
     for (file, s) in ctx.model.unit_slips(Purpose::Retention) {
         out.push(
             Diagnostic::new(
@@ -95,7 +95,7 @@ fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// decoder that grants the leeway is the one these tokens pass through,
 /// is not read here.
 fn token_guards(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    use crate::frontend::rust::jti::ExpiryForm;
+    use crate::facts::tokens::ExpiryForm;
     let guards = ctx.model.token_guards();
     for (file, e) in &guards.expiries {
         let r = &e.record;
@@ -131,7 +131,7 @@ fn token_guards(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// key is forgotten that long before the store meant to stop holding it,
 /// whatever its counterparty. A warning: the expiry column was set for a
 /// reason the cleanup does not see.
-fn early_purge(file: FileId, e: &crate::frontend::EarlyPurge) -> Diagnostic {
+fn early_purge(file: FileId, e: &crate::facts::retention::EarlyPurge) -> Diagnostic {
     let (t, c, lead) = (&e.table, &e.column, e.lead);
     Diagnostic::new(
         NAME,
@@ -526,7 +526,8 @@ mod tests {
         assert!(short.chars().count() <= HEADLINE_PATH, "{short}");
     }
     use crate::duration::{DAY, HOUR};
-    use crate::frontend::{FileFacts, RetentionFact};
+    use crate::facts::retention::RetentionFact;
+    use crate::facts::FileFacts;
     use crate::model::retention::{attribute, Attribution};
 
     /// A SQL retention as the SQL front end records it.

@@ -30,7 +30,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         out.push(unscoped_format(u));
     }
     for f in &ctx.model.files {
-        for d in f.rust.iter().flat_map(|r| &r.dropped_callers) {
+        for d in f.code.iter().flat_map(|r| &r.dropped_callers) {
             out.push(dropped_caller(f.file, d));
         }
     }
@@ -47,7 +47,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// code has at hand.
 fn dropped_caller(
     file: crate::source::FileId,
-    d: &crate::frontend::rust::scope::DroppedCaller,
+    d: &crate::facts::keys::DroppedCaller,
 ) -> Diagnostic {
     Diagnostic::new(
         NAME,

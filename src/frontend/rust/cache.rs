@@ -5,29 +5,9 @@
 //! config that selects the backend (`cache_type = "redis"`). Not for Redis
 //! commands (`retention`, `flow`).
 
+pub(crate) use crate::facts::store::{CacheFacts, CacheUse};
 use crate::knowledge::{self, name_words};
-use crate::source::Span;
 use syn::visit::{self, Visit};
-
-#[derive(Debug, Default, Clone)]
-pub struct CacheFacts {
-    /// Cache types with a Redis implementation: the enum or trait, and the
-    /// Redis type (`Cache`, `RedisCache`).
-    pub redis_backends: Vec<(String, String)>,
-    /// Types idempotency code holds or takes: (the idempotency item, the
-    /// type's identifiers, span of the type).
-    pub store_uses: Vec<CacheUse>,
-}
-
-#[derive(Debug, Clone)]
-pub struct CacheUse {
-    /// `IdempotencyService`, `idempotency_layer`.
-    pub owner: String,
-    /// Every identifier of the field's or parameter's type (`Arc<dyn
-    /// CacheBackend>` → `Arc`, `CacheBackend`).
-    pub types: Vec<String>,
-    pub span: Span,
-}
 
 fn has(words: &[String], w: &str) -> bool {
     words.iter().any(|x| x == w)
@@ -251,7 +231,7 @@ mod tests {
     fn read(text: &str) -> CacheFacts {
         let mut f = crate::frontend::FileFacts::default();
         super::super::parse(text, &mut f);
-        f.rust.expect("parsed").cache
+        f.code.expect("parsed").cache
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! for a `jti` (`NewUsedJti::new(..)`, `UsedJti { .. }`); a leeway is a
 //! `leeway` field set in an assignment or a struct literal.
 
+pub(crate) use crate::facts::tokens::{ExpiryForm, Leeway, TokenExpiry, TokenFacts};
 use crate::source::Span;
 use syn::visit::{self, Visit};
 
@@ -31,38 +32,6 @@ pub fn may_hold(text: &str) -> bool {
     WORDS
         .iter()
         .any(|w| crate::knowledge::contains_ignore_ascii_case(text, w))
-}
-
-/// How a used-token record's expiry is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExpiryForm {
-    /// The token's `exp`, nothing added.
-    TokenExp,
-    /// A time counted from now (`Utc::now() + d`), `exp` not read.
-    FromNow,
-}
-
-#[derive(Debug, Clone)]
-pub struct TokenExpiry {
-    /// The expiry argument or field value.
-    pub span: Span,
-    pub form: ExpiryForm,
-    /// The record's type (`NewUsedJti`).
-    pub record: String,
-}
-
-/// A validation leeway set in code (`validation.leeway = 60`).
-#[derive(Debug, Clone)]
-pub struct Leeway {
-    pub span: Span,
-    /// Set to a literal `0`: no token is accepted past its `exp`.
-    pub zero: bool,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct TokenFacts {
-    pub expiries: Vec<TokenExpiry>,
-    pub leeways: Vec<Leeway>,
 }
 
 #[derive(Default)]

@@ -10,6 +10,7 @@
 //! [`apply`]; the schema reads [`Derived::tables`] to make a table a store.
 
 use super::sql_strings::{self, StrConsts};
+pub(crate) use crate::facts::keys::{Derived, DerivedKey, DerivedTable, KeySource};
 use crate::frontend::key_format;
 use crate::frontend::sql::dml;
 use crate::frontend::{FileFacts, RetentionFact, StoreRef};
@@ -17,46 +18,6 @@ use crate::knowledge;
 use crate::source::Span;
 use std::collections::HashMap;
 use syn::visit::{self, Visit};
-
-/// Where a key comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeySource {
-    /// For messages: "the `Idempotency-Key` header", "`event.id`".
-    pub what: String,
-    /// Names around the source that may name its counterparty (the event's
-    /// type as written, its binding, the field), for attribution.
-    pub context: Vec<String>,
-    /// A provider's event identity (else a client's request key).
-    pub event: bool,
-}
-
-/// A Redis key prefix (`format!("req-cache:{}", key)`) built from a source.
-#[derive(Debug, Clone)]
-pub struct DerivedKey {
-    pub prefix: String,
-    pub span: Span,
-    pub source: KeySource,
-}
-
-/// A SQL statement that binds a source's value: its table and, when the
-/// statement says, the column the value goes to.
-#[derive(Debug, Clone)]
-pub struct DerivedTable {
-    /// Normalised, as `dml` gives it.
-    pub table: String,
-    pub column: Option<String>,
-    /// The bound value.
-    pub span: Span,
-    pub source: KeySource,
-    /// The statement writes the table (else it reads it).
-    pub writes: bool,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Derived {
-    pub keys: Vec<DerivedKey>,
-    pub tables: Vec<DerivedTable>,
-}
 
 /// Words in a file without which it holds no source: an idempotency header
 /// (`idempot`, and the other names of `rules/headers.toml`) or an event's
@@ -488,7 +449,7 @@ mod tests {
 
     fn derived(text: &str) -> super::Derived {
         let facts = crate::frontend::parse(0, FileKind::Rust, text);
-        facts.rust.map(|r| r.derived).unwrap_or_default()
+        facts.code.map(|r| r.derived).unwrap_or_default()
     }
 
     #[test]

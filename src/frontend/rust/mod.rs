@@ -19,47 +19,10 @@ pub mod test_regions;
 pub mod units;
 
 use super::{FileFacts, Problem, StrLit, StrRole};
+pub(crate) use crate::facts::{CodeFacts, StringConst};
 use crate::source::Span;
 use crate::timings::walks::{time, Walk};
 use syn::visit::{self, Visit};
-
-/// Facts specific to Rust files, beyond the shared string literals.
-#[derive(Debug, Default, Clone)]
-pub struct RustFacts {
-    /// `const`/`static` items whose value is a string literal.
-    pub str_consts: Vec<StrConst>,
-    /// Identifiers passed where a header name is read or written
-    /// (`headers().get(REPLAYED)`), resolved against constants in the model.
-    pub ident_args: Vec<(String, StrRole)>,
-    /// Duration constants and retentions (`retention`).
-    pub retention: retention::RetentionFacts,
-    /// Events per function, uses and struct fields (`flow`).
-    pub flow: flow::FlowFacts,
-    /// Retries, their policies and the keyed requests they resend.
-    pub retry: retry::RetryFacts,
-    /// Caches with a Redis backend, and the caches idempotency code uses.
-    pub cache: cache::CacheFacts,
-    /// Redis keys and SQL values built from an idempotency header or a
-    /// provider event's identity (`key_source`).
-    pub derived: key_source::Derived,
-    /// Durations read in another unit than their names say (`units`).
-    pub unit_slips: Vec<units::UnitSlip>,
-    /// A caller's identity at hand and left out of an idempotency key
-    /// (`scope`).
-    pub dropped_callers: Vec<scope::DroppedCaller>,
-    /// Key formats built where an owner's binding is at hand and unused
-    /// (`owner_keys`).
-    pub ownerless: Vec<owner_keys::OwnerlessKey>,
-    /// Used-token records and validation leeways (`jti`).
-    pub tokens: jti::TokenFacts,
-}
-
-#[derive(Debug, Clone)]
-pub struct StrConst {
-    pub name: String,
-    /// Index into `FileFacts::strings` of the literal.
-    pub string: usize,
-}
 
 /// Rust files larger than this are not handed to syn. A syn tree takes
 /// up to 140 times its source in memory (measured on dense one-line code), so
@@ -391,7 +354,7 @@ fn inherent_impl(input: syn::parse::ParseStream) -> Option<(syn::ItemImpl, usize
 fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     let mut strings = StringVisitor {
         facts,
-        rust: RustFacts::default(),
+        rust: CodeFacts::default(),
         role: None,
         header_vars: Vec::new(),
     };
@@ -462,7 +425,7 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
         rust.derived = derive.out;
     }
     let literals = gated.keep(text, &facts.test_regions, &mut rust);
-    facts.rust = Some(rust);
+    facts.code = Some(rust);
     if let Some(l) = literals {
         l.apply(facts);
     }
@@ -530,7 +493,7 @@ impl<'c> Gated<'c> {
         self,
         text: &str,
         test_regions: &[Span],
-        rust: &mut RustFacts,
+        rust: &mut CodeFacts,
     ) -> Option<redis_config::Literals> {
         if let Some(c) = self.caches {
             rust.cache = c.out;
@@ -772,7 +735,7 @@ fn str_literal(expr: &syn::Expr) -> Option<&syn::LitStr> {
 
 struct StringVisitor<'a> {
     facts: &'a mut FileFacts,
-    rust: RustFacts,
+    rust: CodeFacts,
     /// Role of the argument being visited, if it is a header read/write position.
     role: Option<StrRole>,
     /// Local bindings that hold a header map (`let mut out = HeaderMap::new()`),
@@ -785,7 +748,7 @@ impl StringVisitor<'_> {
     /// A `const`/`static` whose value is a string literal.
     fn str_const(&mut self, ident: &syn::Ident, s: &syn::LitStr, role: StrRole) {
         let idx = self.push_lit(s, role);
-        self.rust.str_consts.push(StrConst {
+        self.rust.str_consts.push(StringConst {
             name: ident.to_string(),
             string: idx,
         });
@@ -1230,7 +1193,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
         let f = facts(text);
         assert!(f.strings.len() > 5 && !f.test_regions.is_empty());
         assert!(f
-            .rust
+            .code
             .as_ref()
             .is_some_and(|r| !r.flow.functions.is_empty()));
         for refused in [
@@ -1534,7 +1497,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
     fn the_redis_key_calls_cover_every_key_reader() {
         let key_of = |text: &str| {
             let f = facts(text);
-            let flow = f.rust.as_ref().map_or(0, |r| {
+            let flow = f.code.as_ref().map_or(0, |r| {
                 r.flow
                     .functions
                     .iter()
@@ -1618,9 +1581,9 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
     fn the_cache_and_policy_walks_run_wherever_their_word_can_be() {
         let cache =
             facts("pub enum Store { Redis(RedisCACHE) }\nimpl KeyCACHE for RedisStore {}\n");
-        assert_eq!(cache.rust.unwrap().cache.redis_backends.len(), 1);
+        assert_eq!(cache.code.unwrap().cache.redis_backends.len(), 1);
         assert!(facts("pub enum Store { Redis(RedisConn) }\n")
-            .rust
+            .code
             .unwrap()
             .cache
             .redis_backends
@@ -1659,7 +1622,7 @@ fn f(resp: &Response, b: Builder) {
         assert_eq!(role("Idempotent-Replayed"), Some(StrRole::Read));
         assert_eq!(role("Idempotency-Key"), Some(StrRole::Write));
         assert_eq!(role("Idempotency-Replayed"), Some(StrRole::Mention));
-        let rust = f.rust.unwrap();
+        let rust = f.code.unwrap();
         assert_eq!(rust.str_consts[0].name, "REPLAYED");
         assert_eq!(
             rust.ident_args,
@@ -1692,7 +1655,7 @@ fn client(resp: &reqwest::Response, body: &serde_json::Value) {
         assert_eq!(role("idempotency-replayed"), Some(StrRole::HeaderName));
         assert_eq!(role("idempotent-replayed"), Some(StrRole::Read));
         assert_eq!(role("idempotency_key"), Some(StrRole::Mention));
-        let rust = f.rust.unwrap();
+        let rust = f.code.unwrap();
         assert_eq!(
             rust.ident_args,
             vec![("REPLAYED".to_string(), StrRole::Write)]
@@ -1714,7 +1677,7 @@ fn f() -> HttpResponse {
         assert_eq!(role("Idempotency-Replayed"), Some(StrRole::Write));
         assert_eq!(role("true"), Some(StrRole::Mention));
         assert_eq!(
-            f.rust.unwrap().ident_args,
+            f.code.unwrap().ident_args,
             vec![("REPLAYED_HEADER".to_string(), StrRole::Write)]
         );
     }

@@ -7,24 +7,11 @@
 //! binding unused (the compiler warns), so the form is rare where the key is
 //! right. Whether it is judged is the model's call.
 
+pub(crate) use crate::facts::keys::OwnerlessKey;
 use crate::knowledge;
 use crate::source::Span;
 use std::collections::HashSet;
 use syn::visit::{self, Visit};
-
-/// A key format built where an owner's binding is at hand and unused.
-#[derive(Debug, Clone)]
-pub struct OwnerlessKey {
-    /// The format string inside its quotes.
-    pub span: Span,
-    /// The format as written (`mid_{}_pid_{}`).
-    pub text: String,
-    /// The owner binding left out (`merchant_id`).
-    pub owner: String,
-    /// Its file is one the prefilter holds back ([`crate::prefilter::Admission::Late`]):
-    /// judged only in a run that reads such files.
-    pub late: bool,
-}
 
 /// Longest literal read as a key format.
 const MAX_FORMAT: usize = 200;

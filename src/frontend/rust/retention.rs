@@ -7,6 +7,11 @@
 //! strings (`mod.rs`) or for effects and flows.
 
 use super::str_lit;
+pub(crate) use crate::facts::retention::{
+    const_fn_ref, fold_duration, refs_of, ClientSetting, ConstExpr, DurDef, LetGoDefs,
+    PendingRetention, RetentionFacts, CONFIG_REF, LET_GO_DEFS, MAX_EXPR_DEPTH, REQUEST_KEY_CONTEXT,
+    SELF_FIELD,
+};
 use crate::frontend::key_format;
 use crate::frontend::{FileFacts, KeyFormat, RedisKeyWrite, StoreRef};
 use crate::knowledge;
@@ -14,190 +19,39 @@ use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};
 
-/// An integer or duration expression, as far as it can be read without
-/// knowing other files. `Ref` names a constant to look up in the crate.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConstExpr {
-    Int(u64),
-    Ref(String),
-    Add(Box<ConstExpr>, Box<ConstExpr>),
-    Sub(Box<ConstExpr>, Box<ConstExpr>),
-    Mul(Box<ConstExpr>, Box<ConstExpr>),
-    Div(Box<ConstExpr>, Box<ConstExpr>),
-    /// A duration constructor: the argument counts units of `ms` milliseconds
-    /// (`Duration::from_secs(x)` is `Dur { ms: 1000, arg: x }`).
-    Dur {
-        ms: u64,
-        arg: Box<ConstExpr>,
-    },
-    /// A duration turned back into a count of `ms`-millisecond units
-    /// (`.as_secs()` is `ToInt { ms: 1000, .. }`).
-    ToInt {
-        ms: u64,
-        arg: Box<ConstExpr>,
-    },
-    /// Anything else: a parameter, a call, `env::var(..)`. Never guessed.
-    Unknown,
-}
-
-/// What an expression folds to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Value {
-    Int(u128),
-    /// Milliseconds.
-    Dur(u128),
-}
-
-/// A `const`/`static` item with an integer or duration value, visible to
-/// the whole crate by name.
-#[derive(Debug, Clone)]
-pub struct DurDef {
-    pub name: String,
-    pub expr: ConstExpr,
-    /// The value expression's text.
-    pub span: Span,
-}
-
-/// A retention whose value may need constants from other files.
-#[derive(Debug, Clone)]
-pub struct PendingRetention {
-    /// The duration's text in this file.
-    pub span: Span,
-    pub expr: ConstExpr,
-    /// Milliseconds per unit when the value folds to a bare integer
-    /// (`EX` counts seconds, `PX` milliseconds, `IDEM_TTL_SECS` seconds).
-    /// `None`: a bare integer has no known unit and the fact is dropped.
-    pub unit_ms: Option<u64>,
-    pub target: StoreRef,
-    pub via: String,
-    pub context: Vec<String>,
-    /// The Redis write the expiry belongs to, for a label.
-    pub site: Option<Span>,
-    /// The constant the expiry names directly (`set_ex(k, v, IDEM_TTL)`):
-    /// its definition is where the number is written.
-    pub direct_ref: Option<String>,
-    /// A retention-named constant or binding found on its own (not as a
-    /// Redis expiry).
-    pub standalone: bool,
-    /// More places in this file a finding shows (the `DELETE` a bound
-    /// cut-off is for).
-    pub labels: Vec<(Span, String)>,
-}
-
-/// A Redis client built from a setting: `redis::Client::open(url)` where
-/// `url` is `env::var("REDIS_URL")?` or `settings.redis.url`, read here or
-/// through a `let`. The model follows the setting to the Redis it names.
-#[derive(Debug, Clone)]
-pub struct ClientSetting {
-    /// The argument's text.
-    pub span: Span,
-    /// The setting, as a [`CONFIG_REF`] name without its prefix
-    /// (`$REDIS_URL`, `settings.redis.url`).
-    pub read: String,
-    /// The constructor as written (`redis::Client::open`).
-    pub call: String,
-}
-
-/// What this module adds to `RustFacts`.
-#[derive(Debug, Default, Clone)]
-pub struct RetentionFacts {
-    pub defs: Vec<DurDef>,
-    pub pending: Vec<PendingRetention>,
-    /// `defs` when the file defines many: let go after the parse
-    /// ([`RetentionFacts::let_go_defs`]).
-    pub let_go: Option<LetGoDefs>,
-    /// Redis clients built from a setting.
-    pub clients: Vec<ClientSetting>,
-    /// Fields of deserialized settings structs that the configuration
-    /// names otherwise: `#[serde(rename = "ttl")] event_ttl_secs` gives
-    /// (`event_ttl_secs`, `ttl`); `alias` too.
-    pub renames: Vec<(String, String)>,
-}
-
-/// A file with at least this many constants lets them go after its parse
-/// and keeps a digest of each name ([`LetGoDefs`]). bindgen's `-sys`
-/// crates define thousands a file (linux-raw-sys's `general.rs`: about
-/// 1,800; libc's modules, object's `elf.rs`), and a lookup names one of
-/// them about never; no file of the sweep's 29 trees defines this many.
-pub const LET_GO_DEFS: usize = 128;
-
-/// The constants of a file that defines many, let go after its parse: the
-/// digests of their names, sorted, so that a lookup can tell which of
-/// these files may define a name, and the definitions read again from the
-/// file's text the first time one may.
-#[derive(Debug, Clone)]
-pub struct LetGoDefs {
-    digests: Vec<u32>,
-    /// Read by [`parse_consts`] (the constants tier), else by the whole
-    /// file's parse.
-    consts_only: bool,
-    again: std::sync::OnceLock<Vec<DurDef>>,
-}
-
-/// The digest of a constant's name that [`LetGoDefs`] keeps.
-pub fn name_digest(name: &str) -> u32 {
-    crate::source::text_hash(name) as u32
-}
-
-fn digests(defs: &[DurDef]) -> Vec<u32> {
-    let mut out: Vec<u32> = defs.iter().map(|d| name_digest(&d.name)).collect();
-    out.sort_unstable();
-    out
-}
-
 impl RetentionFacts {
     /// Let the definitions go when there are [`LET_GO_DEFS`] or more, as
-    /// read by [`parse_consts`] (`consts_only`) or by the whole parse.
+    /// read by [`parse_consts`] (`consts_only`) or by the whole parse: the
+    /// same reader reads them again when a lookup may need one.
     pub fn let_go_defs(&mut self, consts_only: bool) {
         if self.defs.len() >= LET_GO_DEFS {
-            self.let_go = Some(LetGoDefs {
-                digests: digests(&self.defs),
-                consts_only,
-                again: std::sync::OnceLock::new(),
-            });
+            let read_again = if consts_only {
+                defs_of_consts
+            } else {
+                defs_of_whole
+            };
+            self.let_go = Some(LetGoDefs::new(&self.defs, read_again));
             self.defs = Vec::new();
         }
     }
 }
 
-impl LetGoDefs {
-    /// Whether a constant whose name has this digest may be defined here.
-    pub fn may_define(&self, digest: u32) -> bool {
-        self.digests.binary_search(&digest).is_ok()
-    }
-
-    /// The definitions, read again the first time from `text` (the file's
-    /// text as its parse saw it), the same way. `None`, with a warning
-    /// naming `path`, when that text gives other names than the first
-    /// read's: the file changed while it was checked.
-    pub fn defs(&self, text: &str, path: &str) -> Option<&[DurDef]> {
-        let defs = self.again.get_or_init(|| {
-            let mut f = FileFacts::default();
-            if self.consts_only {
-                parse_consts(text, &mut f);
-            } else {
-                super::parse(text, &mut f);
-            }
-            let defs = f.rust.map(|r| r.retention.defs).unwrap_or_default();
-            if digests(&defs) == self.digests {
-                defs
-            } else {
-                eprintln!(
-                    "idemlint: warning: {path} changed while it was checked; its constants are not read again"
-                );
-                Vec::new()
-            }
-        });
-        (!defs.is_empty()).then_some(defs.as_slice())
-    }
+/// The constants [`parse_consts`] reads in `text`.
+fn defs_of_consts(text: &str) -> Vec<DurDef> {
+    let mut f = FileFacts::default();
+    parse_consts(text, &mut f);
+    f.code.map(|r| r.retention.defs).unwrap_or_default()
 }
 
-/// Deepest expression tree read; deeper is `Unknown`.
-const MAX_EXPR_DEPTH: usize = 64;
+/// The constants the whole parse reads in `text`.
+fn defs_of_whole(text: &str) -> Vec<DurDef> {
+    let mut f = FileFacts::default();
+    super::parse(text, &mut f);
+    f.code.map(|r| r.retention.defs).unwrap_or_default()
+}
+
 /// Longest `const`/`static` item the constants-only reader looks at.
 const MAX_CONST_ITEM_BYTES: usize = 4096;
-/// Most steps one fold may take (guards cycles and exponential sharing).
-const MAX_FOLD_STEPS: usize = 10_000;
 
 /// Read a parsed file.
 pub fn extract(file: &syn::File, facts: &mut FileFacts) -> RetentionFacts {
@@ -283,7 +137,7 @@ pub fn parse_consts(text: &str, facts: &mut FileFacts) {
     }
     v.offset = 0;
     let r = finish(v, facts);
-    let rust = facts.rust.get_or_insert_with(Default::default);
+    let rust = facts.code.get_or_insert_with(Default::default);
     rust.retention = r;
     // As in `rust::parse`: spans are byte ranges by now, free proc-macro2's
     // per-thread copy of the parsed text.
@@ -494,22 +348,6 @@ pub fn read_duration_arg(e: &syn::Expr) -> ConstExpr {
     v.read(e, 0)
 }
 
-/// A context word of a retention whose store holds the keys of the
-/// service's own clients (a cache keyed by the idempotency request header):
-/// the file's path names no counterparty for it.
-pub const REQUEST_KEY_CONTEXT: &str = "(request key)";
-
-/// The name a zero-argument `const fn` is known by among the constants.
-pub fn const_fn_ref(name: &str) -> String {
-    format!("{name}()")
-}
-
-/// A [`ConstExpr::Ref`] name that reads a setting rather than a constant:
-/// `config:payouts.max_retries` (a field path, the binding's name first
-/// unless it is `self`) or `config:$PAYOUT_MAX_RETRIES` (an environment
-/// variable). `model::retries` joins it to the configuration files.
-pub const CONFIG_REF: &str = "config:";
-
 /// The setting a field path or `env::var("…")` call reads; a path from a
 /// `let` bound to a setting's section (`let w = &settings.payouts;`)
 /// continues it.
@@ -564,71 +402,6 @@ fn config_read<'l>(e: &syn::Expr, lets: &dyn Fn(&str) -> Option<&'l ConstExpr>) 
         }
         _ => None,
     }
-}
-
-/// Fold an expression to a duration. `unit_ms` applies when it folds to a
-/// bare integer; `lookup` finds constants by name.
-pub fn fold_duration<'a>(
-    expr: &'a ConstExpr,
-    unit_ms: Option<u64>,
-    lookup: &dyn Fn(&str) -> Option<&'a ConstExpr>,
-) -> Option<crate::duration::Duration> {
-    let mut steps = 0;
-    let ms = match eval(expr, &|n| lookup(n), &mut steps, 0)? {
-        Value::Dur(ms) => ms,
-        Value::Int(n) => n.checked_mul(u128::from(unit_ms?))?,
-    };
-    u64::try_from(ms / 1000)
-        .ok()
-        .map(crate::duration::Duration::from_secs)
-}
-
-/// Fold an expression. A name that `lookup` cannot resolve, an overflow, a
-/// negative or a division by zero give `None`.
-pub fn eval<'a>(
-    e: &'a ConstExpr,
-    lookup: &dyn Fn(&str) -> Option<&'a ConstExpr>,
-    steps: &mut usize,
-    depth: usize,
-) -> Option<Value> {
-    *steps += 1;
-    if *steps > MAX_FOLD_STEPS || depth > MAX_EXPR_DEPTH {
-        return None;
-    }
-    let mut sub = |x: &'a ConstExpr| eval(x, lookup, steps, depth + 1);
-    Some(match e {
-        ConstExpr::Int(n) => Value::Int(u128::from(*n)),
-        ConstExpr::Ref(name) => return sub(lookup(name)?),
-        ConstExpr::Unknown => return None,
-        ConstExpr::Dur { ms, arg } => match sub(arg)? {
-            Value::Int(n) => Value::Dur(n.checked_mul(u128::from(*ms))?),
-            Value::Dur(_) => return None,
-        },
-        ConstExpr::ToInt { ms, arg } => match sub(arg)? {
-            Value::Dur(d) => Value::Int(d / u128::from((*ms).max(1))),
-            Value::Int(_) => return None,
-        },
-        ConstExpr::Add(a, b)
-        | ConstExpr::Sub(a, b)
-        | ConstExpr::Mul(a, b)
-        | ConstExpr::Div(a, b) => {
-            let (x, y) = (sub(a)?, sub(b)?);
-            use Value::{Dur, Int};
-            match (e, x, y) {
-                (ConstExpr::Add(..), Int(x), Int(y)) => Int(x.checked_add(y)?),
-                (ConstExpr::Add(..), Dur(x), Dur(y)) => Dur(x.checked_add(y)?),
-                (ConstExpr::Sub(..), Int(x), Int(y)) => Int(x.checked_sub(y)?),
-                (ConstExpr::Sub(..), Dur(x), Dur(y)) => Dur(x.checked_sub(y)?),
-                (ConstExpr::Mul(..), Int(x), Int(y)) => Int(x.checked_mul(y)?),
-                (ConstExpr::Mul(..), Dur(x), Int(y)) | (ConstExpr::Mul(..), Int(y), Dur(x)) => {
-                    Dur(x.checked_mul(y)?)
-                }
-                (ConstExpr::Div(..), Int(x), Int(y)) => Int(x.checked_div(y)?),
-                (ConstExpr::Div(..), Dur(x), Int(y)) => Dur(x.checked_div(y)?),
-                _ => return None,
-            }
-        }
-    })
 }
 
 /// Duration constructors and the milliseconds one unit of their argument is
@@ -1707,10 +1480,6 @@ pub(super) fn format_prefix(mac: &syn::Macro) -> Option<String> {
     (!prefix.is_empty()).then_some(prefix)
 }
 
-/// The prefix of a definition that a struct literal's field gives
-/// (`self.ttl_secs`).
-pub const SELF_FIELD: &str = "self.";
-
 /// `self.ttl_secs`: the field, as a [`SELF_FIELD`] name.
 fn self_field(f: &syn::ExprField) -> Option<String> {
     let syn::Member::Named(name) = &f.member else {
@@ -1779,27 +1548,6 @@ fn refs_unknown(e: &ConstExpr) -> bool {
         ConstExpr::Dur { arg, .. } | ConstExpr::ToInt { arg, .. } => unknown(arg),
         ConstExpr::Int(_) | ConstExpr::Ref(_) | ConstExpr::Unknown => false,
     }
-}
-
-/// Names of the constants an expression refers to.
-pub fn refs_of(e: &ConstExpr) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![e];
-    while let Some(e) = stack.pop() {
-        match e {
-            ConstExpr::Ref(n) => out.push(n.clone()),
-            ConstExpr::Add(a, b)
-            | ConstExpr::Sub(a, b)
-            | ConstExpr::Mul(a, b)
-            | ConstExpr::Div(a, b) => {
-                stack.push(a);
-                stack.push(b);
-            }
-            ConstExpr::Dur { arg, .. } | ConstExpr::ToInt { arg, .. } => stack.push(arg),
-            ConstExpr::Int(_) | ConstExpr::Unknown => {}
-        }
-    }
-    out
 }
 
 fn pat_ident(p: &syn::Pat) -> Option<String> {
@@ -2073,7 +1821,7 @@ mod tests {
             "pub const HOUR: c_int = 3600;\npub const DAY: u64 = 86_400;\n",
             &mut facts,
         );
-        let defs = &facts.rust.as_ref().map(|r| &r.retention.defs);
+        let defs = &facts.code.as_ref().map(|r| &r.retention.defs);
         let names: Vec<&str> = defs
             .iter()
             .flat_map(|d| d.iter().map(|d| d.name.as_str()))
@@ -2408,7 +2156,7 @@ const IDEMPOTENCY_LOCK_TTL: Duration = Duration::from_secs(30);
         let text = "//! Time units.\n\npub const DAY: u64 = 24 * HOUR;\npub(crate) const HOUR: u64 = 3_600;\nfn unrelated() { let x = [1; 3]; }\n";
         let mut f = FileFacts::default();
         parse_consts(text, &mut f);
-        let r = f.rust.unwrap().retention;
+        let r = f.code.unwrap().retention;
         assert_eq!(r.defs.len(), 2);
         assert_eq!(&text[r.defs[0].span.start..r.defs[0].span.end], "24 * HOUR");
         assert_eq!(&text[r.defs[1].span.start..r.defs[1].span.end], "3_600");

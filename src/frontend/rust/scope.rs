@@ -14,20 +14,9 @@
 //! purpose and not reported.
 
 use super::sql_strings::StrConsts;
+pub(crate) use crate::facts::keys::DroppedCaller;
 use crate::source::Span;
 use syn::visit::{self, Visit};
-
-#[derive(Debug, Clone)]
-pub struct DroppedCaller {
-    /// The caller's parameter or binding.
-    pub span: Span,
-    pub name: String,
-    /// The function that builds the key.
-    pub function: String,
-    pub function_span: Span,
-    /// "a parameter" or "read from the `Authorization` header".
-    pub how: String,
-}
 
 /// Names that hold a caller's identity (last word of a snake-case name,
 /// or the whole name).

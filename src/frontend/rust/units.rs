@@ -16,6 +16,7 @@
 //! `ttl.as_secs() * 1000`) is a conversion, not a slip: nothing is read
 //! there.
 
+pub(crate) use crate::facts::retention::{Purpose, UnitSlip};
 use crate::source::Span;
 use syn::visit::{self, Visit};
 
@@ -40,22 +41,6 @@ pub const WORDS: &[&str] = &[
     "_millis",
     "milliseconds",
 ];
-
-/// What a slipped duration is for, by the names around it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
-    Retention,
-    Retry,
-}
-
-#[derive(Debug, Clone)]
-pub struct UnitSlip {
-    pub span: Span,
-    /// For the message: "`retry_schedule_ms` (milliseconds) is read by
-    /// `Duration::from_secs` (seconds)".
-    pub what: String,
-    pub purpose: Purpose,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Unit {

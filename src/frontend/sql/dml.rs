@@ -6,62 +6,9 @@
 //! still classify. Not for schema changes (`extract`) or retention
 //! (`retention`).
 
+pub(crate) use crate::facts::store::{Dml, DmlKind};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
-
-/// How a statement touches a table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DmlKind {
-    Read,
-    Insert,
-    /// `INSERT … ON CONFLICT … DO NOTHING`, MySQL `INSERT IGNORE`, SQLite
-    /// `INSERT OR IGNORE`: a duplicate is skipped, and the caller can tell.
-    InsertDoNothing,
-    /// `ON CONFLICT … DO UPDATE`, `ON DUPLICATE KEY UPDATE`, `REPLACE INTO`.
-    Upsert,
-    Update,
-    Delete,
-}
-
-impl DmlKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DmlKind::Read => "read",
-            DmlKind::Insert => "insert",
-            DmlKind::InsertDoNothing => "insert-on-conflict-do-nothing",
-            DmlKind::Upsert => "upsert",
-            DmlKind::Update => "update",
-            DmlKind::Delete => "delete",
-        }
-    }
-
-    /// Whether the statement writes rows.
-    pub fn writes(self) -> bool {
-        self != DmlKind::Read
-    }
-}
-
-/// One table a statement touches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Dml {
-    pub kind: DmlKind,
-    /// Normalised (`public.` dropped, unquoted parts lower-cased).
-    pub table: String,
-    /// An insert's `ON CONFLICT (…)` target columns (normalised): the
-    /// unique guard the statement relies on. Empty when none is written
-    /// (one pointer: every SQL event of a parsed file holds one).
-    pub conflict: thin_vec::ThinVec<String>,
-}
-
-impl Dml {
-    pub fn new(kind: DmlKind, table: String) -> Self {
-        Dml {
-            kind,
-            table,
-            conflict: thin_vec::ThinVec::new(),
-        }
-    }
-}
 
 /// The columns of `ON CONFLICT (a, b)`, normalised.
 fn conflict_target(toks: &[Token]) -> thin_vec::ThinVec<String> {

@@ -12,8 +12,8 @@
 
 use super::claims::crate_root;
 use super::{normalise, points_at, Endpoint, Instance, Link, Owner};
-use crate::frontend::rust::retention::ClientSetting;
-use crate::frontend::FileFacts;
+use crate::facts::retention::ClientSetting;
+use crate::facts::FileFacts;
 use crate::model::settings::{join_key, nested_env_key};
 use crate::source::{FileId, SourceMap, Span};
 
@@ -37,7 +37,7 @@ fn clients<'f>(
     let built: Vec<(FileId, &str, &ClientSetting)> = files
         .iter()
         .filter(|f| !f.test_path)
-        .filter_map(|f| Some((f.file, f.rust.as_ref()?)))
+        .filter_map(|f| Some((f.file, f.code.as_ref()?)))
         .flat_map(|(file, r)| r.retention.clients.iter().map(move |c| (file, c)))
         .filter_map(|(file, c)| Some((file, crate_root(sources.path(file))?, c)))
         .collect();
@@ -508,8 +508,8 @@ fn published_port(item: &str) -> Option<u16> {
 
 /// The compose Redis services that publish `port` on the host.
 pub(super) fn publishing(instances: &[Instance], files: &[FileFacts], port: u16) -> Vec<usize> {
-    use crate::frontend::conf::PathSeg;
-    use crate::frontend::redis_conf::InstanceKind;
+    use crate::facts::config::PathSeg;
+    use crate::facts::redis::InstanceKind;
     (0..instances.len())
         .filter(|&i| {
             let inst = &instances[i];
@@ -577,8 +577,7 @@ fn chart_only_redis(
         .filter(|&i| {
             let p = normalise(sources.path(instances[i].file));
             let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
-            dir == chart
-                && instances[i].kind == crate::frontend::redis_conf::InstanceKind::HelmValues
+            dir == chart && instances[i].kind == crate::facts::redis::InstanceKind::HelmValues
         })
         .collect();
     // The chart's defaults (`values.yaml`) are what it deploys; another

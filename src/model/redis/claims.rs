@@ -11,8 +11,8 @@
 //! name or by connection setting (`super::RedisModel::link`, `chain`).
 
 use super::Link;
-use crate::frontend::rust::flow::FnFlow;
-use crate::frontend::FileFacts;
+use crate::facts::flow::FnTrace;
+use crate::facts::FileFacts;
 use crate::source::{FileId, SourceMap, Span};
 
 /// A conditional set in non-test code, with the function it sits in.
@@ -47,7 +47,7 @@ impl Claim {
 /// The function of `functions` whose name precedes `at` most closely: the
 /// one a span in its body belongs to (a nested `fn` item is rare in Redis
 /// wrappers).
-fn enclosing(functions: &[FnFlow], at: Span) -> Option<&FnFlow> {
+fn enclosing(functions: &[FnTrace], at: Span) -> Option<&FnTrace> {
     functions
         .iter()
         .filter(|f| f.span.start <= at.start)
@@ -58,8 +58,8 @@ fn enclosing(functions: &[FnFlow], at: Span) -> Option<&FnFlow> {
 pub(super) fn claims(files: &[FileFacts]) -> Vec<Claim> {
     let mut out: Vec<Claim> = Vec::new();
     for f in files.iter().filter(|f| !f.test_path) {
-        let functions: &[FnFlow] = f
-            .rust
+        let functions: &[FnTrace] = f
+            .code
             .as_ref()
             .map(|r| r.flow.functions.as_slice())
             .unwrap_or(&[]);
@@ -153,7 +153,7 @@ pub(super) fn cache_owner_at(files: &[FileFacts], owner: &str) -> Option<(FileId
     files
         .iter()
         .filter(|f| !f.test_path)
-        .filter_map(|f| Some((f.file, f.rust.as_ref()?)))
+        .filter_map(|f| Some((f.file, f.code.as_ref()?)))
         .find_map(|(file, r)| {
             r.cache
                 .store_uses

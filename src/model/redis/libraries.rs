@@ -6,8 +6,8 @@
 
 use super::chain::{is_loopback, pointed_at, port_of, publishing};
 use super::{dir_of, Endpoint, Instance, Link, Owner};
-use crate::frontend::redis_conf::InstanceKind;
-use crate::frontend::FileFacts;
+use crate::facts::redis::InstanceKind;
+use crate::facts::FileFacts;
 use crate::knowledge::{self, DedupLibrary};
 use crate::source::{FileId, SourceMap, Span};
 

@@ -9,43 +9,11 @@ use super::{
     find_sleep, has_item_loop, increments, loop_bound, mentions, method_str, path_segs,
     retry_counter, BoundSense, Policy, PolicyKind, Setting, Walker,
 };
+pub(crate) use crate::facts::retry::{ArmBound, PolicyArm, PolicyFn};
 use crate::frontend::rust::flow::root_name;
 use crate::frontend::rust::retention::ConstExpr;
 use crate::source::Span;
 use syn::visit::{self, Visit};
-
-/// A function of the project that returns a retry's delay from the attempt
-/// number, for the model to join to the loops that call it.
-#[derive(Debug, Clone)]
-pub struct PolicyFn {
-    pub name: String,
-    /// The `impl`'s type.
-    pub owner: Option<String>,
-    pub arms: Vec<PolicyArm>,
-}
-
-/// One way the function lets a request be retried: the delay before the
-/// attempt with counter `k` is `unit × a × b^k`, until the bound.
-#[derive(Debug, Clone)]
-pub struct PolicyArm {
-    /// The delay as written.
-    pub delay: Span,
-    /// The delay before the second attempt (counter 1): `unit × a × b`.
-    pub first: Setting,
-    pub ratio: u64,
-    pub bound: ArmBound,
-}
-
-#[derive(Debug, Clone)]
-pub enum ArmBound {
-    /// Retries while the counter is below this many attempts.
-    Attempts(Setting),
-    /// The count is a field of the value the caller builds (`x < *n` for
-    /// `ExponentialBackoff(n)`): what it names, for the message.
-    Caller(String),
-    /// No bound: the arm retries whatever the counter.
-    None,
-}
 
 /// A delay that grows with the counter `c`: `Duration::from_secs(b.pow(c))`,
 /// `from_millis(a * b.pow(c))`, `b.pow(c) * a`, `1 << c`: (unit, a, b).

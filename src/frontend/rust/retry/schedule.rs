@@ -9,24 +9,12 @@ use super::{
     find_sleep, has_item_loop, mentions, method_str, path_segs, retry_counter, Policy, PolicyKind,
     Ratio, Shape, Walker,
 };
+pub(crate) use crate::facts::retry::FieldDefault;
 use crate::frontend::rust::flow::root_name;
 use crate::frontend::rust::retention::{read_expr, ConstExpr};
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};
-
-/// A value a struct literal gives one of its fields where the caller left
-/// the option unset (`num_retries: options.num_retries.unwrap_or(2)`), or
-/// a plain value (`max_retries: 5`).
-#[derive(Debug, Clone)]
-pub struct FieldDefault {
-    pub field: String,
-    /// `None`: the literal gives the field a value the reader cannot fold
-    /// (a parameter, a call): the field has no default to assume.
-    pub value: Option<ConstExpr>,
-    /// The field's value as written.
-    pub span: Span,
-}
 
 /// The expression inside `Some(..)`, or the expression itself.
 fn unwrap_some(e: &syn::Expr) -> &syn::Expr {

@@ -1,0 +1,349 @@
+//! Stores and statements: the schema a migration history declares (tables,
+//! columns, unique keys, indexes, partitions, deletes by age) as ordered
+//! events, the data statements code sends (which table, read or write,
+//! insert that skips a duplicate, upsert), and the tables code names.
+//! Replaying the events is the model's work.
+
+use crate::source::Span;
+
+/// Everything the SQL front end found in one file, in statement order.
+#[derive(Debug, Default, Clone)]
+pub struct SqlFacts {
+    pub events: Vec<SchemaEvent>,
+    /// `DELETE`s of a store's rows before their own expiry.
+    pub early_purges: Vec<crate::facts::retention::EarlyPurge>,
+    /// Statements no dialect could parse (reported or only counted).
+    pub unparsed: usize,
+    /// The built-in prefilter admits the file by its text alone, so a run
+    /// that reads every file whole reads it too: set by
+    /// the front end (`frontend::parse`). Findings that need no store word read
+    /// only such files.
+    pub admitted: bool,
+}
+
+/// A table, index or constraint name as written, with its normalised form:
+/// unquoted parts lower-cased, quotes removed, a leading `public.` dropped
+/// (PostgreSQL's default schema), so `"Public".x`, `public.x` and `X` compare
+/// as they would in the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Name {
+    /// As written, quotes removed (`public.idempotency_keys`).
+    pub text: String,
+    /// Normalised, for comparisons (`idempotency_keys`).
+    pub key: String,
+    /// The name's token (its last part) in the file.
+    pub span: Span,
+}
+
+impl Name {
+    /// The name without its schema (`idempotency_keys`).
+    pub fn bare(&self) -> &str {
+        self.key.rsplit('.').next().unwrap_or(&self.key)
+    }
+}
+
+/// A column definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// Normalised name.
+    pub name: String,
+    pub span: Span,
+    /// The type as sqlparser prints it (`TEXT`, `TIMESTAMPTZ`, `VARCHAR(64)`).
+    pub ty: String,
+    pub not_null: bool,
+    /// The default expression's text, if any (`now() + INTERVAL '30 days'`).
+    pub default: Option<String>,
+    /// For a generated column (`GENERATED ALWAYS AS (lower(key)) STORED`),
+    /// the columns its expression reads: a unique key on it guards those.
+    pub generated: Option<Vec<String>>,
+}
+
+/// What a key guarantees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    PrimaryKey,
+    /// A UNIQUE constraint or a unique index.
+    Unique,
+    /// A plain (non-unique) index: speeds lookups, guards nothing.
+    Index,
+}
+
+/// One part of a key: a column, or an expression such as `lower(key)` with
+/// the columns it reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyPart {
+    Column(String),
+    Expr { text: String, columns: Vec<String> },
+}
+
+impl KeyPart {
+    /// The columns this part reads.
+    pub fn columns(&self) -> Vec<&str> {
+        match self {
+            KeyPart::Column(c) => vec![c.as_str()],
+            KeyPart::Expr { columns, .. } => columns.iter().map(String::as_str).collect(),
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        match self {
+            KeyPart::Column(c) => c,
+            KeyPart::Expr { text, .. } => text,
+        }
+    }
+}
+
+/// A PRIMARY KEY, UNIQUE constraint, unique or plain index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    /// The constraint or index name, given or as PostgreSQL would name it
+    /// (`<table>_pkey`, `<table>_<cols>_key`, `<table>_<cols>_idx`).
+    pub name: String,
+    pub kind: KeyKind,
+    pub parts: Vec<KeyPart>,
+    /// A partial index's `WHERE` text.
+    pub predicate: Option<String>,
+    /// The token that declares it (`UNIQUE`, `PRIMARY KEY`, the index name).
+    pub span: Span,
+}
+
+impl Key {
+    pub fn parts_text(&self) -> String {
+        self.parts
+            .iter()
+            .map(KeyPart::text)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionMethod {
+    Range,
+    List,
+    Hash,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partitioning {
+    pub method: PartitionMethod,
+    pub columns: Vec<String>,
+    /// The `PARTITION BY` clause in the file.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateTable {
+    pub name: Name,
+    pub if_not_exists: bool,
+    pub columns: Vec<Column>,
+    pub keys: Vec<Key>,
+    pub partition_by: Option<Partitioning>,
+    /// `CREATE TABLE … PARTITION OF <parent>`.
+    pub partition_of: Option<Name>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateIndex {
+    pub table: Name,
+    pub key: Key,
+    pub concurrently: bool,
+    pub if_not_exists: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlterOp {
+    AddColumn(Column),
+    DropColumn {
+        name: String,
+        span: Span,
+    },
+    RenameColumn {
+        from: String,
+        to: String,
+    },
+    SetNotNull {
+        column: String,
+        not_null: bool,
+    },
+    AddKey(Key),
+    DropConstraint {
+        name: String,
+        span: Span,
+    },
+    /// MySQL `DROP PRIMARY KEY`.
+    DropPrimaryKey {
+        span: Span,
+    },
+    /// MySQL `DROP INDEX` inside `ALTER TABLE`.
+    DropIndex {
+        name: String,
+        span: Span,
+    },
+    RenameConstraint {
+        from: String,
+        to: String,
+    },
+    /// `ADD [CONSTRAINT c] UNIQUE | PRIMARY KEY USING INDEX i`: the index
+    /// becomes the constraint (renamed to `c` when given).
+    PromoteIndex {
+        index: String,
+        name: Option<String>,
+        primary: bool,
+    },
+    RenameTable(Name),
+    /// `ATTACH PARTITION child FOR VALUES ...` (pg_dump writes partitions
+    /// as plain tables, then attaches them): the child becomes a partition.
+    AttachPartition(Name),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delete {
+    pub table: Name,
+    /// The `WHERE` text, if any.
+    pub predicate: Option<String>,
+    /// `WHERE <column> < now() - <interval>`: rows expire by age.
+    pub expiry: Option<Expiry>,
+    /// Names around the statement: the cron job, the function it sits in.
+    pub context: Vec<String>,
+}
+
+/// An age cut-off in a `DELETE`'s `WHERE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expiry {
+    pub column: String,
+    pub duration: crate::duration::Duration,
+    /// The interval's text in the file (inside the quotes, or the
+    /// `make_interval` arguments).
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    CreateTable(CreateTable),
+    CreateIndex(CreateIndex),
+    AlterTable {
+        table: Name,
+        ops: Vec<AlterOp>,
+    },
+    /// `DROP INDEX a, b`: each name with its token.
+    DropIndex {
+        names: Vec<Name>,
+    },
+    DropTable {
+        names: Vec<Name>,
+    },
+    /// `ALTER INDEX a RENAME TO b`: a later `DROP INDEX b` drops the guard.
+    RenameIndex {
+        from: Name,
+        to: Name,
+    },
+    Delete(Delete),
+}
+
+/// One schema-changing (or row-deleting) statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaEvent {
+    /// The whole statement.
+    pub span: Span,
+    pub kind: EventKind,
+}
+
+/// How a statement touches a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DmlKind {
+    Read,
+    Insert,
+    /// `INSERT … ON CONFLICT … DO NOTHING`, MySQL `INSERT IGNORE`, SQLite
+    /// `INSERT OR IGNORE`: a duplicate is skipped, and the caller can tell.
+    InsertDoNothing,
+    /// `ON CONFLICT … DO UPDATE`, `ON DUPLICATE KEY UPDATE`, `REPLACE INTO`.
+    Upsert,
+    Update,
+    Delete,
+}
+
+impl DmlKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DmlKind::Read => "read",
+            DmlKind::Insert => "insert",
+            DmlKind::InsertDoNothing => "insert-on-conflict-do-nothing",
+            DmlKind::Upsert => "upsert",
+            DmlKind::Update => "update",
+            DmlKind::Delete => "delete",
+        }
+    }
+
+    /// Whether the statement writes rows.
+    pub fn writes(self) -> bool {
+        self != DmlKind::Read
+    }
+}
+
+/// One table a statement touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dml {
+    pub kind: DmlKind,
+    /// Normalised (`public.` dropped, unquoted parts lower-cased).
+    pub table: String,
+    /// An insert's `ON CONFLICT (…)` target columns (normalised): the
+    /// unique guard the statement relies on. Empty when none is written
+    /// (one pointer: every SQL event of a parsed file holds one).
+    pub conflict: thin_vec::ThinVec<String>,
+}
+
+impl Dml {
+    pub fn new(kind: DmlKind, table: String) -> Self {
+        Dml {
+            kind,
+            table,
+            conflict: thin_vec::ThinVec::new(),
+        }
+    }
+}
+
+/// A table named by SQL inside code (a string literal of Rust or another
+/// language): which code writes or reads a store.
+#[derive(Debug, Clone)]
+pub struct TableUse {
+    /// The table's bare name, lower-cased, without quotes or schema.
+    pub table: String,
+    /// The statement's verb and table (`INSERT INTO processed_deliveries`).
+    pub span: Span,
+    pub writes: bool,
+}
+
+/// The arbiter an `INSERT INTO t … ON CONFLICT (a, b)` names: PostgreSQL
+/// (and SQLite) accept it only when a unique guard of `t` is over exactly
+/// those columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictTarget {
+    /// The table's bare name, lower-cased, without quotes or schema.
+    pub table: String,
+    /// The target's columns, normalised as the schema names them (unquoted
+    /// lower-cased, quoted as written).
+    pub columns: Vec<String>,
+    /// `ON CONFLICT (…)`.
+    pub span: Span,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct CacheFacts {
+    /// Cache types with a Redis implementation: the enum or trait, and the
+    /// Redis type (`Cache`, `RedisCache`).
+    pub redis_backends: Vec<(String, String)>,
+    /// Types idempotency code holds or takes: (the idempotency item, the
+    /// type's identifiers, span of the type).
+    pub store_uses: Vec<CacheUse>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CacheUse {
+    /// `IdempotencyService`, `idempotency_layer`.
+    pub owner: String,
+    /// Every identifier of the field's or parameter's type (`Arc<dyn
+    /// CacheBackend>` → `Arc`, `CacheBackend`).
+    pub types: Vec<String>,
+    pub span: Span,
+}
