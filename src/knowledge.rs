@@ -1247,6 +1247,38 @@ pub struct Redis {
     pub dedup_library: Vec<DedupLibrary>,
     pub policy: Vec<EvictionPolicy>,
     pub provider: Vec<ManagedDefault>,
+    /// The names an application's own Redis connection setting goes by.
+    #[serde(default)]
+    pub app_setting: AppSetting,
+}
+
+/// The names an application's own Redis connection setting goes by
+/// (`REDIS_URL`, `IDEMPOTENCY_REDIS_HOST`), lower-cased.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSetting {
+    /// A setting whose lower-cased name holds one of these names a Redis
+    /// host; each is a strong word of `rules/prefilter.toml`.
+    pub host_parts: Vec<String>,
+    /// The whole names of an app's one Redis setting, which a library that
+    /// names no setting of its own is taken to read.
+    pub names: Vec<String>,
+    pub source: String,
+    pub quote: String,
+    pub read: String,
+}
+
+impl AppSetting {
+    /// Whether a setting's name (any case) names a Redis host.
+    pub fn names_a_host(&self, key: &str) -> bool {
+        let key = key.to_ascii_lowercase();
+        self.host_parts.iter().any(|w| key.contains(w.as_str()))
+    }
+
+    /// Whether a lower-cased setting name is an app's one Redis setting.
+    pub fn is_generic(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
 }
 
 /// A library that keeps dedup keys or locks in Redis (`activejob-uniqueness`,

@@ -798,11 +798,8 @@ fn app_config_links(
     // (`rules/prefilter.toml`): a `redis://` URL, a key that names a Redis
     // host (`REDIS_HOST`), a TOML file with a `[redis]` table.
     let admitted = |e: &Endpoint| {
-        let key = e.key.to_ascii_lowercase();
         e.names_redis
-            || ["redis_url", "redis_addr", "redis_host"]
-                .iter()
-                .any(|w| key.contains(w))
+            || knowledge::redis().app_setting.names_a_host(&e.key)
             || (sources.files.get(e.file).map(|s| s.kind) == Some(FileKind::Toml)
                 && knowledge::contains_ignore_ascii_case(sources.text(e.file), "[redis"))
     };

@@ -911,3 +911,21 @@ fn words_in_yaml_description_prose_admit_nothing() {
         2
     );
 }
+
+/// The parts of a setting name that link an app to its Redis
+/// (`rules/redis.toml` `[app_setting] host_parts`) are strong words, so a
+/// file that holds one is always read and the oracle links what a run
+/// with the prefilter links.
+#[test]
+fn the_redis_setting_parts_are_strong_words() {
+    let strong = lists::builtin().words;
+    let setting = &crate::knowledge::redis().app_setting;
+    assert!(!setting.host_parts.is_empty());
+    for part in &setting.host_parts {
+        assert!(strong.contains(part), "{part} is no strong word");
+    }
+    assert!(setting.names_a_host("IDEMPOTENCY_REDIS_URL"));
+    assert!(!setting.names_a_host("CACHE_TTL"));
+    assert!(setting.is_generic("redis_dsn"));
+    assert!(!setting.is_generic("cache_redis_url"));
+}

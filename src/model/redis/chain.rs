@@ -363,11 +363,7 @@ pub(super) fn link_fallbacks(
         // (`rules/prefilter.toml`): a `redis://` URL or a key that names a
         // Redis host, so that a run that reads every file finds the same.
         let admitted = |ep: &Endpoint| {
-            let key = ep.key.to_ascii_lowercase();
-            ep.names_redis
-                || ["redis_url", "redis_addr", "redis_host"]
-                    .iter()
-                    .any(|w| key.contains(w))
+            ep.names_redis || crate::knowledge::redis().app_setting.names_a_host(&ep.key)
         };
         let eps = generic.iter().filter(|ep| {
             admitted(ep)

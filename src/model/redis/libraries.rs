@@ -72,7 +72,7 @@ fn serves(
     let name = name.rsplit("__").next().unwrap_or(name);
     let wanted = match u.library.setting.as_deref() {
         Some(s) => name.eq_ignore_ascii_case(s),
-        None => GENERIC.contains(&name),
+        None => knowledge::redis().app_setting.is_generic(name),
     };
     if !wanted {
         return false;
@@ -89,16 +89,6 @@ fn serves(
         }
     }
 }
-
-/// The names of an app's one Redis setting, lower-cased.
-const GENERIC: &[&str] = &[
-    "redis_url",
-    "redis_host",
-    "redis_addr",
-    "redis_address",
-    "redis_uri",
-    "redis_dsn",
-];
 
 /// What the manifest line says, for the label at it.
 fn evidence(u: &Use<'_>, sources: &SourceMap) -> String {
