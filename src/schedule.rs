@@ -3,20 +3,20 @@
 //! steps, in order, each a method of [`Scheduler`]:
 //!
 //! 1. **first pass** ([`Scheduler::first_pass`]): the front ends, in
-//!    parallel, each file within its time bound (`supervise`). Files the
-//!    prefilter held back for their retries (`Admission::Late`) wait behind
-//!    the others, and so do the big Rust files read around their words
-//!    (`frontend::rust::AROUND_WORDS_BYTES`): as soon as one parsed file
-//!    settles that the run holds a store or a keyed request
-//!    ([`model::settles_late_files`]), the held files are parsed in the same
-//!    pass and the big ones read whole.
-//! 2. **first look** ([`Scheduler::first_look`]): when the first pass did not
-//!    settle it, the model's first parts ([`model::Joins`]) decide. They are
-//!    built mid-parse, from the facts so far, and handed on to the model
-//!    when the answer is no (nothing more is read, so they still hold).
-//! 3. **read again** ([`Scheduler::read_again`]): when it is so, the held
-//!    files are parsed and the big files read again whole.
-//! 4. **schema pass** ([`Scheduler::schema_pass`]): SQL files held back for
+//!    parallel, each file within its time bound (`supervise`): the files
+//!    admitted in full, and the big Rust files read only around their
+//!    words (`frontend::rust::AROUND_WORDS_BYTES`). Files the prefilter
+//!    held back for their retries (`Admission::Late`) wait.
+//! 2. **read whole** ([`Scheduler::read_whole`]): the model's first parts
+//!    ([`model::Joins`]) are built from the facts so far and say what a
+//!    file can reach a finding through ([`model::Joins::reach`]): the
+//!    functions that touch a store or send a keyed request, their callers
+//!    and callees, their crates. Each held file and each big file is then
+//!    decided on its own ([`prefilter::reading::after_first_pass`]): read
+//!    whole, or left as it is. Those read whole may reach more, so this
+//!    runs to a fixed point; the first parts of the last round are handed
+//!    on to the model (they were built on every file parsed so far).
+//! 3. **schema pass** ([`Scheduler::schema_pass`]): SQL files held back for
 //!    the schema (`Admission::Schema`) that name a table the parsed files
 //!    hold as a store or a key carrier, to a fixed point (a rename or a new
 //!    table may name more). A file read here makes the first parts stale.
@@ -26,7 +26,7 @@
 //! front end; big parses run one at a time ([`BIG_FILES_AT_ONCE`]) and give
 //! the memory their tree held back to the system ([`GIVE_BACK_BYTES`]).
 //! `--timings` gets the phases `parse`, then `model-first` and `parse-held`
-//! (steps 2 and 3), or `parse-whole`, and `parse-schema`.
+//! (step 2), and `parse-schema`.
 
 use crate::read::{self, Loaded};
 use crate::run::{self, Run, RunError, GAVE_UP, PARSER_STACK_BYTES};
@@ -34,7 +34,6 @@ use crate::source::{self, FileKind, SourceMap, Span};
 use crate::{
     frontend, model, prefilter, render, store_lines, supervise, suppress, test_code, timings,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// What the front ends gave, in file order, and what the schedule settled.
@@ -68,14 +67,13 @@ pub(crate) fn parse(
 ) -> Result<Parsed, RunError> {
     let mut s = Scheduler::new(run, kept);
     let split = Split::of(&s.loaded);
-    let late_ran = s.first_pass(&split, sources, timings)?;
-    let (needed, joins) = s.first_look(&split, late_ran, sources, timings);
-    s.read_again(&split, (late_ran, needed), sources, timings)?;
+    s.first_pass(&split, sources, timings)?;
+    let (read_whole, joins) = s.read_whole(&split, sources, timings)?;
     let (schema_read, schema_waiting) = s.schema_pass(&split.schema, sources, timings)?;
-    let late_parsed = if needed { split.late.len() } else { 0 };
+    let late_parsed = split.late.iter().filter(|i| read_whole.contains(i)).count();
     Ok(s.finish(
         joins.filter(|_| schema_read == 0),
-        needed,
+        &read_whole,
         late_parsed + schema_read,
         &schema_waiting,
     ))
@@ -110,13 +108,11 @@ impl Split {
 }
 
 /// The state the steps share: the kept files, the texts their workers read,
-/// whether a parsed file settled that the held files are needed, and the
-/// front ends' output so far.
+/// and the front ends' output so far.
 struct Scheduler<'r> {
     run: &'r Run<'r>,
     loaded: Arc<Vec<Loaded>>,
     reread: Rereads,
-    settled: Arc<AtomicBool>,
     facts: Vec<frontend::FileFacts>,
     given_up: Vec<(usize, bool)>,
     early_suppressions: Vec<Option<Vec<suppress::Suppression>>>,
@@ -129,7 +125,6 @@ impl<'r> Scheduler<'r> {
             run,
             reread: Arc::new(kept.iter().map(|_| OnceLock::new()).collect()),
             loaded: Arc::new(kept),
-            settled: Arc::new(AtomicBool::new(false)),
             facts: (0..files)
                 .map(|file| frontend::FileFacts {
                     file,
@@ -141,31 +136,21 @@ impl<'r> Scheduler<'r> {
         }
     }
 
-    /// Run the front ends on `ids` under supervision: the first `holds.0`
-    /// now, then `holds.1` deferred ones, then the rest (held) only if a
-    /// parsed file settles that they are needed (`supervise::run_holding`).
-    /// `whole`: files read around their words are read whole. The fates,
-    /// and whether the held ones ran.
-    fn run_parse(
-        &self,
-        ids: Vec<usize>,
-        holds: (usize, usize),
+    /// Run the front ends on `ids` under supervision and take their fates.
+    /// `whole`: files read around their words are read whole.
+    fn parse_ids(
+        &mut self,
+        ids: &[usize],
         whole: bool,
-    ) -> Result<(Vec<supervise::Fate<frontend::FileFacts>>, bool), RunError> {
-        let release = |f: &frontend::FileFacts| {
-            let yes = model::settles_late_files(f);
-            if yes {
-                self.settled.store(true, Ordering::Relaxed);
-            }
-            yes
-        };
-        supervise::run_holding(
+        sources: &mut SourceMap,
+        timings: &mut timings::Timings,
+    ) -> Result<(), RunError> {
+        let (fates, _) = supervise::run_holding(
             ParseJob {
                 loaded: Arc::clone(&self.loaded),
                 reread: Arc::clone(&self.reread),
-                ids,
+                ids: ids.to_vec(),
                 whole,
-                settled: Arc::clone(&self.settled),
             },
             self.run.pool.current_num_threads(),
             PARSER_STACK_BYTES,
@@ -174,121 +159,87 @@ impl<'r> Scheduler<'r> {
                 .opts
                 .parse_timeout
                 .map_or(supervise::Bound::DEFAULT, supervise::Bound::fixed),
-            holds,
-            &release,
+            (ids.len(), 0),
+            &|_| false,
         )
-        .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))
-    }
-
-    /// Run the front ends on `ids`, all now, and take their fates.
-    fn parse_now(
-        &mut self,
-        ids: &[usize],
-        sources: &mut SourceMap,
-        timings: &mut timings::Timings,
-    ) -> Result<(), RunError> {
-        let (fates, _) = self.run_parse(ids.to_vec(), (ids.len(), 0), true)?;
+        .map_err(|e| RunError::Internal(format!("cannot start a parser thread: {e}")))?;
         self.settle(fates, ids, sources, timings);
         Ok(())
     }
 
-    /// Step 1: the files parsed now, then the big ones read around their
-    /// words, then the held ones if a parsed file settles that they are
-    /// needed. Whether it did (the held files ran).
+    /// Step 1: the files admitted in full, and the big ones read around
+    /// their words.
     fn first_pass(
         &mut self,
         split: &Split,
         sources: &mut SourceMap,
         timings: &mut timings::Timings,
-    ) -> Result<bool, RunError> {
-        let ids: Vec<usize> = split
-            .now
-            .iter()
-            .chain(&split.around)
-            .chain(&split.late)
-            .copied()
-            .collect();
-        let (fates, late_ran) =
-            self.run_parse(ids.clone(), (split.now.len(), split.around.len()), false)?;
-        let ran = if late_ran {
-            &ids[..]
-        } else {
-            &ids[..split.now.len() + split.around.len()]
-        };
-        self.settle(fates, ran, sources, timings);
+    ) -> Result<(), RunError> {
+        let ids: Vec<usize> = split.now.iter().chain(&split.around).copied().collect();
+        self.parse_ids(&ids, false, sources, timings)?;
         timings.phase("parse");
-        Ok(late_ran)
+        Ok(())
     }
 
-    /// Step 2: whether the files hold a store or a keyed request, so that
-    /// the held files are parsed and the big ones read whole: settled in
-    /// the first pass, or by the model's first parts, which are kept (the
-    /// second value) when it is not so.
-    fn first_look(
-        &self,
-        split: &Split,
-        late_ran: bool,
-        sources: &SourceMap,
-        timings: &mut timings::Timings,
-    ) -> (bool, Option<model::Joins>) {
-        if late_ran || split.late.is_empty() && split.around.is_empty() {
-            return (late_ran, None);
-        }
-        let config = &self.run.config;
-        let joins = self
-            .run
-            .pool
-            .install(|| model::Joins::build(&self.facts, sources, config));
-        timings.phase("model-first");
-        if joins.uses_late_files(&self.facts) {
-            (true, None)
-        } else {
-            (false, Some(joins))
-        }
-    }
-
-    /// Step 3: when needed and not done in the first pass, the held files
-    /// parsed and the big ones read again whole; their counts for
-    /// `--timings`.
-    fn read_again(
+    /// Steps 2 and 3: the model's first parts say what the files parsed
+    /// can be reached from ([`model::Joins::reach`]); each held file and
+    /// each big file read around its words is read whole when the decision
+    /// of [`prefilter::reading`] says so, to a fixed point (a file read may
+    /// call or be called by more). The files read whole, and the first
+    /// parts, built on every file parsed so far.
+    fn read_whole(
         &mut self,
         split: &Split,
-        (late_ran, needed): (bool, bool),
         sources: &mut SourceMap,
         timings: &mut timings::Timings,
-    ) -> Result<(), RunError> {
-        let first_look = !(late_ran || split.late.is_empty() && split.around.is_empty());
-        if needed {
-            for &id in &split.late {
-                let l = &self.loaded[id];
-                timings.admitted(l.kind, l.len as u64, false);
-            }
-            // When it was settled during the parse, the big files were
-            // read whole then.
-            let again: Vec<usize> = split
-                .late
-                .iter()
-                .chain(&split.around)
-                .filter(|_| !late_ran)
-                .copied()
-                .collect();
-            if !again.is_empty() {
-                self.parse_now(&again, sources, timings)?;
-            }
+    ) -> Result<(Vec<usize>, Option<model::Joins>), RunError> {
+        if split.late.is_empty() && split.around.is_empty() {
+            return Ok((Vec::new(), None));
         }
+        let mut waiting: Vec<usize> = split.late.iter().chain(&split.around).copied().collect();
+        let mut read = Vec::new();
+        let joins = loop {
+            let config = &self.run.config;
+            let (joins, reach) = self.run.pool.install(|| {
+                let joins = model::Joins::build(&self.facts, sources, config);
+                let reach = joins.reach(&self.facts, sources);
+                (joins, reach)
+            });
+            timings.phase(if read.is_empty() {
+                "model-first"
+            } else {
+                "parse-held"
+            });
+            let loaded = &self.loaded;
+            let (hit, rest): (Vec<usize>, Vec<usize>) = self.run.pool.install(|| {
+                use rayon::prelude::*;
+                waiting.par_iter().partition_map(|&id| {
+                    if reads_whole(&loaded[id], sources.path(id), &reach) {
+                        rayon::iter::Either::Left(id)
+                    } else {
+                        rayon::iter::Either::Right(id)
+                    }
+                })
+            });
+            if hit.is_empty() {
+                break joins;
+            }
+            for &id in hit.iter().filter(|&&id| loaded[id].late) {
+                timings.admitted(loaded[id].kind, loaded[id].len as u64, false);
+            }
+            self.parse_ids(&hit, true, sources, timings)?;
+            read.extend(hit);
+            waiting = rest;
+        };
         if !split.late.is_empty() {
-            let late_parsed = if needed { split.late.len() } else { 0 };
-            timings.held(split.late.len(), late_parsed);
-        }
-        if first_look {
-            timings.phase("parse-held");
-        } else if late_ran && !split.around.is_empty() {
-            timings.phase("parse-whole");
+            let parsed = split.late.iter().filter(|i| read.contains(i)).count();
+            timings.held(split.late.len(), parsed);
         }
         if !split.around.is_empty() {
-            timings.around(split.around.len(), needed);
+            let whole = split.around.iter().filter(|i| read.contains(i)).count();
+            timings.around(split.around.len(), whole);
         }
-        Ok(())
+        Ok((read, Some(joins)))
     }
 
     /// Step 4: the SQL files held for the schema that name a table the
@@ -321,7 +272,7 @@ impl<'r> Scheduler<'r> {
             for &id in &hit {
                 timings.admitted(self.loaded[id].kind, self.loaded[id].len as u64, false);
             }
-            self.parse_now(&hit, sources, timings)?;
+            self.parse_ids(&hit, true, sources, timings)?;
             read += hit.len();
         }
         if read > 0 {
@@ -331,12 +282,12 @@ impl<'r> Scheduler<'r> {
     }
 
     /// The schedule's outcome: `parsed_after` files parsed after the first
-    /// pass (held and schema files), the held files `needed` or not, and
+    /// pass (held and schema files), the held and big files `read_whole`, and
     /// the schema files still waiting, as files not read.
     fn finish(
         self,
         joins: Option<model::Joins>,
-        needed: bool,
+        read_whole: &[usize],
         parsed_after: usize,
         schema_waiting: &[usize],
     ) -> Parsed {
@@ -356,7 +307,7 @@ impl<'r> Scheduler<'r> {
                     &l.display,
                     l.parse,
                     l.consts_only,
-                    l.late && !needed,
+                    l.late && !read_whole.contains(&id),
                     &l.problems,
                 )
                 .or_else(|| {
@@ -546,10 +497,6 @@ struct ParseJob {
     ids: Vec<usize>,
     /// Files read around their words ([`Loaded::around`]) are read whole.
     whole: bool,
-    /// Whether a parsed file has settled that the run holds a store or a
-    /// keyed request ([`model::settles_late_files`]): files read around
-    /// their words are then read whole.
-    settled: Arc<AtomicBool>,
 }
 
 impl supervise::Job for ParseJob {
@@ -599,9 +546,8 @@ impl supervise::Job for ParseJob {
             f
         } else if l.parse {
             // Anchored in the text read first: the same text.
-            let whole = self.whole || self.settled.load(Ordering::Relaxed);
             let mut f = match &l.around {
-                Some(anchors) if !whole && text.len() == l.len => {
+                Some(anchors) if !self.whole && text.len() == l.len => {
                     frontend::parse_rust_around(id, &text, anchors)
                 }
                 _ => frontend::parse(id, l.kind, &text),
@@ -673,4 +619,31 @@ fn names_a_table(l: &Loaded, tables: &[String]) -> bool {
     }
     let lower = l.text.as_bytes().to_ascii_lowercase();
     tables.iter().any(|t| prefilter::names_table(&lower, t))
+}
+
+/// Whether a held file or a big file read around its words is read whole
+/// now ([`prefilter::reading::after_first_pass`]), given what the files
+/// parsed can be reached from. Its text is read again when it was let go;
+/// one that cannot be read is read whole, so that its parse says why.
+fn reads_whole(l: &Loaded, path: &str, reach: &prefilter::reading::Reach) -> bool {
+    use frontend::rust::{jti, owner_keys, units};
+    use prefilter::reading::{after_first_pass, After, Unread};
+    if !reach.keys {
+        return false;
+    }
+    let text: std::borrow::Cow<'_, str> = match &l.deferred {
+        None => std::borrow::Cow::Borrowed(&l.text),
+        Some(disk) => match std::fs::read(disk) {
+            Ok(bytes) => std::borrow::Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(_) => return true,
+        },
+    };
+    let file = Unread {
+        text: &text,
+        crate_key: &model::reach::crate_of(path),
+        judged_anywhere: units::may_slip(&text)
+            || jti::may_record(&text)
+            || owner_keys::may_hold(&text),
+    };
+    after_first_pass(&file, reach) == After::Whole
 }

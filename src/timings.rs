@@ -56,9 +56,9 @@ pub struct Timings {
     /// Rust files the prefilter held back for their retries, and how many
     /// of them were parsed.
     held: Option<(usize, usize)>,
-    /// Big Rust files read around their words, and whether they were
+    /// Big Rust files read around their words, and how many of them were
     /// then read whole.
-    around: Option<(usize, bool)>,
+    around: Option<(usize, usize)>,
 }
 
 fn slot(kind: FileKind) -> usize {
@@ -109,9 +109,10 @@ impl Timings {
         self.held = Some((files, parsed));
     }
 
-    /// `files` big Rust files were read around their words; `whole`: then
-    /// read whole again, as the rest holds a store or a keyed request.
-    pub fn around(&mut self, files: usize, whole: bool) {
+    /// `files` big Rust files were read around their words; `whole` of
+    /// them were then read whole again, as something in them can reach a
+    /// store or a keyed request.
+    pub fn around(&mut self, files: usize, whole: usize) {
         self.around = Some((files, whole));
     }
 
@@ -165,20 +166,20 @@ impl Timings {
         );
         if let Some((files, parsed)) = self.held {
             let why = if parsed == 0 {
-                "no store and no keyed request in the rest"
+                "nothing in them reaches a store or a keyed request"
             } else {
-                "the rest holds a store or a keyed request"
+                "the rest reaches no store and no keyed request"
             };
             let _ = writeln!(
                 out,
                 "  Rust files held back for their retries: {files}, parsed: {parsed} ({why})"
             );
         }
-        if let Some((files, whole)) = self.around {
-            let (again, why) = if whole {
-                (files, "the rest holds a store or a keyed request")
+        if let Some((files, again)) = self.around {
+            let why = if again == 0 {
+                "nothing in them reaches a store or a keyed request"
             } else {
-                (0, "no store and no keyed request")
+                "the rest reaches no store and no keyed request"
             };
             let _ = writeln!(
                 out,

@@ -367,7 +367,7 @@ pub(super) fn module_of(path: &str) -> (String, Vec<String>) {
 
 /// The type a type's text names, looking through `&`, `Arc<..>`,
 /// `State<..>` and kin; `Err(())` for a trait object.
-fn type_name(text: &str) -> Result<Option<String>, ()> {
+pub(super) fn type_name(text: &str) -> Result<Option<String>, ()> {
     let words: Vec<&str> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())

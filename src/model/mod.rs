@@ -7,6 +7,7 @@ pub mod flows;
 pub mod headers;
 pub mod key_formats;
 pub mod migrations;
+pub mod reach;
 pub mod redis;
 pub mod retention;
 pub mod retries;
@@ -413,24 +414,6 @@ fn named_guard_tables(files: &[FileFacts]) -> impl Iterator<Item = String> + '_ 
             }
             _ => None,
         })
-}
-
-/// Whether one parsed file is enough for [`Joins::uses_late_files`] to say
-/// yes, whatever the other files hold: it sends a keyed request (a Rust
-/// retry's request with an idempotency key), or a function of it reads or
-/// writes a Redis key that names a store (by `rules/stores.toml` alone,
-/// where a SQL table needs the whole schema). Held files are parsed as soon
-/// as one such file is.
-pub fn settles_late_files(f: &FileFacts) -> bool {
-    use crate::facts::flow::EventKind;
-    f.code.as_ref().is_some_and(|r| {
-        !r.retry.requests.is_empty()
-            || r.flow
-                .functions
-                .iter()
-                .flat_map(|f| &f.events)
-                .any(|e| matches!(&e.kind, EventKind::Redis { key, .. } if flows::redis_store(key).is_some()))
-    })
 }
 
 /// In-memory files `(path, kind, text)` parsed as a run parses them, for

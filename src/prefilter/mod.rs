@@ -20,6 +20,7 @@ mod code;
 mod lists;
 mod names;
 mod prose;
+pub mod reading;
 mod words;
 
 use crate::source::FileKind;

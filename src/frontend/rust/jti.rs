@@ -34,6 +34,16 @@ pub fn may_hold(text: &str) -> bool {
         .any(|w| crate::knowledge::contains_ignore_ascii_case(text, w))
 }
 
+/// Whether a file may hold what the visitor records, word by word: a name
+/// with the word `jti` (a used-token record's type) or a `leeway` field.
+/// Narrower than [`may_hold`], which finds `jti` inside `ADJTIME` too.
+pub fn may_record(text: &str) -> bool {
+    may_hold(text)
+        && text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == "leeway" || names_a_jti(w))
+}
+
 #[derive(Default)]
 pub struct Visitor {
     pub out: TokenFacts,

@@ -29,6 +29,21 @@ const OWNER_NOUNS: &[&str] = &[
     "workspace",
 ];
 
+/// Whether a file may hold a key built without its owner: a `format!` and
+/// an identifier that names an owner ([`owner_named`]).
+pub fn may_hold(text: &str) -> bool {
+    text.contains("format")
+        && text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| {
+                !w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            })
+            .collect::<HashSet<&str>>()
+            .into_iter()
+            .any(owner_named)
+}
+
 /// Whether a binding's name names an owner: a scope column name of two
 /// words or more (`merchant_id`, `tenantId`), or one ending in an owner
 /// noun. A bare `app`, `store` or `env` is a handler's state, not an owner;

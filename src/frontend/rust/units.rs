@@ -64,6 +64,45 @@ pub fn may_hold(text: &str) -> bool {
         .any(|w| crate::knowledge::contains_ignore_ascii_case(text, w))
 }
 
+/// The constructors and conversions a slip is read through
+/// ([`ctor_unit`], [`method_unit`]): a slip's text names one of them.
+const READERS: &[&str] = &[
+    "Duration",
+    "TimeDelta",
+    "as_secs",
+    "as_millis",
+    "num_seconds",
+    "num_milliseconds",
+    "whole_seconds",
+    "whole_milliseconds",
+];
+
+/// Whether a file may hold a slip: a word of [`WORDS`] (the milliseconds
+/// side, without which the visitor does not run), a seconds side (every
+/// name, constructor and conversion in seconds says `sec`), a constructor
+/// or conversion of [`READERS`], and a name that says what the duration
+/// is for ([`purpose`]). A file without all four holds none.
+pub fn may_slip(text: &str) -> bool {
+    let ci = |w: &str| crate::knowledge::contains_ignore_ascii_case(text, w);
+    may_hold(text)
+        && ci("sec")
+        && READERS.iter().any(|r| text.contains(r))
+        && PURPOSE_WORDS.iter().any(|w| ci(w))
+}
+
+/// Every word [`purpose`] reads a name for.
+const PURPOSE_WORDS: &[&str] = &[
+    "ttl",
+    "expir",
+    "retention",
+    "idempot",
+    "dedup",
+    "retry",
+    "retries",
+    "backoff",
+    "schedule",
+];
+
 /// The unit a name's suffix gives (`retry_delay_ms`, `ttl_secs`,
 /// `TIMEOUT_MILLIS`); snake case only.
 fn name_unit(name: &str) -> Option<Unit> {
@@ -187,9 +226,9 @@ fn purpose(names: &[String]) -> Option<Purpose> {
             words.iter().any(|w| l.contains(w))
         })
     };
-    if has(&["ttl", "expir", "retention", "idempot", "dedup"]) {
+    if has(&PURPOSE_WORDS[..5]) {
         Some(Purpose::Retention)
-    } else if has(&["retry", "retries", "backoff", "schedule"]) {
+    } else if has(&PURPOSE_WORDS[5..]) {
         Some(Purpose::Retry)
     } else {
         None

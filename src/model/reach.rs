@@ -1,0 +1,226 @@
+//! What the files parsed so far say a file not yet read whole can matter
+//! to ([`prefilter::Reach`]): the functions that touch a store or send a
+//! keyed request, the functions that call them and those they call, as
+//! far as calls can resolve (by name inside a crate; across crates through
+//! a type, a trait or the crate's name), and their crates. The parse
+//! scheduler reads a held or big file whole only when it can join them
+//! (`prefilter::reading`).
+
+use super::flows::{module_of, redis_store, type_name};
+use super::schema::SchemaModel;
+use super::Joins;
+use crate::facts::flow::{CallSite, EventKind, FnTrace, TypeDef};
+use crate::facts::FileFacts;
+use crate::prefilter::reading::{crate_name, Reach};
+use crate::source::SourceMap;
+use std::collections::{HashMap, HashSet};
+
+/// The crate a file's functions belong to in the flow model: the directory
+/// above `src/` (the file's own directory when there is none).
+pub fn crate_of(path: &str) -> String {
+    module_of(path).0
+}
+
+/// One function of the parsed files, with its crate.
+struct Func<'f> {
+    krate: String,
+    flow: &'f FnTrace,
+    /// The structs of its file, whose fields a receiver path follows.
+    structs: &'f [TypeDef],
+}
+
+impl Func<'_> {
+    fn calls(&self) -> impl Iterator<Item = &CallSite> {
+        self.flow.events.iter().filter_map(|e| match &e.kind {
+            EventKind::Call(site) => Some(site),
+            _ => None,
+        })
+    }
+}
+
+/// The name a call resolves by: its method's, else its path's last.
+fn called(site: &CallSite) -> Option<&str> {
+    site.method
+        .as_deref()
+        .or_else(|| site.path.last().map(|n| n.as_str()))
+}
+
+/// The types and traits a method call of `f` may resolve through in
+/// another crate: its receiver's type (`self`'s is `f`'s own), the traits
+/// bounding `f`'s generic parameters, and for a path through fields
+/// (`self.repo.record()`) the types of the fields of that name in the
+/// structs of `f`'s file.
+fn through(f: &Func<'_>, site: &CallSite) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    match site.receiver.first().map(|n| n.as_str()) {
+        Some("self") => out.extend(f.flow.owner.iter().cloned()),
+        _ => {
+            if let Some(Ok(Some(t))) = site.recv_type.as_deref().map(type_name) {
+                out.push(t);
+            }
+        }
+    }
+    for (_, bounds) in &f.flow.bounds {
+        out.extend(bounds.iter().cloned());
+    }
+    if let Some(last) = site.receiver.last().filter(|_| site.receiver.len() > 1) {
+        let fields = f.structs.iter().flat_map(|s| &s.fields);
+        for (_, ty) in fields.filter(|(n, _)| n == last.as_str()) {
+            if let Ok(Some(t)) = type_name(ty) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+impl Joins {
+    /// What the parsed `files` say a file not read whole can matter to;
+    /// empty unless they hold keys ([`Joins::uses_late_files`]).
+    pub fn reach(&self, files: &[FileFacts], sources: &SourceMap) -> Reach {
+        if !self.uses_late_files(files) {
+            return Reach::default();
+        }
+        let funcs: Vec<Func<'_>> = files
+            .iter()
+            .filter_map(|f| f.code.as_ref().map(|r| (f.file, r)))
+            .flat_map(|(file, r)| {
+                let krate = crate_of(sources.path(file));
+                r.flow.functions.iter().map(move |flow| Func {
+                    krate: krate.clone(),
+                    flow,
+                    structs: &r.flow.structs,
+                })
+            })
+            .collect();
+        let keyed: HashSet<usize> = files
+            .iter()
+            .filter(|f| {
+                f.code
+                    .as_ref()
+                    .is_some_and(|r| !r.retry.requests.is_empty())
+            })
+            .map(|f| f.file)
+            .collect();
+        let mut seeds = Vec::new();
+        let mut at = 0;
+        for f in files {
+            let Some(r) = &f.code else { continue };
+            for flow in &r.flow.functions {
+                if keyed.contains(&f.file) || touches_store(flow, &self.schema) {
+                    seeds.push(at);
+                }
+                at += 1;
+            }
+        }
+        let reached = Graph::of(&funcs).around(seeds);
+        let mut reach = Reach {
+            keys: true,
+            ..Reach::default()
+        };
+        for &i in &reached {
+            let f = &funcs[i];
+            let name = &f.flow.name;
+            reach.names.insert(name.clone());
+            reach.crate_names.extend(crate_name(&f.krate));
+            reach.crates.insert(f.krate.clone());
+            for t in f.flow.owner.iter().chain(&f.flow.trait_of) {
+                reach.owned.insert((t.clone(), name.clone()));
+            }
+            for site in f.calls() {
+                reach.names.extend(called(site).map(str::to_string));
+                reach.names.extend(site.args.iter().map(|n| n.to_string()));
+                reach.paths.extend(site.path.iter().map(|n| n.to_string()));
+                // A receiver path follows the fields of structs, which
+                // may be defined in a file not yet read (`state.provider`).
+                reach
+                    .names
+                    .extend(site.receiver.iter().map(|n| n.to_string()));
+                reach.names.extend(through(f, site));
+                if let Some(m) = site.method.as_deref() {
+                    for t in through(f, site) {
+                        reach.methods.insert((t, m.to_string()));
+                    }
+                }
+            }
+        }
+        reach
+    }
+}
+
+/// Whether a function reads or writes a store: a SQL statement on a table
+/// the schema holds as one, or a Redis key that names one.
+fn touches_store(flow: &FnTrace, schema: &SchemaModel) -> bool {
+    flow.events.iter().any(|e| match &e.kind {
+        EventKind::Sql { dml, .. } => schema.is_store_name(&dml.table),
+        EventKind::Redis { key, .. } => redis_store(key).is_some(),
+        _ => false,
+    })
+}
+
+/// The calls between the parsed functions, wider than the flow model
+/// resolves them: inside a crate by name; across crates by name and
+/// through a type, trait or crate name the call names.
+struct Graph {
+    callees: Vec<Vec<usize>>,
+    callers: Vec<Vec<usize>>,
+}
+
+impl Graph {
+    fn of(funcs: &[Func<'_>]) -> Self {
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, f) in funcs.iter().enumerate() {
+            by_name.entry(f.flow.name.as_str()).or_default().push(i);
+        }
+        let mut callees = vec![Vec::new(); funcs.len()];
+        let mut callers = vec![Vec::new(); funcs.len()];
+        for (i, f) in funcs.iter().enumerate() {
+            for site in f.calls() {
+                let Some(name) = called(site) else { continue };
+                let Some(targets) = by_name.get(name) else {
+                    continue;
+                };
+                let types = through(f, site);
+                for &g in targets {
+                    let t = &funcs[g];
+                    let crosses = || {
+                        t.flow
+                            .owner
+                            .iter()
+                            .chain(&t.flow.trait_of)
+                            .any(|o| types.contains(o))
+                            || crate_name(&t.krate)
+                                .is_some_and(|n| site.path.iter().any(|p| *p == n))
+                    };
+                    if t.krate == f.krate || crosses() {
+                        callees[i].push(g);
+                        callers[g].push(i);
+                    }
+                }
+            }
+        }
+        Graph { callees, callers }
+    }
+
+    /// The functions whose traces can hold `seeds`: those that call them,
+    /// transitively (the entry points among them), and all that these
+    /// call, transitively.
+    fn around(&self, seeds: Vec<usize>) -> HashSet<usize> {
+        let up = closure(&self.callers, seeds);
+        closure(&self.callees, up.into_iter().collect())
+    }
+}
+
+/// `from` and every function `edges` lead to from them.
+fn closure(edges: &[Vec<usize>], from: Vec<usize>) -> HashSet<usize> {
+    let mut seen: HashSet<usize> = from.iter().copied().collect();
+    let mut todo = from;
+    while let Some(i) = todo.pop() {
+        for &g in &edges[i] {
+            if seen.insert(g) {
+                todo.push(g);
+            }
+        }
+    }
+    seen
+}

@@ -1,0 +1,253 @@
+//! Whether a Rust file the first pass did not read whole is read whole
+//! after it: a file held back for its retries ([`super::Admission::Late`])
+//! or a big file read around its words. One pure decision per file, from
+//! its text, its crate and what the first pass found ([`Reach`]); the
+//! parse scheduler asks it of each such file and executes the answer.
+//!
+//! A file is read whole when something in it can reach a finding:
+//! - the run holds keys (a store or a keyed request) and the file may hold
+//!   what the rules judge in any file of such a run: a unit slip
+//!   (`frontend::rust::units`), a used-token record or a leeway
+//!   (`frontend::rust::jti`), a key format that leaves its owner out
+//!   (`frontend::rust::owner_keys`);
+//! - or it can join the functions that touch a store or send a keyed
+//!   request: in one of their crates it names one of the functions they
+//!   call or are called by (calls resolve by name inside a crate); in
+//!   another crate it names such a function together with a type, trait
+//!   or crate those calls go through (how calls cross crates).
+//!
+//! Nothing else in a file can change what the model says: a held file
+//! makes no store and no keyed request itself (each is named with a word
+//! that admits a file in full).
+
+use std::collections::HashSet;
+
+/// What the first pass found that a file read partly, or not at all, can
+/// matter to. Built by the model (`model::reach`); empty when the run
+/// holds no keys.
+#[derive(Debug, Default, Clone)]
+pub struct Reach {
+    /// The run holds a store or a keyed request.
+    pub keys: bool,
+    /// The crates (`model::crate_of`) of the functions that touch a store
+    /// or send a keyed request, of their callers and of their callees.
+    pub crates: HashSet<String>,
+    /// Those functions' names and the names they call.
+    pub names: HashSet<String>,
+    /// The segments of the paths they call (`payments_core::charge`): a
+    /// crate whose name is one of them is called into.
+    pub paths: HashSet<String>,
+    /// The names of [`Reach::crates`] as `use` paths write them: a file of
+    /// another crate that names one may call into it.
+    pub crate_names: HashSet<String>,
+    /// (type or trait, method) they call on a receiver of known type or
+    /// bound: a file of another crate that defines such a method for such
+    /// a type may be what the call resolves to.
+    pub methods: HashSet<(String, String)>,
+    /// (type or trait, name) of those functions that are methods: a file
+    /// of another crate may call them on their type.
+    pub owned: HashSet<(String, String)>,
+}
+
+/// How a Rust file that was held back or read around its words is read
+/// once the first pass is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum After {
+    /// Read whole: something in it can reach a finding.
+    Whole,
+    /// Left as it is: not read (held) or read around its words (big).
+    AsIs,
+}
+
+/// A file not read whole by the first pass, as the decision reads it.
+pub struct Unread<'t> {
+    pub text: &'t str,
+    /// Its crate (`model::crate_of` of its path).
+    pub crate_key: &'t str,
+    /// It may hold what the rules judge in every file once the run holds
+    /// keys, whatever calls it: a unit slip, a used-token record or a
+    /// leeway, a key format without its owner (the front end's own
+    /// screens of its text: `units::may_slip`, `jti::may_hold`,
+    /// `owner_keys::may_hold`).
+    pub judged_anywhere: bool,
+}
+
+/// The decision for one file, from the file and the run's [`Reach`].
+pub fn after_first_pass(file: &Unread<'_>, reach: &Reach) -> After {
+    if !reach.keys {
+        return After::AsIs;
+    }
+    if file.judged_anywhere {
+        return After::Whole;
+    }
+    let (text, crate_key) = (file.text, file.crate_key);
+    let idents = idents(text);
+    let names = || idents.iter().any(|i| reach.names.contains(*i));
+    let joins = if reach.crates.contains(crate_key) {
+        names()
+    } else {
+        let own = crate_name(crate_key);
+        own.as_deref().is_some_and(|n| reach.paths.contains(n))
+            || reach.methods.iter().any(|(t, m)| {
+                idents.contains(t.as_str()) && idents.contains(m.as_str()) && defines(text, m)
+            })
+            || reach
+                .owned
+                .iter()
+                .any(|(t, m)| idents.contains(t.as_str()) && idents.contains(m.as_str()))
+            || idents.iter().any(|i| reach.crate_names.contains(*i)) && names()
+    };
+    if joins {
+        After::Whole
+    } else {
+        After::AsIs
+    }
+}
+
+/// The name a `use` path gives a crate: its directory's, `-` as `_`
+/// (`crates/payments-client` → `payments_client`), as the flow model
+/// resolves it.
+pub fn crate_name(crate_key: &str) -> Option<String> {
+    let dir = crate_key.rsplit('/').next().filter(|d| !d.is_empty())?;
+    Some(dir.replace('-', "_"))
+}
+
+/// Whether a text defines a function named `name`: `fn name` followed by
+/// its parameters or generics.
+fn defines(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].trim_end();
+        let after = text[at + name.len()..].trim_start();
+        before.ends_with("fn")
+            && before[..before.len() - 2]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+            && (after.starts_with('(') || after.starts_with('<'))
+            && text[..at].len() > before.len()
+    })
+}
+
+/// The identifiers of a text, each once (comments and strings included:
+/// a wider answer is never a wrong one here).
+fn idents(text: &str) -> HashSet<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reach() -> Reach {
+        Reach {
+            keys: true,
+            crates: ["svc".to_string()].into(),
+            names: ["record_key", "charge", "go"].map(String::from).into(),
+            paths: ["payments_core", "charge"].map(String::from).into(),
+            crate_names: ["svc"].map(String::from).into(),
+            methods: [("PspClient".to_string(), "charge".to_string())].into(),
+            owned: [("Store".to_string(), "record_key".to_string())].into(),
+        }
+    }
+
+    fn file<'t>(text: &'t str, crate_key: &'t str) -> Unread<'t> {
+        Unread {
+            text,
+            crate_key,
+            judged_anywhere: false,
+        }
+    }
+
+    #[test]
+    fn nothing_is_read_whole_when_the_run_holds_no_keys() {
+        let r = Reach {
+            keys: false,
+            ..reach()
+        };
+        let text = "fn f() { record_key(); let retry_ms = 5; Duration::from_secs(retry_ms); }";
+        assert_eq!(after_first_pass(&file(text, "svc"), &r), After::AsIs);
+    }
+
+    #[test]
+    fn in_a_crate_of_the_keys_a_name_they_call_is_enough() {
+        let r = reach();
+        let calls = "fn retry_it() { backoff::retry(|| charge()) }";
+        assert_eq!(after_first_pass(&file(calls, "svc"), &r), After::Whole);
+        let other = "fn retry_it() { backoff::retry(|| ping()) }";
+        assert_eq!(after_first_pass(&file(other, "svc"), &r), After::AsIs);
+    }
+
+    #[test]
+    fn in_another_crate_a_name_needs_a_crossing_too() {
+        let r = reach();
+        let name_only = "fn charge() { backoff::retry(|| go()) }";
+        assert_eq!(after_first_pass(&file(name_only, "lib"), &r), After::AsIs);
+        let method = "impl PspClient { fn charge(&self) { backoff::retry(|| go()) } }";
+        assert_eq!(after_first_pass(&file(method, "lib"), &r), After::Whole);
+        let other_type = "impl Ledger { fn charge(&self) { backoff::retry(|| go()) } }";
+        assert_eq!(after_first_pass(&file(other_type, "lib"), &r), After::AsIs);
+        let no_def = "fn f(c: PspClient) { backoff::retry(|| c.charge()) }";
+        assert_eq!(after_first_pass(&file(no_def, "lib"), &r), After::AsIs);
+        let calls_owned = "fn f(s: &Store) { backoff::retry(|| s.record_key()) }";
+        assert_eq!(
+            after_first_pass(&file(calls_owned, "lib"), &r),
+            After::Whole
+        );
+        let caller = "fn run() { backoff::retry(|| svc::go()) }";
+        assert_eq!(after_first_pass(&file(caller, "lib"), &r), After::Whole);
+    }
+
+    #[test]
+    fn a_crate_its_callers_name_is_read_whatever_it_names() {
+        let r = reach();
+        let text = "pub fn anything() { tokio_retry::Retry::spawn(s, f) }";
+        assert_eq!(
+            after_first_pass(&file(text, "crates/payments-core"), &r),
+            After::Whole
+        );
+        assert_eq!(
+            after_first_pass(&file(text, "crates/ledger"), &r),
+            After::AsIs
+        );
+    }
+
+    #[test]
+    fn what_every_file_is_judged_for_is_read_wherever_it_is() {
+        let judged = Unread {
+            judged_anywhere: true,
+            ..file("fn p() {}", "lib")
+        };
+        assert_eq!(after_first_pass(&judged, &reach()), After::Whole);
+        let no_keys = Reach {
+            keys: false,
+            ..reach()
+        };
+        assert_eq!(after_first_pass(&judged, &no_keys), After::AsIs);
+    }
+
+    #[test]
+    fn a_definition_is_fn_then_the_name_then_its_parameters() {
+        assert!(defines("impl A { pub fn charge(&self) {} }", "charge"));
+        assert!(defines("fn charge<T>(t: T) {}", "charge"));
+        assert!(!defines("fn charge_all() { charge() }", "charge"));
+        assert!(!defines("let f = charge(x); cfn charge(", "charge"));
+    }
+
+    #[test]
+    fn identifiers_are_whole_words() {
+        let words = idents("fn charge_all() { x.charges(); 3u8; r#type }");
+        assert!(words.contains("charge_all") && words.contains("charges"));
+        assert!(!words.contains("charge") && !words.contains("3u8"));
+    }
+
+    #[test]
+    fn crate_names_are_as_use_paths_write_them() {
+        assert_eq!(
+            crate_name("crates/payments-client").as_deref(),
+            Some("payments_client")
+        );
+        assert_eq!(crate_name(""), None);
+    }
+}
