@@ -1073,10 +1073,10 @@ fn a_file_held_for_its_retries_is_parsed_only_when_the_rest_can_use_it() {
 }
 
 #[test]
-fn a_file_held_for_its_retries_is_parsed_in_the_same_run_once_one_file_settles_it() {
-    // A Redis key named for a store settles it alone (no schema can undo
-    // it): the held job is parsed beside the others, not after a first
-    // look at the model.
+fn a_file_held_for_its_retries_is_read_for_the_store_it_reaches_not_for_one_elsewhere() {
+    // A Redis key named for a store: the held job calls the function that
+    // sets it, so the job is parsed after the first look and its charge
+    // before the recording is reported.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, "src/payout_job.rs", PAYOUT_JOB);
@@ -1085,9 +1085,21 @@ fn a_file_held_for_its_retries_is_parsed_in_the_same_run_once_one_file_settles_i
         "src/keys.rs",
         "pub async fn record_key(con: &mut redis::aio::MultiplexedConnection, key: &str) -> redis::RedisResult<()> {\n    let k = format!(\"idem:payout:{}\", key);\n    let _: () = redis::cmd(\"SET\").arg(&k).arg(\"1\").arg(\"NX\").arg(\"EX\").arg(86400).query_async(con).await?;\n    Ok(())\n}\n",
     );
+    // A retry job of another crate, which names nothing the store's code
+    // calls or is called by: a store in the tree is no reason to read it.
+    write(
+        d,
+        "reports/Cargo.toml",
+        "[package]\nname = \"reports\"\nversion = \"0.1.0\"\n",
+    );
+    write(
+        d,
+        "reports/src/export.rs",
+        "use backoff::ExponentialBackoff;\n\npub async fn export_report(client: &reqwest::Client, url: &str) -> Result<(), reqwest::Error> {\n    client.get(url).send().await?;\n    Ok(())\n}\n\npub fn policy() -> ExponentialBackoff {\n    ExponentialBackoff::default()\n}\n",
+    );
     let o = timed(d);
-    assert_eq!(held(&o), Some((1, 1)), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("model-first"), "{}", stderr(&o));
+    assert_eq!(held(&o), Some((2, 1)), "{}", stderr(&o));
+    assert!(stderr(&o).contains("model-first"), "{}", stderr(&o));
     let j = json(&o);
     assert_eq!(j["summary"]["files_parsed"], 2, "{j}");
     assert!(
@@ -1096,16 +1108,15 @@ fn a_file_held_for_its_retries_is_parsed_in_the_same_run_once_one_file_settles_i
             .any(|(r, _)| r == "key-recorded-after-effect"),
         "{j}"
     );
-
-    // A table needs the schema: the first look decides, after the parse.
-    write(
-        d,
-        "src/keys.rs",
-        "pub async fn record_key(pool: &PgPool, key: &str) -> Result<(), sqlx::Error> {\n    sqlx::query(\"INSERT INTO idempotency_keys (key) VALUES ($1)\").bind(key).execute(pool).await?;\n    Ok(())\n}\n",
-    );
-    let o = timed(d);
-    assert_eq!(held(&o), Some((1, 1)), "{}", stderr(&o));
-    assert!(stderr(&o).contains("model-first"), "{}", stderr(&o));
+    // Every file read whole finds the same.
+    let exhaustive = Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .current_dir(d)
+        .env("IDEMLINT_EXHAUSTIVE", "1")
+        .args(["check", "--isolated", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let exhaustive = json(&exhaustive);
+    assert_eq!(support::rule_paths(&exhaustive), support::rule_paths(&j));
 }
 
 /// The `--timings` line about big Rust files read around their words:
