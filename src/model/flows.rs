@@ -458,7 +458,7 @@ impl<'a> Index<'a> {
                     index.free_by_name.entry((k, name)).or_default().push(i);
                 }
             }
-            if let Some(n) = crate_name(k) {
+            if let Some(n) = crate::prefilter::reading::crate_name(k) {
                 index.crates.entry(n).or_insert(k);
             }
         }
@@ -650,13 +650,6 @@ impl<'a> Index<'a> {
         }
         Resolved::None
     }
-}
-
-/// The name `use` paths give a workspace crate: its directory's, `-` as `_`
-/// (`crates/payments-client` → `payments_client`).
-fn crate_name(crate_key: &str) -> Option<String> {
-    let dir = crate_key.rsplit('/').next().filter(|d| !d.is_empty())?;
-    Some(dir.replace('-', "_"))
 }
 
 /// The `use` items visible in a module of a file (its own and its parents').

@@ -136,12 +136,13 @@ impl Joins {
                 reach
                     .names
                     .extend(site.receiver.iter().map(|n| n.to_string()));
-                reach.names.extend(through(f, site));
+                let types = through(f, site);
                 if let Some(m) = site.method.as_deref() {
-                    for t in through(f, site) {
-                        reach.methods.insert((t, m.to_string()));
+                    for t in &types {
+                        reach.methods.insert((t.clone(), m.to_string()));
                     }
                 }
+                reach.names.extend(types);
             }
         }
         reach
