@@ -186,7 +186,7 @@ fn not_read(mut read: Vec<render::NotRead>, parsed: Vec<render::NotRead>) -> Vec
 }
 
 /// What the front ends did not read and did not report, in file order.
-fn unparsed(facts: &[frontend::FileFacts]) -> Vec<render::Unparsed> {
+fn unparsed(facts: &[facts::FileFacts]) -> Vec<render::Unparsed> {
     facts
         .iter()
         .flat_map(|f| {

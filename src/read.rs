@@ -5,6 +5,7 @@
 //! (`--verbose`).
 
 use crate::config::Config;
+use crate::facts::Problem;
 use crate::prefilter;
 use crate::run::{Run, RunError, TestRoots, MAX_FILE_BYTES};
 use crate::source::{self, FileKind, SourceFile, SourceMap, Span};
@@ -206,7 +207,7 @@ pub(crate) struct Loaded {
     pub(crate) schema: bool,
     /// A byte-order mark was blanked at the start of `text`.
     pub(crate) bom: bool,
-    pub(crate) problems: Vec<frontend::Problem>,
+    pub(crate) problems: Vec<Problem>,
 }
 
 fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
@@ -222,7 +223,7 @@ fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
         late: false,
         schema: false,
         bom: false,
-        problems: vec![frontend::Problem::new(Span::new(0, 0), message)],
+        problems: vec![Problem::new(Span::new(0, 0), message)],
     }
 }
 
@@ -383,11 +384,11 @@ pub(crate) fn cannot_read(e: impl std::fmt::Display) -> String {
 }
 
 /// A file's bytes as text ([`source::decode`]), invalid UTF-8 said so.
-pub(crate) fn decode(bytes: Vec<u8>) -> (String, bool, Vec<frontend::Problem>) {
+pub(crate) fn decode(bytes: Vec<u8>) -> (String, bool, Vec<Problem>) {
     let (text, bom, invalid_at) = source::decode(bytes);
     let problems = invalid_at
         .map(|at| {
-            frontend::Problem::new(
+            Problem::new(
                 Span::new(at, at),
                 format!("invalid UTF-8 at byte {at}; read with replacement characters"),
             )

@@ -4,8 +4,9 @@
 //! `check_with`, which all take a [`Run`].
 
 use crate::config::{self, Config};
+use crate::facts::FileFacts;
 use crate::source::{FileKind, SourceMap};
-use crate::{baseline, files, frontend, model, test_code, walk};
+use crate::{baseline, files, model, test_code, walk};
 use std::path::{Path, PathBuf};
 
 /// Files larger than this are reported and not parsed.
@@ -180,7 +181,7 @@ impl<'a> Run<'a> {
     /// built, when it kept them.
     pub(crate) fn model(
         &self,
-        facts: Vec<frontend::FileFacts>,
+        facts: Vec<FileFacts>,
         joins: Option<model::Joins>,
         sources: &SourceMap,
     ) -> model::ProjectModel {

@@ -28,6 +28,7 @@
 //! `--timings` gets the phases `parse`, then `model-first` and `parse-held`
 //! (step 2), and `parse-schema`.
 
+use crate::facts::{FileFacts, Problem};
 use crate::read::{self, Loaded};
 use crate::run::{self, Run, RunError, GAVE_UP, PARSER_STACK_BYTES};
 use crate::source::{self, FileKind, SourceMap, Span};
@@ -39,7 +40,7 @@ use std::sync::{Arc, OnceLock};
 /// What the front ends gave, in file order, and what the schedule settled.
 pub(crate) struct Parsed {
     /// Each kept file's facts (empty for a file not parsed).
-    pub(crate) facts: Vec<frontend::FileFacts>,
+    pub(crate) facts: Vec<FileFacts>,
     /// The files given up on (id, crashed), by id.
     pub(crate) given_up: Vec<(usize, bool)>,
     /// The suppressions of the files whose text was let go, which their
@@ -113,7 +114,7 @@ struct Scheduler<'r> {
     run: &'r Run<'r>,
     loaded: Arc<Vec<Loaded>>,
     reread: Rereads,
-    facts: Vec<frontend::FileFacts>,
+    facts: Vec<FileFacts>,
     given_up: Vec<(usize, bool)>,
     early_suppressions: Vec<Option<Vec<suppress::Suppression>>>,
 }
@@ -126,7 +127,7 @@ impl<'r> Scheduler<'r> {
             reread: Arc::new(kept.iter().map(|_| OnceLock::new()).collect()),
             loaded: Arc::new(kept),
             facts: (0..files)
-                .map(|file| frontend::FileFacts {
+                .map(|file| FileFacts {
                     file,
                     ..Default::default()
                 })
@@ -342,7 +343,7 @@ impl<'r> Scheduler<'r> {
     /// into the source map.
     fn settle(
         &mut self,
-        fates: Vec<supervise::Fate<frontend::FileFacts>>,
+        fates: Vec<supervise::Fate<FileFacts>>,
         ids: &[usize],
         sources: &mut SourceMap,
         timings: &mut timings::Timings,
@@ -500,9 +501,9 @@ struct ParseJob {
 }
 
 impl supervise::Job for ParseJob {
-    type Output = frontend::FileFacts;
+    type Output = FileFacts;
 
-    fn run(&self, i: usize) -> frontend::FileFacts {
+    fn run(&self, i: usize) -> FileFacts {
         let id = self.ids[i];
         let l = &self.loaded[id];
         let mut reread_problems = Vec::new();
@@ -526,19 +527,16 @@ impl supervise::Job for ParseJob {
                     text
                 }
                 Err(e) => {
-                    return frontend::FileFacts {
+                    return FileFacts {
                         file: id,
-                        problems: vec![frontend::Problem::new(
-                            Span::new(0, 0),
-                            read::cannot_read(e),
-                        )],
+                        problems: vec![Problem::new(Span::new(0, 0), read::cannot_read(e))],
                         ..Default::default()
                     };
                 }
             },
         };
         let mut f = if l.consts_only {
-            let mut f = frontend::FileFacts {
+            let mut f = FileFacts {
                 file: id,
                 ..Default::default()
             };
@@ -558,7 +556,7 @@ impl supervise::Job for ParseJob {
             f.shrink_to_fit();
             f
         } else {
-            frontend::FileFacts {
+            FileFacts {
                 file: id,
                 ..Default::default()
             }
@@ -600,10 +598,10 @@ impl supervise::Job for ParseJob {
 impl ParseJob {
     /// The facts of a file whose front end did not finish: its own problems
     /// and one that says why nothing else was read.
-    fn gave_up(id: usize, l: &Loaded, message: String) -> frontend::FileFacts {
+    fn gave_up(id: usize, l: &Loaded, message: String) -> FileFacts {
         let mut problems = l.problems.clone();
-        problems.push(frontend::Problem::new(Span::new(0, 0), message));
-        frontend::FileFacts {
+        problems.push(Problem::new(Span::new(0, 0), message));
+        FileFacts {
             file: id,
             problems,
             ..Default::default()

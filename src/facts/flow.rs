@@ -57,8 +57,9 @@ pub struct FnTrace {
     pub span: Span,
     /// Parameters other than `self`: name and type as written.
     pub params: Vec<(String, String)>,
-    pub events: Vec<Event>,
-    /// Where the order of events cannot be established (a macro the reader
+    /// The function's trace: its steps.
+    pub events: Vec<Step>,
+    /// Where the order of steps cannot be established (a macro the reader
     /// cannot see into, concurrent `join!`/`select!`): rules skip it.
     pub opaque: Option<Span>,
     pub test: bool,
@@ -68,20 +69,22 @@ pub struct FnTrace {
     /// Named for a conditional set, yet it checks the key and takes the
     /// lock it inserts under only after the check: (check, lock, insert).
     pub unlocked_check: Option<(Span, Span, Span)>,
-    /// Conditional sets through a cache abstraction (Redis events of
+    /// Conditional sets through a cache abstraction (Redis steps of
     /// `events`, by span) and what says whether each claim holds: kept
-    /// beside the events, which stay small.
+    /// beside the steps, which stay small.
     pub claims: Vec<(Span, Claim)>,
 }
 
+/// One step of a function's trace: a statement, a Redis command, a
+/// transaction's start or end, or a call.
 #[derive(Debug, Clone)]
-pub struct Event {
+pub struct Step {
     pub span: Span,
-    pub kind: EventKind,
-    /// Branches the event sits in: (branch site, arm). Two events in
+    pub kind: StepKind,
+    /// Branches the step sits in: (branch site, arm). Two steps in
     /// different arms of one site never both run.
     pub branch: ThinVec<(u32, u32)>,
-    /// Blocks the event sits in that leave the function or loop (`return`,
+    /// Blocks the step sits in that leave the function or loop (`return`,
     /// `break`, `let … else`): what runs in them precedes nothing after them.
     pub exits: ThinVec<u32>,
     /// Inside an `Ok(..)` arm, `if let Ok`, an `is_ok()`/`is_success()`
@@ -92,7 +95,7 @@ pub struct Event {
 }
 
 #[derive(Debug, Clone)]
-pub enum EventKind {
+pub enum StepKind {
     Sql {
         dml: Dml,
         /// The executor's name (`tx`, `pool`, `conn`), when it is a plain name.
@@ -143,7 +146,7 @@ pub struct Claim {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisKey {
     pub prefix: Option<String>,
-    /// Boxed: an event stays within its size (see `an_event_stays_small`).
+    /// Boxed: a step stays within its size (see `a_step_stays_small`).
     pub text: Box<str>,
     /// Built from an idempotency header or a provider event's identity
     /// (set by `key_source::apply` after the walk): a store whatever its

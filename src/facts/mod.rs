@@ -180,7 +180,7 @@ pub struct CodeFacts {
     pub ident_args: Vec<(String, StrRole)>,
     /// Duration constants and retentions (`retention`).
     pub retention: retention::RetentionFacts,
-    /// Events per function, uses and struct fields (`flow`).
+    /// Steps per function, uses and struct fields (`flow`).
     pub flow: flow::FlowFacts,
     /// Retries, their policies and the keyed requests they resend.
     pub retry: retry::RetryFacts,

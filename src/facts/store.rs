@@ -219,7 +219,7 @@ pub struct Expiry {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EventKind {
+pub enum SchemaChange {
     CreateTable(CreateTable),
     CreateIndex(CreateIndex),
     AlterTable {
@@ -246,7 +246,7 @@ pub enum EventKind {
 pub struct SchemaEvent {
     /// The whole statement.
     pub span: Span,
-    pub kind: EventKind,
+    pub kind: SchemaChange,
 }
 
 /// How a statement touches a table.

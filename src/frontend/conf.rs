@@ -2,17 +2,15 @@
 //! flattened tree they fill (`facts::config`): which config paths hold
 //! header names, and which hold column titles rather than settings.
 
-pub(crate) use crate::facts::config::{
-    content_span, ConfDoc, ConfEntry, ConfValue, Key, PathSeg, ScalarStyle,
-};
+use crate::facts::config::PathSeg;
 
 /// The role of a string under `path` for the header rule: a config path with
 /// a segment that speaks of headers (`request_headers_to_add`, `headers`,
 /// `idempotency_header`) holds header names; one that adds or sets them
 /// (`request_headers_to_add`, `add_headers`) writes them. Elsewhere a string is
 /// only a mention (`idempotency_key: true` is a setting, not a header).
-pub fn header_role(path: &[PathSeg]) -> Option<crate::frontend::StrRole> {
-    use crate::frontend::StrRole;
+pub fn header_role(path: &[PathSeg]) -> Option<crate::facts::headers::StrRole> {
+    use crate::facts::headers::StrRole;
     // NOTE: `headers` of a table, a CSV export or a translation file are
     // column titles (`en.payments.table.headers.idempotency_key`,
     // `csv.headers: [Idempotency_Key, Amount]`), not HTTP headers.

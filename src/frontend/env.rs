@@ -1,8 +1,9 @@
 //! `.env` front end: `KEY=value` lines (optionally `export KEY=value`,
 //! quoted values, `#` comments) into the shared flattened tree.
 
-use super::conf::{ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
-use super::{FileFacts, StrLit, StrRole};
+use crate::facts::config::{ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use crate::facts::headers::{StrLit, StrRole};
+use crate::facts::FileFacts;
 use crate::source::Span;
 
 pub fn parse(text: &str, facts: &mut FileFacts) {

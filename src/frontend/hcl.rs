@@ -3,8 +3,8 @@
 //! (ElastiCache parameter groups, Azure `redis_configuration`, Memorystore
 //! `redis_configs`, Redis Cloud `data_eviction`). Other Terraform is not read.
 
-use super::redis_conf::{GroupRef, InstanceDecl, InstanceKind, PolicySetting, Provider, Surface};
-use super::{FileFacts, Problem};
+use crate::facts::redis::{GroupRef, InstanceDecl, InstanceKind, PolicySetting, Provider, Surface};
+use crate::facts::{FileFacts, Problem};
 use crate::source::Span;
 use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, BlockLabel, Body};

@@ -6,10 +6,10 @@
 //! every span stays exact. A file that still does not read is judged by
 //! serde_json, whose words name the fault in JSON's terms.
 
-use super::conf::ConfDoc;
 use super::json_reader;
 use super::yaml::{self, Stop};
-use super::{FileFacts, Problem};
+use crate::facts::config::ConfDoc;
+use crate::facts::{FileFacts, Problem};
 use std::io::Read;
 
 pub fn parse(text: &str, facts: &mut FileFacts) {

@@ -4,7 +4,7 @@
 //! each placeholder, the identifiers it is built from. Shared by the Rust and
 //! text front ends; whether a key names its caller is the model's call.
 
-use super::KeyFormat;
+use crate::facts::keys::KeyFormat;
 use crate::source::Span;
 use regex::Regex;
 use std::sync::OnceLock;

@@ -9,8 +9,8 @@
 //! Gemfile.lock is read for its `DEPENDENCIES` section (the direct ones),
 //! requirements*.txt line by line, go.mod for its `require` lines.
 
-use super::conf::{ConfDoc, PathSeg};
-pub(crate) use crate::facts::redis::DedupDep;
+use crate::facts::config::{ConfDoc, PathSeg};
+use crate::facts::redis::DedupDep;
 use crate::knowledge;
 use crate::source::Span;
 

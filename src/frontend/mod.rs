@@ -3,12 +3,7 @@
 //! file for one bad part: it returns what it could read plus a [`Problem`].
 //! Front ends know syntax, not rules; the project model joins their facts.
 
-pub(crate) use crate::facts::headers::{StrLit, StrRole};
-pub(crate) use crate::facts::keys::KeyFormat;
-pub(crate) use crate::facts::redis::RedisKeyWrite;
-pub(crate) use crate::facts::retention::{EarlyPurge, RetentionFact, StoreRef};
-pub(crate) use crate::facts::store::{ConflictTarget, TableUse};
-pub(crate) use crate::facts::{FileFacts, Problem};
+use crate::facts::{FileFacts, Problem};
 
 pub mod conf;
 pub mod env;
@@ -87,7 +82,8 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
 }
 
 /// Whether the built-in prefilter admits the text of a file that holds
-/// schema, its path not asked (see [`sql::SqlFacts::admitted`]).
+/// schema, its path not asked (see
+/// [`crate::facts::store::SqlFacts::admitted`]).
 fn mark_admitted(kind: FileKind, text: &str, facts: &mut FileFacts) {
     if let Some(sql) = facts.sql.as_mut().filter(|s| !s.events.is_empty()) {
         sql.admitted = if kind == FileKind::Rust {

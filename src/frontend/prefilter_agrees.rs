@@ -46,16 +46,14 @@ fn a_token_record_or_a_leeway_admits_its_file() {
 }
 
 /// What the Rust front end reads from `text`.
-fn rust_facts(text: &str) -> crate::frontend::FileFacts {
-    let mut f = crate::frontend::FileFacts::default();
+fn rust_facts(text: &str) -> crate::facts::FileFacts {
+    let mut f = crate::facts::FileFacts::default();
     crate::frontend::rust::parse(text, &mut f);
     f
 }
 
-/// The flow events of every function of a file's facts.
-fn flow_events(
-    f: &crate::frontend::FileFacts,
-) -> impl Iterator<Item = &crate::frontend::rust::flow::EventKind> {
+/// The flow steps of every function of a file's facts.
+fn flow_events(f: &crate::facts::FileFacts) -> impl Iterator<Item = &crate::facts::flow::StepKind> {
     f.code
         .iter()
         .flat_map(|r| &r.flow.functions)
@@ -76,7 +74,7 @@ fn a_rust_string_names_a_table_only_where_it_may_be_sql() {
         let f = rust_facts(text);
         flow_events(&f)
             .filter_map(|e| match e {
-                crate::frontend::rust::flow::EventKind::Sql { dml, .. } => Some(dml.table.clone()),
+                crate::facts::flow::StepKind::Sql { dml, .. } => Some(dml.table.clone()),
                 _ => None,
             })
             .chain(
@@ -124,7 +122,7 @@ fn a_rust_string_is_a_redis_key_only_where_a_key_is_read() {
     let keys = |text: &str| {
         let f = rust_facts(text);
         flow_events(&f)
-            .filter(|e| matches!(e, crate::frontend::rust::flow::EventKind::Redis { .. }))
+            .filter(|e| matches!(e, crate::facts::flow::StepKind::Redis { .. }))
             .count()
             + f.redis_writes.len()
     };

@@ -5,10 +5,10 @@
 //! tokenizer also reads redis.conf text embedded in another file, with each
 //! line's offset in the host file. Not for deciding what is a finding.
 
-use super::{FileFacts, Problem};
-pub(crate) use crate::facts::redis::{
-    GroupRef, Include, InstanceDecl, InstanceKind, PolicySetting, Provider, RedisFacts, Surface,
+use crate::facts::redis::{
+    Include, InstanceDecl, InstanceKind, PolicySetting, RedisFacts, Surface,
 };
+use crate::facts::{FileFacts, Problem};
 use crate::source::Span;
 
 /// One argument of a directive: decoded value, and the span of its text in

@@ -4,11 +4,12 @@
 //! flattened tree the YAML front end built; redis.conf text inside a value is
 //! read with the redis.conf tokenizer and its spans mapped back into the file.
 
-use super::conf::{ConfEntry, ConfValue, PathSeg, ScalarStyle};
-use super::redis_conf::{
-    self, GroupRef, InstanceDecl, InstanceKind, PolicySetting, Provider, RedisFacts, Surface,
+use super::redis_conf;
+use crate::facts::config::{content_span, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use crate::facts::redis::{
+    GroupRef, InstanceDecl, InstanceKind, PolicySetting, Provider, RedisFacts, Surface,
 };
-use super::FileFacts;
+use crate::facts::FileFacts;
 use crate::source::Span;
 use std::collections::HashMap;
 
@@ -271,7 +272,7 @@ fn kubernetes(text: &str, entries: &[&ConfEntry], kind: &str, redis: &mut RedisF
     let (name, span) = match name {
         Some(e) => (
             e.scalar().unwrap_or("").to_string(),
-            super::conf::content_span(text, e.value_span, style(e)),
+            content_span(text, e.value_span, style(e)),
         ),
         None => (String::new(), Span::new(0, 0)),
     };
@@ -347,7 +348,7 @@ fn values(text: &str, entries: &[&ConfEntry], redis: &mut RedisFacts) {
                 match name.and_then(|n| n.scalar().map(|v| (v, *n))) {
                     Some((v, n)) => (
                         v.to_string(),
-                        Some(super::conf::content_span(text, n.value_span, style(n))),
+                        Some(content_span(text, n.value_span, style(n))),
                     ),
                     None => (String::new(), None),
                 }
@@ -557,7 +558,7 @@ fn scan_settings(
             };
             redis.settings.push(PolicySetting {
                 value,
-                span: super::conf::content_span(text, e.value_span, style(e)),
+                span: content_span(text, e.value_span, style(e)),
                 surface,
                 instance,
             });

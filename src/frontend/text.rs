@@ -2,7 +2,9 @@
 //! nginx/envoy configs: quoted string literals, and the header-name argument
 //! of nginx header directives. No parsing beyond a line-aware quote scan.
 
-use super::{FileFacts, StrLit, StrRole, TableUse};
+use crate::facts::headers::{StrLit, StrRole};
+use crate::facts::store::{ConflictTarget, TableUse};
+use crate::facts::FileFacts;
 use crate::source::Span;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -226,7 +228,7 @@ fn plain_name(raw: &str) -> Option<String> {
 /// next insert, a `;` or [`CONFLICT_WINDOW`] bytes. A target with an
 /// expression or a `WHERE` (a partial index's arbiter) is left out, as is
 /// `ON CONFLICT ON CONSTRAINT name` and `ON CONFLICT DO …` (no target).
-pub fn conflict_targets(text: &str) -> Vec<super::ConflictTarget> {
+pub fn conflict_targets(text: &str) -> Vec<ConflictTarget> {
     let (Some(insert), Some(conflict)) = (insert_re(), conflict_re()) else {
         return Vec::new();
     };
@@ -258,7 +260,7 @@ pub fn conflict_targets(text: &str) -> Vec<super::ConflictTarget> {
         let (Some(columns), Some(table)) = (columns, plain_name(bare)) else {
             continue;
         };
-        out.push(super::ConflictTarget {
+        out.push(ConflictTarget {
             table: table.to_ascii_lowercase(),
             columns,
             span: Span::new(name.end() + whole.start(), name.end() + whole.end()),

@@ -1,10 +1,10 @@
 //! TOML front end on toml_edit, which keeps byte spans and bounds its own
 //! recursion. Produces the same flattened tree as YAML.
 
-use super::conf::{
-    column_titles, header_role, ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle,
-};
-use super::{FileFacts, Problem, StrLit, StrRole};
+use super::conf::{column_titles, header_role};
+use crate::facts::config::{ConfDoc, ConfEntry, ConfValue, PathSeg, ScalarStyle};
+use crate::facts::headers::{StrLit, StrRole};
+use crate::facts::{FileFacts, Problem};
 use crate::source::Span;
 use toml_edit::{Item, Value};
 

@@ -3,11 +3,13 @@
 //! explicit stack, so no input depth can overflow ours; aliases are recorded
 //! and never expanded, so alias bombs cost nothing.
 
-use super::conf::{
-    column_titles, content_span, header_role, ConfDoc, ConfEntry, ConfValue, Key, PathSeg,
-    ScalarStyle,
+use super::conf::{column_titles, header_role};
+use super::{header_relevant, MAX_NESTING};
+use crate::facts::config::{
+    content_span, ConfDoc, ConfEntry, ConfValue, Key, PathSeg, ScalarStyle,
 };
-use super::{header_relevant, FileFacts, Problem, StrLit, StrRole, MAX_NESTING};
+use crate::facts::headers::{StrLit, StrRole};
+use crate::facts::{FileFacts, Problem};
 use crate::source::{CharToByte, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle as YStyle};
 

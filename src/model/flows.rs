@@ -19,9 +19,7 @@
 
 use super::schema::{Guarding, SchemaModel};
 use crate::config::Config;
-use crate::facts::flow::{
-    CallSite, EventKind, FlowFacts, FnTrace, FreshKey, Import, RedisOp, TypeDef,
-};
+use crate::facts::flow::{self, CallSite, FlowFacts, FnTrace, FreshKey, Import, RedisOp, TypeDef};
 use crate::facts::store::DmlKind;
 use crate::facts::FileFacts;
 use crate::knowledge::{self, CallPattern, Name};
@@ -273,7 +271,7 @@ pub struct Step {
     pub via: Option<(FileId, Span)>,
     pub kind: StepKind,
     pub branch: Vec<(u64, u32)>,
-    /// Leaving blocks the step is in (see `flow::Event::exits`).
+    /// Leaving blocks the step is in (see `flow::Step::exits`).
     pub exits: Vec<u64>,
     pub success_only: bool,
 }
@@ -879,14 +877,14 @@ struct Lowering<'i, 'a> {
 /// Where an event sits, for the steps and calls made of it.
 struct At<'e> {
     file: FileId,
-    ev: &'e crate::facts::flow::Event,
+    ev: &'e flow::Step,
     /// Its branches and leaving blocks, made unique to its function.
     branch: Vec<(u64, u32)>,
     exits: Vec<u64>,
 }
 
 impl<'e> At<'e> {
-    fn new(i: usize, file: FileId, ev: &'e crate::facts::flow::Event) -> Self {
+    fn new(i: usize, file: FileId, ev: &'e flow::Step) -> Self {
         At {
             file,
             ev,
@@ -938,8 +936,8 @@ impl Lowering<'_, '_> {
         for ev in &func.events {
             let at = At::new(i, e.file, ev);
             let kind = match &ev.kind {
-                EventKind::Sql { dml, conn } => self.sql(dml, conn),
-                EventKind::Redis { key, op, conn } => {
+                flow::StepKind::Sql { dml, conn } => self.sql(dml, conn),
+                flow::StepKind::Redis { key, op, conn } => {
                     let claim = func
                         .claims
                         .iter()
@@ -948,12 +946,12 @@ impl Lowering<'_, '_> {
                     let unheld = || unheld(claim, e.file, self.defs);
                     self.redis(*op, key, conn, &unheld)
                 }
-                EventKind::TxBegin { var } => Some(StepKind::TxBegin { conn: var.clone() }),
-                EventKind::TxEnd { var, commit } => Some(StepKind::TxEnd {
+                flow::StepKind::TxBegin { var } => Some(StepKind::TxBegin { conn: var.clone() }),
+                flow::StepKind::TxEnd { var, commit } => Some(StepKind::TxEnd {
                     conn: var.clone(),
                     commit: *commit,
                 }),
-                EventKind::Call(site) => {
+                flow::StepKind::Call(site) => {
                     let (local, opaque) = self.call(i, e, &at, site);
                     out.extend(local);
                     unknown |= opaque;

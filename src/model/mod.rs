@@ -345,7 +345,7 @@ fn holds_keys(
     redis: &redis::RedisModel,
     files: &[FileFacts],
 ) -> bool {
-    use crate::facts::flow::EventKind;
+    use crate::facts::flow::StepKind;
     let keyed = files
         .iter()
         .filter_map(|f| f.code.as_ref())
@@ -360,8 +360,8 @@ fn holds_keys(
             .flat_map(|r| &r.flow.functions)
             .flat_map(|f| &f.events)
             .any(|e| match &e.kind {
-                EventKind::Sql { dml, .. } => schema.is_store_name(&dml.table),
-                EventKind::Redis { key, .. } => flows::redis_store(key).is_some(),
+                StepKind::Sql { dml, .. } => schema.is_store_name(&dml.table),
+                StepKind::Redis { key, .. } => flows::redis_store(key).is_some(),
                 _ => false,
             })
     };
@@ -400,14 +400,14 @@ pub fn key_tables(files: &[FileFacts], sources: &SourceMap, config: &Config) -> 
 /// INDEX record_uniq ON store` in two files had the index judged only when
 /// every file was read whole.
 fn named_guard_tables(files: &[FileFacts]) -> impl Iterator<Item = String> + '_ {
-    use crate::facts::store::{EventKind, KeyKind};
+    use crate::facts::store::{KeyKind, SchemaChange};
     let words = &crate::knowledge::stores().guard_index_name;
     files
         .iter()
         .filter_map(|f| f.sql.as_ref())
         .flat_map(|s| &s.events)
         .filter_map(move |e| match &e.kind {
-            EventKind::CreateIndex(ci)
+            SchemaChange::CreateIndex(ci)
                 if ci.key.kind == KeyKind::Index && words.matches(&ci.key.name) =>
             {
                 Some(ci.table.bare().to_ascii_lowercase())

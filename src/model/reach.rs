@@ -9,7 +9,7 @@
 use super::flows::{module_of, redis_store, type_name};
 use super::schema::SchemaModel;
 use super::Joins;
-use crate::facts::flow::{CallSite, EventKind, FnTrace, TypeDef};
+use crate::facts::flow::{CallSite, FnTrace, StepKind, TypeDef};
 use crate::facts::FileFacts;
 use crate::prefilter::reading::{crate_name, Reach};
 use crate::source::SourceMap;
@@ -32,7 +32,7 @@ struct Func<'f> {
 impl Func<'_> {
     fn calls(&self) -> impl Iterator<Item = &CallSite> {
         self.flow.events.iter().filter_map(|e| match &e.kind {
-            EventKind::Call(site) => Some(site),
+            StepKind::Call(site) => Some(site),
             _ => None,
         })
     }
@@ -153,8 +153,8 @@ impl Joins {
 /// the schema holds as one, or a Redis key that names one.
 fn touches_store(flow: &FnTrace, schema: &SchemaModel) -> bool {
     flow.events.iter().any(|e| match &e.kind {
-        EventKind::Sql { dml, .. } => schema.is_store_name(&dml.table),
-        EventKind::Redis { key, .. } => redis_store(key).is_some(),
+        StepKind::Sql { dml, .. } => schema.is_store_name(&dml.table),
+        StepKind::Redis { key, .. } => redis_store(key).is_some(),
         _ => false,
     })
 }

@@ -8,7 +8,7 @@
 use super::migrations::{self, History};
 use crate::config::Config;
 use crate::facts::store::{
-    AlterOp, Column, Delete, EventKind, Key, KeyKind, Name, PartitionMethod, Partitioning,
+    AlterOp, Column, Delete, Key, KeyKind, Name, PartitionMethod, Partitioning, SchemaChange,
     SchemaEvent,
 };
 use crate::facts::FileFacts;
@@ -284,7 +284,7 @@ impl SchemaModel {
                     continue;
                 };
                 for ev in &sql.events {
-                    if let EventKind::Delete(d) = &ev.kind {
+                    if let SchemaChange::Delete(d) = &ev.kind {
                         model.deletes.push(DeleteUse {
                             file: *id,
                             statement: ev.span,
@@ -303,7 +303,7 @@ impl SchemaModel {
     /// A table that only carries a key column is judged in full when the
     /// code claims on it or checks and then inserts.
     pub fn mark_treated_as_stores(&mut self, files: &[FileFacts]) {
-        use crate::facts::flow::EventKind as Ev;
+        use crate::facts::flow::StepKind;
         self.stores.take();
         use crate::facts::store::DmlKind;
         for f in files.iter().filter(|f| !f.test_path) {
@@ -347,7 +347,7 @@ impl SchemaModel {
         {
             let mut read: Vec<&str> = Vec::new();
             for ev in &func.events {
-                let Ev::Sql { dml, .. } = &ev.kind else {
+                let StepKind::Sql { dml, .. } = &ev.kind else {
                     continue;
                 };
                 let table = bare(&dml.table);
@@ -1026,7 +1026,7 @@ impl Replay {
             statement,
         };
         match &ev.kind {
-            EventKind::CreateTable(ct) => {
+            SchemaChange::CreateTable(ct) => {
                 if self.find(&ct.name).is_some() {
                     if ct.if_not_exists {
                         return;
@@ -1053,7 +1053,7 @@ impl Replay {
                     partition_of: ct.partition_of.as_ref().map(|p| p.key.clone()),
                 }));
             }
-            EventKind::CreateIndex(ci) => {
+            SchemaChange::CreateIndex(ci) => {
                 if let Some(t) = self.find(&ci.table) {
                     if ci.if_not_exists && t.guards.iter().any(|g| g.key.name == ci.key.name) {
                         return;
@@ -1061,7 +1061,7 @@ impl Replay {
                     t.guards.push(guard(&ci.key));
                 }
             }
-            EventKind::AlterTable { table, ops } => {
+            SchemaChange::AlterTable { table, ops } => {
                 for op in ops {
                     if let AlterOp::AttachPartition(child) = op {
                         if let Some(c) = self.find(child) {
@@ -1076,14 +1076,14 @@ impl Replay {
                     alter(t, op, file, statement, &guard);
                 }
             }
-            EventKind::DropIndex { names } => {
+            SchemaChange::DropIndex { names } => {
                 for n in names {
                     for t in self.tables.iter_mut().flatten() {
                         remove_guards(t, |g| g.key.name == bare(&n.key), file, n.span, statement);
                     }
                 }
             }
-            EventKind::DropTable { names } => {
+            SchemaChange::DropTable { names } => {
                 for n in names {
                     for t in &mut self.tables {
                         if t.as_ref().is_some_and(|t| t.key == n.key) {
@@ -1092,7 +1092,7 @@ impl Replay {
                     }
                 }
             }
-            EventKind::RenameIndex { from, to } => {
+            SchemaChange::RenameIndex { from, to } => {
                 for t in self.tables.iter_mut().flatten() {
                     for g in t
                         .guards
@@ -1103,7 +1103,7 @@ impl Replay {
                     }
                 }
             }
-            EventKind::Delete(_) => {}
+            SchemaChange::Delete(_) => {}
         }
     }
 }

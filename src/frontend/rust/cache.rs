@@ -5,7 +5,7 @@
 //! config that selects the backend (`cache_type = "redis"`). Not for Redis
 //! commands (`retention`, `flow`).
 
-pub(crate) use crate::facts::store::{CacheFacts, CacheUse};
+use crate::facts::store::{CacheFacts, CacheUse};
 use crate::knowledge::{self, name_words};
 use syn::visit::{self, Visit};
 
@@ -229,7 +229,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> CacheFacts {
-        let mut f = crate::frontend::FileFacts::default();
+        let mut f = crate::facts::FileFacts::default();
         super::super::parse(text, &mut f);
         f.code.expect("parsed").cache
     }

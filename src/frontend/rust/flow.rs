@@ -9,11 +9,11 @@
 //! happens in `model::flows`, not here.
 
 use super::sql_strings::{self, StrConsts};
-pub(crate) use crate::facts::flow::{
-    CallSite, Claim, Event, EventKind, FlowFacts, FnTrace, FreshKey, Import, RedisKey, RedisOp,
+use crate::facts::flow::{
+    CallSite, Claim, FlowFacts, FnTrace, FreshKey, Import, RedisKey, RedisOp, Step, StepKind,
     TypeDef,
 };
-use crate::frontend::FileFacts;
+use crate::facts::FileFacts;
 use crate::knowledge::{self, CallShape, Name};
 use crate::source::Span;
 use std::collections::HashMap;
@@ -557,7 +557,7 @@ struct FnWalker<'a> {
     text: &'a str,
     consts: &'a StrConsts,
     facts: &'a mut FileFacts,
-    events: Vec<Event>,
+    events: Vec<Step>,
     branch: Vec<(u32, u32)>,
     exits: Vec<u32>,
     sites: u32,
@@ -771,8 +771,8 @@ fn tokens_text(e: &impl quote::ToTokens) -> String {
 }
 
 impl FnWalker<'_> {
-    fn push(&mut self, span: Span, kind: EventKind) -> usize {
-        self.events.push(Event {
+    fn push(&mut self, span: Span, kind: StepKind) -> usize {
+        self.events.push(Step {
             span,
             kind,
             branch: ThinVec::from(self.branch.as_slice()),
@@ -822,7 +822,7 @@ impl FnWalker<'_> {
         let found = sql_strings::read(self.text, sql, self.facts);
         let ids: Vec<usize> = found
             .into_iter()
-            .map(|dml| self.push(at, EventKind::Sql { dml, conn: None }))
+            .map(|dml| self.push(at, StepKind::Sql { dml, conn: None }))
             .collect();
         if !ids.is_empty() {
             self.sql_roots.insert((root.start, root.end), ids);
@@ -885,7 +885,7 @@ impl FnWalker<'_> {
     fn redis(&mut self, at: Span, op: RedisOp, key: Option<&syn::Expr>, conn: Option<String>) {
         let Some(key) = key else { return };
         let key = self.redis_key(key);
-        self.push(at, EventKind::Redis { op, key, conn });
+        self.push(at, StepKind::Redis { op, key, conn });
     }
 
     /// `redis::cmd("SET").arg(k)…` and `redis::pipe()…cmd("SET")…`, read at
@@ -995,7 +995,7 @@ impl FnWalker<'_> {
         let conn = recv.into_iter().rfind(|s| s != "self");
         self.push(
             super::byte_span(m.method.span()),
-            EventKind::Redis { op, key, conn },
+            StepKind::Redis { op, key, conn },
         );
         true
     }
@@ -1037,7 +1037,7 @@ impl FnWalker<'_> {
         let conn = receiver_path(&m.receiver)
             .into_iter()
             .rfind(|s| s != "self");
-        self.push(at, EventKind::Redis { op, key, conn });
+        self.push(at, StepKind::Redis { op, key, conn });
         if let Some(c) = claim {
             self.claims.push((at, *c));
         }
@@ -1151,7 +1151,7 @@ impl FnWalker<'_> {
     }
 
     fn call_event(&mut self, at: Span, site: CallSite) {
-        self.push(at, EventKind::Call(site));
+        self.push(at, StepKind::Call(site));
     }
 
     /// Whether an expression reads an idempotency header's value or a
@@ -1383,7 +1383,7 @@ impl FnWalker<'_> {
             return;
         }
         let ids: Vec<usize> = (before..self.events.len())
-            .filter(|&i| matches!(self.events[i].kind, EventKind::Sql { conn: None, .. }))
+            .filter(|&i| matches!(self.events[i].kind, StepKind::Sql { conn: None, .. }))
             .collect();
         if !ids.is_empty() {
             self.let_sql.insert(name.to_string(), (ids, false));
@@ -1409,8 +1409,8 @@ impl FnWalker<'_> {
             return;
         };
         for &id in ids {
-            if let Some(Event {
-                kind: EventKind::Sql { conn: c, .. },
+            if let Some(Step {
+                kind: StepKind::Sql { conn: c, .. },
                 ..
             }) = self.events.get_mut(id)
             {
@@ -1435,11 +1435,11 @@ impl FnWalker<'_> {
         if name == "transaction" && args.iter().any(|a| is_closure(a)) {
             self.visit_expr(&m.receiver);
             let var = args.iter().find_map(|a| closure_param(a));
-            self.push(at, EventKind::TxBegin { var: var.clone() });
+            self.push(at, StepKind::TxBegin { var: var.clone() });
             for a in args {
                 self.visit_expr(a);
             }
-            self.push(at, EventKind::TxEnd { var, commit: true });
+            self.push(at, StepKind::TxEnd { var, commit: true });
             return true;
         }
         // backon: `(|| async { .. }).retry(policy)`
@@ -1458,7 +1458,7 @@ impl FnWalker<'_> {
     fn tx_method(&mut self, m: &syn::ExprMethodCall, name: &str, at: Span) -> bool {
         match (name, m.args.len()) {
             ("begin", 0) | ("transaction", 0) | ("begin_transaction", 0) => {
-                self.push(at, EventKind::TxBegin { var: None });
+                self.push(at, StepKind::TxBegin { var: None });
                 true
             }
             ("commit", 0) | ("rollback", 0) => {
@@ -1467,7 +1467,7 @@ impl FnWalker<'_> {
                     .rfind(|s| s != "self");
                 self.push(
                     at,
-                    EventKind::TxEnd {
+                    StepKind::TxEnd {
                         var,
                         commit: name == "commit",
                     },
@@ -1523,7 +1523,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         if let Some(ev) = self.events[before..]
             .iter_mut()
             .rev()
-            .find(|e| e.span == at && matches!(e.kind, EventKind::Call(_)))
+            .find(|e| e.span == at && matches!(e.kind, StepKind::Call(_)))
         {
             ev.awaited = true;
         }
@@ -1615,7 +1615,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
         };
         self.bind_query(name, &init.expr, before);
         for ev in &mut self.events[before..] {
-            if let EventKind::TxBegin { var } = &mut ev.kind {
+            if let StepKind::TxBegin { var } = &mut ev.kind {
                 if var.is_none() {
                     *var = Some(name.clone());
                 }
@@ -1795,7 +1795,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             for dml in found {
                 self.push(
                     at,
-                    EventKind::Sql {
+                    StepKind::Sql {
                         dml,
                         conn: conn.clone(),
                     },
@@ -1808,8 +1808,8 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             if let Some(ids) = self.sql_roots.get(&root_key).cloned() {
                 let conn = args.first().and_then(|a| root_name(a));
                 for id in ids {
-                    if let Some(Event {
-                        kind: EventKind::Sql { conn: c, .. },
+                    if let Some(Step {
+                        kind: StepKind::Sql { conn: c, .. },
                         ..
                     }) = self.events.get_mut(id)
                     {
@@ -1823,7 +1823,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             let names: Vec<String> = methods.iter().map(|x| x.method.to_string()).collect();
             if let Some(dml) = sql_strings::diesel_dsl(root, &names) {
                 let conn = args.first().and_then(|a| root_name(a));
-                let id = self.push(at, EventKind::Sql { dml, conn });
+                let id = self.push(at, StepKind::Sql { dml, conn });
                 self.sql_roots.insert(root_key, vec![id]);
                 return;
             }
@@ -1900,10 +1900,10 @@ mod tests {
     }
 
     #[test]
-    fn an_event_stays_small() {
+    fn a_step_stays_small() {
         // One per call of every parsed function (44,600 on omicron): at
         // 240 bytes they were the largest part of a Rust tree's peak.
-        assert!(std::mem::size_of::<Event>() <= 128);
+        assert!(std::mem::size_of::<Step>() <= 128);
         assert!(std::mem::size_of::<CallSite>() <= 88);
     }
 
@@ -1917,25 +1917,25 @@ mod tests {
     fn summary(f: &FnTrace) -> Vec<String> {
         f.events
             .iter()
-            .filter(|e| !matches!(e.kind, EventKind::Call(_)))
+            .filter(|e| !matches!(e.kind, StepKind::Call(_)))
             .map(|e| match &e.kind {
-                EventKind::Sql { dml, conn } => format!(
+                StepKind::Sql { dml, conn } => format!(
                     "sql {} {} on {}",
                     dml.kind.as_str(),
                     dml.table,
                     conn.as_deref().unwrap_or("?")
                 ),
-                EventKind::Redis { op, key, .. } => format!(
+                StepKind::Redis { op, key, .. } => format!(
                     "redis {op:?} {}",
                     key.prefix.as_deref().unwrap_or(&key.text)
                 ),
-                EventKind::TxBegin { var } => format!("begin {}", var.as_deref().unwrap_or("?")),
-                EventKind::TxEnd { var, commit } => format!(
+                StepKind::TxBegin { var } => format!("begin {}", var.as_deref().unwrap_or("?")),
+                StepKind::TxEnd { var, commit } => format!(
                     "{} {}",
                     if *commit { "commit" } else { "rollback" },
                     var.as_deref().unwrap_or("?")
                 ),
-                EventKind::Call(c) => match &c.method {
+                StepKind::Call(c) => match &c.method {
                     Some(m) => format!("call .{m}"),
                     None => format!("call {}", c.path.join("::")),
                 },
@@ -2077,7 +2077,7 @@ async fn f(con: &mut redis::aio::ConnectionManager, client: &reqwest::Client, ke
             .find(|e| {
                 matches!(
                     e.kind,
-                    EventKind::Redis {
+                    StepKind::Redis {
                         op: RedisOp::Set,
                         ..
                     }
@@ -2089,7 +2089,7 @@ async fn f(con: &mut redis::aio::ConnectionManager, client: &reqwest::Client, ke
             .find(|e| {
                 matches!(
                     e.kind,
-                    EventKind::Redis {
+                    StepKind::Redis {
                         op: RedisOp::Del,
                         ..
                     }
@@ -2187,7 +2187,7 @@ async fn capture(paypal: &mut Client, id: &str) -> anyhow::Result<()> {
             .events
             .iter()
             .filter_map(|e| match &e.kind {
-                EventKind::Call(c) => Some((c.method.clone(), c.args.clone())),
+                StepKind::Call(c) => Some((c.method.clone(), c.args.clone())),
                 _ => None,
             })
             .collect();

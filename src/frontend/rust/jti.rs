@@ -16,7 +16,7 @@
 //! for a `jti` (`NewUsedJti::new(..)`, `UsedJti { .. }`); a leeway is a
 //! `leeway` field set in an assignment or a struct literal.
 
-pub(crate) use crate::facts::tokens::{ExpiryForm, Leeway, TokenExpiry, TokenFacts};
+use crate::facts::tokens::{ExpiryForm, Leeway, TokenExpiry, TokenFacts};
 use crate::source::Span;
 use syn::visit::{self, Visit};
 

@@ -6,14 +6,16 @@
 //! table is called. Read per function, through its `let` bindings, in
 //! source order; a value handed to another function is not followed.
 //!
-//! The facts are applied to the file's own Redis writes and flow events by
+//! The facts are applied to the file's own Redis writes and flow steps by
 //! [`apply`]; the schema reads [`Derived::tables`] to make a table a store.
 
 use super::sql_strings::{self, StrConsts};
-pub(crate) use crate::facts::keys::{Derived, DerivedKey, DerivedTable, KeySource};
+use crate::facts::flow::{FlowFacts, StepKind};
+use crate::facts::keys::{Derived, DerivedKey, DerivedTable, KeySource};
+use crate::facts::retention::{RetentionFact, StoreRef};
+use crate::facts::FileFacts;
 use crate::frontend::key_format;
 use crate::frontend::sql::dml;
-use crate::frontend::{FileFacts, RetentionFact, StoreRef};
 use crate::knowledge;
 use crate::source::Span;
 use std::collections::HashMap;
@@ -389,10 +391,10 @@ impl<'ast> Visit<'ast> for SourceFinder<'_, '_, '_> {
     }
 }
 
-/// Give the file's Redis writes and flow events whose key prefix a source
+/// Give the file's Redis writes and flow steps whose key prefix a source
 /// built their derivation, and the expiry of such a write as a retention of
 /// that prefix (its counterparty from the source's names).
-pub fn apply(derived: &Derived, facts: &mut FileFacts, flow: &mut super::flow::FlowFacts) {
+pub fn apply(derived: &Derived, facts: &mut FileFacts, flow: &mut FlowFacts) {
     if derived.keys.is_empty() {
         return;
     }
@@ -435,7 +437,7 @@ pub fn apply(derived: &Derived, facts: &mut FileFacts, flow: &mut super::flow::F
     }
     facts.retention.extend(retentions);
     for ev in flow.functions.iter_mut().flat_map(|f| f.events.iter_mut()) {
-        if let super::flow::EventKind::Redis { key, .. } = &mut ev.kind {
+        if let StepKind::Redis { key, .. } = &mut ev.kind {
             if key.prefix.as_deref().and_then(by_prefix).is_some() {
                 key.derived = true;
             }

@@ -18,8 +18,9 @@ pub mod sql_strings;
 pub mod test_regions;
 pub mod units;
 
-use super::{FileFacts, Problem, StrLit, StrRole};
-pub(crate) use crate::facts::{CodeFacts, StringConst};
+use crate::facts::flow::StepKind;
+use crate::facts::headers::{StrLit, StrRole};
+use crate::facts::{CodeFacts, FileFacts, Problem, StringConst};
 use crate::source::Span;
 use crate::timings::walks::{time, Walk};
 use syn::visit::{self, Visit};
@@ -410,12 +411,12 @@ fn read(text: &str, source: &Source, facts: &mut FileFacts) -> syn::Result<()> {
     // Stores by data flow: only where a key or a statement can name one
     // (a Redis write, a SQL event) and a source's word occurs.
     let writes_keys = !facts.redis_writes.is_empty()
-        || rust.flow.functions.iter().flat_map(|f| &f.events).any(|e| {
-            matches!(
-                e.kind,
-                flow::EventKind::Sql { .. } | flow::EventKind::Redis { .. }
-            )
-        });
+        || rust
+            .flow
+            .functions
+            .iter()
+            .flat_map(|f| &f.events)
+            .any(|e| matches!(e.kind, StepKind::Sql { .. } | StepKind::Redis { .. }));
     if writes_keys && key_source::may_hold_a_source(text) {
         let mut derive = key_source::Walker::new(text, &consts);
         time(Walk::KeySource, || {
@@ -1502,7 +1503,7 @@ mod tests { #[test] fn t() { let _ = "idem:test:1"; } }
                     .functions
                     .iter()
                     .flat_map(|func| &func.events)
-                    .filter(|e| matches!(&e.kind, flow::EventKind::Redis { key, .. } if key.text.contains("processed_events")))
+                    .filter(|e| matches!(&e.kind, StepKind::Redis { key, .. } if key.text.contains("processed_events")))
                     .count()
             });
             let writes = f

@@ -7,7 +7,7 @@
 //! binding unused (the compiler warns), so the form is rare where the key is
 //! right. Whether it is judged is the model's call.
 
-pub(crate) use crate::facts::keys::OwnerlessKey;
+use crate::facts::keys::OwnerlessKey;
 use crate::knowledge;
 use crate::source::Span;
 use std::collections::HashSet;

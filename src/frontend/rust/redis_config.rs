@@ -4,8 +4,8 @@
 //! arrays, a whole command in one literal), read as one stream of words.
 //! Not for key writes (that is the Redis key extractor's job).
 
-use crate::frontend::redis_conf::{InstanceDecl, InstanceKind, PolicySetting, Surface};
-use crate::frontend::FileFacts;
+use crate::facts::redis::{InstanceDecl, InstanceKind, PolicySetting, Surface};
+use crate::facts::FileFacts;
 use crate::source::Span;
 use syn::visit::{self, Visit};
 

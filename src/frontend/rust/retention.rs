@@ -7,13 +7,15 @@
 //! strings (`mod.rs`) or for effects and flows.
 
 use super::str_lit;
-pub(crate) use crate::facts::retention::{
-    const_fn_ref, fold_duration, refs_of, ClientSetting, ConstExpr, DurDef, LetGoDefs,
-    PendingRetention, RetentionFacts, CONFIG_REF, LET_GO_DEFS, MAX_EXPR_DEPTH, REQUEST_KEY_CONTEXT,
-    SELF_FIELD,
+use crate::facts::keys::KeyFormat;
+use crate::facts::redis::RedisKeyWrite;
+use crate::facts::retention::{
+    const_fn_ref, fold_duration, refs_of, ClientSetting, ConstExpr, DurDef, EarlyPurge, LetGoDefs,
+    PendingRetention, RetentionFacts, StoreRef, CONFIG_REF, LET_GO_DEFS, MAX_EXPR_DEPTH,
+    REQUEST_KEY_CONTEXT, SELF_FIELD,
 };
+use crate::facts::FileFacts;
 use crate::frontend::key_format;
-use crate::frontend::{FileFacts, KeyFormat, RedisKeyWrite, StoreRef};
 use crate::knowledge;
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
@@ -162,7 +164,7 @@ fn finish(v: Visitor<'_>, facts: &mut FileFacts) -> RetentionFacts {
     }
     for (expr, span, table, column) in &v.early {
         if let Some(lead) = fold_duration(expr, None, &lookup).filter(|d| d.secs > 0) {
-            facts.early_purges.push(crate::frontend::EarlyPurge {
+            facts.early_purges.push(EarlyPurge {
                 span: *span,
                 lead,
                 table: table.clone(),

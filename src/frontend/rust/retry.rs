@@ -8,9 +8,10 @@
 //! generators make a fresh key are `flow`'s recognisers, reused.
 
 use super::flow::{self, chain_methods, is_closure, pat_names, path_of, root_name};
-use super::retention::{read_expr, ConstExpr};
+use super::retention::read_expr;
 use super::sql_strings::StrConsts;
 use super::str_lit;
+use crate::facts::retention::ConstExpr;
 use crate::knowledge::{self, CallShape};
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
@@ -18,7 +19,7 @@ use syn::visit::{self, Visit};
 
 mod policy_fn;
 mod schedule;
-pub(crate) use crate::facts::retry::{
+use crate::facts::retry::{
     default_ref, ArmBound, FreshKind, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyKind,
     Ratio, RetryClient, RetryFacts, RetrySite, Setting, Shape,
 };
@@ -2912,7 +2913,7 @@ mod tests {
     use super::*;
 
     fn read(src: &str) -> RetryFacts {
-        let mut f = crate::frontend::FileFacts::default();
+        let mut f = crate::facts::FileFacts::default();
         super::super::parse(src, &mut f);
         f.code.expect("parsed").retry
     }

@@ -14,7 +14,7 @@
 //! purpose and not reported.
 
 use super::sql_strings::StrConsts;
-pub(crate) use crate::facts::keys::DroppedCaller;
+use crate::facts::keys::DroppedCaller;
 use crate::source::Span;
 use syn::visit::{self, Visit};
 

@@ -8,8 +8,9 @@
 //! expires a store's rows is handed to its retention reader. Not for the
 //! order of events (`flow`).
 
-use crate::frontend::sql::dml::{self, Dml, DmlKind};
-use crate::frontend::FileFacts;
+use crate::facts::store::{Dml, DmlKind};
+use crate::facts::FileFacts;
+use crate::frontend::sql::dml;
 use crate::source::Span;
 use std::collections::HashMap;
 
@@ -304,7 +305,7 @@ fn statements(
     delete: bool,
     facts: &mut FileFacts,
 ) {
-    let mut scratch = crate::frontend::sql::SqlFacts::default();
+    let mut scratch = crate::facts::store::SqlFacts::default();
     // Problems of SQL held in a Rust string are not the Rust file's parse
     // errors: a statement no dialect reads is counted, never reported.
     let mut problems = Vec::new();
@@ -341,7 +342,7 @@ fn statements(
             scratch
                 .events
                 .into_iter()
-                .filter(|e| !matches!(e.kind, crate::frontend::sql::EventKind::Delete(_))),
+                .filter(|e| !matches!(e.kind, crate::facts::store::SchemaChange::Delete(_))),
         );
     }
 }

@@ -16,7 +16,7 @@
 //! `ttl.as_secs() * 1000`) is a conversion, not a slip: nothing is read
 //! there.
 
-pub(crate) use crate::facts::retention::{Purpose, UnitSlip};
+use crate::facts::retention::{Purpose, UnitSlip};
 use crate::source::Span;
 use syn::visit::{self, Visit};
 

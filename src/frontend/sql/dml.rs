@@ -6,7 +6,7 @@
 //! still classify. Not for schema changes (`extract`) or retention
 //! (`retention`).
 
-pub(crate) use crate::facts::store::{Dml, DmlKind};
+use crate::facts::store::{Dml, DmlKind};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 

@@ -6,11 +6,11 @@
 //! statement's text from a cursor.
 
 use super::split::RawStatement;
-use super::{
-    AlterOp, Column, CreateIndex, CreateTable, EventKind, Key, KeyKind, KeyPart, Name,
-    PartitionMethod, Partitioning, SchemaEvent, SqlFacts,
+use crate::facts::store::{
+    AlterOp, Column, CreateIndex, CreateTable, Key, KeyKind, KeyPart, Name, PartitionMethod,
+    Partitioning, SchemaChange, SchemaEvent, SqlFacts,
 };
-use crate::frontend::Problem;
+use crate::facts::Problem;
 use crate::knowledge;
 use crate::lex::sql::{changes_tables, first_words};
 use crate::source::Span;
@@ -407,7 +407,7 @@ fn blank_on_only(sql: &str) -> Option<String> {
 }
 
 /// MySQL's `ALTER TABLE a RENAME b` (no `TO`/`AS`), which sqlparser refuses.
-fn rename_by_hand(t: &Text<'_>) -> Option<EventKind> {
+fn rename_by_hand(t: &Text<'_>) -> Option<SchemaChange> {
     let sql = &t.file[t.stmt.start..t.stmt.end];
     let words: Vec<(usize, &str)> = sql
         .split_ascii_whitespace()
@@ -436,7 +436,7 @@ fn rename_by_hand(t: &Text<'_>) -> Option<EventKind> {
             span: Span::new(start, start + w.len()),
         }
     };
-    Some(EventKind::AlterTable {
+    Some(SchemaChange::AlterTable {
         table: name(*a_off, a),
         ops: vec![AlterOp::RenameTable(name(*b_off, b))],
     })
@@ -537,7 +537,7 @@ fn touches_store(file: &str, raw: &RawStatement) -> bool {
 
 /// `DROP INDEX [CONCURRENTLY] [IF EXISTS] a, b [CASCADE | RESTRICT]`, which
 /// sqlparser 0.64 refuses when `CONCURRENTLY` and `IF EXISTS` meet.
-fn drop_index_by_hand(t: &Text<'_>) -> Option<EventKind> {
+fn drop_index_by_hand(t: &Text<'_>) -> Option<SchemaChange> {
     let sql = &t.file[t.stmt.start..t.stmt.end];
     // Words split at ASCII blanks and commas only, so offsets stay on
     // character boundaries.
@@ -586,20 +586,20 @@ fn drop_index_by_hand(t: &Text<'_>) -> Option<EventKind> {
             span: Span::new(start, start + w.len()),
         });
     }
-    (!names.is_empty()).then_some(EventKind::DropIndex { names })
+    (!names.is_empty()).then_some(SchemaChange::DropIndex { names })
 }
 
-fn event(t: &Text<'_>, s: &Statement) -> Option<EventKind> {
+fn event(t: &Text<'_>, s: &Statement) -> Option<SchemaChange> {
     match s {
-        Statement::CreateTable(ct) => Some(EventKind::CreateTable(create_table(t, ct))),
-        Statement::CreateIndex(ci) => Some(EventKind::CreateIndex(create_index(t, ci))),
+        Statement::CreateTable(ct) => Some(SchemaChange::CreateTable(create_table(t, ct))),
+        Statement::CreateIndex(ci) => Some(SchemaChange::CreateIndex(create_index(t, ci))),
         Statement::AlterTable(at) => {
             let from = t
                 .find(t.stmt.start, "table")
                 .map_or(t.stmt.start, |s| s.end);
             let table = name_of(t, from, &at.name);
             let ops = alter_ops(t, table.span.end, &table, &at.operations);
-            Some(EventKind::AlterTable { table, ops })
+            Some(SchemaChange::AlterTable { table, ops })
         }
         Statement::AlterIndex {
             name,
@@ -610,7 +610,7 @@ fn event(t: &Text<'_>, s: &Statement) -> Option<EventKind> {
                 .map_or(t.stmt.start, |s| s.end);
             let from = name_of(t, from, name);
             let to = name_of(t, from.span.end, index_name);
-            Some(EventKind::RenameIndex { from, to })
+            Some(SchemaChange::RenameIndex { from, to })
         }
         Statement::Drop {
             object_type, names, ..
@@ -624,8 +624,8 @@ fn event(t: &Text<'_>, s: &Statement) -> Option<EventKind> {
                 out.push(name);
             }
             match object_type {
-                ObjectType::Table => Some(EventKind::DropTable { names: out }),
-                ObjectType::Index => Some(EventKind::DropIndex { names: out }),
+                ObjectType::Table => Some(SchemaChange::DropTable { names: out }),
+                ObjectType::Index => Some(SchemaChange::DropIndex { names: out }),
                 _ => None,
             }
         }
@@ -1094,7 +1094,7 @@ mod tests {
         let sql = "create table public.payment_idempotency (\n  key uuid not null,\n  created_at timestamptz not null default now(),\n  unique (key, created_at)\n) partition by range (created_at);";
         let (ev, problems) = events(sql);
         assert!(problems.is_empty());
-        let EventKind::CreateTable(ct) = &ev[0].kind else {
+        let SchemaChange::CreateTable(ct) = &ev[0].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(ct.name.key, "payment_idempotency");
@@ -1121,7 +1121,7 @@ mod tests {
                    key text NOT NULL, CONSTRAINT idem_key_uniq UNIQUE (key))";
         let (ev, problems) = events(sql);
         assert!(problems.is_empty(), "{problems:?}");
-        let EventKind::CreateTable(ct) = &ev[0].kind else {
+        let SchemaChange::CreateTable(ct) = &ev[0].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(at(sql, ct.name.span), "idem");
@@ -1138,7 +1138,7 @@ mod tests {
         let sql = "CREATE TABLE idem (key text NOT NULL, \
                    key_norm text GENERATED ALWAYS AS (lower(btrim(key))) STORED UNIQUE)";
         let (ev, _) = events(sql);
-        let EventKind::CreateTable(ct) = &ev[0].kind else {
+        let SchemaChange::CreateTable(ct) = &ev[0].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(ct.columns[0].generated, None);
@@ -1149,7 +1149,7 @@ mod tests {
     fn alter_index_rename_names_both_indexes_with_exact_spans() {
         let sql = "ALTER INDEX public.idem_key_idx RENAME TO idem_key_uidx";
         let (ev, _) = events(sql);
-        let EventKind::RenameIndex { from, to } = &ev[0].kind else {
+        let SchemaChange::RenameIndex { from, to } = &ev[0].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(
@@ -1166,7 +1166,7 @@ mod tests {
     fn column_level_primary_key_and_unique_are_guards() {
         let sql = "CREATE TABLE idem (id bigserial PRIMARY KEY, key text NOT NULL UNIQUE)";
         let (ev, _) = events(sql);
-        let EventKind::CreateTable(ct) = &ev[0].kind else {
+        let SchemaChange::CreateTable(ct) = &ev[0].kind else {
             panic!()
         };
         let names: Vec<(&str, KeyKind, &str)> = ct
@@ -1187,7 +1187,7 @@ mod tests {
     fn unique_expression_index_with_predicate_is_read() {
         let sql = "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS idem_lower_key ON public.idem (lower(key), account_id) WHERE state <> 'done'";
         let (ev, _) = events(sql);
-        let EventKind::CreateIndex(ci) = &ev[0].kind else {
+        let SchemaChange::CreateIndex(ci) = &ev[0].kind else {
             panic!()
         };
         assert!(ci.concurrently && ci.if_not_exists);
@@ -1212,7 +1212,7 @@ mod tests {
         let sql = "CREATE TABLE `idem` (`id` bigint NOT NULL AUTO_INCREMENT, `idem_key` varchar(64) NOT NULL, PRIMARY KEY (`id`), UNIQUE KEY `uk_idem_key` (`idem_key`), KEY `ix_created` (`id`)) ENGINE=InnoDB";
         let (ev, problems) = events(sql);
         assert!(problems.is_empty(), "{problems:?}");
-        let EventKind::CreateTable(ct) = &ev[0].kind else {
+        let SchemaChange::CreateTable(ct) = &ev[0].kind else {
             panic!()
         };
         let keys: Vec<(&str, KeyKind)> =
@@ -1232,7 +1232,7 @@ mod tests {
     fn alter_table_operations_are_read_in_order() {
         let sql = "ALTER TABLE ONLY idem ADD COLUMN request_hash bytea, DROP CONSTRAINT idem_key_key, RENAME COLUMN a TO b;\nALTER TABLE idem RENAME TO idem_v2";
         let (ev, _) = events(sql);
-        let EventKind::AlterTable { table, ops } = &ev[0].kind else {
+        let SchemaChange::AlterTable { table, ops } = &ev[0].kind else {
             panic!()
         };
         assert_eq!(table.key, "idem");
@@ -1241,7 +1241,7 @@ mod tests {
             matches!(&ops[1], AlterOp::DropConstraint { name, span } if name == "idem_key_key" && at(sql, *span) == "idem_key_key")
         );
         assert!(matches!(&ops[2], AlterOp::RenameColumn { from, to } if from == "a" && to == "b"));
-        let EventKind::AlterTable { ops, .. } = &ev[1].kind else {
+        let SchemaChange::AlterTable { ops, .. } = &ev[1].kind else {
             panic!()
         };
         assert!(matches!(&ops[0], AlterOp::RenameTable(n) if n.key == "idem_v2"));
@@ -1251,7 +1251,7 @@ mod tests {
     fn unique_using_index_promotes_the_index() {
         let sql = "ALTER TABLE idem ADD CONSTRAINT idem_key_uniq UNIQUE USING INDEX idem_key_idx";
         let (ev, _) = events(sql);
-        let EventKind::AlterTable { ops, .. } = &ev[0].kind else {
+        let SchemaChange::AlterTable { ops, .. } = &ev[0].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(
@@ -1269,7 +1269,7 @@ mod tests {
         let sql = "DROP INDEX CONCURRENTLY IF EXISTS public.idem_key_uniq;";
         let (ev, problems) = events(sql);
         assert!(problems.is_empty());
-        let EventKind::DropIndex { names } = &ev[0].kind else {
+        let SchemaChange::DropIndex { names } = &ev[0].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(names[0].key, "idem_key_uniq");
@@ -1286,7 +1286,7 @@ mod tests {
             .message
             .contains("CREATE TABLE idempotency_keys"));
         assert!(!problems[1].reported);
-        assert!(matches!(&ev[0].kind, EventKind::CreateTable(ct) if ct.name.key == "next_one"));
+        assert!(matches!(&ev[0].kind, SchemaChange::CreateTable(ct) if ct.name.key == "next_one"));
     }
 
     #[test]
@@ -1295,7 +1295,7 @@ mod tests {
         let (ev, problems) = events(sql);
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(ev.len(), 1);
-        let EventKind::AlterTable { table, ops } = &ev[0].kind else {
+        let SchemaChange::AlterTable { table, ops } = &ev[0].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(table.key, "idempotency_keys");
@@ -1330,12 +1330,12 @@ mod tests {
         let (ev, problems) = events(sql);
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(ev.len(), 2, "{ev:?}");
-        let EventKind::CreateIndex(ci) = &ev[0].kind else {
+        let SchemaChange::CreateIndex(ci) = &ev[0].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(ci.table.key, "idempotency_keys");
         assert_eq!(at(sql, ci.table.span), "idempotency_keys");
-        let EventKind::AlterTable { table, ops } = &ev[1].kind else {
+        let SchemaChange::AlterTable { table, ops } = &ev[1].kind else {
             panic!("{ev:?}")
         };
         assert_eq!(table.key, "idempotency_keys");

@@ -10,14 +10,11 @@ pub mod interval;
 pub mod retention;
 pub use crate::lex::sql as split;
 
-pub(crate) use crate::facts::store::{
-    AlterOp, Column, CreateIndex, CreateTable, Delete, EventKind, Expiry, Key, KeyKind, KeyPart,
-    Name, PartitionMethod, Partitioning, SchemaEvent, SqlFacts,
-};
+use crate::facts::store::SqlFacts;
 use crate::lex::sql::down_section;
 
 /// Parse one SQL file into `facts`.
-pub fn parse(text: &str, facts: &mut super::FileFacts) {
+pub fn parse(text: &str, facts: &mut crate::facts::FileFacts) {
     let mut sql = SqlFacts::default();
     let up = &text[..down_section(text).unwrap_or(text.len())];
     for stmt in split::split(up) {
@@ -31,7 +28,7 @@ pub fn parse(text: &str, facts: &mut super::FileFacts) {
 
 #[cfg(test)]
 mod tests {
-    use crate::frontend::FileFacts;
+    use crate::facts::FileFacts;
 
     /// The down half of a goose, sql-migrate or dbmate file is not
     /// applied: the guard the up half makes stays.

@@ -11,9 +11,11 @@
 
 use super::interval;
 use super::split::{split, RawStatement};
-use super::{Delete, EventKind, Expiry, Name, SchemaEvent, SqlFacts};
 use crate::duration::{self, Duration};
-use crate::frontend::{RetentionFact, StoreRef};
+use crate::facts::retention::{EarlyPurge, RetentionFact, StoreRef};
+use crate::facts::store::{
+    AlterOp, Column, Delete, Expiry, Name, SchemaChange, SchemaEvent, SqlFacts,
+};
 use crate::knowledge;
 use crate::source::Span;
 use regex::Regex;
@@ -434,7 +436,7 @@ fn walk(
             }
             facts.events.push(SchemaEvent {
                 span: raw.span,
-                kind: EventKind::Delete(d),
+                kind: SchemaChange::Delete(d),
             });
         }
         return;
@@ -580,7 +582,7 @@ pub fn is_expiry_column(column: &str) -> bool {
 
 /// A `DELETE` of a store's rows whose expiry column is before now plus an
 /// interval: each row goes that long before it expires.
-fn early_purge(file: &str, span: Span, d: &Delete) -> Option<super::super::EarlyPurge> {
+fn early_purge(file: &str, span: Span, d: &Delete) -> Option<EarlyPurge> {
     let stores = knowledge::stores();
     if !stores.is_store_table(&d.table.key) && !stores.is_provider_event_table(&d.table.key) {
         return None;
@@ -599,7 +601,7 @@ fn early_purge(file: &str, span: Span, d: &Delete) -> Option<super::super::Early
         let m = now_plus_re()?.find(after)?;
         let f = interval::fold(&after[m.end()..])?;
         let lead = f.duration().filter(|l| l.secs > 0)?;
-        Some(super::super::EarlyPurge {
+        Some(EarlyPurge {
             span: f.span.shift(span.start + p + head.end() + m.end()),
             lead,
             table: d.table.text.clone(),
@@ -696,13 +698,13 @@ fn partman(file: &str, span: Span, out: &mut Vec<RetentionFact>) {
 /// row's own expiry.
 pub fn column_defaults(file: &str, facts: &SqlFacts, out: &mut Vec<RetentionFact>) {
     for ev in &facts.events {
-        let (table, columns): (&Name, Vec<&super::Column>) = match &ev.kind {
-            EventKind::CreateTable(ct) => (&ct.name, ct.columns.iter().collect()),
-            EventKind::AlterTable { table, ops } => (
+        let (table, columns): (&Name, Vec<&Column>) = match &ev.kind {
+            SchemaChange::CreateTable(ct) => (&ct.name, ct.columns.iter().collect()),
+            SchemaChange::AlterTable { table, ops } => (
                 table,
                 ops.iter()
                     .filter_map(|o| match o {
-                        super::AlterOp::AddColumn(c) => Some(c),
+                        AlterOp::AddColumn(c) => Some(c),
                         _ => None,
                     })
                     .collect(),
@@ -747,7 +749,7 @@ pub fn column_defaults(file: &str, facts: &SqlFacts, out: &mut Vec<RetentionFact
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::FileFacts;
+    use crate::facts::FileFacts;
 
     fn facts(sql: &str) -> FileFacts {
         let mut f = FileFacts::default();
@@ -781,7 +783,7 @@ mod tests {
         );
         let ev = &f.sql.as_ref().map(|s| s.events.clone()).unwrap_or_default();
         assert!(
-            matches!(&ev[0].kind, EventKind::Delete(d) if d.expiry.as_ref().map(|e| e.column.as_str()) == Some("created_at"))
+            matches!(&ev[0].kind, SchemaChange::Delete(d) if d.expiry.as_ref().map(|e| e.column.as_str()) == Some("created_at"))
         );
     }
 

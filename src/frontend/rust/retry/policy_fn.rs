@@ -7,11 +7,11 @@
 
 use super::{
     find_sleep, has_item_loop, increments, loop_bound, mentions, method_str, path_segs,
-    retry_counter, BoundSense, Policy, PolicyKind, Setting, Walker,
+    retry_counter, BoundSense, Walker,
 };
-pub(crate) use crate::facts::retry::{ArmBound, PolicyArm, PolicyFn};
+use crate::facts::retention::ConstExpr;
+use crate::facts::retry::{ArmBound, Policy, PolicyArm, PolicyFn, PolicyKind, Setting};
 use crate::frontend::rust::flow::root_name;
-use crate::frontend::rust::retention::ConstExpr;
 use crate::source::Span;
 use syn::visit::{self, Visit};
 

@@ -5,13 +5,11 @@
 //! and the API hosts a client crate names. No arithmetic here: the model
 //! folds the schedule with the crate's constants.
 
-use super::{
-    find_sleep, has_item_loop, mentions, method_str, path_segs, retry_counter, Policy, PolicyKind,
-    Ratio, Shape, Walker,
-};
-pub(crate) use crate::facts::retry::FieldDefault;
+use super::{find_sleep, has_item_loop, mentions, method_str, path_segs, retry_counter, Walker};
+use crate::facts::retention::ConstExpr;
+use crate::facts::retry::{FieldDefault, Policy, PolicyKind, Ratio, Shape};
 use crate::frontend::rust::flow::root_name;
-use crate::frontend::rust::retention::{read_expr, ConstExpr};
+use crate::frontend::rust::retention::read_expr;
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};
