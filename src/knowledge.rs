@@ -1620,3 +1620,25 @@ pub fn effects() -> &'static Effects {
     static E: OnceLock<Effects> = OnceLock::new();
     E.get_or_init(|| load("effects.toml", EFFECTS_TOML))
 }
+
+/// The file names of package manifests (`rules/packages.toml`): the
+/// directory of one is a package (`source::Packages`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageManifests {
+    pub manifests: Vec<String>,
+}
+
+pub const PACKAGES_TOML: &str = include_str!("../rules/packages.toml");
+
+pub fn package_manifests() -> &'static PackageManifests {
+    static P: OnceLock<PackageManifests> = OnceLock::new();
+    P.get_or_init(|| load("packages.toml", PACKAGES_TOML))
+}
+
+impl PackageManifests {
+    /// Whether a file name (the last part of a path) is a manifest's.
+    pub fn is_manifest(&self, name: &str) -> bool {
+        self.manifests.iter().any(|m| m == name)
+    }
+}

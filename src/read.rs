@@ -29,13 +29,18 @@ pub(crate) struct Read {
     pub(crate) not_read: Vec<render::NotRead>,
     /// Every file scanned, kept or not.
     pub(crate) files_scanned: usize,
+    /// The packages among every file scanned.
+    pub(crate) packages: source::Packages,
 }
 
 impl Read {
     /// The source map of the kept files, in file-id order: the texts held
     /// now (a deferred file's is set when its worker reads it).
     pub(crate) fn sources(&self) -> SourceMap {
-        let mut sources = SourceMap::default();
+        let mut sources = SourceMap {
+            packages: self.packages.clone(),
+            ..SourceMap::default()
+        };
         for l in &self.kept {
             let mut src = SourceFile::new(l.display.clone(), l.kind, "");
             src.set_text(l.text.clone(), l.bom);
@@ -63,6 +68,13 @@ pub(crate) fn discover_and_read(
     for (c, (len, _)) in candidates.iter().zip(&read) {
         timings.scanned(c.kind, *len);
     }
+    let manifests = crate::knowledge::package_manifests();
+    let packages = source::Packages::of_manifests(
+        candidates
+            .iter()
+            .map(|c| c.display.as_str())
+            .filter(|d| manifests.is_manifest(d.rsplit('/').next().unwrap_or(d))),
+    );
     let mut not_read: Vec<render::NotRead> = Vec::new();
     let mut kept: Vec<Loaded> = Vec::with_capacity(read.len());
     for (c, (_, l)) in candidates.iter().zip(read) {
@@ -103,6 +115,7 @@ pub(crate) fn discover_and_read(
         kept,
         not_read,
         files_scanned,
+        packages,
     })
 }
 

@@ -215,7 +215,7 @@ impl<'r> Scheduler<'r> {
             let (hit, rest): (Vec<usize>, Vec<usize>) = self.run.pool.install(|| {
                 use rayon::prelude::*;
                 waiting.par_iter().partition_map(|&id| {
-                    if reads_whole(&loaded[id], sources.path(id), &reach) {
+                    if reads_whole(&loaded[id], sources.path(id), &sources.packages, &reach) {
                         rayon::iter::Either::Left(id)
                     } else {
                         rayon::iter::Either::Right(id)
@@ -623,7 +623,12 @@ fn names_a_table(l: &Loaded, tables: &[String]) -> bool {
 /// now ([`prefilter::reading::after_first_pass`]), given what the files
 /// parsed can be reached from. Its text is read again when it was let go;
 /// one that cannot be read is read whole, so that its parse says why.
-fn reads_whole(l: &Loaded, path: &str, reach: &prefilter::reading::Reach) -> bool {
+fn reads_whole(
+    l: &Loaded,
+    path: &str,
+    packages: &source::Packages,
+    reach: &prefilter::reading::Reach,
+) -> bool {
     use frontend::rust::{jti, owner_keys, units};
     use prefilter::reading::{after_first_pass, After, Unread};
     if !reach.keys {
@@ -639,6 +644,7 @@ fn reads_whole(l: &Loaded, path: &str, reach: &prefilter::reading::Reach) -> boo
     let file = Unread {
         text: &text,
         crate_key: &model::reach::crate_of(path),
+        package: packages.of(path),
         judged_anywhere: units::may_slip(&text)
             || jti::may_record(&text)
             || owner_keys::may_hold(&text),

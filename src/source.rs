@@ -220,6 +220,42 @@ pub fn decode(bytes: Vec<u8>) -> (String, bool, Option<usize>) {
 #[derive(Debug, Default)]
 pub struct SourceMap {
     pub files: Vec<SourceFile>,
+    /// The packages the walk found, every file of the run counted (not
+    /// only the kept ones).
+    pub packages: Packages,
+}
+
+/// The packages of a run: the directories that hold a package manifest
+/// (`Cargo.toml`, `package.json`, `go.mod`, ...; the list is
+/// `rules/packages.toml`), as display paths (`""` for the checked
+/// directory itself).
+#[derive(Debug, Default, Clone)]
+pub struct Packages {
+    dirs: std::collections::HashSet<String>,
+}
+
+impl Packages {
+    /// The packages whose manifests are at these display paths.
+    pub fn of_manifests<'p>(manifests: impl IntoIterator<Item = &'p str>) -> Self {
+        let dirs = manifests
+            .into_iter()
+            .map(|m| m.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
+            .collect();
+        Packages { dirs }
+    }
+
+    /// The package a file or directory belongs to: the outermost directory
+    /// above it that holds a manifest (a workspace's root, not its
+    /// member's), or `""` for the files of no package, which count as one.
+    pub fn of<'p>(&self, path: &'p str) -> &'p str {
+        if self.dirs.contains("") {
+            return "";
+        }
+        path.match_indices('/')
+            .map(|(i, _)| &path[..i])
+            .find(|dir| self.dirs.contains(*dir))
+            .unwrap_or("")
+    }
 }
 
 impl SourceMap {
@@ -431,5 +467,30 @@ mod tests {
         assert_eq!(m.byte(1), 2);
         assert_eq!(m.byte(3), 4);
         assert_eq!(m.byte(99), 4);
+    }
+
+    /// A file's package is the outermost directory above it with a
+    /// manifest: a workspace member belongs to its workspace, files under
+    /// no manifest to the one package `""`, and a manifest at the checked
+    /// directory makes every file one package.
+    #[test]
+    fn a_file_belongs_to_the_outermost_manifest_above_it() {
+        let p = Packages::of_manifests([
+            "svc/Cargo.toml",
+            "svc/crates/core/Cargo.toml",
+            "vendor/redis-1.8/Cargo.toml",
+            "/abs/lib/Cargo.toml",
+        ]);
+        assert_eq!(p.of("svc/crates/core/src/lib.rs"), "svc");
+        assert_eq!(p.of("svc/src/main.rs"), "svc");
+        assert_eq!(p.of("vendor/redis-1.8/src/client.rs"), "vendor/redis-1.8");
+        assert_eq!(p.of("vendor/redis-1.8"), "");
+        assert_eq!(p.of("vendor/redis-1.8/"), "vendor/redis-1.8");
+        assert_eq!(p.of("/abs/lib/src/a.rs"), "/abs/lib");
+        assert_eq!(p.of("migrations/0001.sql"), "");
+        assert_eq!(p.of("svcs/src/main.rs"), "");
+        let root = Packages::of_manifests(["Cargo.toml", "svc/Cargo.toml"]);
+        assert_eq!(root.of("svc/src/main.rs"), "");
+        assert_eq!(Packages::default().of("svc/src/main.rs"), "");
     }
 }

@@ -1119,6 +1119,68 @@ fn a_file_held_for_its_retries_is_read_for_the_store_it_reaches_not_for_one_else
     assert_eq!(support::rule_paths(&exhaustive), support::rule_paths(&j));
 }
 
+/// A retry delay read in the wrong unit, in a client's options.
+const UNIT_SLIP: &str = "use std::time::Duration;\n\npub struct RetryConfig {\n    pub retry_delay_ms: u64,\n}\n\npub fn first_retry(c: &RetryConfig) -> Duration {\n    Duration::from_secs(c.retry_delay_ms)\n}\n";
+
+#[test]
+fn a_unit_slip_is_judged_in_the_packages_that_hold_keys_not_in_one_beside_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let manifest = |name: &str| format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\n");
+    // A service whose code records keys in Redis and calls a sibling
+    // package's pacing; the same slip in the service, in that sibling and
+    // in a vendored client nothing of the service calls.
+    write(d, "svc/Cargo.toml", &manifest("svc"));
+    write(
+        d,
+        "svc/src/keys.rs",
+        "pub async fn record_key(con: &mut redis::aio::MultiplexedConnection, key: &str) -> redis::RedisResult<()> {\n    ledger_retry::pace().await;\n    let k = format!(\"idem:payout:{}\", key);\n    let _: () = redis::cmd(\"SET\").arg(&k).arg(\"1\").arg(\"NX\").arg(\"EX\").arg(86400).query_async(con).await?;\n    Ok(())\n}\n",
+    );
+    write(d, "svc/src/retry_config.rs", UNIT_SLIP);
+    write(d, "libs/ledger-retry/Cargo.toml", &manifest("ledger-retry"));
+    write(
+        d,
+        "libs/ledger-retry/src/lib.rs",
+        &format!("{UNIT_SLIP}\npub async fn pace() {{}}\n"),
+    );
+    write(
+        d,
+        "vendor/ledger-client/Cargo.toml",
+        &manifest("ledger-client"),
+    );
+    write(d, "vendor/ledger-client/src/lib.rs", UNIT_SLIP);
+    let slips = |o: &Output| {
+        let j = json(o);
+        let mut paths: Vec<String> = support::rule_paths(&j)
+            .into_iter()
+            .filter(|(r, _)| r == "retry-outlives-key-retention")
+            .map(|(_, p)| p)
+            .collect();
+        paths.sort();
+        paths
+    };
+    let o = timed(d);
+    let found = slips(&o);
+    assert_eq!(
+        found,
+        ["libs/ledger-retry/src/lib.rs", "svc/src/retry_config.rs"],
+        "{}",
+        stderr(&o)
+    );
+    // Every file read whole finds the same.
+    let exhaustive = Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .current_dir(d)
+        .env("IDEMLINT_EXHAUSTIVE", "1")
+        .args(["check", "--isolated", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(slips(&exhaustive), found);
+    // One manifest over all: one package, which holds keys.
+    write(d, "Cargo.toml", "[workspace]\nmembers = [\"svc\"]\n");
+    let all = slips(&timed(d));
+    assert_eq!(all.len(), 3, "{all:?}");
+}
+
 /// The `--timings` line about big Rust files read around their words:
 /// (read around, read whole again), or `None` when none was.
 fn around(o: &Output) -> Option<(usize, usize)> {

@@ -37,14 +37,20 @@ pub struct KeyFormatModel {
 
 impl KeyFormatModel {
     pub fn build(files: &[FileFacts], config: &Config) -> Self {
-        Self::build_with(files, config, true)
+        let all = files.iter().map(|f| f.file).collect();
+        Self::build_with(files, config, &all)
     }
 
-    /// [`KeyFormatModel::build`]; `late`: whether the run reads the files
-    /// the prefilter holds back, whose ownerless keys count only then (a
-    /// run that reads every file whole reads them too, and must not find
-    /// more).
-    pub fn build_with(files: &[FileFacts], config: &Config, late: bool) -> Self {
+    /// [`KeyFormatModel::build`]; `judged`: the files of the packages
+    /// whose held-back files the run reads (`Joins::judged_files`): an
+    /// ownerless key in a file the prefilter holds back counts only there
+    /// (a run that reads every file whole reads the others too, and must
+    /// not find more).
+    pub fn build_with(
+        files: &[FileFacts],
+        config: &Config,
+        judged: &std::collections::HashSet<crate::source::FileId>,
+    ) -> Self {
         let extra: Vec<String> = config
             .scope_words
             .iter()
@@ -60,7 +66,7 @@ impl KeyFormatModel {
                     .test_regions
                     .iter()
                     .any(|r| r.start <= k.span.start && k.span.end <= r.end);
-                if !in_test && (late || !k.late) {
+                if !in_test && (!k.late || judged.contains(&f.file)) {
                     ownerless.push(OwnerlessFormat {
                         file: f.file,
                         key: k.clone(),

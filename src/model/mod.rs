@@ -19,6 +19,7 @@ pub mod writers;
 use crate::config::Config;
 use crate::facts::FileFacts;
 use crate::source::SourceMap;
+use std::collections::HashSet;
 
 /// Keep of a file's config tree only the entries the model reads: the
 /// trees are held from parsing until the model is built, and a large
@@ -142,6 +143,11 @@ pub struct ProjectModel {
     pub flows: flows::FlowModel,
     /// Retries, their worst-case spans, and the keyed requests they resend.
     pub retries: retries::RetryModel,
+    /// The code files of the packages that hold keys, or that code that
+    /// touches keys calls ([`prefilter::reading::Reach::judged`]): where a
+    /// unit slip, a used-token record or a held-back file's owner-less key
+    /// is judged.
+    judged: HashSet<crate::source::FileId>,
 }
 
 impl ProjectModel {
@@ -184,7 +190,7 @@ impl ProjectModel {
         config: &Config,
     ) -> Self {
         use rayon::prelude::*;
-        let late = joins.uses_late_files(&files);
+        let judged = joins.judged_files(&files, sources);
         let Joins {
             headers,
             retention,
@@ -196,7 +202,7 @@ impl ProjectModel {
         // free them before the flow model, the largest part, is built.
         files.par_iter_mut().for_each(FileFacts::release_extracted);
         let (key_formats, flows) = rayon::join(
-            || key_formats::KeyFormatModel::build_with(&files, config, late),
+            || key_formats::KeyFormatModel::build_with(&files, config, &judged),
             || flows::FlowModel::build(&files, sources, config, &schema),
         );
         let retries = retries::RetryModel::build(&files, sources, settings, config, &flows);
@@ -209,6 +215,7 @@ impl ProjectModel {
             key_formats,
             flows,
             retries,
+            judged,
         }
     }
 }
@@ -281,24 +288,15 @@ impl Joins {
 }
 
 impl ProjectModel {
-    /// Whether the run holds an idempotency store or a keyed request
-    /// ([`Joins::uses_late_files`]): the rules that judge what a file held
-    /// back late can hold (a unit slip) judge it only then, so that the
-    /// findings do not depend on whether it was read.
-    pub fn holds_keys(&self) -> bool {
-        holds_keys(&self.schema, &self.retention, &self.redis, &self.files)
-    }
-
-    /// The unit slips of one purpose, with their files; none unless the
-    /// run [holds keys](Self::holds_keys), whatever was read.
+    /// The unit slips of one purpose, with their files; only in the
+    /// packages that hold keys ([`Joins::judged_files`]), whatever was read.
     pub fn unit_slips(
         &self,
         purpose: crate::facts::retention::Purpose,
     ) -> impl Iterator<Item = (crate::source::FileId, &crate::facts::retention::UnitSlip)> {
-        let judged = self.holds_keys();
         self.files
             .iter()
-            .filter(move |_| judged)
+            .filter(|f| self.judged.contains(&f.file))
             .flat_map(move |f| {
                 f.code
                     .iter()
@@ -313,14 +311,13 @@ impl ProjectModel {
     /// Used-token records whose expiry is shorter than their token's life
     /// (`facts::tokens`), with the file of each, and a
     /// validation leeway set to more than zero if the project sets one;
-    /// none unless the run [holds keys](Self::holds_keys).
+    /// only in the packages that hold keys ([`Joins::judged_files`]).
     pub fn token_guards(&self) -> TokenGuards<'_> {
         use crate::facts::tokens::TokenFacts;
-        let judged = self.holds_keys();
         let facts = || {
             self.files
                 .iter()
-                .filter(move |_| judged)
+                .filter(|f| self.judged.contains(&f.file))
                 .filter_map(|f| f.code.as_ref().map(|r| (f.file, &r.tokens)))
         };
         let leeway = facts()
@@ -345,27 +342,45 @@ fn holds_keys(
     redis: &redis::RedisModel,
     files: &[FileFacts],
 ) -> bool {
+    !key_files(schema, retention, redis, files).is_empty()
+}
+
+/// The files that hold keys: a keyed request; a Rust function's SQL or
+/// Redis step that writes or reads a store; a table the schema makes a
+/// store; a retention; a Redis instance that names one, and the files that
+/// link it to keys.
+pub(crate) fn key_files(
+    schema: &schema::SchemaModel,
+    retention: &retention::RetentionModel,
+    redis: &redis::RedisModel,
+    files: &[FileFacts],
+) -> std::collections::HashSet<crate::source::FileId> {
     use crate::facts::flow::StepKind;
-    let keyed = files
+    let mut out: std::collections::HashSet<crate::source::FileId> = files
         .iter()
-        .filter_map(|f| f.code.as_ref())
-        .any(|r| !r.retry.requests.is_empty());
-    let stores = schema.stores().next().is_some()
-        || !retention.items.is_empty()
-        || redis.instances.iter().any(|i| !i.links.is_empty());
-    let events = || {
-        files
-            .iter()
-            .filter_map(|f| f.code.as_ref())
-            .flat_map(|r| &r.flow.functions)
-            .flat_map(|f| &f.events)
-            .any(|e| match &e.kind {
-                StepKind::Sql { dml, .. } => schema.is_store_name(&dml.table),
-                StepKind::Redis { key, .. } => flows::redis_store(key).is_some(),
-                _ => false,
+        .filter(|f| {
+            f.code.as_ref().is_some_and(|r| {
+                !r.retry.requests.is_empty()
+                    || r.flow
+                        .functions
+                        .iter()
+                        .flat_map(|f| &f.events)
+                        .any(|e| match &e.kind {
+                            StepKind::Sql { dml, .. } => schema.is_store_name(&dml.table),
+                            StepKind::Redis { key, .. } => flows::redis_store(key).is_some(),
+                            _ => false,
+                        })
             })
-    };
-    keyed || stores || events()
+        })
+        .map(|f| f.file)
+        .collect();
+    out.extend(schema.stores().map(|(t, _)| t.created.file));
+    out.extend(retention.items.iter().map(|r| r.file));
+    for i in redis.instances.iter().filter(|i| !i.links.is_empty()) {
+        out.insert(i.file);
+        out.extend(i.links.iter().map(|l| l.file));
+    }
+    out
 }
 
 /// The tables of the schema the parsed files give that are stores or carry

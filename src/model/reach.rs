@@ -12,7 +12,7 @@ use super::Joins;
 use crate::facts::flow::{CallSite, FnTrace, StepKind, TypeDef};
 use crate::facts::FileFacts;
 use crate::prefilter::reading::{crate_name, Reach};
-use crate::source::SourceMap;
+use crate::source::{FileId, SourceMap};
 use std::collections::{HashMap, HashSet};
 
 /// The crate a file's functions belong to in the flow model: the directory
@@ -78,7 +78,8 @@ impl Joins {
     /// What the parsed `files` say a file not read whole can matter to;
     /// empty unless they hold keys ([`Joins::uses_late_files`]).
     pub fn reach(&self, files: &[FileFacts], sources: &SourceMap) -> Reach {
-        if !self.uses_late_files(files) {
+        let key_files = super::key_files(&self.schema, &self.retention, &self.redis, files);
+        if key_files.is_empty() {
             return Reach::default();
         }
         let funcs: Vec<Func<'_>> = files
@@ -145,7 +146,35 @@ impl Joins {
                 reach.names.extend(types);
             }
         }
+        let packages = &sources.packages;
+        reach.judged = key_files
+            .iter()
+            .map(|&f| packages.of(sources.path(f)).to_string())
+            .chain(
+                reach
+                    .crates
+                    .iter()
+                    .map(|c| packages.of(&format!("{c}/")).to_string()),
+            )
+            .collect();
         reach
+    }
+
+    /// The code files of the packages where what a file may hold anywhere
+    /// is judged ([`Reach::judged`]): a unit slip, a used-token record, a
+    /// held-back file's owner-less key.
+    pub fn judged_files(&self, files: &[FileFacts], sources: &SourceMap) -> HashSet<FileId> {
+        let reach = self.reach(files, sources);
+        files
+            .iter()
+            .filter(|f| f.code.is_some())
+            .filter(|f| {
+                reach
+                    .judged
+                    .contains(sources.packages.of(sources.path(f.file)))
+            })
+            .map(|f| f.file)
+            .collect()
     }
 }
 

@@ -5,16 +5,19 @@
 //! parse scheduler asks it of each such file and executes the answer.
 //!
 //! A file is read whole when something in it can reach a finding:
-//! - the run holds keys (a store or a keyed request) and the file may hold
-//!   what the rules judge in any file of such a run: a unit slip
-//!   (`frontend::rust::units`), a used-token record or a leeway
+//! - it is in a package that holds keys (a store or a keyed request), or
+//!   whose code the functions that touch keys call ([`Reach::judged`]),
+//!   and may hold what the rules judge in any file of such a package: a
+//!   unit slip (`frontend::rust::units`), a used-token record or a leeway
 //!   (`frontend::rust::jti`), a key format that leaves its owner out
 //!   (`frontend::rust::owner_keys`);
 //! - or it can join the functions that touch a store or send a keyed
 //!   request: in one of their crates it names one of the functions they
 //!   call or are called by (calls resolve by name inside a crate); in
 //!   another crate it names such a function together with a type, trait
-//!   or crate those calls go through (how calls cross crates).
+//!   or crate those calls go through (how calls cross crates), or defines
+//!   a method they call in an `impl` or `trait` block of the type or trait
+//!   they call it on.
 //!
 //! Nothing else in a file can change what the model says: a held file
 //! makes no store and no keyed request itself (each is named with a word
@@ -47,6 +50,11 @@ pub struct Reach {
     /// (type or trait, name) of those functions that are methods: a file
     /// of another crate may call them on their type.
     pub owned: HashSet<(String, String)>,
+    /// The packages (`source::Packages`) where what a file may hold
+    /// anywhere is judged (a unit slip, a used-token record, a key format
+    /// without its owner): those with a file that holds keys, and those of
+    /// [`Reach::crates`].
+    pub judged: HashSet<String>,
 }
 
 /// How a Rust file that was held back or read around its words is read
@@ -64,8 +72,10 @@ pub struct Unread<'t> {
     pub text: &'t str,
     /// Its crate (`model::crate_of` of its path).
     pub crate_key: &'t str,
-    /// It may hold what the rules judge in every file once the run holds
-    /// keys, whatever calls it: a unit slip, a used-token record or a
+    /// Its package (`source::Packages::of` its path).
+    pub package: &'t str,
+    /// It may hold what the rules judge in every file of a package that
+    /// holds keys ([`Reach::judged`]), whatever calls it: a unit slip, a used-token record or a
     /// leeway, a key format without its owner (the front end's own
     /// screens of its text: `units::may_slip`, `jti::may_hold`,
     /// `owner_keys::may_hold`).
@@ -77,19 +87,25 @@ pub fn after_first_pass(file: &Unread<'_>, reach: &Reach) -> After {
     if !reach.keys {
         return After::AsIs;
     }
-    if file.judged_anywhere {
+    if file.judged_anywhere && reach.judged.contains(file.package) {
         return After::Whole;
     }
     let (text, crate_key) = (file.text, file.crate_key);
     let idents = idents(text);
     let names = || idents.iter().any(|i| reach.names.contains(*i));
+    let defined = std::cell::OnceCell::new();
     let joins = if reach.crates.contains(crate_key) {
         names()
     } else {
         let own = crate_name(crate_key);
         own.as_deref().is_some_and(|n| reach.paths.contains(n))
             || reach.methods.iter().any(|(t, m)| {
-                idents.contains(t.as_str()) && idents.contains(m.as_str()) && defines(text, m)
+                idents.contains(t.as_str())
+                    && idents.contains(m.as_str())
+                    && defined
+                        .get_or_init(|| methods(text))
+                        .iter()
+                        .any(|(name, owners)| name == m && owners.contains(&t.as_str()))
             })
             || reach
                 .owned
@@ -112,28 +128,72 @@ pub fn crate_name(crate_key: &str) -> Option<String> {
     Some(dir.replace('-', "_"))
 }
 
-/// Whether a text defines a function named `name`: `fn name` followed by
-/// its parameters or generics.
-fn defines(text: &str, name: &str) -> bool {
-    text.match_indices(name).any(|(at, _)| {
-        let before = text[..at].trim_end();
-        let after = text[at + name.len()..].trim_start();
-        before.ends_with("fn")
-            && before[..before.len() - 2]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
-            && (after.starts_with('(') || after.starts_with('<'))
-            && text[..at].len() > before.len()
-    })
+/// The methods a text defines in `impl` and `trait` blocks, each with the
+/// words of the headers of the blocks around it (`impl<T> Charge for
+/// Db<T>` gives `impl`, `T`, `Charge`, `for`, `Db`): where a method call
+/// on one of those types or traits may resolve. Comments and strings are
+/// skipped; braces are counted as written (a wider answer is never a wrong
+/// one here).
+fn methods(text: &str) -> Vec<(&str, Vec<&str>)> {
+    let bytes = text.as_bytes();
+    let (comments, strings) = crate::lex::rust::comments_and_strings(bytes);
+    let mut silent: Vec<std::ops::Range<usize>> = comments.into_iter().chain(strings).collect();
+    silent.sort_by_key(|r| r.start);
+    let mut out = Vec::new();
+    // One entry an open brace: the header words of the block it opens.
+    let mut blocks: Vec<Option<Vec<&str>>> = Vec::new();
+    let mut header: Option<Vec<&str>> = None;
+    let mut after_fn = false;
+    let mut word: Option<(usize, usize)> = None;
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let code = crate::lex::rust::code(bytes, &silent, 0).chain([(bytes.len(), b' ')]);
+    for (at, b) in code {
+        if is_ident(b) {
+            word = Some(word.map_or((at, at + 1), |(s, _)| (s, at + 1)));
+            continue;
+        }
+        if let Some((s, e)) = word.take() {
+            let w = &text[s..e];
+            if after_fn && blocks.iter().any(Option::is_some) {
+                let owners = blocks.iter().flatten().flatten().copied().collect();
+                out.push((w, owners));
+            }
+            after_fn = w == "fn";
+            match (&mut header, w) {
+                (_, "impl" | "trait") => header = Some(vec![w]),
+                (Some(h), _) => h.push(w),
+                (None, _) => {}
+            }
+        }
+        match b {
+            b'{' => blocks.push(header.take()),
+            b'}' => drop(blocks.pop()),
+            b';' => header = None,
+            _ => {}
+        }
+        if !b.is_ascii_whitespace() {
+            after_fn = false;
+        }
+    }
+    out
 }
 
-/// The identifiers of a text, each once (comments and strings included:
+/// The identifiers of a text's code, each once: comments left out (a
+/// word in a comment calls nothing), strings kept (a macro's may be code;
 /// a wider answer is never a wrong one here).
 fn idents(text: &str) -> HashSet<&str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| w.starts_with(|c: char| c.is_alphabetic() || c == '_'))
-        .collect()
+    let (comments, _) = crate::lex::rust::comments_and_strings(text.as_bytes());
+    let mut from = 0;
+    let mut out = HashSet::new();
+    for r in comments.iter().chain([&(text.len()..text.len())]) {
+        let code = text.get(from..r.start).unwrap_or("");
+        out.extend(
+            code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| w.starts_with(|c: char| c.is_alphabetic() || c == '_')),
+        );
+        from = r.end.max(from);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -149,6 +209,7 @@ mod tests {
             crate_names: ["svc"].map(String::from).into(),
             methods: [("PspClient".to_string(), "charge".to_string())].into(),
             owned: [("Store".to_string(), "record_key".to_string())].into(),
+            judged: ["pay".to_string()].into(),
         }
     }
 
@@ -156,6 +217,7 @@ mod tests {
         Unread {
             text,
             crate_key,
+            package: "pay",
             judged_anywhere: false,
         }
     }
@@ -188,6 +250,9 @@ mod tests {
         assert_eq!(after_first_pass(&file(method, "lib"), &r), After::Whole);
         let other_type = "impl Ledger { fn charge(&self) { backoff::retry(|| go()) } }";
         assert_eq!(after_first_pass(&file(other_type, "lib"), &r), After::AsIs);
+        let both_named =
+            "impl Ledger { fn charge(&self, c: PspClient) { backoff::retry(|| go()) } }";
+        assert_eq!(after_first_pass(&file(both_named, "lib"), &r), After::AsIs);
         let no_def = "fn f(c: PspClient) { backoff::retry(|| c.charge()) }";
         assert_eq!(after_first_pass(&file(no_def, "lib"), &r), After::AsIs);
         let calls_owned = "fn f(s: &Store) { backoff::retry(|| s.record_key()) }";
@@ -214,7 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn what_every_file_is_judged_for_is_read_wherever_it_is() {
+    fn what_every_file_is_judged_for_is_read_in_a_package_that_holds_keys() {
         let judged = Unread {
             judged_anywhere: true,
             ..file("fn p() {}", "lib")
@@ -225,21 +290,45 @@ mod tests {
             ..reach()
         };
         assert_eq!(after_first_pass(&judged, &no_keys), After::AsIs);
+        let vendored = Unread {
+            package: "vendor/redis",
+            ..judged
+        };
+        assert_eq!(after_first_pass(&vendored, &reach()), After::AsIs);
     }
 
     #[test]
-    fn a_definition_is_fn_then_the_name_then_its_parameters() {
-        assert!(defines("impl A { pub fn charge(&self) {} }", "charge"));
-        assert!(defines("fn charge<T>(t: T) {}", "charge"));
-        assert!(!defines("fn charge_all() { charge() }", "charge"));
-        assert!(!defines("let f = charge(x); cfn charge(", "charge"));
+    fn a_method_is_defined_in_the_impl_or_trait_block_of_its_owner() {
+        let text = "impl<T: Send> Charge for Db<T> { fn charge(&self) { fn inner() {} } }
+            /* impl Fake { fn ghost() {} } */ fn free() {}
+            trait Refund { fn refund(&self) -> impl Iterator<Item = u8>; fn after(); }
+            impl Ledger { const S: &str = \"impl X { fn no() {} }\"; pub async fn post(&self) {} }";
+        let got = methods(text);
+        let owners = |m: &str| {
+            got.iter()
+                .filter(|(n, _)| *n == m)
+                .flat_map(|(_, o)| o.clone())
+                .collect::<Vec<_>>()
+        };
+        assert!(owners("charge").contains(&"Db") && owners("charge").contains(&"Charge"));
+        assert!(owners("inner").contains(&"Db"));
+        assert!(owners("refund").contains(&"Refund"));
+        assert!(owners("after").contains(&"Refund"));
+        assert!(owners("post").contains(&"Ledger"));
+        for absent in ["ghost", "free", "no"] {
+            assert!(owners(absent).is_empty(), "{absent}");
+        }
     }
 
     #[test]
-    fn identifiers_are_whole_words() {
-        let words = idents("fn charge_all() { x.charges(); 3u8; r#type }");
+    fn identifiers_are_whole_words_of_code() {
+        let words = idents(
+            "fn charge_all() { x.charges(); 3u8; r#type } // relay\n/* ledger */ s(\"pay\")",
+        );
         assert!(words.contains("charge_all") && words.contains("charges"));
         assert!(!words.contains("charge") && !words.contains("3u8"));
+        assert!(!words.contains("relay") && !words.contains("ledger"));
+        assert!(words.contains("pay") && words.contains("s"));
     }
 
     #[test]

@@ -20,8 +20,8 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// (`schedule_ms.map(Duration::from_secs)`): every delay a thousand times
 /// longer, so a schedule of a few seconds resends the same keyed request
 /// hours and days later. A note: which requests the schedule resends is not
-/// known here; judged only in a run that holds an idempotency store or a
-/// keyed request.
+/// known here; judged only in a package that holds an idempotency store or
+/// a keyed request (`model::Joins::judged_files`).
 fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     use crate::facts::retention::Purpose;
     for (file, s) in ctx.model.unit_slips(Purpose::Retry) {

@@ -66,8 +66,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// An expiry read in another unit than it is written in
 /// (`elapsed.as_millis() <= ttl.as_secs()`): whatever the TTL says, the
 /// entries live a thousandth of it, or a thousand times longer. A note:
-/// which store the expiry is for is not known here; judged only in a run
-/// that holds an idempotency store or a keyed request.
+/// which store the expiry is for is not known here; judged only in a
+/// package that holds an idempotency store or a keyed request
+/// (`model::Joins::judged_files`).
 fn unit_slips(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     use crate::facts::retention::Purpose;
     for (file, s) in ctx.model.unit_slips(Purpose::Retention) {

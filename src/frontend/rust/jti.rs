@@ -22,9 +22,9 @@ use syn::visit::{self, Visit};
 
 /// Words without which a file holds neither form nor a leeway: every one
 /// names a `jti` type or a `leeway` field. The prefilter admits a Rust file
-/// that holds one (late: the rule judges them only when the run holds a
-/// store or a keyed request); a test holds `rules/prefilter.toml` to this
-/// list.
+/// that holds one (late: the rule judges them only in a package that
+/// holds a store or a keyed request); a test holds `rules/prefilter.toml`
+/// to this list.
 pub const WORDS: &[&str] = &["jti", "leeway"];
 
 /// Whether a file may hold either form or a leeway ([`WORDS`]).

@@ -23,8 +23,8 @@ use syn::visit::{self, Visit};
 /// Words without which a file holds no slip: every slip has a side in
 /// milliseconds, named (`_ms`, `_millis`) or converted (`as_millis`,
 /// `from_millis`, `num_milliseconds`). The prefilter admits a Rust file
-/// that holds one (late: only when the run holds a store or a keyed
-/// request, as the rules judge a slip only then); a test holds
+/// that holds one (late: only when its package holds a store or a keyed
+/// request, as the rules judge a slip only there); a test holds
 /// `rules/prefilter.toml` to this list.
 // `_ms` only where a name ends (`retry_ms)`, `ttl_ms: u64`), never inside
 // one: `error_msg` is in most files of a large tree.
