@@ -164,16 +164,29 @@ impl Joins {
     /// is judged ([`Reach::judged`]): a unit slip, a used-token record, a
     /// held-back file's owner-less key.
     pub fn judged_files(&self, files: &[FileFacts], sources: &SourceMap) -> HashSet<FileId> {
-        let reach = self.reach(files, sources);
-        files
+        let packages = &sources.packages;
+        let code: Vec<(FileId, &str)> = files
             .iter()
             .filter(|f| f.code.is_some())
-            .filter(|f| {
-                reach
-                    .judged
-                    .contains(sources.packages.of(sources.path(f.file)))
-            })
-            .map(|f| f.file)
+            .map(|f| (f.file, packages.of(sources.path(f.file))))
+            .collect();
+        let key_files = super::key_files(&self.schema, &self.retention, &self.redis, files);
+        let holding: HashSet<&str> = key_files
+            .iter()
+            .map(|&f| packages.of(sources.path(f)))
+            .collect();
+        // Only a package that holds no key itself needs the calls between
+        // functions (one manifest over the tree, or none, is the usual case).
+        let reach;
+        let judged: HashSet<&str> = if code.iter().all(|(_, p)| holding.contains(p)) {
+            holding
+        } else {
+            reach = self.reach(files, sources);
+            reach.judged.iter().map(String::as_str).collect()
+        };
+        code.into_iter()
+            .filter(|(_, p)| judged.contains(p))
+            .map(|(f, _)| f)
             .collect()
     }
 }
