@@ -7,6 +7,7 @@
 use crate::config::Config;
 use crate::facts::Problem;
 use crate::prefilter;
+use crate::prefilter::reading::Reading;
 use crate::run::{Run, RunError, TestRoots, MAX_FILE_BYTES};
 use crate::source::{self, FileKind, SourceFile, SourceMap, Span};
 use crate::walk::{self, Candidate};
@@ -50,9 +51,9 @@ impl Read {
     }
 }
 
-/// Discover the run's files and read them, with standard input last; the
-/// read threads then let go of their name judgements
-/// ([`prefilter::forget_judgements`]): they live on through the parse.
+/// Discover the run's files and read them, with standard input last. The
+/// run's prefilter, and with it the name judgements its read threads made,
+/// is let go at the end: the threads live on through the parse.
 pub(crate) fn discover_and_read(
     run: &Run,
     timings: &mut timings::Timings,
@@ -98,10 +99,9 @@ pub(crate) fn discover_and_read(
             Err(reason) => not_read.push(render::NotRead::new(name, reason)),
         }
     }
-    run.pool.broadcast(|_| prefilter::forget_judgements());
-    prefilter::forget_judgements();
-    for l in kept.iter().filter(|l| l.parse && !l.late && !l.schema) {
-        timings.admitted(l.kind, l.len as u64, l.consts_only);
+    drop(keywords);
+    for l in kept.iter().filter(|l| l.reading.first_pass()) {
+        timings.admitted(l.kind, l.len as u64, l.reading == Reading::ConstantsOnly);
     }
     // Every file the walk found (10,163 paths and names on a payment
     // switch): not read again, so not held to the end of the run.
@@ -203,21 +203,9 @@ pub(crate) struct Loaded {
     /// A work-tree file whose text its parse worker reads again (`text` is
     /// empty until then): a big one, or a constants-only one.
     pub(crate) deferred: Option<PathBuf>,
-    pub(crate) parse: bool,
-    /// A Rust file let through only by the second prefilter tier: only its
-    /// `const`/`static` items are read (`rust::retention::parse_consts`).
-    pub(crate) consts_only: bool,
-    /// A big Rust file read only around these offsets while the run holds
-    /// no store and no keyed request, else whole
-    /// ([`frontend::rust::AROUND_WORDS_BYTES`]).
-    pub(crate) around: Option<Vec<usize>>,
-    /// Held back by the prefilter ([`prefilter::Admission::Late`]): parsed after
-    /// the others, when they hold something it can matter to.
-    pub(crate) late: bool,
-    /// An SQL file held back for the schema ([`prefilter::Admission::Schema`]):
-    /// parsed when it names a table the others hold as a store or key
-    /// carrier.
-    pub(crate) schema: bool,
+    /// How it is read ([`prefilter::reading::first`]), never
+    /// [`Reading::Skip`]: the parse scheduler executes it.
+    pub(crate) reading: Reading,
     /// A byte-order mark was blanked at the start of `text`.
     pub(crate) bom: bool,
     pub(crate) problems: Vec<Problem>,
@@ -230,13 +218,9 @@ fn problem_only(display: String, kind: FileKind, message: String) -> Loaded {
         text: Arc::from(""),
         len: 0,
         deferred: None,
-        parse: false,
-        consts_only: false,
-        around: None,
-        late: false,
-        schema: false,
         bom: false,
-        problems: vec![Problem::new(Span::new(0, 0), message)],
+        problems: vec![Problem::new(Span::new(0, 0), message.clone())],
+        reading: Reading::Refused(message),
     }
 }
 
@@ -315,6 +299,10 @@ fn read_candidate(
     }
 }
 
+/// Read a file's bytes as the first decision says
+/// ([`prefilter::reading::first`]): not kept (why), kept with the problem
+/// that refused it, or decoded (its text left to its parse worker when it
+/// is deferred) with how it is to be read.
 fn load_text(
     display: String,
     path: &Path,
@@ -323,42 +311,19 @@ fn load_text(
     keywords: &prefilter::Keywords,
     (reads_work_tree, test_path): (bool, &dyn Fn() -> bool),
 ) -> Result<Loaded, String> {
-    let head = &bytes[..bytes.len().min(8192)];
-    if memchr::memchr(0, head).is_some() {
-        files::recycle(bytes);
-        return Ok(problem_only(
-            display,
-            kind,
-            "binary content (a NUL byte); not parsed".to_string(),
-        ));
+    let around = frontend::rust::AROUND_WORDS_BYTES + 1..=frontend::rust::MAX_RUST_BYTES;
+    let reading = prefilter::reading::first(keywords, kind, path, &bytes, test_path, &around);
+    match reading {
+        Reading::Skip(why) => {
+            files::recycle(bytes);
+            return Err(why);
+        }
+        Reading::Refused(why) => {
+            files::recycle(bytes);
+            return Ok(problem_only(display, kind, why));
+        }
+        _ => {}
     }
-    if kind == FileKind::Rust && !keywords.reads_all() && prefilter::generated_rust(&bytes) {
-        files::recycle(bytes);
-        return Err("generated code (a generated-file marker at its top)".into());
-    }
-    let admission = if keywords.reads_all() {
-        prefilter::Admission::Full
-    } else {
-        keywords.admission_in(kind, path, &bytes, test_path)
-    };
-    let consts_only = admission == prefilter::Admission::No;
-    if consts_only && !(kind == FileKind::Rust && prefilter::rust_constants_prefilter(&bytes)) {
-        files::recycle(bytes);
-        return Err(
-            if kind == FileKind::Rust && !keywords.judges_tests() && test_path() {
-                "test code (a test file; `--include-tests` reads it)".into()
-            } else {
-                format!("no word of the prefilter{}", render::NotRead::outside(kind))
-            },
-        );
-    }
-    let around = (kind == FileKind::Rust
-        && !keywords.reads_all()
-        && admission == prefilter::Admission::Full
-        && (frontend::rust::AROUND_WORDS_BYTES + 1..=frontend::rust::MAX_RUST_BYTES)
-            .contains(&bytes.len()))
-    .then(|| keywords.anchors(&bytes))
-    .flatten();
     let (text, bom, problems) = decode(bytes);
     let kind = walk::refine_kind(kind, path, &text);
     let len = text.len();
@@ -381,11 +346,7 @@ fn load_text(
         text: Arc::from(text),
         len,
         deferred,
-        parse: true,
-        consts_only,
-        around,
-        late: admission == prefilter::Admission::Late,
-        schema: admission == prefilter::Admission::Schema,
+        reading,
         bom,
         problems,
     })

@@ -3,10 +3,11 @@
 //! steps, in order, each a method of [`Scheduler`]:
 //!
 //! 1. **first pass** ([`Scheduler::first_pass`]): the front ends, in
-//!    parallel, each file within its time bound (`supervise`): the files
-//!    admitted in full, and the big Rust files read only around their
-//!    words (`frontend::rust::AROUND_WORDS_BYTES`). Files the prefilter
-//!    held back for their retries (`Admission::Late`) wait.
+//!    parallel, each file within its time bound (`supervise`), as the
+//!    first decision ([`prefilter::reading::first`], on [`Loaded::reading`])
+//!    says: the files read whole or for their constants, and the big Rust
+//!    files read only around their words ([`Reading::Around`]). Files
+//!    held back for their retries ([`Reading::Held`]) wait.
 //! 2. **read whole** ([`Scheduler::read_whole`]): the model's first parts
 //!    ([`model::Joins`]) are built from the facts so far and say what a
 //!    file can reach a finding through ([`model::Joins::reach`]): the
@@ -17,7 +18,7 @@
 //!    runs to a fixed point; the first parts of the last round are handed
 //!    on to the model (they were built on every file parsed so far).
 //! 3. **schema pass** ([`Scheduler::schema_pass`]): SQL files held back for
-//!    the schema (`Admission::Schema`) that name a table the parsed files
+//!    the schema ([`Reading::Schema`]) that name a table the parsed files
 //!    hold as a store or a key carrier, to a fixed point (a rename or a new
 //!    table may name more). A file read here makes the first parts stale.
 //!
@@ -29,6 +30,7 @@
 //! (step 2), and `parse-schema`.
 
 use crate::facts::{FileFacts, Problem};
+use crate::prefilter::reading::Reading;
 use crate::read::{self, Loaded};
 use crate::run::{self, Run, RunError, GAVE_UP, PARSER_STACK_BYTES};
 use crate::source::{self, FileKind, SourceMap, Span};
@@ -84,27 +86,32 @@ pub(crate) fn parse(
 struct Split {
     /// Parsed first.
     now: Vec<usize>,
-    /// Big Rust files read around their words ([`Loaded::around`]).
+    /// Big Rust files read around their words ([`Reading::Around`]).
     around: Vec<usize>,
-    /// Held back for their retries ([`Loaded::late`]).
+    /// Held back for their retries ([`Reading::Held`]).
     late: Vec<usize>,
-    /// SQL files held back for the schema ([`Loaded::schema`]).
+    /// SQL files held back for the schema ([`Reading::Schema`]).
     schema: Vec<usize>,
 }
 
 impl Split {
     fn of(loaded: &[Loaded]) -> Self {
-        let (schema, now): (Vec<usize>, Vec<usize>) =
-            (0..loaded.len()).partition(|&i| loaded[i].schema);
-        let (late, now): (Vec<usize>, Vec<usize>) = now.into_iter().partition(|&i| loaded[i].late);
-        let (around, now): (Vec<usize>, Vec<usize>) =
-            now.into_iter().partition(|&i| loaded[i].around.is_some());
-        Split {
-            now,
-            around,
-            late,
-            schema,
+        let mut split = Split {
+            now: Vec::new(),
+            around: Vec::new(),
+            late: Vec::new(),
+            schema: Vec::new(),
+        };
+        for (i, l) in loaded.iter().enumerate() {
+            match l.reading {
+                Reading::Schema => &mut split.schema,
+                Reading::Held => &mut split.late,
+                Reading::Around(_) => &mut split.around,
+                _ => &mut split.now,
+            }
+            .push(i);
         }
+        split
     }
 }
 
@@ -225,7 +232,10 @@ impl<'r> Scheduler<'r> {
             if hit.is_empty() {
                 break joins;
             }
-            for &id in hit.iter().filter(|&&id| loaded[id].late) {
+            for &id in hit
+                .iter()
+                .filter(|&&id| loaded[id].reading == Reading::Held)
+            {
                 timings.admitted(loaded[id].kind, loaded[id].len as u64, false);
             }
             self.parse_ids(&hit, true, sources, timings)?;
@@ -295,35 +305,17 @@ impl<'r> Scheduler<'r> {
         let mut given_up = self.given_up;
         given_up.sort_unstable();
         let loaded = &self.loaded;
-        let files_parsed = loaded
-            .iter()
-            .filter(|l| l.parse && !l.late && !l.schema)
-            .count()
-            + parsed_after;
+        let files_parsed = loaded.iter().filter(|l| l.reading.first_pass()).count() + parsed_after;
         let not_read = loaded
             .iter()
             .enumerate()
             .filter_map(|(id, l)| {
-                render::NotRead::of_loaded(
-                    &l.display,
-                    l.parse,
-                    l.consts_only,
-                    l.late && !read_whole.contains(&id),
-                    &l.problems,
-                )
-                .or_else(|| {
-                    (l.schema && schema_waiting.contains(&id)).then(|| {
-                        // As a file the prefilter lets go: no table it
-                        // names is a store or a key carrier.
-                        render::NotRead::new(
-                            &l.display,
-                            format!(
-                                "no word of the prefilter{}",
-                                render::NotRead::outside(l.kind)
-                            ),
-                        )
-                    })
-                })
+                let read_after = match l.reading {
+                    Reading::Held => read_whole.contains(&id),
+                    Reading::Schema => !schema_waiting.contains(&id),
+                    _ => false,
+                };
+                render::NotRead::of_loaded(&l.display, l.kind, &l.reading, read_after)
             })
             .collect();
         Parsed {
@@ -333,7 +325,7 @@ impl<'r> Scheduler<'r> {
             joins,
             files_parsed,
             not_read,
-            unread: loaded.iter().map(|l| !l.parse).collect(),
+            unread: loaded.iter().map(|l| !l.reading.reads()).collect(),
         }
     }
 
@@ -496,7 +488,7 @@ struct ParseJob {
     loaded: Arc<Vec<Loaded>>,
     reread: Rereads,
     ids: Vec<usize>,
-    /// Files read around their words ([`Loaded::around`]) are read whole.
+    /// Files read around their words ([`Reading::Around`]) are read whole.
     whole: bool,
 }
 
@@ -535,17 +527,18 @@ impl supervise::Job for ParseJob {
                 }
             },
         };
-        let mut f = if l.consts_only {
+        let consts_only = l.reading == Reading::ConstantsOnly;
+        let mut f = if consts_only {
             let mut f = FileFacts {
                 file: id,
                 ..Default::default()
             };
             frontend::rust::retention::parse_consts(&text, &mut f);
             f
-        } else if l.parse {
+        } else if l.reading.reads() {
             // Anchored in the text read first: the same text.
-            let mut f = match &l.around {
-                Some(anchors) if !self.whole && text.len() == l.len => {
+            let mut f = match &l.reading {
+                Reading::Around(anchors) if !self.whole && text.len() == l.len => {
                     frontend::parse_rust_around(id, &text, anchors)
                 }
                 _ => frontend::parse(id, l.kind, &text),
@@ -562,9 +555,9 @@ impl supervise::Job for ParseJob {
             }
         };
         if let Some(r) = &mut f.code {
-            r.retention.let_go_defs(l.consts_only);
+            r.retention.let_go_defs(consts_only);
         }
-        if parse_weight(l.kind, l.consts_only, text.len()) > GIVE_BACK_BYTES {
+        if parse_weight(l.kind, consts_only, text.len()) > GIVE_BACK_BYTES {
             give_back_free_memory();
         }
         // The lines the Redis model reads of a text that is let go.
@@ -582,7 +575,7 @@ impl supervise::Job for ParseJob {
 
     fn size(&self, i: usize) -> usize {
         let l = &self.loaded[self.ids[i]];
-        if l.parse || l.consts_only {
+        if l.reading.reads() {
             l.len
         } else {
             0
@@ -591,7 +584,8 @@ impl supervise::Job for ParseJob {
 
     fn weight(&self, i: usize) -> usize {
         let l = &self.loaded[self.ids[i]];
-        parse_weight(l.kind, l.consts_only, self.size(i))
+        let consts_only = l.reading == Reading::ConstantsOnly;
+        parse_weight(l.kind, consts_only, self.size(i))
     }
 }
 
@@ -609,7 +603,7 @@ impl ParseJob {
     }
 }
 
-/// Whether a held SQL file ([`prefilter::Admission::Schema`]) names one of
+/// Whether a held SQL file ([`Reading::Schema`]) names one of
 /// `tables` (lowered): a file whose text its worker reads again is taken to.
 fn names_a_table(l: &Loaded, tables: &[String]) -> bool {
     if l.deferred.is_some() {

@@ -243,7 +243,7 @@ impl<'s> Scan<'s> {
         let identifier = self.rust && string.is_none();
         let end = start + k.word(pattern).len();
         let name = store_name_at(self.bytes, start, end);
-        if group.names && judged_as(name, self.named(name, end, string, identifier)) {
+        if group.names && judged_as(&k.judged, name, self.named(name, end, string, identifier)) {
             return if self.in_tests(start) {
                 Seen::Nothing
             } else {
@@ -293,10 +293,11 @@ impl<'s> Scan<'s> {
         if literal_may_name_a_table(bytes, self.lower, literal, name.0, concat) {
             return Named::Text;
         }
+        let known = &self.keywords.judged;
         let in_key_call = || {
             // Asked only where the answer changes the judgement (it reads
             // the file up to the literal).
-            judged_as(name, Named::NoTable) != judged_as(name, Named::HeaderOnly)
+            judged_as(known, name, Named::NoTable) != judged_as(known, name, Named::HeaderOnly)
                 && self
                     .key_strings
                     .borrow_mut()
@@ -331,7 +332,8 @@ impl<'s> Scan<'s> {
             self.links_from_code.set(Some(v));
             v
         };
-        !self.rust || (redis_link_name(name) && (!identifier || links_from_code()))
+        !self.rust
+            || (redis_link_name(&self.keywords.judged, name) && (!identifier || links_from_code()))
     }
 
     /// The admission of a file no occurrence admitted in full.
@@ -348,7 +350,7 @@ impl<'s> Scan<'s> {
             // one that holds one is not held back, so an unused one is
             // still reported.
             if memchr::memmem::find(self.bytes, b"idemlint").is_some()
-                || may_name_a_store(self.bytes, &|at| !self.in_code(at))
+                || may_name_a_store(&self.keywords.judged, self.bytes, &|at| !self.in_code(at))
             {
                 Admission::Full
             } else {

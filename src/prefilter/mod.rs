@@ -1,16 +1,20 @@
 //! The keyword prefilter: whether a file is worth parsing, and how
 //! ([`Admission`]: in full, held back, for the schema, not at all), from
-//! its bytes, its kind and the run's word lists. The pipeline asks it of
-//! every file (with [`generated_rust`] and [`rust_constants_prefilter`] for
-//! Rust) and reads the file accordingly; a front end asks the built-in
+//! its bytes, its kind and the run's word lists. The first decision of how
+//! a file is read ([`reading::first`]) asks it of every file (with
+//! [`generated_rust`] and [`rust_constants_prefilter`] for Rust), and the
+//! pipeline reads the file as that decides; a front end asks the built-in
 //! prefilter of a part it did not read ([`admits_text`], [`prefilter`]).
 //!
+//! - `reading`: how a file is read, before it is decoded and after the
+//!   first pass: each one pure decision;
 //! - `lists`: the word lists (`rules/prefilter.toml`, and words taken from
 //!   the catalogues);
 //! - `words`: searching a text for many words at once;
 //! - `admit`: the admission, occurrence by occurrence;
 //! - `names`: whether the name around a weak word may name a store, a
-//!   header or a Redis link, judged once a thread;
+//!   header or a Redis link, judged once a thread and kept by the
+//!   [`Keywords`];
 //! - `code`: judgements of a word in Rust code (a std method, a message's
 //!   prose, a C declaration);
 //! - `prose`: where words in YAML and JSON are description prose.
@@ -34,7 +38,6 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use words::*;
 
-pub use names::forget_judgements;
 pub use words::DFA_FROM_FILES;
 
 /// One weak group, compiled.
@@ -100,6 +103,10 @@ pub struct Keywords {
     prose_macros: Vec<String>,
     /// Every file is read whole ([`Keywords::exhaustive`]).
     all: bool,
+    /// The name judgements made so far ([`judged`]), each thread's: let go
+    /// with the prefilter (a run's, at the end of its reading; the read
+    /// threads live on through the parse).
+    judged: Judgements,
 }
 
 impl Keywords {
@@ -168,6 +175,7 @@ impl Keywords {
             std_methods: p.rust_std_methods,
             prose_macros: p.rust_prose_macros.names,
             all: false,
+            judged: Judgements::default(),
         }
     }
 
@@ -301,7 +309,7 @@ impl Keywords {
                 .filter(|&at| !in_comment(at))
                 .collect()
         });
-        if store_names(bytes, &in_comment, &mut |at| {
+        if store_names(&self.judged, bytes, &in_comment, &mut |at| {
             out.push(at);
             ControlFlow::Continue(())
         }) {
@@ -348,7 +356,8 @@ impl Keywords {
         }
         let end = start + self.word(pattern).len();
         let name = store_name_at(bytes, start, end);
-        if !(judged_as(name, Named::Text) || judged_as(name, Named::Code(true))) {
+        let known = &self.judged;
+        if !(judged_as(known, name, Named::Text) || judged_as(known, name, Named::Code(true))) {
             return true;
         }
         let rest = &lower[start..];

@@ -1,6 +1,7 @@
 //! The name judgements: whether the name around a weak word (an identifier,
 //! a string literal, a path) may name a store, a header or a Redis link, as
-//! the model would read it. Each judgement is made once a thread.
+//! the model would read it. Each judgement is made once a thread, and kept
+//! by the run's prefilter ([`Judgements`]).
 
 use super::*;
 use aho_corasick::AhoCorasick;
@@ -26,8 +27,8 @@ pub(super) fn store_name_at(bytes: &[u8], start: usize, end: usize) -> (&[u8], b
 }
 
 /// Whether a weak word's name, found as `how`, names a store ([`judged`]).
-pub(super) fn judged_as(name: (&[u8], bool), how: Named) -> bool {
-    judged(name, how, || match how {
+pub(super) fn judged_as(known: &Judgements, name: (&[u8], bool), how: Named) -> bool {
+    judged(known, name, how, || match how {
         Named::Code(open) => names_a_store_in_code(name.0, open),
         Named::NoTable => names_a_store(name, false),
         // Neither a table nor a key prefix: no literal start.
@@ -51,13 +52,14 @@ pub(super) fn judged_as(name: (&[u8], bool), how: Named) -> bool {
     })
 }
 
-/// The judgement of a weak word's name, made once a thread: the same names
-/// recur through a file (`webhook_url` in every handler) and across the
-/// files of a tree (`IncomingWebhookEvent` across a payment switch's
-/// connectors).
+/// The judgement of a weak word's name, made once a thread and kept in
+/// `known`: the same names recur through a file (`webhook_url` in every
+/// handler) and across the files of a tree (`IncomingWebhookEvent` across
+/// a payment switch's connectors).
 /// A judgement depends on the name and the catalogues alone. The memory is
 /// bounded: past [`JUDGED_MAX`] names a thread starts again.
 pub(super) fn judged(
+    known: &Judgements,
     (name, literal): (&[u8], bool),
     how: Named,
     judge: impl FnOnce() -> bool,
@@ -74,31 +76,27 @@ pub(super) fn judged(
             Named::Token => 5,
             Named::Link => 6,
         };
-    if let Some(known) = JUDGED.with_borrow(|j| j.get(name).and_then(|s| s[slot])) {
+    let mine = known.0.get_or_default();
+    if let Some(known) = mine.borrow().get(name).and_then(|s| s[slot]) {
         return known;
     }
     let store = judge();
-    JUDGED.with_borrow_mut(|j| {
-        if j.len() >= JUDGED_MAX && !j.contains_key(name) {
-            j.clear();
-        }
-        j.entry(Box::from(name)).or_default()[slot] = Some(store);
-    });
+    let mut j = mine.borrow_mut();
+    if j.len() >= JUDGED_MAX && !j.contains_key(name) {
+        j.clear();
+    }
+    j.entry(Box::from(name)).or_default()[slot] = Some(store);
     store
 }
 
 pub(super) type Judged = std::collections::HashMap<Box<[u8]>, [Option<bool>; 14]>;
 
-thread_local! {
-    static JUDGED: std::cell::RefCell<Judged> = std::cell::RefCell::default();
-}
-
-/// Let go of this thread's judgements ([`judged`]): the read threads live
-/// on through the parse, and the names of a polyglot tree (medusa: its
-/// JavaScript) are a few MiB that its peak cannot spare.
-pub fn forget_judgements() {
-    JUDGED.set(Judged::default());
-}
+/// The name judgements of one prefilter ([`judged`]), each thread's apart
+/// (no lock between the read threads), let go with the prefilter: the
+/// read threads live on through the parse, and the names of a polyglot
+/// tree (medusa: its JavaScript) are a few MiB that its peak cannot spare.
+#[derive(Default)]
+pub(super) struct Judgements(thread_local::ThreadLocal<std::cell::RefCell<Judged>>);
 
 /// How many names a thread keeps the judgement of ([`judged`]): about
 /// 5 MiB at most.
@@ -315,8 +313,12 @@ pub(super) fn names_a_store_in_code(name: &[u8], open: bool) -> bool {
 /// held back for its retries ([`Admission::Late`]) that holds one is parsed
 /// in full: a held file must not be able to make a store. A convention word
 /// holding a separator (`idem:`) is looked for in the whole text.
-pub(super) fn may_name_a_store(bytes: &[u8], silent: &dyn Fn(usize) -> bool) -> bool {
-    store_names(bytes, silent, &mut |_| ControlFlow::Break(()))
+pub(super) fn may_name_a_store(
+    known: &Judgements,
+    bytes: &[u8],
+    silent: &dyn Fn(usize) -> bool,
+) -> bool {
+    store_names(known, bytes, silent, &mut |_| ControlFlow::Break(()))
 }
 
 /// Where [`may_name_a_store`] finds a name that may name a store: `found`
@@ -324,6 +326,7 @@ pub(super) fn may_name_a_store(bytes: &[u8], silent: &dyn Fn(usize) -> bool) -> 
 /// wherever it lies, silent or not), until it breaks. Whether it broke,
 /// or the text is not UTF-8 (then nothing is looked for).
 pub(super) fn store_names(
+    known: &Judgements,
     bytes: &[u8],
     silent: &dyn Fn(usize) -> bool,
     found: &mut dyn FnMut(usize) -> ControlFlow<()>,
@@ -380,7 +383,7 @@ pub(super) fn store_names(
         }
         // The same identifiers recur through a file and a crate: each is
         // judged once a thread.
-        if judged_as((token.as_bytes(), false), Named::Token) && found(start).is_break() {
+        if judged_as(known, (token.as_bytes(), false), Named::Token) && found(start).is_break() {
             return true;
         }
     }
@@ -456,10 +459,10 @@ pub(super) fn group_may_name_a_table(after: &[u8]) -> bool {
 
 /// Whether a segment of a Rust path is named with a word the Redis model
 /// links a Redis instance by (`ReceiptCache`, `receipts_redis`).
-pub(super) fn redis_link_name(name: &[u8]) -> bool {
+pub(super) fn redis_link_name(known: &Judgements, name: &[u8]) -> bool {
     // Asked of most weak words in Rust, and the same names recur (a
     // payment switch's `IncomingWebhookEvent`): judged once a thread.
-    judged_as((name, false), Named::Link)
+    judged_as(known, (name, false), Named::Link)
 }
 
 /// The `::` segments of a name [`store_name_at`] found in Rust code, stray

@@ -1,8 +1,19 @@
-//! Whether a Rust file the first pass did not read whole is read whole
-//! after it: a file held back for its retries ([`super::Admission::Late`])
-//! or a big file read around its words. One pure decision per file, from
-//! its text, its crate and what the first pass found ([`Reach`]); the
-//! parse scheduler asks it of each such file and executes the answer.
+//! How a file is read: two pure decisions, each made in one place, that
+//! the read (`read::load_text`) and the parse scheduler (`schedule`)
+//! execute.
+//!
+//! First, before a file is decoded ([`first`]): from its bytes, its kind,
+//! its path and the run's prefilter ([`Keywords`]), one [`Reading`]: not
+//! read (and why), refused (binary), its constants only, whole, around its
+//! words (a big Rust file), held back for its retries, or held for the
+//! schema.
+//!
+//! Then, after the first pass ([`after_first_pass`]): whether a Rust file
+//! the first pass did not read whole is read whole: a file held back for
+//! its retries ([`Reading::Held`]) or a big file read around its words
+//! ([`Reading::Around`]). One decision per file, from its text, its crate
+//! and what the first pass found ([`Reach`]); the parse scheduler asks it
+//! of each such file and executes the answer.
 //!
 //! A file is read whole when something in it can reach a finding:
 //! - it is in a package that holds keys (a store or a keyed request), or
@@ -23,7 +34,108 @@
 //! makes no store and no keyed request itself (each is named with a word
 //! that admits a file in full).
 
+use super::{Admission, Keywords};
+use crate::source::FileKind;
 use std::collections::HashSet;
+use std::ops::RangeInclusive;
+use std::path::Path;
+
+/// How a file is read, decided before it is decoded ([`first`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// Not kept for the run: the reason, for `--verbose` (no word of the
+    /// prefilter, generated code, test code).
+    Skip(String),
+    /// Kept, but nothing of it is read: the problem that says why (binary
+    /// content; a file too big or unreadable, refused before its bytes
+    /// are read, `read::read_candidate`).
+    Refused(String),
+    /// Only its `const` and `static` items (a Rust file let through by
+    /// the second tier alone, [`super::rust_constants_prefilter`]).
+    ConstantsOnly,
+    /// Read whole by the first pass.
+    Whole,
+    /// A big Rust file read by the first pass only around these offsets
+    /// ([`Keywords::anchors`], ascending); whole after it when it can
+    /// reach a finding ([`after_first_pass`]).
+    Around(Vec<usize>),
+    /// Held back for its retries ([`Admission::Late`]): read whole after
+    /// the first pass when it can reach a finding ([`after_first_pass`]).
+    Held,
+    /// An SQL file held for the schema ([`Admission::Schema`]): read when
+    /// it names a table the files read hold as a store or a key carrier.
+    Schema,
+}
+
+impl Reading {
+    /// Whether the first pass reads the file, some of it or whole.
+    pub fn first_pass(&self) -> bool {
+        matches!(
+            self,
+            Reading::ConstantsOnly | Reading::Whole | Reading::Around(_)
+        )
+    }
+
+    /// Whether anything of the file is read, now or later.
+    pub fn reads(&self) -> bool {
+        !matches!(self, Reading::Skip(_) | Reading::Refused(_))
+    }
+}
+
+/// How far into a file a NUL byte makes it binary.
+const BINARY_HEAD_BYTES: usize = 8192;
+
+/// The first decision for a file of `kind` at `path` ([`Reading`]), from
+/// its bytes and the run's prefilter, before it is decoded. `test_path`
+/// says whether its path is test code (asked only when it matters);
+/// `around` are the sizes of a Rust file read around its words (the Rust
+/// front end's: over `AROUND_WORDS_BYTES`, up to `MAX_RUST_BYTES`). A run
+/// that reads every file whole ([`Keywords::reads_all`]) reads every file
+/// that is not binary whole.
+pub fn first(
+    keywords: &Keywords,
+    kind: FileKind,
+    path: &Path,
+    bytes: &[u8],
+    test_path: &dyn Fn() -> bool,
+    around: &RangeInclusive<usize>,
+) -> Reading {
+    let head = &bytes[..bytes.len().min(BINARY_HEAD_BYTES)];
+    if memchr::memchr(0, head).is_some() {
+        return Reading::Refused("binary content (a NUL byte); not parsed".to_string());
+    }
+    let (rust, all) = (kind == FileKind::Rust, keywords.reads_all());
+    if rust && !all && super::generated_rust(bytes) {
+        return Reading::Skip("generated code (a generated-file marker at its top)".to_string());
+    }
+    let admission = if all {
+        Admission::Full
+    } else {
+        keywords.admission_in(kind, path, bytes, test_path)
+    };
+    match admission {
+        Admission::No if rust && super::rust_constants_prefilter(bytes) => Reading::ConstantsOnly,
+        Admission::No if rust && !keywords.judges_tests() && test_path() => {
+            Reading::Skip("test code (a test file; `--include-tests` reads it)".to_string())
+        }
+        Admission::No => Reading::Skip(format!("no word of the prefilter{}", outside(kind))),
+        Admission::Late => Reading::Held,
+        Admission::Schema => Reading::Schema,
+        Admission::Full if rust && !all && around.contains(&bytes.len()) => keywords
+            .anchors(bytes)
+            .map_or(Reading::Whole, Reading::Around),
+        Admission::Full => Reading::Whole,
+    }
+}
+
+/// Where the prefilter's words do not count in a file of `kind`, as the
+/// reason a file is not read says it.
+pub fn outside(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Rust => " outside comments and test code",
+        _ => "",
+    }
+}
 
 /// What the first pass found that a file read partly, or not at all, can
 /// matter to. Built by the model (`model::reach`); empty when the run
@@ -199,6 +311,124 @@ fn idents(text: &str) -> HashSet<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first decision of a file of `kind` at `path`, test code by its
+    /// path when `test`, a Rust file over 100 bytes read around its words.
+    fn first_of(k: &Keywords, kind: FileKind, path: &str, text: &[u8], test: bool) -> Reading {
+        first(k, kind, Path::new(path), text, &|| test, &(101..=1_000))
+    }
+
+    fn rust(k: &Keywords, text: &str) -> Reading {
+        first_of(k, FileKind::Rust, "src/pay.rs", text.as_bytes(), false)
+    }
+
+    #[test]
+    fn a_file_with_no_word_is_skipped_and_says_why() {
+        let k = Keywords::new(&[], 1);
+        assert_eq!(
+            rust(&k, "fn main() {}\n"),
+            Reading::Skip("no word of the prefilter outside comments and test code".into())
+        );
+        let yaml = first_of(&k, FileKind::Yaml, "ci.yml", b"on: push\n", false);
+        assert_eq!(yaml, Reading::Skip("no word of the prefilter".into()));
+        let test = "fn replays_once() { let h = \"Idempotency-Key\"; }\n";
+        assert_eq!(
+            first_of(&k, FileKind::Rust, "tests/pay.rs", test.as_bytes(), true),
+            Reading::Skip("test code (a test file; `--include-tests` reads it)".into())
+        );
+        let judging = Keywords::new(&[], 1).judging_tests(true);
+        assert_eq!(
+            first_of(
+                &judging,
+                FileKind::Rust,
+                "tests/pay.rs",
+                test.as_bytes(),
+                true
+            ),
+            Reading::Whole
+        );
+        let generated =
+            "/* automatically generated by rust-bindgen */\npub const IDEMPOTENT: u32 = 1;\n";
+        assert_eq!(
+            rust(&k, generated),
+            Reading::Skip("generated code (a generated-file marker at its top)".into())
+        );
+    }
+
+    #[test]
+    fn a_binary_file_is_refused_whatever_the_run_reads() {
+        for k in [
+            Keywords::new(&[], 1),
+            Keywords::new(&[], 1).exhaustive(true),
+        ] {
+            let bytes = b"idempotency_key\0\x01\x02";
+            assert_eq!(
+                first_of(&k, FileKind::Json, "a.json", bytes, false),
+                Reading::Refused("binary content (a NUL byte); not parsed".into())
+            );
+        }
+    }
+
+    #[test]
+    fn a_rust_file_with_time_constants_alone_has_them_read() {
+        let k = Keywords::new(&[], 1);
+        let text = "pub const TIMEOUT: Duration = Duration::from_secs(30);\n";
+        assert_eq!(rust(&k, text), Reading::ConstantsOnly);
+        let yaml = first_of(&k, FileKind::Yaml, "a.yml", text.as_bytes(), false);
+        assert!(matches!(yaml, Reading::Skip(_)), "{yaml:?}");
+    }
+
+    #[test]
+    fn a_file_with_a_word_is_read_whole() {
+        let k = Keywords::new(&[], 1);
+        let text = "const H: &str = \"Idempotency-Key\";\n";
+        assert_eq!(rust(&k, text), Reading::Whole);
+        let exhaustive = Keywords::new(&[], 1).exhaustive(true);
+        assert_eq!(rust(&exhaustive, "fn main() {}\n"), Reading::Whole);
+    }
+
+    #[test]
+    fn a_big_rust_file_is_read_around_its_words() {
+        let k = Keywords::new(&[], 1);
+        let pad = "fn plain() {}\n".repeat(8);
+        let text = format!("{pad}const H: &str = \"Idempotency-Key\";\n");
+        assert!((101..=1_000).contains(&text.len()));
+        let Reading::Around(at) = rust(&k, &text) else {
+            panic!("{:?}", rust(&k, &text));
+        };
+        assert!(at.contains(&text.find("Idempotency").unwrap()), "{at:?}");
+        // Past the front end's limit, or holding a suppression comment, or
+        // in a run that reads all: whole.
+        let huge = format!("{}{text}", "fn plain() {}\n".repeat(80));
+        assert_eq!(rust(&k, &huge), Reading::Whole);
+        let suppressed = format!("// idemlint: allow x -- ok\n{text}");
+        assert_eq!(rust(&k, &suppressed), Reading::Whole);
+        let exhaustive = Keywords::new(&[], 1).exhaustive(true);
+        assert_eq!(rust(&exhaustive, &text), Reading::Whole);
+    }
+
+    #[test]
+    fn a_rust_file_with_only_a_retry_crate_is_held() {
+        let k = Keywords::new(&[], 1);
+        let text = "use backoff::ExponentialBackoff;\nfn run() {}\n";
+        assert_eq!(rust(&k, text), Reading::Held);
+        let exhaustive = Keywords::new(&[], 1).exhaustive(true);
+        assert_eq!(rust(&exhaustive, text), Reading::Whole);
+    }
+
+    #[test]
+    fn an_sql_file_that_changes_a_table_is_held_for_the_schema() {
+        let k = Keywords::new(&[], 1);
+        let sql = |t: &str| first_of(&k, FileKind::Sql, "m.sql", t.as_bytes(), false);
+        assert_eq!(
+            sql("ALTER TABLE orders ADD COLUMN tenant_id TEXT;"),
+            Reading::Schema
+        );
+        assert_eq!(
+            sql("INSERT INTO countries VALUES ('NL');"),
+            Reading::Skip("no word of the prefilter".into())
+        );
+    }
 
     fn reach() -> Reach {
         Reach {

@@ -9,6 +9,7 @@ pub mod junit;
 pub mod sarif;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::prefilter::reading::Reading;
 use crate::source::SourceMap;
 use crate::suppress::Suppressed;
 use serde::Serialize;
@@ -67,35 +68,32 @@ impl NotRead {
         }
     }
 
-    /// Where the prefilter's words do not count in a file of `kind`.
-    pub fn outside(kind: crate::source::FileKind) -> &'static str {
-        match kind {
-            crate::source::FileKind::Rust => " outside comments and test code",
-            _ => "",
-        }
-    }
-
-    /// Why a file kept for the run was not parsed (in full), if it was not:
-    /// a problem that stopped it (binary, too big, unreadable), its
-    /// constants read only, or held back and not needed.
+    /// Why a file kept for the run was not parsed (in full), if it was not,
+    /// from how it is read ([`Reading`]): a problem that stopped it
+    /// (binary, too big, unreadable), its constants read only, or held back
+    /// (for its retries or the schema) and not read after the first pass
+    /// (`read_after`).
     pub fn of_loaded(
         path: &str,
-        parsed: bool,
-        consts_only: bool,
-        held_unneeded: bool,
-        problems: &[crate::facts::Problem],
+        kind: crate::source::FileKind,
+        reading: &Reading,
+        read_after: bool,
     ) -> Option<Self> {
-        let reason = if !parsed {
-            problems.first().map_or_else(
-                || "not parsed".to_string(),
-                |p| p.message.trim_end_matches("; not parsed").to_string(),
-            )
-        } else if consts_only {
-            "read for its constants only: no other word of the prefilter".to_string()
-        } else if held_unneeded {
-            "held back: only a retry library's words, and no parsed file needed it".to_string()
-        } else {
-            return None;
+        let reason = match reading {
+            Reading::Refused(why) => why.trim_end_matches("; not parsed").to_string(),
+            Reading::ConstantsOnly => {
+                "read for its constants only: no other word of the prefilter".to_string()
+            }
+            Reading::Held if !read_after => {
+                "held back: only a retry library's words, and no parsed file needed it".to_string()
+            }
+            // As a file the prefilter lets go: no table it names is a store
+            // or a key carrier.
+            Reading::Schema if !read_after => format!(
+                "no word of the prefilter{}",
+                crate::prefilter::reading::outside(kind)
+            ),
+            _ => return None,
         };
         Some(NotRead::new(path, reason))
     }
