@@ -635,13 +635,15 @@ fn reads_whole(
             Err(_) => return true,
         },
     };
+    let package = packages.of(path);
+    // The screens matter only where such files are judged.
+    let judged_anywhere = reach.judged.contains(package)
+        && (units::may_slip(&text) || jti::may_record(&text) || owner_keys::may_hold(&text));
     let file = Unread {
         text: &text,
         crate_key: &model::reach::crate_of(path),
-        package: packages.of(path),
-        judged_anywhere: units::may_slip(&text)
-            || jti::may_record(&text)
-            || owner_keys::may_hold(&text),
+        package,
+        judged_anywhere,
     };
     after_first_pass(&file, reach) == After::Whole
 }
