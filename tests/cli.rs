@@ -1024,6 +1024,16 @@ fn timings_pair(o: &Output, first: &str, then: &str) -> Option<(usize, usize)> {
     })
 }
 
+/// `idemlint check --format json .` in `dir` with every file read whole.
+fn exhaustive_run(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_idemlint"))
+        .current_dir(dir)
+        .env("IDEMLINT_EXHAUSTIVE", "1")
+        .args(["check", "--isolated", "--format", "json", "."])
+        .output()
+        .unwrap()
+}
+
 fn timed(dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_idemlint"))
         .current_dir(dir)
@@ -1109,13 +1119,7 @@ fn a_file_held_for_its_retries_is_read_for_the_store_it_reaches_not_for_one_else
         "{j}"
     );
     // Every file read whole finds the same.
-    let exhaustive = Command::new(env!("CARGO_BIN_EXE_idemlint"))
-        .current_dir(d)
-        .env("IDEMLINT_EXHAUSTIVE", "1")
-        .args(["check", "--isolated", "--format", "json", "."])
-        .output()
-        .unwrap();
-    let exhaustive = json(&exhaustive);
+    let exhaustive = json(&exhaustive_run(d));
     assert_eq!(support::rule_paths(&exhaustive), support::rule_paths(&j));
 }
 
@@ -1168,13 +1172,7 @@ fn a_unit_slip_is_judged_in_the_packages_that_hold_keys_not_in_one_beside_them()
         stderr(&o)
     );
     // Every file read whole finds the same.
-    let exhaustive = Command::new(env!("CARGO_BIN_EXE_idemlint"))
-        .current_dir(d)
-        .env("IDEMLINT_EXHAUSTIVE", "1")
-        .args(["check", "--isolated", "--format", "json", "."])
-        .output()
-        .unwrap();
-    assert_eq!(slips(&exhaustive), found);
+    assert_eq!(slips(&exhaustive_run(d)), found);
     // One manifest over all: one package, which holds keys.
     write(d, "Cargo.toml", "[workspace]\nmembers = [\"svc\"]\n");
     let all = slips(&timed(d));
