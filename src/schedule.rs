@@ -22,10 +22,13 @@
 //!    hold as a store or a key carrier, to a fixed point (a rename or a new
 //!    table may name more). A file read here makes the first parts stale.
 //!
-//! The memory devices live here too: a deferred file's text is read by the
-//! worker that parses it ([`Reread`]) and a Rust file's let go after its
-//! front end; big parses run one at a time ([`BIG_FILES_AT_ONCE`]) and give
-//! the memory their tree held back to the system ([`GIVE_BACK_BYTES`]).
+//! What the scheduler decides of memory: a deferred file's text is read by
+//! the worker that parses it ([`Reread`]), and a Rust file's is let go
+//! after its front end, its suppressions scanned by that worker (letting go
+//! and reading again to show a line are the source store's:
+//! `SourceFile::let_go`, `SourceFile::text`); big parses run one at a time
+//! ([`BIG_FILES_AT_ONCE`]) and give the memory their tree held back to the
+//! system ([`GIVE_BACK_BYTES`]), both decided by a parse's size.
 //! `--timings` gets the phases `parse`, then `model-first` and `parse-held`
 //! (step 2), and `parse-schema`.
 
