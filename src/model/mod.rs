@@ -266,25 +266,6 @@ impl Joins {
             settings,
         }
     }
-
-    /// Whether files held back by the prefilter for their retries (Rust
-    /// files whose only words are a retry crate's) can change what the
-    /// model says of these files. They can when these files hold:
-    /// - a keyed request: a retry in a held file may resend it
-    ///   (`retry-outlives-key-retention`);
-    /// - an idempotency store: a table the schema makes one, a retention or
-    ///   a Redis instance that names one, or a SQL or Redis event of a Rust
-    ///   function that writes or reads one. A held file's functions then
-    ///   join the flow model, where they can call the code that records a
-    ///   key and so change which functions are entry points and what their
-    ///   traces hold.
-    ///
-    /// A held file cannot make a store or a keyed request itself: each is
-    /// named with a word that would have admitted it in full (a store's
-    /// name, an idempotency header, `RequestStrategy::Idempotent`).
-    pub fn uses_late_files(&self, files: &[FileFacts]) -> bool {
-        holds_keys(&self.schema, &self.retention, &self.redis, files)
-    }
 }
 
 impl ProjectModel {
@@ -336,19 +317,16 @@ pub struct TokenGuards<'m> {
     pub leeway: Option<(crate::source::FileId, &'m crate::facts::tokens::Leeway)>,
 }
 
-fn holds_keys(
-    schema: &schema::SchemaModel,
-    retention: &retention::RetentionModel,
-    redis: &redis::RedisModel,
-    files: &[FileFacts],
-) -> bool {
-    !key_files(schema, retention, redis, files).is_empty()
-}
-
 /// The files that hold keys: a keyed request; a Rust function's SQL or
 /// Redis step that writes or reads a store; a table the schema makes a
 /// store; a retention; a Redis instance that names one, and the files that
-/// link it to keys.
+/// link it to keys. Files held back by the prefilter for their retries can
+/// change what the model says only where there are such files: a retry may
+/// resend a keyed request (`retry-outlives-key-retention`), and a held
+/// file's functions join the flow model, where they can call the code that
+/// records a key. A held file cannot make a store or a keyed request
+/// itself: each is named with a word that would have admitted it in full
+/// (a store's name, an idempotency header, `RequestStrategy::Idempotent`).
 pub(crate) fn key_files(
     schema: &schema::SchemaModel,
     retention: &retention::RetentionModel,

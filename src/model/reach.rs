@@ -76,9 +76,19 @@ fn through(f: &Func<'_>, site: &CallSite) -> Vec<String> {
 
 impl Joins {
     /// What the parsed `files` say a file not read whole can matter to;
-    /// empty unless they hold keys ([`Joins::uses_late_files`]).
+    /// empty unless they hold keys ([`super::key_files`]).
     pub fn reach(&self, files: &[FileFacts], sources: &SourceMap) -> Reach {
         let key_files = super::key_files(&self.schema, &self.retention, &self.redis, files);
+        self.reach_from(files, sources, &key_files)
+    }
+
+    /// [`Joins::reach`], given the files that hold keys.
+    fn reach_from(
+        &self,
+        files: &[FileFacts],
+        sources: &SourceMap,
+        key_files: &HashSet<FileId>,
+    ) -> Reach {
         if key_files.is_empty() {
             return Reach::default();
         }
@@ -181,7 +191,7 @@ impl Joins {
         let judged: HashSet<&str> = if code.iter().all(|(_, p)| holding.contains(p)) {
             holding
         } else {
-            reach = self.reach(files, sources);
+            reach = self.reach_from(files, sources, &key_files);
             reach.judged.iter().map(String::as_str).collect()
         };
         code.into_iter()

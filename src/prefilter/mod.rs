@@ -63,7 +63,7 @@ pub enum Admission {
     /// Its only words are those of a `late` group (a retry crate's, in
     /// Rust), and it names no store by any convention and holds no
     /// suppression comment: parsed only when the files admitted in full
-    /// hold something it can matter to (`model::Joins::uses_late_files`).
+    /// hold something it can matter to (`model::key_files`).
     Late,
     /// An SQL file with no word of the prefilter that changes the shape of
     /// a table ([`changes_a_table`]): a migration that adds a scope column

@@ -202,8 +202,9 @@ pub fn after_first_pass(file: &Unread<'_>, reach: &Reach) -> After {
     if file.judged_anywhere && reach.judged.contains(file.package) {
         return After::Whole;
     }
-    let (text, crate_key) = (file.text, file.crate_key);
-    let idents = idents(text);
+    let crate_key = file.crate_key;
+    let lexed = Lexed::new(file.text);
+    let idents = idents(&lexed);
     let names = || idents.iter().any(|i| reach.names.contains(*i));
     let defined = std::cell::OnceCell::new();
     let joins = if reach.crates.contains(crate_key) {
@@ -215,7 +216,7 @@ pub fn after_first_pass(file: &Unread<'_>, reach: &Reach) -> After {
                 idents.contains(t.as_str())
                     && idents.contains(m.as_str())
                     && defined
-                        .get_or_init(|| methods(text))
+                        .get_or_init(|| methods(&lexed))
                         .iter()
                         .any(|(name, owners)| name == m && owners.contains(&t.as_str()))
             })
@@ -240,16 +241,39 @@ pub fn crate_name(crate_key: &str) -> Option<String> {
     Some(dir.replace('-', "_"))
 }
 
+/// A Rust text with its comments and string literals found once
+/// (`lex::rust::comments_and_strings`), for [`idents`] and [`methods`].
+struct Lexed<'t> {
+    text: &'t str,
+    comments: Vec<std::ops::Range<usize>>,
+    strings: Vec<std::ops::Range<usize>>,
+}
+
+impl<'t> Lexed<'t> {
+    fn new(text: &'t str) -> Self {
+        let (comments, strings) = crate::lex::rust::comments_and_strings(text.as_bytes());
+        Lexed {
+            text,
+            comments,
+            strings,
+        }
+    }
+}
+
 /// The methods a text defines in `impl` and `trait` blocks, each with the
 /// words of the headers of the blocks around it (`impl<T> Charge for
 /// Db<T>` gives `impl`, `T`, `Charge`, `for`, `Db`): where a method call
 /// on one of those types or traits may resolve. Comments and strings are
 /// skipped; braces are counted as written (a wider answer is never a wrong
 /// one here).
-fn methods(text: &str) -> Vec<(&str, Vec<&str>)> {
-    let bytes = text.as_bytes();
-    let (comments, strings) = crate::lex::rust::comments_and_strings(bytes);
-    let mut silent: Vec<std::ops::Range<usize>> = comments.into_iter().chain(strings).collect();
+fn methods<'t>(lexed: &Lexed<'t>) -> Vec<(&'t str, Vec<&'t str>)> {
+    let (text, bytes) = (lexed.text, lexed.text.as_bytes());
+    let mut silent: Vec<std::ops::Range<usize>> = lexed
+        .comments
+        .iter()
+        .chain(&lexed.strings)
+        .cloned()
+        .collect();
     silent.sort_by_key(|r| r.start);
     let mut out = Vec::new();
     // One entry an open brace: the header words of the block it opens.
@@ -293,11 +317,11 @@ fn methods(text: &str) -> Vec<(&str, Vec<&str>)> {
 /// The identifiers of a text's code, each once: comments left out (a
 /// word in a comment calls nothing), strings kept (a macro's may be code;
 /// a wider answer is never a wrong one here).
-fn idents(text: &str) -> HashSet<&str> {
-    let (comments, _) = crate::lex::rust::comments_and_strings(text.as_bytes());
+fn idents<'t>(lexed: &Lexed<'t>) -> HashSet<&'t str> {
+    let text = lexed.text;
     let mut from = 0;
     let mut out = HashSet::new();
-    for r in comments.iter().chain([&(text.len()..text.len())]) {
+    for r in lexed.comments.iter().chain([&(text.len()..text.len())]) {
         let code = text.get(from..r.start).unwrap_or("");
         out.extend(
             code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -533,7 +557,7 @@ mod tests {
             /* impl Fake { fn ghost() {} } */ fn free() {}
             trait Refund { fn refund(&self) -> impl Iterator<Item = u8>; fn after(); }
             impl Ledger { const S: &str = \"impl X { fn no() {} }\"; pub async fn post(&self) {} }";
-        let got = methods(text);
+        let got = methods(&Lexed::new(text));
         let owners = |m: &str| {
             got.iter()
                 .filter(|(n, _)| *n == m)
@@ -552,9 +576,9 @@ mod tests {
 
     #[test]
     fn identifiers_are_whole_words_of_code() {
-        let words = idents(
-            "fn charge_all() { x.charges(); 3u8; r#type } // relay\n/* ledger */ s(\"pay\")",
-        );
+        let text = "fn charge_all() { x.charges(); 3u8; r#type } // relay\n/* ledger */ s(\"pay\")";
+        let lexed = Lexed::new(text);
+        let words = idents(&lexed);
         assert!(words.contains("charge_all") && words.contains("charges"));
         assert!(!words.contains("charge") && !words.contains("3u8"));
         assert!(!words.contains("relay") && !words.contains("ledger"));
