@@ -48,8 +48,20 @@ pub enum FileKind {
     /// A dependency manifest read line by line (`Gemfile`, `Gemfile.lock`,
     /// `requirements*.txt`, `go.mod`): which libraries the project uses.
     Manifest,
+    /// TypeScript or JavaScript, parsed (`frontend::ts`).
+    Script(Dialect),
     /// Other source or config text: string literals and header names only.
     Text,
+}
+
+/// Which grammar a TypeScript or JavaScript file is parsed with, by its
+/// extension: `.ts`/`.mts`/`.cts` (no JSX: `<T>x` is a cast), `.tsx`, and
+/// JavaScript (`.js`, `.jsx`, `.mjs`, `.cjs`, JSX allowed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dialect {
+    Ts,
+    Tsx,
+    Js,
 }
 
 impl FileKind {
@@ -64,8 +76,16 @@ impl FileKind {
             FileKind::Hcl => "hcl",
             FileKind::Env => "env",
             FileKind::Manifest => "manifest",
+            FileKind::Script(_) => "typescript",
             FileKind::Text => "text",
         }
+    }
+
+    /// Source code of a programming language, whose functions and
+    /// literals the model reads (Rust, TypeScript, JavaScript, and the
+    /// languages read as text).
+    pub fn is_code(self) -> bool {
+        matches!(self, FileKind::Rust | FileKind::Script(_) | FileKind::Text)
     }
 }
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 /// Every file kind, in the order the table lists them.
-const KINDS: [FileKind; 9] = [
+const KINDS: [FileKind; 10] = [
     FileKind::Rust,
     FileKind::Sql,
     FileKind::RedisConf,
@@ -17,6 +17,7 @@ const KINDS: [FileKind; 9] = [
     FileKind::Json,
     FileKind::Hcl,
     FileKind::Env,
+    FileKind::Script(crate::source::Dialect::Ts),
     FileKind::Text,
 ];
 
@@ -62,6 +63,11 @@ pub struct Timings {
 }
 
 fn slot(kind: FileKind) -> usize {
+    // One row for TypeScript and JavaScript, whatever the dialect.
+    let kind = match kind {
+        FileKind::Script(_) => FileKind::Script(crate::source::Dialect::Ts),
+        k => k,
+    };
     KINDS
         .iter()
         .position(|k| *k == kind)

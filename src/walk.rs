@@ -5,7 +5,7 @@
 //! this module in the reading layer; neither asks the other). Not for
 //! parsing.
 
-use crate::source::FileKind;
+use crate::source::{Dialect, FileKind};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -28,7 +28,7 @@ pub enum WalkError {
 /// Extensions of other source languages whose string literals the text
 /// front end reads (header names only).
 const TEXT_EXTENSIONS: &[&str] = &[
-    "js", "mjs", "cjs", "jsx", "ts", "tsx", "py", "go", "java", "rb", "kt", "kts", "cs", "php",
+    "py", "go", "java", "rb", "kt", "kts", "cs", "php",
     "scala", "swift", "ex", "exs",
 ];
 
@@ -83,9 +83,21 @@ pub fn classify(path: &Path) -> Option<FileKind> {
             }
         }
         "conf" => FileKind::Text,
+        // Declaration files hold types only; a bundle is build output.
+        "ts" | "mts" | "cts" if is_declaration(&name) => return None,
+        "ts" | "mts" | "cts" => FileKind::Script(Dialect::Ts),
+        "tsx" => FileKind::Script(Dialect::Tsx),
+        "js" | "mjs" | "cjs" | "jsx" if name.contains(".min.") => return None,
+        "js" | "mjs" | "cjs" | "jsx" => FileKind::Script(Dialect::Js),
         e if TEXT_EXTENSIONS.contains(&e) => FileKind::Text,
         _ => return None,
     })
+}
+
+/// Whether a lower-cased `.ts`/`.mts`/`.cts` name is a declaration file
+/// (`index.d.ts`, `env.d.mts`): types only, no code that runs.
+fn is_declaration(name: &str) -> bool {
+    [".d.ts", ".d.mts", ".d.cts"].iter().any(|s| name.ends_with(s))
 }
 
 /// Whether a lower-cased file name is a dependency manifest read line by

@@ -19,6 +19,7 @@ pub mod sql;
 pub mod template;
 pub mod text;
 pub mod toml;
+pub mod ts;
 pub mod yaml;
 
 #[cfg(test)]
@@ -70,6 +71,7 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Manifest => facts.dedup_deps = manifest::from_lines(text),
         FileKind::Env => env::parse(text, &mut facts),
         FileKind::Sql => sql::parse(text, &mut facts),
+        FileKind::Script(dialect) => ts::parse(text, dialect, &mut facts),
         FileKind::Text => {
             text::parse(text, &mut facts);
             facts.table_uses = text::table_uses(text);

@@ -949,7 +949,7 @@ fn used_by_store_code(generic: &[Endpoint], files: &[FileFacts], sources: &Sourc
         let Some(src) = sources.files.get(f.file) else {
             continue;
         };
-        if !matches!(src.kind, FileKind::Rust | FileKind::Text) {
+        if !src.kind.is_code() {
             continue;
         }
         held.clear();
@@ -1014,7 +1014,7 @@ fn key_prefix_literal(files: &[FileFacts], sources: &SourceMap) -> Option<(FileI
     let stores = knowledge::stores();
     files.iter().find_map(|f| {
         let kind = sources.files.get(f.file)?.kind;
-        if !matches!(kind, FileKind::Rust | FileKind::Text) {
+        if !kind.is_code() {
             return None;
         }
         f.strings.iter().find_map(|s| {

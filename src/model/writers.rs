@@ -9,7 +9,7 @@ use crate::facts::retention::StoreRef;
 use crate::facts::FileFacts;
 use crate::horizons::Catalogue;
 use crate::knowledge::{self, name_words, Counterparty};
-use crate::source::{FileId, FileKind, SourceMap, Span};
+use crate::source::{FileId, SourceMap, Span};
 
 /// A file that writes or reads a store, and the counterparty it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub fn counterparty_writer(
         let Some(src) = sources.files.get(f.file) else {
             continue;
         };
-        if !matches!(src.kind, FileKind::Rust | FileKind::Text) || f.test_path {
+        if !src.kind.is_code() || f.test_path {
             continue;
         }
         let Some((span, writes)) = touches(target, f) else {

@@ -485,5 +485,5 @@ pub(super) fn path_segments(name: &[u8]) -> Vec<&str> {
 /// by the words of `rules/prefilter.toml` (a header name, a Redis link
 /// word, a declared store), all of them listed.
 pub(super) fn reads_table_names(kind: FileKind) -> bool {
-    matches!(kind, FileKind::Sql | FileKind::Rust | FileKind::Text)
+    kind == FileKind::Sql || kind.is_code()
 }

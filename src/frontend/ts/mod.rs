@@ -1,0 +1,86 @@
+//! TypeScript and JavaScript: `.ts`, `.tsx`, `.mts`, `.cts`, `.js`, `.jsx`,
+//! `.mjs`, `.cjs` (declaration files and minified bundles are not read).
+//!
+//! The text front end's readings run first, as they do for any other
+//! language's source (string literals and the headers they name, SQL in
+//! strings, key formats); then oxc parses the file into one arena, freed
+//! when the file's facts are built, and the passes lower the tree into the
+//! facts every language shares (`crate::facts`): each function a trace of
+//! steps (`flow`).
+
+mod syntax;
+
+use crate::facts::{FileFacts, Problem};
+use crate::source::{Dialect, Span};
+use oxc_allocator::Allocator;
+use oxc_span::SourceType;
+
+/// A line longer than this in a file whose lines are mostly this long is
+/// a minified bundle: build output, not the project's code.
+const MINIFIED_LINE: usize = 1000;
+
+/// Lower one TypeScript or JavaScript file.
+pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
+    super::text::parse(text, facts);
+    facts.table_uses = super::text::table_uses(text);
+    facts.conflict_targets = super::text::conflict_targets(text);
+    facts.key_formats = super::key_format::in_text(text);
+    if is_minified(text) {
+        facts.problems.push(Problem {
+            reported: false,
+            ..Problem::new(Span::new(0, 0), "minified JavaScript (build output); not parsed")
+        });
+        return;
+    }
+    if let Some(p) = super::too_deep(text) {
+        facts.problems.push(p);
+        return;
+    }
+    let alloc = Allocator::default();
+    let ret = oxc_parser::Parser::new(&alloc, text, source_type(dialect)).parse();
+    if ret.panicked {
+        let at = ret
+            .diagnostics
+            .first()
+            .and_then(|d| d.labels.first().map(|l| l.offset() as usize))
+            .unwrap_or(0);
+        let detail = ret
+            .diagnostics
+            .first()
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "the parser gave up".to_string());
+        facts
+            .problems
+            .push(Problem::invalid(Span::new(at, at), language(dialect), detail));
+        return;
+    }
+    let _program = ret.program;
+}
+
+fn source_type(dialect: Dialect) -> SourceType {
+    match dialect {
+        Dialect::Ts => SourceType::ts(),
+        Dialect::Tsx => SourceType::tsx(),
+        Dialect::Js => SourceType::jsx(),
+    }
+}
+
+fn language(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Ts | Dialect::Tsx => "TypeScript",
+        Dialect::Js => "JavaScript",
+    }
+}
+
+/// Whether most of the text sits on lines over [`MINIFIED_LINE`] bytes.
+fn is_minified(text: &str) -> bool {
+    if text.len() < MINIFIED_LINE {
+        return false;
+    }
+    let long: usize = text
+        .split('\n')
+        .filter(|l| l.len() > MINIFIED_LINE)
+        .map(str::len)
+        .sum();
+    long * 2 > text.len()
+}
