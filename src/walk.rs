@@ -28,8 +28,7 @@ pub enum WalkError {
 /// Extensions of other source languages whose string literals the text
 /// front end reads (header names only).
 const TEXT_EXTENSIONS: &[&str] = &[
-    "py", "go", "java", "rb", "kt", "kts", "cs", "php",
-    "scala", "swift", "ex", "exs",
+    "py", "go", "java", "rb", "kt", "kts", "cs", "php", "scala", "swift", "ex", "exs",
 ];
 
 /// Classify by path; `None` means the file is not read. `.conf` files are
@@ -97,7 +96,9 @@ pub fn classify(path: &Path) -> Option<FileKind> {
 /// Whether a lower-cased `.ts`/`.mts`/`.cts` name is a declaration file
 /// (`index.d.ts`, `env.d.mts`): types only, no code that runs.
 fn is_declaration(name: &str) -> bool {
-    [".d.ts", ".d.mts", ".d.cts"].iter().any(|s| name.ends_with(s))
+    [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 /// Whether a lower-cased file name is a dependency manifest read line by

@@ -343,6 +343,9 @@ enum Local {
 /// Crate (the directory above `src/`) and module path of a file.
 pub(super) fn module_of(path: &str) -> (String, Vec<String>) {
     let p = path.replace('\\', "/");
+    if let Some(m) = script_module_of(&p) {
+        return m;
+    }
     let (root, rest) = if let Some(rest) = p.strip_prefix("src/") {
         (String::new(), rest.to_string())
     } else if let Some(i) = p.rfind("/src/") {
@@ -361,6 +364,25 @@ pub(super) fn module_of(path: &str) -> (String, Vec<String>) {
         }
     }
     (root, parts)
+}
+
+/// The crate and module of a TypeScript or JavaScript file: the directory
+/// above its last `src/`, else the checked tree's root (a Next.js app keeps
+/// `app/` and `lib/` side by side); the module is the path below it without
+/// its extension (`lib/stripe`), an `index` file its directory's. Imports
+/// (`frontend::ts`) name modules the same way.
+fn script_module_of(p: &str) -> Option<(String, Vec<String>)> {
+    const EXTENSIONS: &[&str] = &[".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
+    let stem = EXTENSIONS.iter().find_map(|e| p.strip_suffix(e))?;
+    let (root, rest) = match stem.rfind("/src/") {
+        Some(i) => (format!("ts:{}", &stem[..i]), &stem[i + 5..]),
+        None => ("ts:".to_string(), stem.strip_prefix("src/").unwrap_or(stem)),
+    };
+    let mut parts: Vec<String> = rest.split('/').map(str::to_string).collect();
+    if parts.len() > 1 && parts.last().is_some_and(|l| l == "index") {
+        parts.pop();
+    }
+    Some((root, parts))
 }
 
 /// The type a type's text names, looking through `&`, `Arc<..>`,

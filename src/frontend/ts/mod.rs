@@ -8,6 +8,7 @@
 //! facts every language shares (`crate::facts`): each function a trace of
 //! steps (`flow`).
 
+mod flow;
 mod syntax;
 
 use crate::facts::{FileFacts, Problem};
@@ -28,7 +29,10 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     if is_minified(text) {
         facts.problems.push(Problem {
             reported: false,
-            ..Problem::new(Span::new(0, 0), "minified JavaScript (build output); not parsed")
+            ..Problem::new(
+                Span::new(0, 0),
+                "minified JavaScript (build output); not parsed",
+            )
         });
         return;
     }
@@ -49,12 +53,16 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
             .first()
             .map(|d| d.to_string())
             .unwrap_or_else(|| "the parser gave up".to_string());
-        facts
-            .problems
-            .push(Problem::invalid(Span::new(at, at), language(dialect), detail));
+        facts.problems.push(Problem::invalid(
+            Span::new(at, at),
+            language(dialect),
+            detail,
+        ));
         return;
     }
-    let _program = ret.program;
+    let code = facts.code.get_or_insert_with(Default::default);
+    code.flow = flow::read(&ret.program, text);
+    code.flow.structs = flow::type_defs(&ret.program);
 }
 
 fn source_type(dialect: Dialect) -> SourceType {
