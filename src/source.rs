@@ -50,6 +50,8 @@ pub enum FileKind {
     Manifest,
     /// Other source or config text: string literals and header names only.
     Text,
+    /// A Prisma schema (`schema.prisma`, `prisma/schema/*.prisma`).
+    Prisma,
 }
 
 impl FileKind {
@@ -65,6 +67,7 @@ impl FileKind {
             FileKind::Env => "env",
             FileKind::Manifest => "manifest",
             FileKind::Text => "text",
+            FileKind::Prisma => "prisma",
         }
     }
 }

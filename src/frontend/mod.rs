@@ -12,6 +12,7 @@ pub mod json;
 mod json_reader;
 pub mod key_format;
 pub mod manifest;
+pub mod prisma;
 pub mod redis_conf;
 pub mod redis_yaml;
 pub mod rust;
@@ -70,6 +71,7 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Manifest => facts.dedup_deps = manifest::from_lines(text),
         FileKind::Env => env::parse(text, &mut facts),
         FileKind::Sql => sql::parse(text, &mut facts),
+        FileKind::Prisma => prisma::parse(text, &mut facts),
         FileKind::Text => {
             text::parse(text, &mut facts);
             facts.table_uses = text::table_uses(text);
