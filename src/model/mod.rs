@@ -7,6 +7,7 @@ pub mod flows;
 pub mod headers;
 pub mod key_formats;
 pub mod migrations;
+mod prisma_tests;
 pub mod reach;
 pub mod redis;
 pub mod retention;
