@@ -34,6 +34,9 @@ pub struct PrismaModel {
     pub table: String,
     /// The model's name.
     pub span: Span,
+    /// Columns named apart from their field (`eventId String
+    /// @map("event_id")`): (column, field).
+    pub mapped: Vec<(String, String)>,
 }
 
 /// A table, index or constraint name as written, with its normalised form:

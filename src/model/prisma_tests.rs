@@ -94,6 +94,24 @@ mod tests {
 
     /// The migrations say what the database holds: a unique index written by
     /// hand into a migration guards the key though the model does not say so.
+    /// A column named apart from its field (`@map`) is named by its field
+    /// where the model is, joined or not.
+    #[test]
+    fn a_mapped_column_keeps_its_field_name() {
+        let schema = "model ProcessedEvent {\n  id String @id\n  eventId String @map(\"event_id\")\n  @@map(\"processed_events\")\n}\n";
+        let sql = "CREATE TABLE \"processed_events\" (\"id\" TEXT NOT NULL, \"event_id\" TEXT NOT NULL, CONSTRAINT \"processed_events_pkey\" PRIMARY KEY (\"id\"));\n";
+        for files in [
+            vec![("prisma/schema.prisma", schema)],
+            vec![("prisma/schema.prisma", schema), (MIGRATION, sql)],
+        ] {
+            let (m, _) = build(&files, vec![]);
+            assert_eq!(m.tables.len(), 1);
+            assert_eq!(m.tables[0].field_name("event_id"), "eventId");
+        }
+        let (m, _) = build(&[(MIGRATION, sql)], vec![]);
+        assert_eq!(m.tables[0].field_name("event_id"), "event_id");
+    }
+
     #[test]
     fn a_guard_only_the_migrations_hold_counts() {
         let both = unique_index();
@@ -179,6 +197,8 @@ mod tests {
         let (m, _) = build(&[("prisma/schema.prisma", schema)], vec![]);
         assert_eq!(m.resolve("processedevent"), "processed_events");
         assert_eq!(m.resolve("payments"), "payments");
+        let t = &m.tables[0];
+        assert_eq!(t.field_name("id"), "id");
         assert!(m.is_store_name("processedevent"));
         assert_eq!(
             m.find_table("processedevent").unwrap().key,

@@ -59,11 +59,24 @@ pub struct Table {
     pub partition_by: Option<(Partitioning, FileId)>,
     /// `PARTITION OF` this parent (normalised).
     pub partition_of: Option<String>,
+    /// Declared by a Prisma model: its columns named apart from their
+    /// field (`@map`), as (column, field).
+    pub prisma: Option<Vec<(String, String)>>,
 }
 
 impl Table {
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
+    }
+
+    /// The name a column goes by where the table is declared: its Prisma
+    /// field (`eventId` of `@map("event_id")`), else the column's own.
+    pub fn field_name<'a>(&'a self, column: &'a str) -> &'a str {
+        self.prisma
+            .iter()
+            .flatten()
+            .find(|(c, _)| c == column)
+            .map_or(column, |(_, f)| f.as_str())
     }
 }
 
@@ -358,6 +371,16 @@ impl SchemaModel {
         let declared: Vec<usize> = (0..self.tables.len())
             .filter(|&i| schemas.contains_key(&self.tables[i].created.file))
             .collect();
+        let models: HashMap<(FileId, &str), &Vec<(String, String)>> = files
+            .iter()
+            .filter_map(|f| Some((f.file, f.sql.as_ref()?.prisma.as_ref()?)))
+            .flat_map(|(id, ms)| ms.iter().map(move |m| ((id, m.table.as_str()), &m.mapped)))
+            .collect();
+        for &p in &declared {
+            let t = &self.tables[p];
+            let mapped = models.get(&(t.created.file, t.key.as_str()));
+            self.tables[p].prisma = Some(mapped.map(|m| m.to_vec()).unwrap_or_default());
+        }
         let mut joined = Vec::new();
         for &p in &declared {
             let dir = schemas[&self.tables[p].created.file];
@@ -370,6 +393,7 @@ impl SchemaModel {
             let model = self.tables[p].clone();
             let table = &mut self.tables[m];
             table.created = model.created;
+            table.prisma = model.prisma;
             for c in &mut table.columns {
                 if let Some(d) = model.columns.iter().find(|d| d.name == c.name) {
                     c.span = d.span;
@@ -1153,6 +1177,7 @@ impl Replay {
                     removed: Vec::new(),
                     partition_by: ct.partition_by.clone().map(|p| (p, file)),
                     partition_of: ct.partition_of.as_ref().map(|p| p.key.clone()),
+                    prisma: None,
                 }));
             }
             SchemaChange::CreateIndex(ci) => {

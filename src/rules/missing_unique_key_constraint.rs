@@ -201,9 +201,13 @@ fn unique_index(t: &Table, columns: &[String], dialect: Dialect) -> String {
             table.join("."),
             cols(&quoted)
         ),
-        // the columns' names: a field mapped to another (`@map`) is named
-        // by its column
-        Dialect::Prisma => format!("@@unique([{}])", cols(columns)),
+        Dialect::Prisma => {
+            let fields: Vec<String> = columns
+                .iter()
+                .map(|c| t.field_name(c).to_string())
+                .collect();
+            format!("@@unique([{}])", cols(&fields))
+        }
     }
 }
 

@@ -49,10 +49,17 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         match b {
             Block::Model(m) => {
                 let table = create_table(m, &enums);
+                let mapped = m
+                    .fields
+                    .iter()
+                    .map(|f| (column_name(f), f.name.clone()))
+                    .filter(|(c, f)| c != f)
+                    .collect();
                 models.push(PrismaModel {
                     accessor: m.name.to_ascii_lowercase(),
                     table: table.name.key.clone(),
                     span: m.name_span,
+                    mapped,
                 });
                 sql.events.push(SchemaEvent {
                     span: m.span,
