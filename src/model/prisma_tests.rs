@@ -125,6 +125,24 @@ mod tests {
         assert_eq!(judged(&m, &src), ("prisma/schema.prisma".into(), true));
     }
 
+    /// A table partitioned in a hand-edited migration is judged as
+    /// partitioned, its guard shown in the model.
+    #[test]
+    fn a_partition_only_the_migrations_make_is_kept() {
+        let schema = "model ProcessedEvent {\n  eventId String\n  receivedAt DateTime @default(now())\n  @@unique([eventId, receivedAt])\n}\n";
+        let sql = "CREATE TABLE \"ProcessedEvent\" (\"eventId\" TEXT NOT NULL, \"receivedAt\" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP) PARTITION BY RANGE (\"receivedAt\");\nCREATE UNIQUE INDEX \"ProcessedEvent_eventId_receivedAt_key\" ON \"ProcessedEvent\"(\"eventId\", \"receivedAt\");\n";
+        let (m, src) = build(
+            &[("prisma/schema.prisma", schema), (MIGRATION, sql)],
+            vec![],
+        );
+        let (t, s) = m.stores().next().unwrap();
+        assert!(t.partition_by.is_some());
+        let Guarding::SplitByPartition { guard, .. } = s.guarding(t) else {
+            panic!("{:?}", s.guarding(t));
+        };
+        assert_eq!(src.path(guard.at.file), "prisma/schema.prisma");
+    }
+
     /// A multi-file schema (`prisma/schema/*.prisma`) has its migrations
     /// beside its folder or in it; migrations of another folder are another
     /// database's.
