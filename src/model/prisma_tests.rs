@@ -125,6 +125,20 @@ mod tests {
         assert_eq!(judged(&m, &src), ("prisma/schema.prisma".into(), true));
     }
 
+    /// The copy of the schema a generated client keeps adds no table.
+    #[test]
+    fn a_generated_clients_copy_of_the_schema_adds_no_table() {
+        let (m, src) = build(
+            &[
+                ("src/generated/prisma/schema.prisma", SCHEMA_NO_UNIQUE),
+                ("prisma/schema.prisma", SCHEMA_NO_UNIQUE),
+                (MIGRATION, MIGRATION_NO_UNIQUE),
+            ],
+            vec![],
+        );
+        assert_eq!(judged(&m, &src), ("prisma/schema.prisma".into(), false));
+    }
+
     /// A table partitioned in a hand-edited migration is judged as
     /// partitioned, its guard shown in the model.
     #[test]

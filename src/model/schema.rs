@@ -407,6 +407,22 @@ impl SchemaModel {
             }
             joined.push(p);
         }
+        // A generated client keeps a copy of the schema
+        // (`src/generated/prisma/schema.prisma`): its tables are the
+        // schema's, not more of them.
+        let copy = |i: usize| {
+            let path = sources.path(self.tables[i].created.file);
+            path.contains("generated/") || path.contains("node_modules/")
+        };
+        for &p in &declared {
+            let key = &self.tables[p].key;
+            let original = (0..self.tables.len()).any(|i| {
+                i != p && &self.tables[i].key == key && self.tables[i].prisma.is_some() && !copy(i)
+            });
+            if copy(p) && original {
+                joined.push(p);
+            }
+        }
         let mut i = 0;
         self.tables.retain(|_| {
             i += 1;
