@@ -260,6 +260,32 @@ mod tests {
         assert_eq!(src.path(stores[0].0.created.file), "prisma/schema.prisma");
     }
 
+    /// The schema pass reads the history of the table an accessor's
+    /// `ON CONFLICT` names: the model's `@@map` name.
+    #[test]
+    fn the_schema_pass_looks_for_the_table_an_accessor_reaches() {
+        let schema = "model ProcessedEvent {\n  id String @id\n  @@map(\"processed_events\")\n}\n";
+        let target = ConflictTarget {
+            table: "processedevent".into(),
+            columns: vec!["id".into()],
+            span: Span::new(0, 1),
+        };
+        let mut sources = SourceMap::default();
+        sources.files.push(SourceFile::new(
+            "prisma/schema.prisma",
+            FileKind::Prisma,
+            schema,
+        ));
+        let mut code = ts_code(Vec::new(), Some(target));
+        code.file = 1;
+        let facts = vec![crate::frontend::parse(0, FileKind::Prisma, schema), code];
+        let tables = super::super::key_tables(&facts, &sources, &Config::default());
+        assert!(
+            tables.contains(&"processed_events".to_string()),
+            "{tables:?}"
+        );
+    }
+
     /// An `ON CONFLICT` target on an accessor is held to the model's guards.
     #[test]
     fn a_conflict_target_through_an_accessor_is_held_to_the_models_guards() {
