@@ -69,6 +69,25 @@ impl Table {
         self.columns.iter().find(|c| c.name == name)
     }
 
+    /// The migrated table joined with the Prisma model that declares it:
+    /// shown where the model is (its name, its columns, the guards the
+    /// model declares too), the migrations' columns and guards kept.
+    fn join_model(&mut self, model: Table) {
+        self.created = model.created;
+        for c in &mut self.columns {
+            if let Some(d) = model.columns.iter().find(|d| d.name == c.name) {
+                c.span = d.span;
+            }
+        }
+        for g in &mut self.guards {
+            if let Some(d) = model.guards.iter().find(|d| same_guard(d, g)) {
+                g.at = d.at;
+                g.statement = d.statement;
+            }
+        }
+        self.prisma = model.prisma;
+    }
+
     /// The name a column goes by where the table is declared: its Prisma
     /// field (`eventId` of `@map("event_id")`), else the column's own.
     pub fn field_name<'a>(&'a self, column: &'a str) -> &'a str {
@@ -368,66 +387,61 @@ impl SchemaModel {
             return;
         }
         self.accessors = crate::facts::store::prisma_accessors(files);
-        let declared: Vec<usize> = (0..self.tables.len())
-            .filter(|&i| schemas.contains_key(&self.tables[i].created.file))
-            .collect();
         let models: HashMap<(FileId, &str), &Vec<(String, String)>> = files
             .iter()
             .filter_map(|f| Some((f.file, f.sql.as_ref()?.prisma.as_ref()?)))
             .flat_map(|(id, ms)| ms.iter().map(move |m| ((id, m.table.as_str()), &m.mapped)))
             .collect();
-        for &p in &declared {
-            let t = &self.tables[p];
-            let mapped = models.get(&(t.created.file, t.key.as_str()));
-            self.tables[p].prisma = Some(mapped.map(|m| m.to_vec()).unwrap_or_default());
+        let mut declared = Vec::new();
+        // the tables of the migration histories, by key
+        let mut migrated: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in self.tables.iter_mut().enumerate() {
+            if schemas.contains_key(&t.created.file) {
+                let mapped = models.get(&(t.created.file, t.key.as_str()));
+                t.prisma = Some(mapped.map(|m| m.to_vec()).unwrap_or_default());
+                declared.push(i);
+            } else {
+                migrated.entry(t.key.clone()).or_default().push(i);
+            }
         }
-        let mut joined = Vec::new();
+        let mut gone = vec![false; self.tables.len()];
         for &p in &declared {
             let dir = schemas[&self.tables[p].created.file];
-            let migrated = (0..self.tables.len()).find(|&i| {
-                !declared.contains(&i)
-                    && self.tables[i].key == self.tables[p].key
-                    && migrations_of(&self.histories[self.tables[i].history].dir, dir)
+            let own = migrated.get(&self.tables[p].key).and_then(|ms| {
+                ms.iter()
+                    .copied()
+                    .find(|&i| migrations_of(&self.histories[self.tables[i].history].dir, dir))
             });
-            let Some(m) = migrated else { continue };
+            let Some(m) = own else { continue };
             let model = self.tables[p].clone();
-            let table = &mut self.tables[m];
-            table.created = model.created;
-            table.prisma = model.prisma;
-            for c in &mut table.columns {
-                if let Some(d) = model.columns.iter().find(|d| d.name == c.name) {
-                    c.span = d.span;
-                }
-            }
-            for g in &mut table.guards {
-                if let Some(d) = model.guards.iter().find(|d| same_guard(d, g)) {
-                    g.at = d.at;
-                    g.statement = d.statement;
-                }
-            }
-            joined.push(p);
+            self.tables[m].join_model(model);
+            gone[p] = true;
         }
-        // A generated client keeps a copy of the schema
-        // (`src/generated/prisma/schema.prisma`): its tables are the
-        // schema's, not more of them.
+        self.drop_generated_copies(&declared, &mut gone, sources);
+        let mut i = 0;
+        self.tables.retain(|_| {
+            i += 1;
+            !gone[i - 1]
+        });
+    }
+
+    /// A generated client keeps a copy of the schema
+    /// (`src/generated/prisma/schema.prisma`): its tables are the schema's,
+    /// not more of them. Marks them `gone`.
+    fn drop_generated_copies(&self, declared: &[usize], gone: &mut [bool], sources: &SourceMap) {
         let copy = |i: usize| {
             let path = sources.path(self.tables[i].created.file);
             path.contains("generated/") || path.contains("node_modules/")
         };
-        for &p in &declared {
-            let key = &self.tables[p].key;
-            let original = (0..self.tables.len()).any(|i| {
-                i != p && &self.tables[i].key == key && self.tables[i].prisma.is_some() && !copy(i)
-            });
-            if copy(p) && original {
-                joined.push(p);
+        let originals: std::collections::HashSet<&str> = (0..self.tables.len())
+            .filter(|&i| self.tables[i].prisma.is_some() && !copy(i))
+            .map(|i| self.tables[i].key.as_str())
+            .collect();
+        for &p in declared {
+            if copy(p) && originals.contains(self.tables[p].key.as_str()) {
+                gone[p] = true;
             }
         }
-        let mut i = 0;
-        self.tables.retain(|_| {
-            i += 1;
-            !joined.contains(&(i - 1))
-        });
     }
 
     /// The table a name in code refers to: the model's table when it is a
