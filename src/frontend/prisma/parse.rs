@@ -2,8 +2,10 @@
 //! parser into blocks (`model`, `enum`, and the blocks it skips), fields and
 //! attributes, each with byte spans. Only what the lowering reads is kept;
 //! an attribute's arguments are kept as a small tree of values. No crate on
-//! crates.io is a maintained Prisma schema parser (Prisma's own is the Rust
-//! `psl` crate of prisma-engines, not published), and the grammar is small.
+//! crates.io is a well-kept Prisma schema parser (Prisma's own, the `psl`
+//! crates of prisma-engines, is not published there by Prisma; what is
+//! there are one-version forks, pest-generated and pulling in validation
+//! for every connector), and the grammar is small.
 //! Never panics; a model it cannot read is returned as unreadable, with where
 //! and why, and the next block is read.
 
