@@ -21,13 +21,14 @@ pub enum Target {
     Hcl,
     Env,
     Text,
+    Prisma,
     Suppressions,
     Config,
     Duration,
 }
 
 impl Target {
-    pub const ALL: [Target; 12] = [
+    pub const ALL: [Target; 13] = [
         Target::Rust,
         Target::Sql,
         Target::RedisConf,
@@ -37,6 +38,7 @@ impl Target {
         Target::Hcl,
         Target::Env,
         Target::Text,
+        Target::Prisma,
         Target::Suppressions,
         Target::Config,
         Target::Duration,
@@ -53,6 +55,7 @@ impl Target {
             Target::Hcl => "hcl",
             Target::Env => "env",
             Target::Text => "text",
+            Target::Prisma => "prisma",
             Target::Suppressions => "suppressions",
             Target::Config => "config",
             Target::Duration => "duration",
@@ -75,6 +78,7 @@ impl Target {
             Target::Hcl => FileKind::Hcl,
             Target::Env => FileKind::Env,
             Target::Text => FileKind::Text,
+            Target::Prisma => FileKind::Prisma,
             Target::Suppressions | Target::Config | Target::Duration => return None,
         })
     }
@@ -113,6 +117,10 @@ pub fn check_text(target: Target, text: &str) -> Result<(), String> {
         if kind == FileKind::Sql {
             let stmts = crate::frontend::sql::split::split(text);
             spans_in(text, &format!("{stmts:?}"), "statement")?;
+        }
+        if kind == FileKind::Prisma {
+            let tokens = crate::frontend::prisma::parse::tokens(text);
+            spans_in(text, &format!("{tokens:?}"), "token")?;
         }
         if kind == FileKind::RedisConf {
             let tokens = crate::frontend::redis_conf::tokenize(text);

@@ -368,10 +368,12 @@ pub struct TableNouns {
 }
 
 impl Stores {
-    /// Whether a table name (schema qualification ignored) names a store.
+    /// Whether a table name (schema qualification ignored) names a store,
+    /// as written or in snake case: Prisma's tables keep their model's
+    /// camelCase name (`"ProcessedEvent"`, `"WebhookEvent"`).
     pub fn is_store_table(&self, name: &str) -> bool {
         let bare = name.rsplit('.').next().unwrap_or(name).trim_matches('"');
-        self.table.matches(bare)
+        self.table.matches(bare) || self.table.matches(&snake_of_camel(bare))
     }
 
     /// Whether one segment of a Rust path, outside any string literal,
@@ -584,6 +586,21 @@ pub fn name_words(name: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// [`snake`] of a name with an upper-case letter after a lower-case one
+/// (`ProcessedEvent` → `processed_event`); any other name lower-cased, its
+/// separators kept (`processed-events`), as [`Words::matches`] splits them.
+pub fn snake_of_camel(name: &str) -> String {
+    let camel = name
+        .as_bytes()
+        .windows(2)
+        .any(|w| (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase());
+    if camel {
+        snake(name)
+    } else {
+        name.to_ascii_lowercase()
+    }
 }
 
 /// A name in snake case (`idempotencyKey` → `idempotency_key`, `userId` →

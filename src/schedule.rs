@@ -17,10 +17,11 @@
 //!    whole, or left as it is. Those read whole may reach more, so this
 //!    runs to a fixed point; the first parts of the last round are handed
 //!    on to the model (they were built on every file parsed so far).
-//! 3. **schema pass** ([`Scheduler::schema_pass`]): SQL files held back for
-//!    the schema ([`Reading::Schema`]) that name a table the parsed files
-//!    hold as a store or a key carrier, to a fixed point (a rename or a new
-//!    table may name more). A file read here makes the first parts stale.
+//! 3. **schema pass** ([`Scheduler::schema_pass`]): SQL files and Prisma
+//!    schemas held back for the schema ([`Reading::Schema`]) that name a
+//!    table the parsed files hold as a store or a key carrier, to a fixed
+//!    point (a rename or a new table may name more). A file read here makes
+//!    the first parts stale.
 //!
 //! What the scheduler decides of memory: a deferred file's text is read by
 //! the worker that parses it ([`Reread`]), and a Rust file's is let go
@@ -93,7 +94,8 @@ struct Split {
     around: Vec<usize>,
     /// Held back for their retries ([`Reading::Held`]).
     late: Vec<usize>,
-    /// SQL files held back for the schema ([`Reading::Schema`]).
+    /// SQL files and Prisma schemas held back for the schema
+    /// ([`Reading::Schema`]).
     schema: Vec<usize>,
 }
 

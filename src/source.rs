@@ -52,6 +52,8 @@ pub enum FileKind {
     Script(Dialect),
     /// Other source or config text: string literals and header names only.
     Text,
+    /// A Prisma schema (`schema.prisma`, `prisma/schema/*.prisma`).
+    Prisma,
 }
 
 /// Which grammar a TypeScript or JavaScript file is parsed with, by its
@@ -78,6 +80,7 @@ impl FileKind {
             FileKind::Manifest => "manifest",
             FileKind::Script(_) => "typescript",
             FileKind::Text => "text",
+            FileKind::Prisma => "prisma",
         }
     }
 

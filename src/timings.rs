@@ -8,9 +8,10 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 /// Every file kind, in the order the table lists them.
-const KINDS: [FileKind; 10] = [
+const KINDS: [FileKind; 11] = [
     FileKind::Rust,
     FileKind::Sql,
+    FileKind::Prisma,
     FileKind::RedisConf,
     FileKind::Yaml,
     FileKind::Toml,

@@ -66,6 +66,7 @@ pub fn classify(path: &Path) -> Option<FileKind> {
     Some(match ext {
         "rs" => FileKind::Rust,
         "sql" => FileKind::Sql,
+        "prisma" => FileKind::Prisma,
         "yaml" | "yml" => FileKind::Yaml,
         "toml" => FileKind::Toml,
         "json" | "jsonc" | "json5" => FileKind::Json,

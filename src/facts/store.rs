@@ -19,6 +19,24 @@ pub struct SqlFacts {
     /// the front end (`frontend::parse`). Findings that need no store word read
     /// only such files.
     pub admitted: bool,
+    /// A Prisma schema's models (`frontend::prisma`): set for a `.prisma`
+    /// file, whose events are the tables its models declare.
+    pub prisma: Option<Vec<PrismaModel>>,
+}
+
+/// A Prisma model: the name its client is reached by and the table it makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrismaModel {
+    /// The client's accessor, lower-cased (`prisma.processedEvent` →
+    /// `processedevent`): how a front end of code names the table.
+    pub accessor: String,
+    /// The table's normalised key (`ProcessedEvent`, or the `@@map` name).
+    pub table: String,
+    /// The model's name.
+    pub span: Span,
+    /// Columns named apart from their field (`eventId String
+    /// @map("event_id")`): (column, field).
+    pub mapped: Vec<(String, String)>,
 }
 
 /// A table, index or constraint name as written, with its normalised form:
@@ -346,4 +364,17 @@ pub struct CacheUse {
     /// CacheBackend>` → `Arc`, `CacheBackend`).
     pub types: Vec<String>,
     pub span: Span,
+}
+
+/// The Prisma client accessors of a run's schemas (lower-cased, as a
+/// front end of code names them) and the tables they reach.
+pub fn prisma_accessors(
+    files: &[crate::facts::FileFacts],
+) -> std::collections::HashMap<String, String> {
+    files
+        .iter()
+        .filter_map(|f| f.sql.as_ref()?.prisma.as_ref())
+        .flatten()
+        .map(|m| (m.accessor.clone(), m.table.clone()))
+        .collect()
 }

@@ -12,6 +12,7 @@ pub mod json;
 mod json_reader;
 pub mod key_format;
 pub mod manifest;
+pub mod prisma;
 pub mod redis_conf;
 pub mod redis_yaml;
 pub mod rust;
@@ -72,6 +73,7 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Env => env::parse(text, &mut facts),
         FileKind::Sql => sql::parse(text, &mut facts),
         FileKind::Script(dialect) => ts::parse(text, dialect, &mut facts),
+        FileKind::Prisma => prisma::parse(text, &mut facts),
         FileKind::Text => {
             text::parse(text, &mut facts);
             facts.table_uses = text::table_uses(text);

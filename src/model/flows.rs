@@ -990,7 +990,7 @@ impl Lowering<'_, '_> {
     fn sql(&self, dml: &crate::facts::store::Dml, conn: &Option<String>) -> Option<StepKind> {
         let classifier = self.classifier;
         let store = classifier.schema.is_store_name(&dml.table);
-        let table = StoreKey::Table(dml.table.clone());
+        let table = StoreKey::Table(classifier.schema.resolve(&dml.table).to_string());
         let write = |what, atomic, plain| StepKind::Write {
             store: table.clone(),
             what,

@@ -7,6 +7,7 @@ pub mod flows;
 pub mod headers;
 pub mod key_formats;
 pub mod migrations;
+mod prisma_tests;
 pub mod reach;
 pub mod redis;
 pub mod retention;
@@ -372,12 +373,13 @@ pub fn key_tables(files: &[FileFacts], sources: &SourceMap, config: &Config) -> 
     let mut out = schema.key_table_names();
     out.extend(named_guard_tables(files));
     // an `ON CONFLICT (cols)` target is judged against its table's history
-    out.extend(
-        files
-            .iter()
-            .flat_map(|f| &f.conflict_targets)
-            .map(|c| c.table.clone()),
-    );
+    // (a Prisma accessor's, against its model's table)
+    for c in files.iter().flat_map(|f| &f.conflict_targets) {
+        let table = schema.resolve(&c.table);
+        let table = table.rsplit('.').next().unwrap_or(table);
+        out.push(table.to_ascii_lowercase());
+        out.push(c.table.clone());
+    }
     out.sort_unstable();
     out.dedup();
     out

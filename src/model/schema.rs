@@ -59,11 +59,43 @@ pub struct Table {
     pub partition_by: Option<(Partitioning, FileId)>,
     /// `PARTITION OF` this parent (normalised).
     pub partition_of: Option<String>,
+    /// Declared by a Prisma model: its columns named apart from their
+    /// field (`@map`), as (column, field).
+    pub prisma: Option<Vec<(String, String)>>,
 }
 
 impl Table {
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
+    }
+
+    /// The migrated table joined with the Prisma model that declares it:
+    /// shown where the model is (its name, its columns, the guards the
+    /// model declares too), the migrations' columns and guards kept.
+    fn join_model(&mut self, model: Table) {
+        self.created = model.created;
+        for c in &mut self.columns {
+            if let Some(d) = model.columns.iter().find(|d| d.name == c.name) {
+                c.span = d.span;
+            }
+        }
+        for g in &mut self.guards {
+            if let Some(d) = model.guards.iter().find(|d| same_guard(d, g)) {
+                g.at = d.at;
+                g.statement = d.statement;
+            }
+        }
+        self.prisma = model.prisma;
+    }
+
+    /// The name a column goes by where the table is declared: its Prisma
+    /// field (`eventId` of `@map("event_id")`), else the column's own.
+    pub fn field_name<'a>(&'a self, column: &'a str) -> &'a str {
+        self.prisma
+            .iter()
+            .flatten()
+            .find(|(c, _)| c == column)
+            .map_or(column, |(_, f)| f.as_str())
     }
 }
 
@@ -189,6 +221,8 @@ pub struct SchemaModel {
     derived: HashMap<String, DerivedUse>,
     /// Owner words the config adds to the scope vocabulary.
     scope_words: Vec<String>,
+    /// Prisma client accessors, lower-cased, and the tables they reach.
+    accessors: HashMap<String, String>,
     /// Files of schema the built-in prefilter admits by their text alone
     /// ([`crate::facts::store::SqlFacts::admitted`]).
     admitted: std::collections::HashSet<FileId>,
@@ -196,6 +230,13 @@ pub struct SchemaModel {
     /// use: every rule over stores asks for them (omicron's 383 tables
     /// were judged six times a run).
     stores: std::sync::OnceLock<Vec<(usize, Store)>>,
+}
+
+/// Whether a table's bare name, as written or in snake case (Prisma's
+/// `"InboxMessage"`), matches `words`.
+fn table_words(words: &knowledge::Words, key: &str) -> bool {
+    let b = bare(key);
+    words.matches(b) || words.matches(&knowledge::snake_of_camel(b))
 }
 
 fn bare(key: &str) -> &str {
@@ -207,7 +248,7 @@ fn bare(key: &str) -> &str {
 fn provider_delivery(t: &Table) -> bool {
     let stores = knowledge::stores();
     stores.is_provider_event_table(&t.key)
-        || (stores.event_table.matches(bare(&t.key))
+        || (table_words(&stores.event_table, &t.key)
             && knowledge::counterparties()
                 .inbound_matches(bare(&t.key), &knowledge::name_words(bare(&t.key))))
 }
@@ -225,6 +266,31 @@ fn provider_id_column(t: &Table) -> Option<String> {
         d.contains('(') || d.contains("nextval")
     });
     (text && !generated && c.generated.is_none()).then(|| c.name.clone())
+}
+
+/// The directory of a path (`prisma` of `prisma/schema.prisma`; empty for a
+/// file at the root).
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Whether a history's directory is Prisma Migrate's `migrations` folder
+/// of the schema in `schema_dir`: beside the schema, or beside the folder
+/// of a multi-file schema (`prisma/schema/*.prisma`, `prisma/migrations`).
+fn migrations_of(history_dir: &str, schema_dir: &str) -> bool {
+    let (root, last) = history_dir.rsplit_once('/').unwrap_or(("", history_dir));
+    let multi_file = schema_dir.rsplit('/').next() == Some("schema");
+    last == "migrations" && (root == schema_dir || (multi_file && root == parent_dir(schema_dir)))
+}
+
+/// Whether two guards are the same key: same kind, same columns.
+fn same_guard(a: &Guard, b: &Guard) -> bool {
+    let cols = |g: &Guard| {
+        let mut c: Vec<String> = g.key.parts.iter().map(|p| p.text().to_string()).collect();
+        c.sort_unstable();
+        c
+    };
+    a.key.kind == b.key.kind && a.key.predicate.is_none() && cols(a) == cols(b)
 }
 
 fn norm_decl(table: &str) -> String {
@@ -296,7 +362,98 @@ impl SchemaModel {
             }
             model.tables.extend(replay.tables.into_iter().flatten());
         }
+        model.join_prisma(files, sources);
         model
+    }
+
+    /// A Prisma schema and the migrations Prisma Migrate generated from it
+    /// (`<dir>/migrations/<ts>_<name>/migration.sql` beside the schema, or
+    /// beside its folder for a multi-file `prisma/schema/`) describe each
+    /// table twice: they are one table. The migrations say what the
+    /// database holds (a hand-edited migration may add a partial or
+    /// expression index no model can declare, or partition the table), so
+    /// the migrated table is kept, and the schema, which a user edits and
+    /// Prisma generates the SQL from, is where it is shown: the table's
+    /// definition and each guard the model declares point at the model. A
+    /// model no migration creates is a table of its own. The client's
+    /// accessors are kept too ([`SchemaModel::resolve`]).
+    fn join_prisma(&mut self, files: &[FileFacts], sources: &SourceMap) {
+        let schemas: HashMap<FileId, &str> = files
+            .iter()
+            .filter(|f| f.sql.as_ref().is_some_and(|s| s.prisma.is_some()))
+            .map(|f| (f.file, parent_dir(sources.path(f.file))))
+            .collect();
+        if schemas.is_empty() {
+            return;
+        }
+        self.accessors = crate::facts::store::prisma_accessors(files);
+        let models: HashMap<(FileId, &str), &Vec<(String, String)>> = files
+            .iter()
+            .filter_map(|f| Some((f.file, f.sql.as_ref()?.prisma.as_ref()?)))
+            .flat_map(|(id, ms)| ms.iter().map(move |m| ((id, m.table.as_str()), &m.mapped)))
+            .collect();
+        let mut declared = Vec::new();
+        // the tables of the migration histories, by key
+        let mut migrated: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in self.tables.iter_mut().enumerate() {
+            if schemas.contains_key(&t.created.file) {
+                let mapped = models.get(&(t.created.file, t.key.as_str()));
+                t.prisma = Some(mapped.map(|m| m.to_vec()).unwrap_or_default());
+                declared.push(i);
+            } else {
+                migrated.entry(t.key.clone()).or_default().push(i);
+            }
+        }
+        let mut gone = vec![false; self.tables.len()];
+        for &p in &declared {
+            let dir = schemas[&self.tables[p].created.file];
+            let own = migrated.get(&self.tables[p].key).and_then(|ms| {
+                ms.iter()
+                    .copied()
+                    .find(|&i| migrations_of(&self.histories[self.tables[i].history].dir, dir))
+            });
+            let Some(m) = own else { continue };
+            let model = self.tables[p].clone();
+            self.tables[m].join_model(model);
+            gone[p] = true;
+        }
+        self.drop_generated_copies(&declared, &mut gone, sources);
+        let mut i = 0;
+        self.tables.retain(|_| {
+            i += 1;
+            !gone[i - 1]
+        });
+    }
+
+    /// A generated client keeps a copy of the schema
+    /// (`src/generated/prisma/schema.prisma`): its tables are the schema's,
+    /// not more of them. Marks them `gone`.
+    fn drop_generated_copies(&self, declared: &[usize], gone: &mut [bool], sources: &SourceMap) {
+        let copy = |i: usize| {
+            let path = sources.path(self.tables[i].created.file);
+            path.contains("generated/") || path.contains("node_modules/")
+        };
+        let originals: std::collections::HashSet<&str> = (0..self.tables.len())
+            .filter(|&i| self.tables[i].prisma.is_some() && !copy(i))
+            .map(|i| self.tables[i].key.as_str())
+            .collect();
+        for &p in declared {
+            if copy(p) && originals.contains(self.tables[p].key.as_str()) {
+                gone[p] = true;
+            }
+        }
+    }
+
+    /// The table a name in code refers to: the model's table when it is a
+    /// Prisma client's accessor (`prisma.processedEvent` reaches
+    /// `"ProcessedEvent"`, or its `@@map` name), else the name itself.
+    pub fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
+        if self.accessors.is_empty() {
+            return name;
+        }
+        self.accessors
+            .get(&bare(name).to_ascii_lowercase())
+            .map_or(name, String::as_str)
     }
 
     /// Record the tables Rust code treats as key stores (see `treated`).
@@ -315,17 +472,15 @@ impl SchemaModel {
                 {
                     continue;
                 }
-                let u = self
-                    .derived
-                    .entry(bare(&d.table).to_string())
-                    .or_insert_with(|| DerivedUse {
-                        file: f.file,
-                        span: d.span,
-                        column: None,
-                        what: d.source.what.clone(),
-                        event: d.source.event,
-                        writes: d.writes,
-                    });
+                let table = bare(self.resolve(&d.table)).to_string();
+                let u = self.derived.entry(table).or_insert_with(|| DerivedUse {
+                    file: f.file,
+                    span: d.span,
+                    column: None,
+                    what: d.source.what.clone(),
+                    event: d.source.event,
+                    writes: d.writes,
+                });
                 // the statement to show: one that names the column, a
                 // write before a read
                 let better = (d.column.is_some(), d.writes) > (u.column.is_some(), u.writes);
@@ -345,12 +500,12 @@ impl SchemaModel {
             .flat_map(|r| r.flow.functions.iter())
             .filter(|func| !func.test)
         {
-            let mut read: Vec<&str> = Vec::new();
+            let mut read: Vec<String> = Vec::new();
             for ev in &func.events {
                 let StepKind::Sql { dml, .. } = &ev.kind else {
                     continue;
                 };
-                let table = bare(&dml.table);
+                let table = bare(self.resolve(&dml.table)).to_string();
                 // `ON CONFLICT (idempotency_key) DO UPDATE`: the statement
                 // leans on a unique guard over the key column.
                 let on_key = dml.conflict.iter().any(|c| {
@@ -361,13 +516,13 @@ impl SchemaModel {
                 });
                 match dml.kind {
                     DmlKind::InsertDoNothing => {
-                        self.treated.insert(table.to_string());
+                        self.treated.insert(table.clone());
                     }
                     DmlKind::Insert | DmlKind::Upsert if on_key => {
-                        self.treated.insert(table.to_string());
+                        self.treated.insert(table.clone());
                     }
                     DmlKind::Insert if read.contains(&table) => {
-                        self.treated.insert(table.to_string());
+                        self.treated.insert(table.clone());
                     }
                     DmlKind::Read => read.push(table),
                     _ => {}
@@ -432,7 +587,7 @@ impl SchemaModel {
             || stores.is_provider_event_table(&t.key)
             || (marked && self.treated.contains(bare(&t.key)))
             || derived.is_some();
-        let weak = stores.weak_table.matches(bare(&t.key));
+        let weak = table_words(&stores.weak_table, &t.key);
         if !dedicated && !marked && !weak {
             return None;
         }
@@ -484,7 +639,7 @@ impl SchemaModel {
         if !dedicated && !marked && request.is_none() && event.is_none() {
             return None; // a weak name (`inbox_messages`) with no key column
         }
-        let eventish = stores.event_table.matches(bare(&t.key));
+        let eventish = table_words(&stores.event_table, &t.key);
         let (kind, key) = match (request, event) {
             (_, Some(e)) if eventish => (StoreKind::ProviderEvent, Some(e)),
             (Some(r), _) if !eventish => (StoreKind::RequestKey, Some(r)),
@@ -741,7 +896,7 @@ impl SchemaModel {
             let defined: Vec<&Table> = self
                 .tables
                 .iter()
-                .filter(|t| bare(&t.key).eq_ignore_ascii_case(&c.target.table))
+                .filter(|t| bare(&t.key).eq_ignore_ascii_case(bare(self.resolve(&c.target.table))))
                 .collect();
             let [t] = defined.as_slice() else {
                 continue;
@@ -776,7 +931,7 @@ impl SchemaModel {
     /// The table a name refers to (as written: quoted, schema-qualified or
     /// not), the last history's definition when several define it.
     pub fn find_table(&self, name: &str) -> Option<&Table> {
-        let key = norm_decl(name);
+        let key = norm_decl(self.resolve(name));
         self.tables
             .iter()
             .rev()
@@ -786,6 +941,7 @@ impl SchemaModel {
     /// Whether a table named `key` (normalised) is a store: by its
     /// definition when some history defines it, else by its name.
     pub fn is_store_name(&self, key: &str) -> bool {
+        let key = self.resolve(key);
         let defined: Vec<&Table> = self
             .tables
             .iter()
@@ -1051,6 +1207,7 @@ impl Replay {
                     removed: Vec::new(),
                     partition_by: ct.partition_by.clone().map(|p| (p, file)),
                     partition_of: ct.partition_of.as_ref().map(|p| p.key.clone()),
+                    prisma: None,
                 }));
             }
             SchemaChange::CreateIndex(ci) => {

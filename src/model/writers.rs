@@ -50,6 +50,7 @@ pub fn counterparty_writer(
     catalogue: &Catalogue,
 ) -> Option<Writer> {
     let mut best: Option<(crate::duration::Duration, Writer)> = None;
+    let accessors = crate::facts::store::prisma_accessors(files);
     for f in files {
         let Some(src) = sources.files.get(f.file) else {
             continue;
@@ -57,7 +58,7 @@ pub fn counterparty_writer(
         if !src.kind.is_code() || f.test_path {
             continue;
         }
-        let Some((span, writes)) = touches(target, f) else {
+        let Some((span, writes)) = touches(target, f, &accessors) else {
             continue;
         };
         if f.test_regions
@@ -90,17 +91,27 @@ pub fn counterparty_writer(
 }
 
 /// Where a file writes or reads the store: SQL naming the table, or a
-/// Redis write of the key prefix. Writes first.
-fn touches(target: &StoreRef, f: &FileFacts) -> Option<(Span, bool)> {
+/// Redis write of the key prefix (a Prisma client's accessor names its
+/// model's table). Writes first.
+fn touches(
+    target: &StoreRef,
+    f: &FileFacts,
+    accessors: &std::collections::HashMap<String, String>,
+) -> Option<(Span, bool)> {
+    let bare_of = |t: &str| {
+        t.rsplit('.')
+            .next()
+            .unwrap_or(t)
+            .trim_matches(|c| c == '"' || c == '`')
+            .to_ascii_lowercase()
+    };
     match target {
         StoreRef::Table(t) => {
-            let bare = t
-                .rsplit('.')
-                .next()
-                .unwrap_or(t)
-                .trim_matches(|c| c == '"' || c == '`')
-                .to_ascii_lowercase();
-            let uses = || f.table_uses.iter().filter(|u| u.table == bare);
+            let bare = bare_of(t);
+            let names = |u: &&crate::facts::store::TableUse| {
+                u.table == bare || accessors.get(&u.table).is_some_and(|m| bare_of(m) == bare)
+            };
+            let uses = || f.table_uses.iter().filter(names);
             uses()
                 .find(|u| u.writes)
                 .or_else(|| uses().next())

@@ -356,7 +356,11 @@ impl<'s> Scan<'s> {
             } else {
                 Admission::Late
             }
-        } else if self.kind == FileKind::Sql && changes_a_table(self.lower) {
+        } else if (self.kind == FileKind::Sql && changes_a_table(self.lower))
+            || (self.kind == FileKind::Prisma
+                && memchr::memmem::find(self.lower, b"model").is_some())
+        {
+            // A Prisma model is a table as a migration's `CREATE TABLE` is.
             Admission::Schema
         } else {
             Admission::No

@@ -66,9 +66,10 @@ pub enum Admission {
     /// hold something it can matter to (`model::key_files`).
     Late,
     /// An SQL file with no word of the prefilter that changes the shape of
-    /// a table ([`changes_a_table`]): a migration that adds a scope column
-    /// to a table that carries keys, or renames it, names no store and holds
-    /// no word, yet the schema model needs it. Parsed when it names a table
+    /// a table ([`changes_a_table`]), or a Prisma schema with a model and no
+    /// word: a migration that adds a scope column to a table that carries
+    /// keys, or renames it, names no store and holds no word, yet the
+    /// schema model needs it, as it needs the model of a migrated table. Parsed when it names a table
     /// that the schema of the files parsed holds as a store or a key carrier
     /// (to a fixed point: what it adds may name more), else not read.
     Schema,

@@ -478,12 +478,12 @@ pub(super) fn path_segments(name: &[u8]) -> Vec<&str> {
     )
 }
 
-/// Whether the front end of `kind` reads the name of a table (SQL; SQL
-/// text and table modules in Rust; SQL and ORM calls in the sources of
+/// Whether the front end of `kind` reads the name of a table (SQL and
+/// Prisma schemas; SQL text and table modules in Rust; SQL and ORM calls in the sources of
 /// other languages, `text::table_uses`), the names the catalogue words
 /// ([`catalogue_words`]) stand in. Configuration kinds name a store only
 /// by the words of `rules/prefilter.toml` (a header name, a Redis link
 /// word, a declared store), all of them listed.
 pub(super) fn reads_table_names(kind: FileKind) -> bool {
-    kind == FileKind::Sql || kind.is_code()
+    matches!(kind, FileKind::Sql | FileKind::Prisma) || kind.is_code()
 }

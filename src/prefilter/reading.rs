@@ -62,7 +62,8 @@ pub enum Reading {
     /// Held back for its retries ([`Admission::Late`]): read whole after
     /// the first pass when it can reach a finding ([`after_first_pass`]).
     Held,
-    /// An SQL file held for the schema ([`Admission::Schema`]): read when
+    /// An SQL file or a Prisma schema held for the schema
+    /// ([`Admission::Schema`]): read when
     /// it names a table the files read hold as a store or a key carrier.
     Schema,
 }

@@ -557,6 +557,31 @@ fn sql_that_changes_a_table_waits_for_the_schema() {
     assert!(!names_table(lower, ""));
 }
 
+/// A Prisma schema is read for the words an SQL file is read for, and a
+/// model with none of them waits for the schema as a migration does.
+#[test]
+fn a_prisma_schema_is_admitted_as_sql_is() {
+    let k = Keywords::new(&[], 1);
+    let prisma = |t: &str| k.admission(FileKind::Prisma, Path::new("schema.prisma"), t.as_bytes());
+    for full in [
+        "model WebhookEvent {\n  id String @id\n}\n",
+        "model Event {\n  id String @id\n  @@map(\"processed_events\")\n}\n",
+        "model Charge {\n  idempotencyKey String\n}\n",
+        "model StripeEvent {\n  id String @id\n}\n",
+        "model Fee {\n  ref String\n  @@index([ref], map: \"uq_fee_ref\")\n}\n",
+    ] {
+        assert_eq!(prisma(full), Admission::Full, "{full}");
+    }
+    assert_eq!(
+        prisma("model ExportTask {\n  id String @id\n}\n"),
+        Admission::Schema
+    );
+    assert_eq!(
+        prisma("generator client {\n  provider = \"prisma-client-js\"\n}\n"),
+        Admission::No
+    );
+}
+
 #[test]
 fn every_occurrence_counts_overlapping_ones_too() {
     // `retry_backoff` is a configuration word, and the `backoff` inside

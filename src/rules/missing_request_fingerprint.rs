@@ -105,7 +105,11 @@ fn missing(t: &Table, s: &Store) -> Diagnostic {
         "a reused `{key}` with a different body gets the first body's stored response instead of a 422"
     ))
     .with_help(format!(
-        "store a hash of the request with the key (`ALTER TABLE {} ADD COLUMN request_hash bytea`), compare it on every replay, and answer 422 when it differs",
-        t.name
+        "store a hash of the request with the key ({}), compare it on every replay, and answer 422 when it differs",
+        if t.prisma.is_some() {
+            "a field `requestHash Bytes` in the model".to_string()
+        } else {
+            format!("`ALTER TABLE {} ADD COLUMN request_hash bytea`", t.name)
+        }
     ))
 }

@@ -88,11 +88,17 @@ enum Dialect {
     Postgres,
     MySql,
     Sqlite,
+    /// A Prisma model: the guard is declared in the model, and Prisma
+    /// Migrate writes the SQL.
+    Prisma,
 }
 
 impl Dialect {
     fn of(ctx: &Context<'_>, t: &Table) -> Dialect {
         let path = ctx.sources.path(t.created.file).to_ascii_lowercase();
+        if path.ends_with(".prisma") {
+            return Dialect::Prisma;
+        }
         if path.contains("sqlite") {
             return Dialect::Sqlite;
         }
@@ -172,7 +178,7 @@ fn unique_index(t: &Table, columns: &[String], dialect: Dialect) -> String {
     let name = format!("{bare}_{}_key", columns.join("_"));
     let q: fn(&str) -> String = match dialect {
         Dialect::MySql => mysql_ident,
-        Dialect::Postgres | Dialect::Sqlite => ident,
+        Dialect::Postgres | Dialect::Sqlite | Dialect::Prisma => ident,
     };
     let table: Vec<String> = t.key.split('.').map(q).collect();
     let quoted: Vec<String> = columns.iter().map(|c| q(c)).collect();
@@ -195,6 +201,13 @@ fn unique_index(t: &Table, columns: &[String], dialect: Dialect) -> String {
             table.join("."),
             cols(&quoted)
         ),
+        Dialect::Prisma => {
+            let fields: Vec<String> = columns
+                .iter()
+                .map(|c| t.field_name(c).to_string())
+                .collect();
+            format!("@@unique([{}])", cols(&fields))
+        }
     }
 }
 
@@ -204,6 +217,9 @@ fn add_guard(dialect: Dialect) -> &'static str {
         Dialect::Postgres => "add the guard without locking writes",
         Dialect::MySql => "add the guard online (InnoDB builds it while writes go on)",
         Dialect::Sqlite => "add the guard (SQLite holds its write lock while it builds the index)",
+        Dialect::Prisma => {
+            "declare the guard in the model, then let Prisma Migrate write its index (`prisma migrate dev`)"
+        }
     }
 }
 

@@ -73,3 +73,14 @@ pub fn apply_levels(
         })
         .collect()
 }
+
+/// A unique guard over `columns` of `t` as its schema declares one: a
+/// Prisma model's `@@unique([field, ..])`, else SQL's `UNIQUE (column, ..)`.
+fn unique_clause(t: &crate::model::schema::Table, columns: &[String]) -> String {
+    if t.prisma.is_some() {
+        let fields: Vec<&str> = columns.iter().map(|c| t.field_name(c)).collect();
+        format!("@@unique([{}])", fields.join(", "))
+    } else {
+        format!("UNIQUE ({})", columns.join(", "))
+    }
+}

@@ -128,8 +128,8 @@ fn tenant_blind(b: &TenantBlind<'_>) -> Diagnostic {
         "{why}: two owners can choose the same one, and one's row blocks or answers for the other's"
     ))
     .with_help(format!(
-        "make it unique per owner: `UNIQUE ({})`",
-        columns.join(", ")
+        "make it unique per owner: `{}`",
+        super::unique_clause(t, &columns)
     ))
 }
 
@@ -200,8 +200,8 @@ fn unscoped(t: &Table, s: &Store, g: &Guard) -> Diagnostic {
     .with_primary_label(format!("guards `({})` alone", g.key.parts_text()))
     .with_note("one caller's key can collide with, or replay, another caller's stored response")
     .with_help(format!(
-        "make the key unique per caller: `UNIQUE ({})`, and look keys up with the caller's `{}`",
-        columns.join(", "),
+        "make the key unique per caller: `{}`, and look keys up with the caller's `{}`",
+        super::unique_clause(t, &columns),
         s.scope.join("` and `")
     ))
 }
