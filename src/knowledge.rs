@@ -1505,6 +1505,12 @@ pub struct CallPattern {
     /// A path segment inside the arguments is one of these.
     #[serde(default)]
     pub arg_any: Vec<String>,
+    /// The language whose calls it matches (`rust`, `typescript`): a
+    /// library's call shape in one says nothing of a call in another
+    /// (axios's `post` is a request; reqwest's `post` only builds one).
+    /// Unset: any.
+    #[serde(default)]
+    pub language: Option<String>,
     #[serde(default)]
     pub reason: Option<String>,
     #[serde(default)]
@@ -1519,6 +1525,8 @@ pub struct CallShape<'a> {
     pub receiver_last: Option<&'a str>,
     pub chain: &'a [Name],
     pub args: &'a [Name],
+    /// A call of TypeScript or JavaScript (else of Rust).
+    pub script: bool,
 }
 
 /// A name read from code (a path segment, a method, a binding). Most are
@@ -1535,6 +1543,15 @@ impl<'a> CallShape<'a> {
             receiver_last: None,
             chain: &[],
             args: &[],
+            script: false,
+        }
+    }
+
+    /// The same call, made in TypeScript or JavaScript.
+    pub fn in_script(self) -> Self {
+        CallShape {
+            script: true,
+            ..self
         }
     }
 
@@ -1546,6 +1563,7 @@ impl<'a> CallShape<'a> {
             receiver_last: None,
             chain: &[],
             args: &[],
+            script: false,
         }
     }
 
@@ -1567,7 +1585,13 @@ impl CallPattern {
                     .zip(want)
                     .all(|(h, w)| h == w)
         };
-        (!self.path.is_empty() || self.method.is_some())
+        let language = match self.language.as_deref() {
+            None => true,
+            Some("typescript") => c.script,
+            Some(_) => !c.script,
+        };
+        language
+            && (!self.path.is_empty() || self.method.is_some())
             && (self.path.is_empty() || ends_with(c.path, &self.path))
             && self.method.as_deref().is_none_or(|m| c.method == Some(m))
             && (self.receiver.is_empty()

@@ -180,6 +180,9 @@ pub struct CallSite {
     pub args: ThinVec<Name>,
     /// The plain name each argument starts from (`&mut *tx` → `tx`).
     pub arg_roots: ThinVec<Option<Name>>,
+    /// Made in TypeScript or JavaScript: patterns of one language
+    /// (`rules/effects.toml`'s `language`) match only its calls.
+    pub script: bool,
 }
 
 impl CallSite {
@@ -190,6 +193,7 @@ impl CallSite {
             receiver_last: self.receiver.last().map(Name::as_str),
             chain: &self.chain,
             args: &self.args,
+            script: self.script,
         }
     }
 }

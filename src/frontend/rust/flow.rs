@@ -1873,6 +1873,7 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             chain: names(chain),
             args: names(words),
             arg_roots: arg_roots(&args),
+            script: false,
         };
         self.call_event(at, site);
     }
