@@ -8,6 +8,10 @@
 //! facts every language shares (`crate::facts`): each function a trace of
 //! steps (`flow`).
 
+mod consts;
+mod key_source;
+mod redis;
+mod scopes;
 mod syntax;
 
 use crate::facts::{FileFacts, Problem};
@@ -28,7 +32,10 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     if is_minified(text) {
         facts.problems.push(Problem {
             reported: false,
-            ..Problem::new(Span::new(0, 0), "minified JavaScript (build output); not parsed")
+            ..Problem::new(
+                Span::new(0, 0),
+                "minified JavaScript (build output); not parsed",
+            )
         });
         return;
     }
@@ -49,12 +56,16 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
             .first()
             .map(|d| d.to_string())
             .unwrap_or_else(|| "the parser gave up".to_string());
-        facts
-            .problems
-            .push(Problem::invalid(Span::new(at, at), language(dialect), detail));
+        facts.problems.push(Problem::invalid(
+            Span::new(at, at),
+            language(dialect),
+            detail,
+        ));
         return;
     }
-    let _program = ret.program;
+    let program = ret.program;
+    consts::read(&program, facts);
+    redis::read(&program, facts);
 }
 
 fn source_type(dialect: Dialect) -> SourceType {

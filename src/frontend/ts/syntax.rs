@@ -94,7 +94,9 @@ pub fn root_name(e: &Expression) -> Option<String> {
         Expression::CallExpression(c) => root_name(&c.callee),
         Expression::ChainExpression(c) => match &c.expression {
             oxc_ast::ast::ChainElement::CallExpression(call) => root_name(&call.callee),
-            other => other.as_member_expression().and_then(|m| root_name(m.object())),
+            other => other
+                .as_member_expression()
+                .and_then(|m| root_name(m.object())),
         },
         e => e.as_member_expression().and_then(|m| root_name(m.object())),
     }
@@ -118,18 +120,26 @@ pub fn call_site(call: &CallExpression) -> CallSite {
         site.arg_roots = call
             .arguments
             .iter()
-            .map(|a| a.as_expression().and_then(root_name).map(|n| Name::from(n.as_str())))
+            .map(|a| {
+                a.as_expression()
+                    .and_then(root_name)
+                    .map(|n| Name::from(n.as_str()))
+            })
             .collect();
         return site;
     };
-    site.method = member.static_property_name().map(|m| Name::from(&*m));
+    site.method = member.static_property_name().map(Name::from);
     let (chain, root) = chain_of(member.object());
     site.chain = names(chain);
     site.receiver = names(root.unwrap_or_default());
     site.arg_roots = call
         .arguments
         .iter()
-        .map(|a| a.as_expression().and_then(root_name).map(|n| Name::from(n.as_str())))
+        .map(|a| {
+            a.as_expression()
+                .and_then(root_name)
+                .map(|n| Name::from(n.as_str()))
+        })
         .collect();
     site
 }
@@ -155,10 +165,13 @@ fn chain_of(e: &Expression) -> (Vec<String>, Option<Vec<String>>) {
                             methods.extend(p.last().cloned());
                         }
                         methods.reverse();
-                        return (methods, p.map(|mut p| {
-                            p.pop();
-                            p
-                        }));
+                        return (
+                            methods,
+                            p.map(|mut p| {
+                                p.pop();
+                                p
+                            }),
+                        );
                     }
                 }
             }
@@ -200,7 +213,10 @@ pub fn const_expr(e: &Expression) -> ConstExpr {
             None => ConstExpr::Unknown,
         },
         Expression::BinaryExpression(b) => {
-            let (l, r) = (Box::new(const_expr(&b.left)), Box::new(const_expr(&b.right)));
+            let (l, r) = (
+                Box::new(const_expr(&b.left)),
+                Box::new(const_expr(&b.right)),
+            );
             match b.operator {
                 BinaryOperator::Addition => ConstExpr::Add(l, r),
                 BinaryOperator::Subtraction => ConstExpr::Sub(l, r),
@@ -230,23 +246,44 @@ mod tests {
 
     #[test]
     fn a_method_call_names_its_method_receiver_and_chain() {
-        with_expr("stripe.refunds.create({ charge }, { idempotencyKey: k })", |e| {
-            let Expression::CallExpression(c) = e else { panic!() };
-            let s = call_site(c);
-            assert_eq!(s.method.as_deref(), Some("create"));
-            assert_eq!(s.receiver.iter().map(Name::as_str).collect::<Vec<_>>(), ["stripe", "refunds"]);
-        });
+        with_expr(
+            "stripe.refunds.create({ charge }, { idempotencyKey: k })",
+            |e| {
+                let Expression::CallExpression(c) = e else {
+                    panic!()
+                };
+                let s = call_site(c);
+                assert_eq!(s.method.as_deref(), Some("create"));
+                assert_eq!(
+                    s.receiver.iter().map(Name::as_str).collect::<Vec<_>>(),
+                    ["stripe", "refunds"]
+                );
+            },
+        );
         with_expr("client.post(url).json(b).send()", |e| {
-            let Expression::CallExpression(c) = e else { panic!() };
+            let Expression::CallExpression(c) = e else {
+                panic!()
+            };
             let s = call_site(c);
             assert_eq!(s.method.as_deref(), Some("send"));
-            assert_eq!(s.chain.iter().map(Name::as_str).collect::<Vec<_>>(), ["post", "json"]);
-            assert_eq!(s.receiver.iter().map(Name::as_str).collect::<Vec<_>>(), ["client"]);
+            assert_eq!(
+                s.chain.iter().map(Name::as_str).collect::<Vec<_>>(),
+                ["post", "json"]
+            );
+            assert_eq!(
+                s.receiver.iter().map(Name::as_str).collect::<Vec<_>>(),
+                ["client"]
+            );
         });
         with_expr("fetch(url, opts)", |e| {
-            let Expression::CallExpression(c) = e else { panic!() };
+            let Expression::CallExpression(c) = e else {
+                panic!()
+            };
             let s = call_site(c);
-            assert_eq!(s.path.iter().map(Name::as_str).collect::<Vec<_>>(), ["fetch"]);
+            assert_eq!(
+                s.path.iter().map(Name::as_str).collect::<Vec<_>>(),
+                ["fetch"]
+            );
             assert_eq!(s.arg_roots.len(), 2);
         });
     }
