@@ -243,7 +243,7 @@ fn header_name(e: &Expression, consts: &HashMap<String, String>) -> Option<Strin
 
 /// An idempotency request header: `idempot…`, or a name of
 /// `rules/headers.toml`; never the replay response header.
-fn is_idempotency_header(name: &str) -> bool {
+pub(super) fn is_idempotency_header(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     if lower.contains("replay") {
         return false;

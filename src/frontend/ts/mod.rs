@@ -11,6 +11,7 @@
 mod consts;
 mod key_source;
 mod redis;
+mod retry;
 mod scopes;
 mod syntax;
 
@@ -66,6 +67,7 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     let program = ret.program;
     consts::read(&program, facts);
     redis::read(&program, facts);
+    retry::read(&program, facts);
 }
 
 fn source_type(dialect: Dialect) -> SourceType {
