@@ -70,6 +70,19 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     retry::read(&program, facts);
 }
 
+/// Read only the module's constants (`consts`): a file no word of the
+/// prefilter let through whole but that may define time constants.
+pub fn parse_consts(text: &str, dialect: Dialect, facts: &mut FileFacts) {
+    if is_minified(text) || super::too_deep(text).is_some() {
+        return;
+    }
+    let alloc = Allocator::default();
+    let ret = oxc_parser::Parser::new(&alloc, text, source_type(dialect)).parse();
+    if !ret.panicked {
+        consts::read(&ret.program, facts);
+    }
+}
+
 fn source_type(dialect: Dialect) -> SourceType {
     match dialect {
         Dialect::Ts => SourceType::ts(),
