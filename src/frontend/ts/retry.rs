@@ -13,7 +13,7 @@
 //! the same config, key included), header setters (`headers.set(..)`).
 
 use super::scopes::Frames;
-use super::syntax::{arg, bare, call_site, key_name, path_of, prop, span, span_of};
+use super::syntax::{arg, bare, call_site, key_name, path_of, prop, span, span_of, string_value};
 use crate::facts::retention::ConstExpr;
 use crate::facts::retry::{
     default_ref, FreshKind, FreshSend, KeyedRequest, Maker, Policy, PolicyKind, Ratio, RetrySite,
@@ -204,6 +204,38 @@ fn awaited_sleep(e: &Expression) -> Option<(ConstExpr, Span)> {
         }
         _ => None,
     }
+}
+
+/// Whether a loop that sleeps is a retry: it leaves early (`return`,
+/// `break`) when an attempt succeeds, and its test does not walk a
+/// collection (`i < items.length`: a throttled batch, each pass another
+/// item, where a new key per pass is right).
+fn retries(test: Option<&Expression>, stmts: &[Statement]) -> bool {
+    struct Exits(bool);
+    impl<'a> Visit<'a> for Exits {
+        fn visit_return_statement(&mut self, _: &oxc_ast::ast::ReturnStatement<'a>) {
+            self.0 = true;
+        }
+        fn visit_break_statement(&mut self, _: &oxc_ast::ast::BreakStatement<'a>) {
+            self.0 = true;
+        }
+    }
+    struct Walks(bool);
+    impl<'a> Visit<'a> for Walks {
+        fn visit_static_member_expression(&mut self, m: &oxc_ast::ast::StaticMemberExpression<'a>) {
+            self.0 |= matches!(m.property.name.as_str(), "length" | "size");
+            walk::walk_static_member_expression(self, m);
+        }
+    }
+    let mut walks = Walks(false);
+    if let Some(t) = test {
+        walks.visit_expression(t);
+    }
+    let mut exits = Exits(false);
+    for s in stmts {
+        exits.visit_statement(s);
+    }
+    exits.0 && !walks.0
 }
 
 /// A loop's bound: `i < N` (or `<=`) in its test, with the counter's name.
@@ -409,7 +441,8 @@ impl Walk {
         true
     }
 
-    /// A loop that awaits a sleep: a site, and its body walked as a scope.
+    /// A loop that awaits a sleep and leaves when an attempt succeeds: a
+    /// site, and its body walked as a scope.
     fn a_loop(
         &mut self,
         at: Span,
@@ -421,6 +454,9 @@ impl Walk {
             Statement::BlockStatement(b) => &b.body[..],
             s => std::slice::from_ref(s),
         };
+        if !retries(test, stmts) {
+            return false;
+        }
         let Some(sleep) = sleep_in(stmts) else {
             return false;
         };
@@ -443,12 +479,33 @@ impl Walk {
 
     /// `idempotencyKey: <key>` or `'Idempotency-Key': <key>`.
     fn key_property(&mut self, p: &ObjectProperty<'_>) {
-        let Some(name) = key_name(&p.key) else { return };
-        let option = KEY_OPTIONS.contains(&name.as_str());
-        if !option && !super::key_source::is_idempotency_header(&name) {
+        if let Some(name) = key_name(&p.key) {
+            self.key_sent(&name, &p.value, span(p.span));
+        }
+    }
+
+    /// `headers.set('Idempotency-Key', key)`, `.append(..)`.
+    fn header_setter(&mut self, c: &CallExpression<'_>) {
+        let method = bare(&c.callee)
+            .as_member_expression()
+            .and_then(|m| m.static_property_name());
+        if !matches!(method, Some("set" | "append")) || c.arguments.len() != 2 {
             return;
         }
-        let value = &p.value;
+        if let (Some(name), Some(value)) = (arg(c, 0).and_then(string_value), arg(c, 1)) {
+            if super::key_source::is_idempotency_header(&name) {
+                self.key_sent(&name, value, span(c.span));
+            }
+        }
+    }
+
+    /// A key sent under `name` (an SDK option or a header), `sent` where:
+    /// a fresh send when it is made inside the retry, and a keyed request.
+    fn key_sent(&mut self, name: &str, value: &Expression<'_>, sent: Span) {
+        let option = KEY_OPTIONS.contains(&name);
+        if !option && !super::key_source::is_idempotency_header(name) {
+            return;
+        }
         let how = if option {
             format!("as the `{name}` option")
         } else {
@@ -474,14 +531,21 @@ impl Walk {
                 },
                 maker: Maker::Generator(what),
                 at,
-                sent: span(p.span),
-                how: how.clone(),
+                sent,
+                how,
             });
         }
-        self.request(p, &name, option, direct.is_some());
+        self.request(value, sent, name, option, direct.is_some());
     }
 
-    fn request(&mut self, p: &ObjectProperty<'_>, name: &str, option: bool, fresh_here: bool) {
+    fn request(
+        &mut self,
+        value: &Expression<'_>,
+        at: Span,
+        name: &str,
+        option: bool,
+        fresh_here: bool,
+    ) {
         let (callee, url) = self.calls.last().cloned().unwrap_or_default();
         let stripe = callee
             .iter()
@@ -495,7 +559,7 @@ impl Walk {
                     .map(|s| s.counterparty.clone())
             })
             .flatten();
-        let key_made = match bare(&p.value) {
+        let key_made = match bare(value) {
             Expression::Identifier(id) => self.made.get(id.name.as_str()).copied(),
             _ => None,
         };
@@ -503,13 +567,13 @@ impl Walk {
         url_words.extend(self.frames.top().and_then(|f| f.name.clone()));
         self.out.requests.push(KeyedRequest {
             function: self.function(),
-            at: span(p.span),
+            at,
             header: if option {
                 "Idempotency-Key".into()
             } else {
                 name.to_string()
             },
-            key: span_of(&p.value),
+            key: span_of(value),
             key_fresh_here: fresh_here,
             key_made,
             method: None,
@@ -609,6 +673,7 @@ impl<'a> Visit<'a> for Walk {
 
     fn visit_call_expression(&mut self, c: &CallExpression<'a>) {
         let scoped = self.wrapper(c);
+        self.header_setter(c);
         let site = call_site(c);
         let mut names: Vec<String> = site.receiver.iter().map(|n| n.to_string()).collect();
         names.extend(site.path.iter().map(|n| n.to_string()));
@@ -689,7 +754,8 @@ mod tests {
             "async function f() {\n\
                for (let i = 0; i < 3; i++) {\n\
                  const key = crypto.randomUUID();\n\
-                 await fetch(url, { headers: { 'Idempotency-Key': key } });\n\
+                 const res = await fetch(url, { headers: { 'Idempotency-Key': key } });\n\
+                 if (res.ok) break;\n\
                  await new Promise((r) => setTimeout(r, 1000));\n\
                }\n\
              }\n",
@@ -700,12 +766,39 @@ mod tests {
             "async function f() {\n\
                const key = crypto.randomUUID();\n\
                for (let i = 0; i < 3; i++) {\n\
-                 await fetch(url, { headers: { 'Idempotency-Key': key } });\n\
+                 const res = await fetch(url, { headers: { 'Idempotency-Key': key } });\n\
+                 if (res.ok) return res;\n\
                  await sleep(1000);\n\
                }\n\
              }\n",
         );
         assert!(before.fresh.is_empty());
         assert_eq!(before.sites.len(), 1);
+    }
+
+    #[test]
+    fn a_throttled_batch_is_no_retry_and_a_header_setter_sends_a_key() {
+        let batch = retry(
+            "async function f(items: Item[]) {\n\
+               for (let i = 0; i < items.length; i++) {\n\
+                 await stripe.transfers.create(items[i], { idempotencyKey: randomUUID() });\n\
+                 await sleep(100);\n\
+               }\n\
+             }\n",
+        );
+        assert!(batch.sites.is_empty() && batch.fresh.is_empty());
+        let set = retry(
+            "async function f() {\n\
+               while (attempt < 5) {\n\
+                 const headers = new Headers();\n\
+                 headers.set('Idempotency-Key', nanoid());\n\
+                 const res = await fetch(url, { headers });\n\
+                 if (res.ok) return res;\n\
+                 await delay(2000);\n\
+                 attempt++;\n\
+               }\n\
+             }\n",
+        );
+        assert_eq!(set.fresh.len(), 1, "{set:?}");
     }
 }
