@@ -29,6 +29,10 @@ const HEADER_READS: &[&str] = &["header", "get"];
 /// Webhooks: <https://www.standardwebhooks.com/>).
 const DELIVERY_HEADERS: &[&str] = &["svix-id", "webhook-id"];
 
+/// Packages whose `Webhook#verify` returns a verified delivery, by a word
+/// of their import specifier (`svix`, `standardwebhooks`).
+pub(super) const WEBHOOK_LIBS: &[&str] = &["svix", "standardwebhooks"];
+
 /// What a function's bindings hold, as far as keys go. Build one per
 /// function (a closure starts from a clone of its function's), call
 /// [`Sources::bind`] for each `const`/`let` in source order after its
@@ -42,6 +46,9 @@ pub(super) struct Sources {
     keys: HashMap<String, KeySource>,
     /// The enclosing function's name, for the source's context.
     pub fn_name: Option<String>,
+    /// Webhook libraries the module imports (`svix`): the counterparty of
+    /// a `verify(..)`, whose receiver's name rarely says it.
+    pub libs: Vec<String>,
 }
 
 impl Sources {
@@ -57,6 +64,7 @@ impl Sources {
             BindingPattern::BindingIdentifier(id) => {
                 let name = id.name.to_string();
                 if let Some(ctx) = verified_event(init) {
+                    let ctx = self.with_libs(ctx);
                     self.events.insert(name, ctx);
                 } else if let Some(src) = key_source(init, self, consts) {
                     self.keys.insert(name, src);
@@ -90,10 +98,16 @@ impl Sources {
     /// in a `try` after `let event: Stripe.Event;`).
     pub fn assign(&mut self, name: &str, value: &Expression, consts: &HashMap<String, String>) {
         if let Some(ctx) = verified_event(value) {
+            let ctx = self.with_libs(ctx);
             self.events.insert(name.to_string(), ctx);
         } else if let Some(src) = key_source(value, self, consts) {
             self.keys.insert(name.to_string(), src);
         }
+    }
+
+    fn with_libs(&self, mut ctx: Vec<String>) -> Vec<String> {
+        ctx.extend(self.libs.iter().cloned());
+        ctx
     }
 
     /// `event.<field>` where `event` holds a verified event and the field

@@ -42,12 +42,24 @@ pub(super) struct Frames {
     next_name: Option<(String, Span)>,
     /// The module's string constants (`const HEADER = 'Idempotency-Key'`).
     pub consts: HashMap<String, String>,
+    /// Webhook libraries the module imports (`key_source::WEBHOOK_LIBS`).
+    libs: Vec<String>,
 }
 
 impl Frames {
     pub fn new(program: &Program) -> Self {
         let mut consts = HashMap::new();
+        let mut libs = Vec::new();
         for st in &program.body {
+            if let Statement::ImportDeclaration(i) = st {
+                let from = i.source.value.as_str();
+                libs.extend(
+                    super::key_source::WEBHOOK_LIBS
+                        .iter()
+                        .filter(|l| from.contains(*l))
+                        .map(|l| l.to_string()),
+                );
+            }
             let decl = match st {
                 Statement::VariableDeclaration(d) => d,
                 Statement::ExportDeclaration(e) => match &e.declaration {
@@ -66,6 +78,7 @@ impl Frames {
         }
         Frames {
             consts,
+            libs,
             ..Frames::default()
         }
     }
@@ -86,7 +99,11 @@ impl Frames {
             _ => return,
         };
         let named = own.or_else(|| self.next_name.take());
-        let mut frame = self.stack.last().cloned().unwrap_or_default();
+        let mut frame = self.stack.last().cloned().unwrap_or_else(|| {
+            let mut f = Frame::default();
+            f.sources.libs = self.libs.clone();
+            f
+        });
         if let Some((n, s)) = named {
             frame.name = Some(n);
             frame.name_span = s;
