@@ -48,6 +48,11 @@ enum Client {
     /// cache-manager 5+ (<https://github.com/jaredwray/cacheable/tree/main/packages/cache-manager#usage>),
     /// Keyv (<https://keyv.org/docs/#usage>).
     Cache,
+    /// Named for a cache but neither built here nor named as cache-manager
+    /// or Keyv are (`cacheService`, `redisCache`): a wrapper of the
+    /// project's own, whose `set(k, v, n)` counts in a unit it alone knows.
+    /// Its Redis tokens and options are read; a bare number is not.
+    Wrapper,
     /// A BullMQ queue (<https://docs.bullmq.io/guide/jobs/job-ids>).
     Queue,
     /// Built by a constructor of something else (`new LRUCache(..)`,
@@ -146,14 +151,18 @@ impl Walk {
             return (*c != Client::Other).then_some(*c);
         }
         let lower = last.to_ascii_lowercase();
-        if ["redis", "valkey", "upstash"]
+        // cache-manager as NestJS injects it (`@Inject(CACHE_MANAGER)
+        // private cacheManager: Cache`), and Keyv.
+        if ["cache", "cachemanager", "keyv"].contains(&lower.as_str()) {
+            Some(Client::Cache)
+        } else if ["redis", "valkey", "upstash"]
             .iter()
             .any(|w| lower.contains(w))
             || lower == "kv"
         {
             Some(Client::Redis)
-        } else if lower.contains("cache") || lower.contains("keyv") {
-            Some(Client::Cache)
+        } else if lower.contains("cache") {
+            Some(Client::Wrapper)
         } else if lower.ends_with("queue") {
             Some(Client::Queue)
         } else {
@@ -534,6 +543,7 @@ mod tests {
                await this.redis.set(`processed:${id}`, v, 'PX', 5000, 'NX');\n\
                await queue.add('refund', data, { jobId: `dedup:${id}`, removeOnComplete: { age: 3600 } });\n\
                await lru.set(`idem:${id}`, v, 60_000);\n\
+               await this.cacheService.set(`idem:${id}`, v, 3600);\n\
                await other.set(`idem:${id}`, v);\n\
              }\n",
         );
@@ -545,6 +555,7 @@ mod tests {
                 ("idempotency:".to_string(), Some(60), false),
                 ("processed:".to_string(), Some(5), true),
                 ("dedup:".to_string(), Some(3600), true),
+                ("idem:".to_string(), None, false),
             ]
         );
         assert_eq!(p.len(), 5, "{p:?}");
