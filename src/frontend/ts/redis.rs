@@ -115,6 +115,7 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
     let mut w = Walk {
         frames: Frames::new(program),
         clients: HashMap::new(),
+        queues: HashMap::new(),
         writes: Vec::new(),
     };
     w.visit_program(program);
@@ -125,6 +126,9 @@ struct Walk {
     frames: Frames,
     /// Names the file binds to a client it builds.
     clients: HashMap<String, Client>,
+    /// Names bound to `new Queue('payouts', ..)`, with the queue's name:
+    /// BullMQ keeps a job under `bull:<queue>:<jobId>`.
+    queues: HashMap<String, String>,
     writes: Vec<Write>,
 }
 
@@ -143,7 +147,26 @@ fn built(e: &Expression) -> Option<Client> {
     BUILDERS.iter().find(|(n, _)| *n == last).map(|(_, c)| *c)
 }
 
+/// The name `new Queue('payouts', ..)` gives its queue.
+fn queue_name(e: &Expression) -> Option<String> {
+    match bare(e) {
+        Expression::NewExpression(n) => n.arguments.first()?.as_expression().and_then(string_value),
+        _ => None,
+    }
+}
+
 impl Walk {
+    /// `name = <a client's constructor>(..)`.
+    fn bind_client(&mut self, name: String, init: &Expression) {
+        let Some(c) = built(init) else { return };
+        if c == Client::Queue {
+            if let Some(q) = queue_name(init) {
+                self.queues.insert(name.clone(), q);
+            }
+        }
+        self.clients.insert(name, c);
+    }
+
     /// What the receiver of a call is, by the file's bindings or its name.
     fn client(&self, receiver: &[crate::knowledge::Name]) -> Option<Client> {
         let last = receiver.last()?;
@@ -227,7 +250,12 @@ impl Walk {
         let at = span(c.span);
         if client == Client::Queue {
             if method == "add" {
-                self.job(c, at);
+                let queue = site
+                    .receiver
+                    .last()
+                    .and_then(|r| self.queues.get(r.as_str()))
+                    .cloned();
+                self.job(c, at, queue);
             }
             return;
         }
@@ -311,7 +339,7 @@ impl Walk {
 
     /// BullMQ `queue.add(name, data, { jobId, removeOnComplete: { age } })`
     /// and `{ deduplication: { id, ttl } }`.
-    fn job(&mut self, c: &CallExpression, at: Span) {
+    fn job(&mut self, c: &CallExpression, at: Span, queue: Option<String>) {
         let Some(opts) = c
             .arguments
             .iter()
@@ -327,29 +355,35 @@ impl Walk {
         else {
             return;
         };
-        let fn_name = self.frames.top().and_then(|f| f.name.clone());
         if let Some(Expression::ObjectExpression(d)) = prop(opts, "deduplication").map(bare) {
             if let Some(id) = prop(d, "id") {
-                let (prefix, source) = self.key(id);
                 let ttl = prop(d, "ttl").map(|t| self.ttl(t, MILLIS));
-                self.writes.push(Write {
-                    at,
-                    prefix,
-                    ttl,
-                    nx: true,
-                    source,
-                    fn_name: fn_name.clone(),
-                    via: "BullMQ `deduplication.ttl`",
-                });
+                self.job_write(at, id, ttl, None, "BullMQ `deduplication.ttl`");
             }
         }
-        let Some(id) = prop(opts, "jobId") else {
-            return;
-        };
+        if let Some(id) = prop(opts, "jobId") {
+            let ttl = match prop(opts, "removeOnComplete").map(bare) {
+                Some(Expression::ObjectExpression(r)) => prop(r, "age").map(|a| self.ttl(a, SECS)),
+                _ => None,
+            };
+            self.job_write(at, id, ttl, queue, "BullMQ `removeOnComplete.age`");
+        }
+    }
+
+    /// A job whose id is a key: added once (a claim), kept `ttl`; under
+    /// `bull:<queue>:` when the queue's name is known.
+    fn job_write(
+        &mut self,
+        at: Span,
+        id: &Expression,
+        ttl: Option<Ttl>,
+        queue: Option<String>,
+        via: &'static str,
+    ) {
         let (prefix, source) = self.key(id);
-        let ttl = match prop(opts, "removeOnComplete").map(bare) {
-            Some(Expression::ObjectExpression(r)) => prop(r, "age").map(|a| self.ttl(a, SECS)),
-            _ => None,
+        let prefix = match queue {
+            Some(q) => Some(format!("bull:{q}:{}", prefix.unwrap_or_default())),
+            None => prefix,
         };
         self.writes.push(Write {
             at,
@@ -357,8 +391,8 @@ impl Walk {
             ttl,
             nx: true,
             source,
-            fn_name,
-            via: "BullMQ `removeOnComplete.age`",
+            fn_name: self.frames.top().and_then(|f| f.name.clone()),
+            via,
         });
     }
 }
@@ -388,9 +422,7 @@ impl<'a> Visit<'a> for Walk {
     fn visit_variable_declarator(&mut self, d: &VariableDeclarator<'a>) {
         if let (oxc_ast::ast::BindingPattern::BindingIdentifier(id), Some(init)) = (&d.id, &d.init)
         {
-            if let Some(c) = built(init) {
-                self.clients.insert(id.name.to_string(), c);
-            }
+            self.bind_client(id.name.to_string(), init);
         }
         self.frames.name_next(d);
         walk::walk_variable_declarator(self, d);
@@ -404,9 +436,7 @@ impl<'a> Visit<'a> for Walk {
 
     fn visit_property_definition(&mut self, p: &PropertyDefinition<'a>) {
         if let (Some(v), Some(k)) = (&p.value, super::syntax::key_name(&p.key)) {
-            if let Some(c) = built(v) {
-                self.clients.insert(k, c);
-            }
+            self.bind_client(k, v);
             self.frames
                 .name_member(&p.key, super::scopes::is_function(v));
         }
@@ -415,8 +445,8 @@ impl<'a> Visit<'a> for Walk {
 
     fn visit_assignment_expression(&mut self, a: &AssignmentExpression<'a>) {
         // `this.redis = new Redis(url)` in a constructor.
-        if let (AssignmentTarget::StaticMemberExpression(m), Some(c)) = (&a.left, built(&a.right)) {
-            self.clients.insert(m.property.name.to_string(), c);
+        if let AssignmentTarget::StaticMemberExpression(m) = &a.left {
+            self.bind_client(m.property.name.to_string(), &a.right);
         }
         walk::walk_assignment_expression(self, a);
         self.frames.assign(a);
