@@ -66,8 +66,12 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     }
     let program = ret.program;
     consts::read(&program, facts);
-    redis::read(&program, facts);
-    retry::read(&program, facts);
+    if redis::may_write(text) {
+        redis::read(&program, facts);
+    }
+    if retry::may_retry(text) {
+        retry::read(&program, facts);
+    }
 }
 
 /// Read only the module's constants (`consts`): a file no word of the

@@ -108,6 +108,28 @@ struct Write {
     via: &'static str,
 }
 
+/// Words without which a file names no client this pass reads (a receiver
+/// named for one, or one of [`BUILDERS`]' constructors of a client): a
+/// cheap screen before the walk.
+const CLIENT_WORDS: &[&str] = &[
+    "redis",
+    "valkey",
+    "upstash",
+    "cache",
+    "keyv",
+    "kv",
+    "queue",
+    "createclient",
+    "createcluster",
+];
+
+/// Whether the file may hold a write this pass reads.
+pub(super) fn may_write(text: &str) -> bool {
+    CLIENT_WORDS
+        .iter()
+        .any(|w| knowledge::contains_ignore_ascii_case(text, w))
+}
+
 /// Read the file's Redis writes into `facts.redis_writes`, their stores'
 /// retentions into `code.retention.pending` and the prefixes its sources
 /// build into `facts.derived_prefixes`.

@@ -87,6 +87,32 @@ const KEY_OPTIONS: &[&str] = &["idempotencyKey", "idempotency_key"];
 
 const MILLIS: u64 = 1;
 
+/// Words without which a file holds no retry this pass reads (a wrapper,
+/// a sleep a loop awaits) and sends no key (`idempot…`, a header name of
+/// `rules/headers.toml`): a cheap screen before the walk.
+pub(super) fn may_retry(text: &str) -> bool {
+    let words = [
+        "idempot",
+        "retry",
+        "backoff",
+        "sleep",
+        "settimeout",
+        "delay",
+        "wait",
+        "pause",
+        "timeout",
+    ];
+    let h = knowledge::headers();
+    words
+        .iter()
+        .any(|w| knowledge::contains_ignore_ascii_case(text, w))
+        || h.canonical
+            .iter()
+            .chain(&h.legitimate)
+            .filter(|x| x.header)
+            .any(|x| knowledge::contains_ignore_ascii_case(text, &x.name))
+}
+
 /// Read the file's retries, keyed requests and fresh keys into
 /// `code.retry`.
 pub(super) fn read(program: &Program, facts: &mut FileFacts) {
