@@ -91,6 +91,7 @@ const MILLIS: u64 = 1;
 /// a sleep a loop awaits) and sends no key (`idempot…`, a header name of
 /// `rules/headers.toml`): a cheap screen before the walk.
 pub(super) fn may_retry(text: &str) -> bool {
+    // `wait(`, not `wait`: every `await` holds that.
     let words = [
         "idempot",
         "retry",
@@ -98,9 +99,9 @@ pub(super) fn may_retry(text: &str) -> bool {
         "sleep",
         "settimeout",
         "delay",
-        "wait",
-        "pause",
-        "timeout",
+        "wait(",
+        "pause(",
+        "timeout(",
     ];
     let h = knowledge::headers();
     words
