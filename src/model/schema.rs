@@ -221,8 +221,10 @@ pub struct SchemaModel {
     derived: HashMap<String, DerivedUse>,
     /// Owner words the config adds to the scope vocabulary.
     scope_words: Vec<String>,
-    /// Prisma client accessors, lower-cased, and the tables they reach.
-    accessors: HashMap<String, String>,
+    /// Names code reaches tables by (Prisma client accessors, ORM table
+    /// objects and entity classes) and the tables they stand for
+    /// ([`crate::facts::store::table_aliases`]).
+    aliases: HashMap<String, String>,
     /// Files of schema the built-in prefilter admits by their text alone
     /// ([`crate::facts::store::SqlFacts::admitted`]).
     admitted: std::collections::HashSet<FileId>,
@@ -362,6 +364,7 @@ impl SchemaModel {
             }
             model.tables.extend(replay.tables.into_iter().flatten());
         }
+        model.aliases = crate::facts::store::table_aliases(files);
         model.join_prisma(files, sources);
         model
     }
@@ -376,7 +379,7 @@ impl SchemaModel {
     /// Prisma generates the SQL from, is where it is shown: the table's
     /// definition and each guard the model declares point at the model. A
     /// model no migration creates is a table of its own. The client's
-    /// accessors are kept too ([`SchemaModel::resolve`]).
+    /// accessors are kept with the other aliases ([`SchemaModel::resolve`]).
     fn join_prisma(&mut self, files: &[FileFacts], sources: &SourceMap) {
         let schemas: HashMap<FileId, &str> = files
             .iter()
@@ -386,7 +389,6 @@ impl SchemaModel {
         if schemas.is_empty() {
             return;
         }
-        self.accessors = crate::facts::store::prisma_accessors(files);
         let models: HashMap<(FileId, &str), &Vec<(String, String)>> = files
             .iter()
             .filter_map(|f| Some((f.file, f.sql.as_ref()?.prisma.as_ref()?)))
@@ -446,12 +448,15 @@ impl SchemaModel {
 
     /// The table a name in code refers to: the model's table when it is a
     /// Prisma client's accessor (`prisma.processedEvent` reaches
-    /// `"ProcessedEvent"`, or its `@@map` name), else the name itself.
+    /// `"ProcessedEvent"`, or its `@@map` name), the table an ORM's table
+    /// object or entity class declares (`db.insert(processedEvents)`
+    /// reaches Drizzle's `pgTable("processed_events", ..)`), else the name
+    /// itself.
     pub fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
-        if self.accessors.is_empty() {
+        if self.aliases.is_empty() {
             return name;
         }
-        self.accessors
+        self.aliases
             .get(&bare(name).to_ascii_lowercase())
             .map_or(name, String::as_str)
     }

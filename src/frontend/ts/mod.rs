@@ -6,9 +6,10 @@
 //! strings, key formats); then oxc parses the file into one arena, freed
 //! when the file's facts are built, and the passes lower the tree into the
 //! facts every language shares (`crate::facts`): each function a trace of
-//! steps (`flow`).
+//! steps (`flow`), and the tables an ORM declares in code (`orm`).
 
 mod flow;
+mod orm;
 mod syntax;
 
 use crate::facts::{FileFacts, Problem};
@@ -63,6 +64,7 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     let code = facts.code.get_or_insert_with(Default::default);
     code.flow = flow::read(&ret.program, text);
     code.flow.structs = flow::type_defs(&ret.program);
+    facts.sql = orm::schema(&ret.program);
 }
 
 fn source_type(dialect: Dialect) -> SourceType {
