@@ -21,6 +21,23 @@ const SCHEMA_FNS: &[&str] = &["pgSchema", "mysqlSchema"];
 /// (`db`, `this.db`, `ctx.db`, `drizzleDb`), and these.
 const CLIENTS: &[&str] = &["tx", "trx", "transaction", "drizzle", "database"];
 
+/// A column builder's methods that change the column it builds.
+const MODIFIERS: &[&str] = &[
+    "notNull",
+    "primaryKey",
+    "unique",
+    "default",
+    "defaultNow",
+    "defaultRandom",
+    "$defaultFn",
+    "$default",
+    "$type",
+    "$onUpdate",
+    "references",
+    "array",
+    "autoincrement",
+];
+
 /// Relational queries (`db.query.processedEvents.findFirst(..)`).
 const QUERY_METHODS: &[&str] = &["findFirst", "findMany"];
 
@@ -87,15 +104,28 @@ fn columns(t: &mut Table, cols: &ObjectExpression) -> Vec<(String, String)> {
         let Some(prop) = syntax::key_name(&p.key) else {
             continue;
         };
-        let Some((root, methods)) = chain(&p.value) else {
+        let Some((root, mut methods)) = chain(&p.value) else {
             continue;
         };
-        let Some((ty, _)) = callee_name(root) else {
+        let Some((mut ty, at)) = callee_name(root) else {
             continue;
         };
-        let name = syntax::arg(root, 0)
-            .and_then(syntax::string_value)
-            .unwrap_or_else(|| prop.clone());
+        let mut name = syntax::arg(root, 0).and_then(syntax::string_value);
+        if let Some(&modifier) = MODIFIERS.iter().find(|m| **m == ty.as_str()) {
+            // `status: statusEnum.notNull()`: a builder kept in a variable;
+            // the root call is already a modifier of it.
+            let Some(builder) = bare(&root.callee)
+                .as_member_expression()
+                .and_then(|m| syntax::path_of(m.object()))
+                .and_then(|mut p| p.pop())
+            else {
+                continue;
+            };
+            methods.insert(0, (modifier, at, root));
+            ty = builder;
+            name = None;
+        }
+        let name = name.unwrap_or_else(|| prop.clone());
         let mut c = column(name.clone(), span_of(&p.key), sql_type(&ty));
         c.not_null = ty.ends_with("serial");
         for (m, at, call) in &methods {

@@ -101,11 +101,15 @@ fn mysql_and_sqlite_tables_and_the_columns_callback_are_read() {
         r#"
 export const a = mysqlTable("idem_keys", { key: varchar("key", { length: 64 }).primaryKey() });
 export const b = sqliteTable("inbox", (t) => ({ messageId: t.text("message_id").unique() }));
+export const c = mysqlTable("deliveries", { state: stateEnum.notNull().unique(), ...dates });
 "#,
     );
-    assert_eq!(ts.len(), 2);
+    assert_eq!(ts.len(), 3);
     assert_eq!(ts[0].columns[0].ty, "VARCHAR");
     assert_eq!(keys(&ts[1]), [(KeyKind::Unique, "message_id".to_string())]);
+    let state = &ts[2].columns[0];
+    assert_eq!((state.name.as_str(), state.not_null), ("state", true));
+    assert_eq!(keys(&ts[2]), [(KeyKind::Unique, "state".to_string())]);
 }
 
 #[test]
@@ -163,6 +167,11 @@ export class ProcessedEvent {
   @Column({ name: "delivery_id", nullable: true }) deliveryId: string;
   @Index({ unique: true }) @Column() token: string;
   @ManyToOne(() => Account) account: Account;
+}
+@Entity({ tableName: "mikro_events" })
+export class MikroEvent {
+  @PrimaryKey() id: string;
+  @Property() eventId: string;
 }
 @Entity({ name: "idem_keys", schema: "billing" })
 export class IdemKey {

@@ -99,6 +99,11 @@ pub(super) fn entity(c: &Class) -> Option<Table> {
             }
         }
     }
+    // NOTE: MikroORM's `@Entity` classes declare columns with `@Property`
+    // and `@PrimaryKey`: a class with no TypeORM column is not TypeORM's.
+    if fields.is_empty() {
+        return None;
+    }
     for d in &c.decorators {
         if let Some((n, Some(call))) = decorator(d) {
             class_key(&mut t, &n, call, &fields, span(d.span));
