@@ -69,9 +69,10 @@ impl Table {
         self.columns.iter().find(|c| c.name == name)
     }
 
-    /// The migrated table joined with the Prisma model that declares it:
-    /// shown where the model is (its name, its columns, the guards the
-    /// model declares too), the migrations' columns and guards kept.
+    /// The migrated table joined with the Prisma model (or the ORM
+    /// declaration in code) that declares it: shown where the model is (its
+    /// name, its columns, the guards the model declares too), the
+    /// migrations' columns and guards kept.
     fn join_model(&mut self, model: Table) {
         self.created = model.created;
         for c in &mut self.columns {
@@ -285,6 +286,15 @@ fn migrations_of(history_dir: &str, schema_dir: &str) -> bool {
     last == "migrations" && (root == schema_dir || (multi_file && root == parent_dir(schema_dir)))
 }
 
+/// How many leading directories two paths share.
+fn shared_dirs(a: &str, b: &str) -> usize {
+    parent_dir(a)
+        .split('/')
+        .zip(parent_dir(b).split('/'))
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 /// Whether two guards are the same key: same kind, same columns.
 fn same_guard(a: &Guard, b: &Guard) -> bool {
     let cols = |g: &Guard| {
@@ -366,6 +376,7 @@ impl SchemaModel {
         }
         model.aliases = crate::facts::store::table_aliases(files);
         model.join_prisma(files, sources);
+        model.join_code_schemas(sources);
         model
     }
 
@@ -420,6 +431,46 @@ impl SchemaModel {
             gone[p] = true;
         }
         self.drop_generated_copies(&declared, &mut gone, sources);
+        let mut i = 0;
+        self.tables.retain(|_| {
+            i += 1;
+            !gone[i - 1]
+        });
+    }
+
+    /// A table an ORM declares in TypeScript or JavaScript (a Drizzle
+    /// `pgTable`, a TypeORM entity, a Sequelize model) and the table a SQL
+    /// migration history creates under the same name (the SQL `drizzle-kit
+    /// generate` wrote, or migrations kept by hand) are one table, joined
+    /// as a Prisma model is with its migrations: the migrated table is
+    /// kept (the database holds what the migrations made), shown where the
+    /// code declares it. Of several histories that create it, the one
+    /// nearest the declaring file.
+    fn join_code_schemas(&mut self, sources: &SourceMap) {
+        use crate::source::FileKind;
+        let code: Vec<bool> = self
+            .tables
+            .iter()
+            .map(|t| {
+                let kind = sources.files.get(t.created.file).map(|f| f.kind);
+                matches!(kind, Some(FileKind::Script(_)))
+            })
+            .collect();
+        if !code.contains(&true) {
+            return;
+        }
+        let mut gone = vec![false; self.tables.len()];
+        for p in (0..self.tables.len()).filter(|&i| code[i]) {
+            let path = sources.path(self.tables[p].created.file);
+            let own = (0..self.tables.len())
+                .filter(|&i| !code[i] && !gone[i] && self.tables[i].prisma.is_none())
+                .filter(|&i| self.tables[i].key == self.tables[p].key)
+                .max_by_key(|&i| shared_dirs(path, sources.path(self.tables[i].created.file)));
+            let Some(m) = own else { continue };
+            let declared = self.tables[p].clone();
+            self.tables[m].join_model(declared);
+            gone[p] = true;
+        }
         let mut i = 0;
         self.tables.retain(|_| {
             i += 1;
