@@ -226,9 +226,7 @@ fn extra_keys(t: &mut Table, extra: &Expression, fields: &[(String, String)]) {
         };
         t.key(kind, cols, name, at);
         if partial {
-            if let Some(k) = t.keys.last_mut() {
-                k.predicate = Some("where".to_string());
-            }
+            t.last_partial();
         }
     }
 }
@@ -263,13 +261,7 @@ fn pk_name(call: &CallExpression) -> Option<String> {
 /// `t.eventId` as the column its property declares.
 fn column_ref(e: &Expression, fields: &[(String, String)]) -> Option<String> {
     let path = syntax::path_of(e)?;
-    let prop = path.last()?;
-    Some(
-        fields
-            .iter()
-            .find(|(p, _)| p == prop)
-            .map_or_else(|| prop.clone(), |(_, c)| c.clone()),
-    )
+    Some(super::column_of(path.last()?, fields))
 }
 
 /// A query builder's statement: the chain from `db.insert(t)`,

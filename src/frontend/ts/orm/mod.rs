@@ -63,6 +63,14 @@ impl Table {
         }
     }
 
+    /// The key last added is partial (`.where(..)`, `where:`): it guards
+    /// only some rows.
+    fn last_partial(&mut self) {
+        if let Some(k) = self.keys.last_mut() {
+            k.predicate = Some("where".to_string());
+        }
+    }
+
     fn column_named(&self, name: &str) -> bool {
         self.columns.iter().any(|c| c.name == name)
     }
@@ -272,6 +280,15 @@ fn strings(e: &Expression) -> Vec<String> {
             .collect(),
         e => syntax::string_value(e).into_iter().collect(),
     }
+}
+
+/// The column a property declares, by (property, column) pairs; the
+/// property's own name when it declares none.
+fn column_of(prop: &str, fields: &[(String, String)]) -> String {
+    fields
+        .iter()
+        .find(|(p, _)| p == prop)
+        .map_or_else(|| prop.to_string(), |(_, c)| c.clone())
 }
 
 fn is_true(e: Option<&Expression>) -> bool {

@@ -244,15 +244,7 @@ fn index(t: &mut Table, o: &ObjectExpression, fields: &[(String, String)]) {
                 .filter_map(|o| syntax::prop(o, "name").and_then(syntax::string_value)),
         );
     }
-    let cols = cols
-        .iter()
-        .map(|p| {
-            fields
-                .iter()
-                .find(|(f, _)| f == p)
-                .map_or_else(|| p.clone(), |(_, c)| c.clone())
-        })
-        .collect();
+    let cols = cols.iter().map(|p| super::column_of(p, fields)).collect();
     let name = syntax::prop(o, "name").and_then(syntax::string_value);
     let kind = if unique {
         KeyKind::Unique
@@ -261,9 +253,7 @@ fn index(t: &mut Table, o: &ObjectExpression, fields: &[(String, String)]) {
     };
     t.key(kind, cols, name, span(o.span));
     if syntax::prop(o, "where").is_some() {
-        if let Some(k) = t.keys.last_mut() {
-            k.predicate = Some("where".to_string());
-        }
+        t.last_partial();
     }
 }
 

@@ -22,6 +22,14 @@ fn tables(text: &str) -> (Vec<CreateTable>, SqlFacts) {
     (tables, sql)
 }
 
+/// (name, table) of each alias.
+fn aliases(sql: &SqlFacts) -> Vec<(&str, &str)> {
+    sql.aliases
+        .iter()
+        .map(|a| (a.name.as_str(), a.table.as_str()))
+        .collect()
+}
+
 /// (kind, columns) of each key.
 fn keys(t: &CreateTable) -> Vec<(KeyKind, String)> {
     t.keys.iter().map(|k| (k.kind, k.parts_text())).collect()
@@ -84,11 +92,7 @@ export const webhookDeliveries = billing.table("webhook_deliveries", {
     assert_eq!(wd.name.key, "billing.webhook_deliveries");
     assert_eq!(wd.columns[0].default.as_deref(), Some("gen_random_uuid()"));
     assert!(wd.keys[1].predicate.is_some(), "a partial unique index");
-    let aliases: Vec<(&str, &str)> = sql
-        .aliases
-        .iter()
-        .map(|a| (a.name.as_str(), a.table.as_str()))
-        .collect();
+    let aliases = aliases(&sql);
     assert_eq!(
         aliases,
         [("webhook_deliveries", "billing.webhook_deliveries")]
@@ -204,11 +208,7 @@ export class IdemKey {
             (KeyKind::Unique, "requestHash".to_string()),
         ]
     );
-    let aliases: Vec<(&str, &str)> = sql
-        .aliases
-        .iter()
-        .map(|a| (a.name.as_str(), a.table.as_str()))
-        .collect();
+    let aliases = aliases(&sql);
     assert_eq!(aliases, [("idem_key", "billing.idem_keys")]);
 }
 
@@ -264,11 +264,7 @@ customElements.define("x-button", { connectedCallback() {} });
     );
     assert_eq!(ts[1].name.key, "LedgerEntries");
     assert_eq!(keys(&ts[1]), [(KeyKind::PrimaryKey, "id".to_string())]);
-    let aliases: Vec<(&str, &str)> = sql
-        .aliases
-        .iter()
-        .map(|a| (a.name.as_str(), a.table.as_str()))
-        .collect();
+    let aliases = aliases(&sql);
     assert_eq!(
         aliases,
         [

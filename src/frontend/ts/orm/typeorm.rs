@@ -226,15 +226,7 @@ fn class_key(t: &mut Table, n: &str, call: &CallExpression, fields: &[(String, S
             }
         }
     }
-    let cols = cols
-        .iter()
-        .map(|p| {
-            fields
-                .iter()
-                .find(|(f, _)| f == p)
-                .map_or_else(|| p.clone(), |(_, c)| c.clone())
-        })
-        .collect();
+    let cols = cols.iter().map(|p| super::column_of(p, fields)).collect();
     let partial = options(Some(call))
         .and_then(|o| syntax::prop(o, "where"))
         .is_some();
@@ -245,9 +237,7 @@ fn class_key(t: &mut Table, n: &str, call: &CallExpression, fields: &[(String, S
     };
     t.key(kind, cols, name, at);
     if partial {
-        if let Some(k) = t.keys.last_mut() {
-            k.predicate = Some("where".to_string());
-        }
+        t.last_partial();
     }
 }
 
