@@ -571,7 +571,7 @@ impl<'a> Visit<'a> for Reader<'_> {
             return;
         }
         let kind = self.classify(it);
-        let chain = matches!(kind, StepKind::Sql { .. });
+        let chain = matches!(kind, StepKind::Sql { .. }) && super::orm::step(it).is_some();
         if chain {
             self.orm_chains.push(it.span.start);
         }
