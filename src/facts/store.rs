@@ -22,6 +22,21 @@ pub struct SqlFacts {
     /// A Prisma schema's models (`frontend::prisma`): set for a `.prisma`
     /// file, whose events are the tables its models declare.
     pub prisma: Option<Vec<PrismaModel>>,
+    /// Names code reaches a table by that are not the table's name: a
+    /// Drizzle table's variable, a TypeORM entity's or a Sequelize model's
+    /// class, in snake case (`processedEvents` → `processed_events`).
+    pub aliases: Vec<TableAlias>,
+}
+
+/// A name code gives a table in a schema written in code (an ORM's table
+/// object or class) and the table it stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableAlias {
+    /// The name as a front end of code writes it in a statement's table
+    /// (`processed_events` of `db.insert(processedEvents)`).
+    pub name: String,
+    /// The table's normalised key.
+    pub table: String,
 }
 
 /// A Prisma model: the name its client is reached by and the table it makes.
@@ -366,15 +381,20 @@ pub struct CacheUse {
     pub span: Span,
 }
 
-/// The Prisma client accessors of a run's schemas (lower-cased, as a
-/// front end of code names them) and the tables they reach.
-pub fn prisma_accessors(
+/// The names code reaches a run's tables by and the tables they stand
+/// for: the Prisma client's accessors (lower-cased, as a front end of code
+/// names them) and the aliases of schemas written in code (an ORM's table
+/// object or entity class, [`SqlFacts::aliases`]).
+pub fn table_aliases(
     files: &[crate::facts::FileFacts],
 ) -> std::collections::HashMap<String, String> {
-    files
-        .iter()
-        .filter_map(|f| f.sql.as_ref()?.prisma.as_ref())
+    let sql = || files.iter().filter_map(|f| f.sql.as_ref());
+    let prisma = sql()
+        .filter_map(|s| s.prisma.as_ref())
         .flatten()
-        .map(|m| (m.accessor.clone(), m.table.clone()))
-        .collect()
+        .map(|m| (m.accessor.clone(), m.table.clone()));
+    let code = sql()
+        .flat_map(|s| &s.aliases)
+        .map(|a| (a.name.clone(), a.table.clone()));
+    prisma.chain(code).collect()
 }

@@ -69,9 +69,10 @@ impl Table {
         self.columns.iter().find(|c| c.name == name)
     }
 
-    /// The migrated table joined with the Prisma model that declares it:
-    /// shown where the model is (its name, its columns, the guards the
-    /// model declares too), the migrations' columns and guards kept.
+    /// The migrated table joined with the Prisma model (or the ORM
+    /// declaration in code) that declares it: shown where the model is (its
+    /// name, its columns, the guards the model declares too), the
+    /// migrations' columns and guards kept.
     fn join_model(&mut self, model: Table) {
         self.created = model.created;
         for c in &mut self.columns {
@@ -221,8 +222,10 @@ pub struct SchemaModel {
     derived: HashMap<String, DerivedUse>,
     /// Owner words the config adds to the scope vocabulary.
     scope_words: Vec<String>,
-    /// Prisma client accessors, lower-cased, and the tables they reach.
-    accessors: HashMap<String, String>,
+    /// Names code reaches tables by (Prisma client accessors, ORM table
+    /// objects and entity classes) and the tables they stand for
+    /// ([`crate::facts::store::table_aliases`]).
+    aliases: HashMap<String, String>,
     /// Files of schema the built-in prefilter admits by their text alone
     /// ([`crate::facts::store::SqlFacts::admitted`]).
     admitted: std::collections::HashSet<FileId>,
@@ -281,6 +284,15 @@ fn migrations_of(history_dir: &str, schema_dir: &str) -> bool {
     let (root, last) = history_dir.rsplit_once('/').unwrap_or(("", history_dir));
     let multi_file = schema_dir.rsplit('/').next() == Some("schema");
     last == "migrations" && (root == schema_dir || (multi_file && root == parent_dir(schema_dir)))
+}
+
+/// How many leading directories two paths share.
+fn shared_dirs(a: &str, b: &str) -> usize {
+    parent_dir(a)
+        .split('/')
+        .zip(parent_dir(b).split('/'))
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// Whether two guards are the same key: same kind, same columns.
@@ -362,7 +374,9 @@ impl SchemaModel {
             }
             model.tables.extend(replay.tables.into_iter().flatten());
         }
+        model.aliases = crate::facts::store::table_aliases(files);
         model.join_prisma(files, sources);
+        model.join_code_schemas(sources);
         model
     }
 
@@ -376,7 +390,7 @@ impl SchemaModel {
     /// Prisma generates the SQL from, is where it is shown: the table's
     /// definition and each guard the model declares point at the model. A
     /// model no migration creates is a table of its own. The client's
-    /// accessors are kept too ([`SchemaModel::resolve`]).
+    /// accessors are kept with the other aliases ([`SchemaModel::resolve`]).
     fn join_prisma(&mut self, files: &[FileFacts], sources: &SourceMap) {
         let schemas: HashMap<FileId, &str> = files
             .iter()
@@ -386,7 +400,6 @@ impl SchemaModel {
         if schemas.is_empty() {
             return;
         }
-        self.accessors = crate::facts::store::prisma_accessors(files);
         let models: HashMap<(FileId, &str), &Vec<(String, String)>> = files
             .iter()
             .filter_map(|f| Some((f.file, f.sql.as_ref()?.prisma.as_ref()?)))
@@ -425,6 +438,46 @@ impl SchemaModel {
         });
     }
 
+    /// A table an ORM declares in TypeScript or JavaScript (a Drizzle
+    /// `pgTable`, a TypeORM entity, a Sequelize model) and the table a SQL
+    /// migration history creates under the same name (the SQL `drizzle-kit
+    /// generate` wrote, or migrations kept by hand) are one table, joined
+    /// as a Prisma model is with its migrations: the migrated table is
+    /// kept (the database holds what the migrations made), shown where the
+    /// code declares it. Of several histories that create it, the one
+    /// nearest the declaring file.
+    fn join_code_schemas(&mut self, sources: &SourceMap) {
+        use crate::source::FileKind;
+        let code: Vec<bool> = self
+            .tables
+            .iter()
+            .map(|t| {
+                let kind = sources.files.get(t.created.file).map(|f| f.kind);
+                matches!(kind, Some(FileKind::Script(_)))
+            })
+            .collect();
+        if !code.contains(&true) {
+            return;
+        }
+        let mut gone = vec![false; self.tables.len()];
+        for p in (0..self.tables.len()).filter(|&i| code[i]) {
+            let path = sources.path(self.tables[p].created.file);
+            let own = (0..self.tables.len())
+                .filter(|&i| !code[i] && !gone[i] && self.tables[i].prisma.is_none())
+                .filter(|&i| self.tables[i].key == self.tables[p].key)
+                .max_by_key(|&i| shared_dirs(path, sources.path(self.tables[i].created.file)));
+            let Some(m) = own else { continue };
+            let declared = self.tables[p].clone();
+            self.tables[m].join_model(declared);
+            gone[p] = true;
+        }
+        let mut i = 0;
+        self.tables.retain(|_| {
+            i += 1;
+            !gone[i - 1]
+        });
+    }
+
     /// A generated client keeps a copy of the schema
     /// (`src/generated/prisma/schema.prisma`): its tables are the schema's,
     /// not more of them. Marks them `gone`.
@@ -446,12 +499,15 @@ impl SchemaModel {
 
     /// The table a name in code refers to: the model's table when it is a
     /// Prisma client's accessor (`prisma.processedEvent` reaches
-    /// `"ProcessedEvent"`, or its `@@map` name), else the name itself.
+    /// `"ProcessedEvent"`, or its `@@map` name), the table an ORM's table
+    /// object or entity class declares (`db.insert(processedEvents)`
+    /// reaches Drizzle's `pgTable("processed_events", ..)`), else the name
+    /// itself.
     pub fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
-        if self.accessors.is_empty() {
+        if self.aliases.is_empty() {
             return name;
         }
-        self.accessors
+        self.aliases
             .get(&bare(name).to_ascii_lowercase())
             .map_or(name, String::as_str)
     }

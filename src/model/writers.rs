@@ -50,7 +50,7 @@ pub fn counterparty_writer(
     catalogue: &Catalogue,
 ) -> Option<Writer> {
     let mut best: Option<(crate::duration::Duration, Writer)> = None;
-    let accessors = crate::facts::store::prisma_accessors(files);
+    let accessors = crate::facts::store::table_aliases(files);
     for f in files {
         let Some(src) = sources.files.get(f.file) else {
             continue;

@@ -101,6 +101,7 @@ pub(super) fn read(program: &Program, text: &str) -> FlowFacts {
         next_name: None,
         sites: 0,
         awaited: Vec::new(),
+        orm_chains: Vec::new(),
     };
     r.visit_program(program);
     r.out.uses = imports(program);
@@ -196,6 +197,9 @@ struct Reader<'t> {
     sites: u32,
     /// Starts of the calls an `await` waits for.
     awaited: Vec<u32>,
+    /// Starts of the ORM query chains being read: the calls inside one
+    /// (`db.insert(t)` of `db.insert(t).values(v)`) are part of its step.
+    orm_chains: Vec<u32>,
 }
 
 impl Reader<'_> {
@@ -296,6 +300,9 @@ impl Reader<'_> {
         let mut site = syntax::call_site(call);
         site.recv_type = self.type_of(site.receiver.first().map(|n| n.as_str()));
         if let Some(k) = self.redis_step(call, &site) {
+            return k;
+        }
+        if let Some(k) = super::orm::step(call) {
             return k;
         }
         if let Some(k) = prisma_step(&site) {
@@ -588,7 +595,15 @@ impl<'a> Visit<'a> for Reader<'_> {
             self.next_name = None;
             return;
         }
+        if self.orm_chains.last() == Some(&it.span.start) {
+            walk::walk_call_expression(self, it);
+            return;
+        }
         let kind = self.classify(it);
+        let chain = matches!(kind, StepKind::Sql { .. }) && super::orm::step(it).is_some();
+        if chain {
+            self.orm_chains.push(it.span.start);
+        }
         let tx = transaction_callback(&kind);
         let then = then_callback(&kind);
         if let Some(var) = &tx {
@@ -600,6 +615,9 @@ impl<'a> Visit<'a> for Reader<'_> {
             }
         }
         walk::walk_call_expression(self, it);
+        if chain {
+            self.orm_chains.pop();
+        }
         if then {
             if let Some(o) = self.open.last_mut() {
                 o.success -= 1;

@@ -6,11 +6,12 @@
 //! strings, key formats); then oxc parses the file into one arena, freed
 //! when the file's facts are built, and the passes lower the tree into the
 //! facts every language shares (`crate::facts`): each function a trace of
-//! steps (`flow`).
+//! steps (`flow`), and the tables an ORM declares in code (`orm`).
 
 mod consts;
 mod flow;
 mod key_source;
+mod orm;
 mod redis;
 mod retry;
 mod scopes;
@@ -76,6 +77,7 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     let code = facts.code.get_or_insert_with(Default::default);
     code.flow = flow::read(&program, text);
     code.flow.structs = flow::type_defs(&program);
+    facts.sql = orm::schema(&program);
 }
 
 /// Read only the module's constants (`consts`): a file no word of the
