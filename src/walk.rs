@@ -78,7 +78,14 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         "template" => {
             let inner = &name[..name.len() - ".template".len()];
             match inner.rsplit_once('.') {
-                Some((_, e)) if !e.is_empty() => return classify(Path::new(inner)),
+                // A template of code (`trigger.config.ts.template`) holds
+                // placeholders no parser reads: its strings only.
+                Some((_, e)) if !e.is_empty() => {
+                    return match classify(Path::new(inner)) {
+                        Some(FileKind::Script(_)) => Some(FileKind::Text),
+                        k => k,
+                    }
+                }
                 _ => FileKind::Yaml,
             }
         }
@@ -288,7 +295,7 @@ mod tests {
         assert_eq!(k("cfn/redis.template"), Some(FileKind::Yaml));
         assert_eq!(
             k("templates/trigger.config.ts.template"),
-            Some(FileKind::Script(Dialect::Ts))
+            Some(FileKind::Text)
         );
         assert_eq!(k("app/api/route.ts"), Some(FileKind::Script(Dialect::Ts)));
         assert_eq!(k("src/Checkout.tsx"), Some(FileKind::Script(Dialect::Tsx)));

@@ -13,6 +13,7 @@
 //! `app.post('/refund', async (req, res) => ..)`) is a function of its own,
 //! named for the call that registers it.
 
+use super::key_source::{key_source, Sources};
 use super::syntax::{self, bare, span, span_of};
 use crate::facts::flow::{
     CallSite, FlowFacts, FnTrace, Import, RedisKey, RedisOp, Step, StepKind, TypeDef,
@@ -20,13 +21,14 @@ use crate::facts::flow::{
 use crate::facts::store::{Dml, DmlKind};
 use crate::source::Span;
 use oxc_ast::ast::{
-    ArrowFunctionExpression, AwaitExpression, CallExpression, Class, ConditionalExpression,
-    Expression, FormalParameter, FormalParameters, Function, IfStatement, MethodDefinition,
-    ObjectProperty, Program, Statement, SwitchStatement, TaggedTemplateExpression,
-    VariableDeclarator,
+    ArrowFunctionExpression, AssignmentExpression, AwaitExpression, CallExpression, Class,
+    ConditionalExpression, Expression, FormalParameter, FormalParameters, Function, IfStatement,
+    MethodDefinition, ObjectProperty, Program, Statement, SwitchStatement,
+    TaggedTemplateExpression, VariableDeclarator,
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_syntax::scope::ScopeFlags;
+use std::collections::HashMap;
 use thin_vec::ThinVec;
 
 /// Most steps kept per function: beyond this the function is opaque.
@@ -93,7 +95,10 @@ const SQL_METHODS: &[&str] = &[
 
 /// Read the functions of a parsed file.
 pub(super) fn read(program: &Program, text: &str) -> FlowFacts {
+    let module = super::scopes::Frames::new(program);
     let mut r = Reader {
+        consts: module.consts,
+        libs: module.libs,
         text,
         out: FlowFacts::default(),
         open: Vec::new(),
@@ -180,6 +185,8 @@ struct Open {
     prefixes: Vec<(String, String)>,
     /// `const x = new X(..)`, `const x: X = ..`: each binding's type.
     types: Vec<(String, String)>,
+    /// What the function's bindings hold, as far as keys go.
+    sources: Sources,
     branch: Vec<(u32, u32)>,
     exits: Vec<u32>,
     success: usize,
@@ -187,6 +194,10 @@ struct Open {
 
 struct Reader<'t> {
     text: &'t str,
+    /// The module's string constants and the webhook libraries it imports,
+    /// for [`key_source`].
+    consts: HashMap<String, String>,
+    libs: Vec<String>,
     out: FlowFacts,
     open: Vec<Open>,
     class: Vec<String>,
@@ -208,6 +219,7 @@ impl Reader<'_> {
             .next_name
             .take()
             .unwrap_or_else(|| ("<anonymous>".to_string(), fallback));
+        let name_of_trace = name.clone();
         let trace = FnTrace {
             name,
             module: Vec::new(),
@@ -228,6 +240,12 @@ impl Reader<'_> {
             trace,
             prefixes: Vec::new(),
             types: Vec::new(),
+            sources: {
+                let mut s = Sources::default();
+                s.fn_name = Some(name_of_trace.clone());
+                s.libs = self.libs.clone();
+                s
+            },
             branch: Vec::new(),
             exits: Vec::new(),
             success: 0,
@@ -352,13 +370,17 @@ impl Reader<'_> {
                 .find(|(n, _)| id.name == n.as_str())?;
             Some(p.clone())
         });
+        let source = self
+            .open
+            .last()
+            .and_then(|o| key_source(key, &o.sources, &self.consts));
         Some(StepKind::Redis {
             op,
             key: RedisKey {
                 prefix,
                 text: text.into(),
-                derived: false,
-                from_header: false,
+                derived: source.is_some(),
+                from_header: source.is_some_and(|s| !s.event),
             },
             conn: site.receiver.last().map(|n| n.to_string()),
         })
@@ -548,6 +570,10 @@ impl<'a> Visit<'a> for Reader<'_> {
                 self.next_name = Some((id.name.to_string(), span(id.span)));
             }
         }
+        walk::walk_variable_declarator(self, it);
+        if let (Some(init), Some(o)) = (&it.init, self.open.last_mut()) {
+            o.sources.bind(&it.id, init, &self.consts);
+        }
         let bound = it.id.get_binding_identifier().zip(it.init.as_ref());
         if let (Some((id, init)), Some(o)) = (bound, self.open.last_mut()) {
             if let Some(p) = syntax::literal_prefix(init) {
@@ -567,7 +593,14 @@ impl<'a> Visit<'a> for Reader<'_> {
                 o.types.push((id.name.to_string(), ty));
             }
         }
-        walk::walk_variable_declarator(self, it);
+    }
+
+    fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        walk::walk_assignment_expression(self, it);
+        let target = it.left.get_identifier_name();
+        if let (Some(name), Some(o)) = (target, self.open.last_mut()) {
+            o.sources.assign(&name, &it.right, &self.consts);
+        }
     }
 
     fn visit_await_expression(&mut self, it: &AwaitExpression<'a>) {

@@ -43,7 +43,7 @@ pub(super) struct Frames {
     /// The module's string constants (`const HEADER = 'Idempotency-Key'`).
     pub consts: HashMap<String, String>,
     /// Webhook libraries the module imports (`key_source::WEBHOOK_LIBS`).
-    libs: Vec<String>,
+    pub libs: Vec<String>,
 }
 
 impl Frames {
