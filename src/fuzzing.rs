@@ -22,13 +22,15 @@ pub enum Target {
     Env,
     Text,
     Prisma,
+    /// TypeScript (with JSX, the widest of the three grammars' inputs).
+    TypeScript,
     Suppressions,
     Config,
     Duration,
 }
 
 impl Target {
-    pub const ALL: [Target; 13] = [
+    pub const ALL: [Target; 14] = [
         Target::Rust,
         Target::Sql,
         Target::RedisConf,
@@ -39,6 +41,7 @@ impl Target {
         Target::Env,
         Target::Text,
         Target::Prisma,
+        Target::TypeScript,
         Target::Suppressions,
         Target::Config,
         Target::Duration,
@@ -56,6 +59,7 @@ impl Target {
             Target::Env => "env",
             Target::Text => "text",
             Target::Prisma => "prisma",
+            Target::TypeScript => "typescript",
             Target::Suppressions => "suppressions",
             Target::Config => "config",
             Target::Duration => "duration",
@@ -79,6 +83,7 @@ impl Target {
             Target::Env => FileKind::Env,
             Target::Text => FileKind::Text,
             Target::Prisma => FileKind::Prisma,
+            Target::TypeScript => FileKind::Script(crate::source::Dialect::Tsx),
             Target::Suppressions | Target::Config | Target::Duration => return None,
         })
     }

@@ -288,8 +288,14 @@ mod tests {
         assert_eq!(k("cfn/redis.template"), Some(FileKind::Yaml));
         assert_eq!(
             k("templates/trigger.config.ts.template"),
-            Some(FileKind::Text)
+            Some(FileKind::Script(Dialect::Ts))
         );
+        assert_eq!(k("app/api/route.ts"), Some(FileKind::Script(Dialect::Ts)));
+        assert_eq!(k("src/Checkout.tsx"), Some(FileKind::Script(Dialect::Tsx)));
+        assert_eq!(k("lib/redis.mjs"), Some(FileKind::Script(Dialect::Js)));
+        assert_eq!(k("types/stripe.d.ts"), None);
+        assert_eq!(k("public/vendor.min.js"), None);
+        assert_eq!(k("worker.py"), Some(FileKind::Text));
         assert_eq!(k("deploy/values.yaml.template"), Some(FileKind::Yaml));
         assert_eq!(k("web/index.html.template"), None);
         let p = Path::new("cfn/redis.template");
@@ -301,7 +307,7 @@ mod tests {
             refine_kind(FileKind::Yaml, p, "Resources: {}"),
             FileKind::Yaml
         );
-        assert_eq!(k("client.ts"), Some(FileKind::Text));
+        assert_eq!(k("client.go"), Some(FileKind::Text));
         assert_eq!(k("logo.png"), None);
         assert_eq!(k("web/package-lock.json"), None);
         assert_eq!(k("clients/pnpm-lock.yaml"), None);

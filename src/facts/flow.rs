@@ -73,6 +73,9 @@ pub struct FnTrace {
     /// `events`, by span) and what says whether each claim holds: kept
     /// beside the steps, which stay small.
     pub claims: Vec<(Span, Claim)>,
+    /// Written in TypeScript or JavaScript: effect patterns of one language
+    /// (`rules/effects.toml`'s `language`) match only its calls.
+    pub script: bool,
 }
 
 /// One step of a function's trace: a statement, a Redis command, a
@@ -180,9 +183,6 @@ pub struct CallSite {
     pub args: ThinVec<Name>,
     /// The plain name each argument starts from (`&mut *tx` → `tx`).
     pub arg_roots: ThinVec<Option<Name>>,
-    /// Made in TypeScript or JavaScript: patterns of one language
-    /// (`rules/effects.toml`'s `language`) match only its calls.
-    pub script: bool,
 }
 
 impl CallSite {
@@ -193,7 +193,7 @@ impl CallSite {
             receiver_last: self.receiver.last().map(Name::as_str),
             chain: &self.chain,
             args: &self.args,
-            script: self.script,
+            script: false,
         }
     }
 }

@@ -716,8 +716,13 @@ impl Classifier<'_> {
         }
     }
 
-    fn effect(&self, site: &CallSite) -> Option<(String, String)> {
-        let p = self.effects.iter().find(|p| p.matches(site.shape()))?;
+    fn effect(&self, site: &CallSite, script: bool) -> Option<(String, String)> {
+        let shape = if script {
+            site.shape().in_script()
+        } else {
+            site.shape()
+        };
+        let p = self.effects.iter().find(|p| p.matches(shape))?;
         let what = match &site.method {
             Some(m) => format!("`.{m}()`"),
             None => format!(
@@ -1055,7 +1060,8 @@ impl Lowering<'_, '_> {
     /// object's method the crate defines, which may claim or record the
     /// key).
     fn call(&self, i: usize, e: &FnEntry, at: &At, site: &CallSite) -> (Option<Local>, bool) {
-        if let Some((what, reason)) = self.classifier.effect(site) {
+        let script = self.index.fns[i].1.script;
+        if let Some((what, reason)) = self.classifier.effect(site, script) {
             let kind = StepKind::Effect {
                 what,
                 reason,

@@ -213,6 +213,7 @@ mod tests {
             unconditional_set: None,
             unlocked_check: None,
             claims: Vec::new(),
+            script: true,
         };
         let mut code = CodeFacts::default();
         code.flow.functions.push(func);

@@ -169,6 +169,7 @@ impl<'a> FileWalker<'a> {
             unconditional_set: unconditional_set(&name.to_string(), block),
             unlocked_check: unlocked_check(&name.to_string(), block),
             claims,
+            script: false,
         });
         // Functions defined inside the body are functions of their own.
         let saved = self.owner.take();
@@ -1873,7 +1874,6 @@ impl<'ast> Visit<'ast> for FnWalker<'_> {
             chain: names(chain),
             args: names(words),
             arg_roots: arg_roots(&args),
-            script: false,
         };
         self.call_event(at, site);
     }

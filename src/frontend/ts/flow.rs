@@ -215,6 +215,7 @@ impl Reader<'_> {
             unconditional_set: None,
             unlocked_check: None,
             claims: Vec::new(),
+            script: true,
         };
         self.open.push(Open {
             trace,

@@ -111,10 +111,7 @@ fn names(v: impl IntoIterator<Item = String>) -> ThinVec<Name> {
 /// `fetch`; `client.post(url).then(f)` the method `then`, chained after
 /// `post`, on the receiver `client`.
 pub fn call_site(call: &CallExpression) -> CallSite {
-    let mut site = CallSite {
-        script: true,
-        ..CallSite::default()
-    };
+    let mut site = CallSite::default();
     let callee = bare(&call.callee);
     let Some(member) = callee.as_member_expression() else {
         if let Some(p) = path_of(callee) {
