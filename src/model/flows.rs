@@ -794,7 +794,9 @@ impl FlowModel {
                     crate_key: crate_key.clone(),
                     module: [&file_module[..], &func.module[..]].concat(),
                     span: func.span,
-                    test: func.test,
+                    // A function of a test file (`*.test.ts`, `tests/`)
+                    // is test code whatever its attributes say.
+                    test: func.test || f.test_path,
                     unconditional_set: func.unconditional_set,
                     unlocked_check: func.unlocked_check,
                 });

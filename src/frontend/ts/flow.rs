@@ -21,8 +21,9 @@ use crate::facts::store::{Dml, DmlKind};
 use crate::source::Span;
 use oxc_ast::ast::{
     ArrowFunctionExpression, AwaitExpression, CallExpression, Class, ConditionalExpression,
-    Expression, Function, IfStatement, MethodDefinition, ObjectProperty, Program, Statement,
-    SwitchStatement, TaggedTemplateExpression, VariableDeclarator,
+    Expression, FormalParameter, FormalParameters, Function, IfStatement, MethodDefinition,
+    ObjectProperty, Program, Statement, SwitchStatement, TaggedTemplateExpression,
+    VariableDeclarator,
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_syntax::scope::ScopeFlags;
@@ -176,6 +177,8 @@ struct Open {
     /// `const key = \`idem:${id}\``: each binding's literal prefix, for a
     /// Redis key passed by name.
     prefixes: Vec<(String, String)>,
+    /// `const x = new X(..)`, `const x: X = ..`: each binding's type.
+    types: Vec<(String, String)>,
     branch: Vec<(u32, u32)>,
     exits: Vec<u32>,
     success: usize,
@@ -196,7 +199,7 @@ struct Reader<'t> {
 }
 
 impl Reader<'_> {
-    fn begin(&mut self, fallback: Span) {
+    fn begin(&mut self, fallback: Span, params: &FormalParameters) {
         let (name, at) = self
             .next_name
             .take()
@@ -208,7 +211,7 @@ impl Reader<'_> {
             trait_of: None,
             bounds: Vec::new(),
             span: at,
-            params: Vec::new(),
+            params: params.items.iter().filter_map(param).collect(),
             events: Vec::new(),
             opaque: None,
             test: false,
@@ -220,6 +223,7 @@ impl Reader<'_> {
         self.open.push(Open {
             trace,
             prefixes: Vec::new(),
+            types: Vec::new(),
             branch: Vec::new(),
             exits: Vec::new(),
             success: 0,
@@ -289,7 +293,8 @@ impl Reader<'_> {
 
     /// The step a call is: a Redis command, a statement, or a call.
     fn classify(&self, call: &CallExpression) -> StepKind {
-        let site = syntax::call_site(call);
+        let mut site = syntax::call_site(call);
+        site.recv_type = self.type_of(site.receiver.first().map(|n| n.as_str()));
         if let Some(k) = self.redis_step(call, &site) {
             return k;
         }
@@ -300,6 +305,17 @@ impl Reader<'_> {
             return k;
         }
         StepKind::Call(site)
+    }
+
+    /// The type a parameter's annotation or a binding's constructor
+    /// (`const payments = new PaymentsService()`) gives a name.
+    fn type_of(&self, name: Option<&str>) -> Option<crate::knowledge::Name> {
+        let name = name.filter(|n| *n != "self")?;
+        let o = self.open.last()?;
+        let (_, ty) = (o.types.iter().rev())
+            .chain(o.trace.params.iter().rev())
+            .find(|(n, _)| n == name)?;
+        Some(crate::knowledge::Name::from(ty.as_str()))
     }
 
     fn redis_step(&self, call: &CallExpression, site: &CallSite) -> Option<StepKind> {
@@ -462,7 +478,7 @@ impl<'a> Visit<'a> for Reader<'_> {
             }
         }
         if self.own_trace() {
-            self.begin(span(it.span));
+            self.begin(span(it.span), &it.params);
             walk::walk_function(self, it, flags);
             self.end();
         } else {
@@ -473,7 +489,7 @@ impl<'a> Visit<'a> for Reader<'_> {
 
     fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
         if self.own_trace() {
-            self.begin(span(it.span));
+            self.begin(span(it.span), &it.params);
             walk::walk_arrow_function_expression(self, it);
             self.end();
         } else {
@@ -529,6 +545,19 @@ impl<'a> Visit<'a> for Reader<'_> {
         if let (Some((id, init)), Some(o)) = (bound, self.open.last_mut()) {
             if let Some(p) = syntax::literal_prefix(init) {
                 o.prefixes.push((id.name.to_string(), p));
+            }
+            let annotated = it
+                .type_annotation
+                .as_ref()
+                .and_then(|t| type_name(&t.type_annotation));
+            let built = match bare(init) {
+                Expression::NewExpression(n) => {
+                    syntax::path_of(&n.callee).and_then(|p| p.last().cloned())
+                }
+                _ => None,
+            };
+            if let Some(ty) = annotated.or(built) {
+                o.types.push((id.name.to_string(), ty));
             }
         }
         walk::walk_variable_declarator(self, it);
@@ -676,17 +705,34 @@ pub(super) fn type_defs(program: &Program) -> Vec<TypeDef> {
     out
 }
 
-fn class_def(c: &Class) -> Option<TypeDef> {
-    use oxc_ast::ast::{ClassElement, TSType, TSTypeName};
-    let name = c.id.as_ref()?.name.to_string();
-    let mut fields = Vec::new();
-    let type_name = |t: &TSType| match t {
+/// A parameter's name and the type its annotation names.
+fn param(p: &FormalParameter) -> Option<(String, String)> {
+    let name = p.pattern.get_binding_identifier()?.name.to_string();
+    let ty = p
+        .type_annotation
+        .as_ref()
+        .and_then(|t| type_name(&t.type_annotation))
+        .unwrap_or_default();
+    Some((name, ty))
+}
+
+/// The type a plain type reference names (`PaymentsService`,
+/// `Repository<Event>` → `Repository`).
+fn type_name(t: &oxc_ast::ast::TSType) -> Option<String> {
+    use oxc_ast::ast::{TSType, TSTypeName};
+    match t {
         TSType::TSTypeReference(r) => match &r.type_name {
             TSTypeName::IdentifierReference(i) => Some(i.name.to_string()),
             _ => None,
         },
         _ => None,
-    };
+    }
+}
+
+fn class_def(c: &Class) -> Option<TypeDef> {
+    use oxc_ast::ast::ClassElement;
+    let name = c.id.as_ref()?.name.to_string();
+    let mut fields = Vec::new();
     for el in &c.body.body {
         match el {
             ClassElement::PropertyDefinition(p) => {

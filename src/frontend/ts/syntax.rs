@@ -132,7 +132,12 @@ pub fn call_site(call: &CallExpression) -> CallSite {
     site.method = member.static_property_name().map(Name::from);
     let (chain, root) = chain_of(member.object());
     site.chain = names(chain);
-    site.receiver = names(root.unwrap_or_default());
+    // `this` is the model's `self`: the method's class.
+    let mut root = root.unwrap_or_default();
+    if let Some(first) = root.first_mut().filter(|f| *f == "this") {
+        *first = "self".to_string();
+    }
+    site.receiver = names(root);
     site.arg_roots = call
         .arguments
         .iter()
