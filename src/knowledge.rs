@@ -982,7 +982,13 @@ mod tests {
                 d.setting,
                 d.value
             );
-            assert!(d.source.starts_with("https://docs.rs/"), "{}", d.source);
+            // Rust crates cite docs.rs; npm packages their repository's readme.
+            assert!(
+                d.source.starts_with("https://docs.rs/")
+                    || d.source.starts_with("https://github.com/"),
+                "{}",
+                d.source
+            );
         }
         assert_eq!(
             r.default_of("backoff", "max_elapsed_time")

@@ -538,7 +538,10 @@ impl supervise::Job for ParseJob {
                 file: id,
                 ..Default::default()
             };
-            frontend::rust::retention::parse_consts(&text, &mut f);
+            match l.kind {
+                FileKind::Script(dialect) => frontend::ts::parse_consts(&text, dialect, &mut f),
+                _ => frontend::rust::retention::parse_consts(&text, &mut f),
+            }
             f
         } else if l.reading.reads() {
             // Anchored in the text read first: the same text.

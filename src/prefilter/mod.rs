@@ -504,6 +504,36 @@ pub fn rust_constants_prefilter(bytes: &[u8]) -> bool {
             || memchr::memmem::find(bytes, b"static ").is_some())
 }
 
+/// The constants tier for TypeScript files that fail [`prefilter`]:
+/// whether the file exports a constant whose name holds a time word of
+/// `[rust_constants]` (`export const DAY_SECONDS = 86_400`,
+/// `export const dedupTtl = ..`, matched upper-cased), or `TTL`. Only an
+/// exported constant can be named by a TTL in another file; a file's own
+/// are read with its writes. Measured 2026-12-07 on trigger.dev's 3,909
+/// TypeScript files: 22 files, against 348 for any `const ` beside a
+/// time word.
+pub fn ts_constants_prefilter(bytes: &[u8]) -> bool {
+    static W: OnceLock<Vec<String>> = OnceLock::new();
+    let words = W.get_or_init(|| {
+        let mut w: Vec<String> = builtin()
+            .rust_constants
+            .map(|c| c.words.iter().map(|w| w.to_ascii_uppercase()).collect())
+            .unwrap_or_default();
+        w.push("TTL".to_string());
+        w
+    });
+    const EXPORT: &[u8] = b"export const ";
+    memchr::memmem::find_iter(bytes, EXPORT).any(|at| {
+        let name: Vec<u8> = bytes[at + EXPORT.len()..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'$')
+            .map(u8::to_ascii_uppercase)
+            .collect();
+        let name = String::from_utf8_lossy(&name);
+        words.iter().any(|w| name.contains(w.as_str()))
+    })
+}
+
 /// About how many files a run over `paths` reads, as far as the choice of
 /// automaton goes ([`DFA_FROM_FILES`]) when it must be made before the walk:
 /// a directory counts as many, a file as one (and one more for standard

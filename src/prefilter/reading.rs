@@ -116,6 +116,13 @@ pub fn first(
     };
     match admission {
         Admission::No if rust && super::rust_constants_prefilter(bytes) => Reading::ConstantsOnly,
+        // A TypeScript module of time constants (`export const DAY_SECONDS
+        // = 86_400`) that a TTL of another file may name.
+        Admission::No
+            if matches!(kind, FileKind::Script(_)) && super::ts_constants_prefilter(bytes) =>
+        {
+            Reading::ConstantsOnly
+        }
         Admission::No if rust && !keywords.judges_tests() && test_path() => {
             Reading::Skip("test code (a test file; `--include-tests` reads it)".to_string())
         }

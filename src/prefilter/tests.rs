@@ -954,3 +954,18 @@ fn the_redis_setting_parts_are_strong_words() {
     assert!(setting.is_generic("redis_dsn"));
     assert!(!setting.is_generic("cache_redis_url"));
 }
+
+/// A TypeScript file is read for its constants when it exports one whose
+/// name says it is a time (any case); a file's own constants, or an
+/// exported one named for something else, do not count.
+#[test]
+fn a_typescript_module_exporting_a_time_constant_is_read_for_it() {
+    assert!(ts_constants_prefilter(
+        b"export const DAY_SECONDS = 86_400;\n"
+    ));
+    assert!(ts_constants_prefilter(b"export const dedupTtl = 60;\n"));
+    assert!(!ts_constants_prefilter(
+        b"const DAY = 86_400;\nexport const name = 'x';\n"
+    ));
+    assert!(!ts_constants_prefilter(b"export const PAGE_SIZE = 50;\n"));
+}

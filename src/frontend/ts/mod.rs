@@ -8,7 +8,12 @@
 //! facts every language shares (`crate::facts`): each function a trace of
 //! steps (`flow`).
 
+mod consts;
 mod flow;
+mod key_source;
+mod redis;
+mod retry;
+mod scopes;
 mod syntax;
 
 use crate::facts::{FileFacts, Problem};
@@ -60,9 +65,30 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
         ));
         return;
     }
+    let program = ret.program;
+    consts::read(&program, facts);
+    if redis::may_write(text) {
+        redis::read(&program, facts);
+    }
+    if retry::may_retry(text) {
+        retry::read(&program, facts);
+    }
     let code = facts.code.get_or_insert_with(Default::default);
-    code.flow = flow::read(&ret.program, text);
-    code.flow.structs = flow::type_defs(&ret.program);
+    code.flow = flow::read(&program, text);
+    code.flow.structs = flow::type_defs(&program);
+}
+
+/// Read only the module's constants (`consts`): a file no word of the
+/// prefilter let through whole but that may define time constants.
+pub fn parse_consts(text: &str, dialect: Dialect, facts: &mut FileFacts) {
+    if is_minified(text) || super::too_deep(text).is_some() {
+        return;
+    }
+    let alloc = Allocator::default();
+    let ret = oxc_parser::Parser::new(&alloc, text, source_type(dialect)).parse();
+    if !ret.panicked {
+        consts::read(&ret.program, facts);
+    }
 }
 
 fn source_type(dialect: Dialect) -> SourceType {

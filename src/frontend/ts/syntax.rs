@@ -1,5 +1,3 @@
-// Used by the passes that lower the tree, which land next.
-#![allow(dead_code)]
 //! Small readings of oxc's tree shared by the TypeScript passes: spans,
 //! literal values and prefixes, member paths, the parts of a call as a
 //! [`CallSite`] names them, object properties, and integer expressions.

@@ -1,0 +1,194 @@
+//! The constants of a TypeScript module: top-level `const`s (exported or
+//! not) whose value is an integer expression (`60 * 60 * 24`, `86_400`,
+//! `DAY * 35`, `ms('1d')`), as `DurDef`s the model folds across files, the
+//! members of a constant object literal (`TTL.DEDUP`), and `const`s whose
+//! value is a string literal, as `str_consts`. Not for bindings inside
+//! functions: those are the passes' own (`redis`, `retry`).
+
+use super::syntax::{bare, const_expr, key_name, span_of, string_value};
+use crate::facts::retention::{ConstExpr, DurDef, LetGoDefs, LET_GO_DEFS};
+use crate::facts::{FileFacts, StringConst};
+use oxc_allocator::Allocator;
+use oxc_ast::ast::{
+    BindingPattern, Declaration, Expression, ObjectPropertyKind, Program, Statement,
+    VariableDeclaration, VariableDeclarationKind,
+};
+
+/// Deepest object literal whose members are read as constants.
+const MAX_OBJECT_DEPTH: usize = 4;
+
+/// Read the module's constants into `facts.code`.
+pub(super) fn read(program: &Program, facts: &mut FileFacts) {
+    let mut defs = Vec::new();
+    let mut strings = Vec::new();
+    for (name, value) in top_level_consts(program) {
+        if string_value(value).is_some() {
+            strings.push((name, span_of(value)));
+            continue;
+        }
+        defs_of(&name, value, 0, &mut defs);
+    }
+    let str_consts: Vec<StringConst> = strings
+        .into_iter()
+        .filter_map(|(name, span)| {
+            // The text front end's literal: its span is inside the quotes.
+            let string = facts
+                .strings
+                .iter()
+                .position(|s| span.start < s.span.start && s.span.end < span.end)?;
+            Some(StringConst { name, string })
+        })
+        .collect();
+    let code = facts.code.get_or_insert_with(Default::default);
+    code.str_consts.extend(str_consts);
+    if defs.len() >= LET_GO_DEFS {
+        code.retention.let_go = Some(LetGoDefs::new(&defs, read_again));
+    } else {
+        code.retention.defs.extend(defs);
+    }
+}
+
+/// The definitions of a file that let them go, read again from its text.
+fn read_again(text: &str) -> Vec<DurDef> {
+    let alloc = Allocator::default();
+    let ret = oxc_parser::Parser::new(&alloc, text, oxc_span::SourceType::tsx()).parse();
+    let mut defs = Vec::new();
+    for (name, value) in top_level_consts(&ret.program) {
+        if string_value(value).is_none() {
+            defs_of(&name, value, 0, &mut defs);
+        }
+    }
+    defs
+}
+
+/// `const NAME = value` at the top of the module, exported or not.
+fn top_level_consts<'b, 'a>(program: &'b Program<'a>) -> Vec<(String, &'b Expression<'a>)> {
+    let mut out = Vec::new();
+    for st in &program.body {
+        let decl: Option<&VariableDeclaration> = match st {
+            Statement::VariableDeclaration(d) => Some(&**d),
+            Statement::ExportDeclaration(e) => match &e.declaration {
+                Declaration::VariableDeclaration(d) => Some(d),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(decl) = decl.filter(|d| d.kind == VariableDeclarationKind::Const) else {
+            continue;
+        };
+        for d in &decl.declarations {
+            if let (BindingPattern::BindingIdentifier(id), Some(init)) = (&d.id, &d.init) {
+                out.push((id.name.to_string(), init));
+            }
+        }
+    }
+    out
+}
+
+/// `name`'s definition, or its members' for an object literal.
+fn defs_of(name: &str, value: &Expression, depth: usize, out: &mut Vec<DurDef>) {
+    if let Expression::ObjectExpression(o) = bare(value) {
+        if depth >= MAX_OBJECT_DEPTH {
+            return;
+        }
+        for p in &o.properties {
+            if let ObjectPropertyKind::ObjectProperty(p) = p {
+                if let Some(k) = key_name(&p.key) {
+                    defs_of(&format!("{name}.{k}"), &p.value, depth + 1, out);
+                }
+            }
+        }
+        return;
+    }
+    let expr = duration_expr(value);
+    if expr != ConstExpr::Unknown {
+        out.push(DurDef {
+            name: name.to_string(),
+            expr,
+            span: span_of(value),
+        });
+    }
+}
+
+/// An integer expression as [`const_expr`] reads it, with the `ms`
+/// package's strings (`ms('1d')`, a count of milliseconds) read too.
+pub(super) fn duration_expr(e: &Expression) -> ConstExpr {
+    match bare(e) {
+        Expression::CallExpression(c) => ms_call(c).map_or(ConstExpr::Unknown, ConstExpr::Int),
+        Expression::BinaryExpression(b) => {
+            let (l, r) = (duration_expr(&b.left), duration_expr(&b.right));
+            match (const_expr(e), l, r) {
+                (ConstExpr::Unknown, ..) => ConstExpr::Unknown,
+                (ConstExpr::Add(..), l, r) => ConstExpr::Add(Box::new(l), Box::new(r)),
+                (ConstExpr::Sub(..), l, r) => ConstExpr::Sub(Box::new(l), Box::new(r)),
+                (ConstExpr::Mul(..), l, r) => ConstExpr::Mul(Box::new(l), Box::new(r)),
+                (ConstExpr::Div(..), l, r) => ConstExpr::Div(Box::new(l), Box::new(r)),
+                (other, ..) => other,
+            }
+        }
+        _ => const_expr(e),
+    }
+}
+
+/// `ms('1d')`, `ms("24h")`: the milliseconds of the `ms` package's
+/// duration string (<https://github.com/vercel/ms#examples>).
+fn ms_call(c: &oxc_ast::ast::CallExpression) -> Option<u64> {
+    let Expression::Identifier(f) = bare(&c.callee) else {
+        return None;
+    };
+    if f.name != "ms" || c.arguments.len() != 1 {
+        return None;
+    }
+    let text = string_value(super::syntax::arg(c, 0)?)?;
+    let d = crate::duration::parse(&text, None)?;
+    d.secs.checked_mul(1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::facts::retention::{eval, Value};
+    use crate::source::{Dialect, FileKind};
+
+    fn defs(src: &str) -> Vec<(String, Option<u128>)> {
+        let f = crate::frontend::parse(0, FileKind::Script(Dialect::Ts), src);
+        let code = f.code.unwrap_or_default();
+        let defs = code.retention.defs.clone();
+        let lookup = |n: &str| defs.iter().find(|d| d.name == n).map(|d| &d.expr);
+        code.retention
+            .defs
+            .iter()
+            .map(|d| {
+                let mut steps = 0;
+                let v = match eval(&d.expr, &lookup, &mut steps, 0) {
+                    Some(Value::Int(n)) => Some(n),
+                    _ => None,
+                };
+                (d.name.clone(), v)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn top_level_and_exported_integer_constants_fold() {
+        let d = defs(
+            "import ms from 'ms';\n\
+             const DAY = 86_400;\n\
+             export const DEDUP_TTL = DAY * 35;\n\
+             export const TTL_MS = 24 * 60 * 60 * 1000;\n\
+             const LOCK = ms('30s');\n\
+             export const TTL = { EVENT: 60 * 60 * 24 } as const;\n\
+             const NAME = 'Idempotency-Key';\n\
+             function f() { const LOCAL = 5; }\n",
+        );
+        assert_eq!(
+            d,
+            [
+                ("DAY".to_string(), Some(86_400)),
+                ("DEDUP_TTL".to_string(), Some(86_400 * 35)),
+                ("TTL_MS".to_string(), Some(86_400_000)),
+                ("LOCK".to_string(), Some(30_000)),
+                ("TTL.EVENT".to_string(), Some(86_400)),
+            ]
+        );
+    }
+}
