@@ -599,7 +599,7 @@ impl<'a> Visit<'a> for Reader<'_> {
         walk::walk_assignment_expression(self, it);
         let target = it.left.get_identifier_name();
         if let (Some(name), Some(o)) = (target, self.open.last_mut()) {
-            o.sources.assign(&name, &it.right, &self.consts);
+            o.sources.assign(name, &it.right, &self.consts);
         }
     }
 
