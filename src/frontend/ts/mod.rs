@@ -59,11 +59,13 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
             .first()
             .map(|d| d.to_string())
             .unwrap_or_else(|| "the parser gave up".to_string());
-        facts.problems.push(Problem::invalid(
-            Span::new(at, at),
-            language(dialect),
-            detail,
-        ));
+        let mut problem = Problem::invalid(Span::new(at, at), language(dialect), detail);
+        if let Some(what) = not_code(text, dialect) {
+            // A code generator's input, not the project's code: counted.
+            problem.message = what.to_string();
+            problem.reported = false;
+        }
+        facts.problems.push(problem);
         return;
     }
     let program = ret.program;
@@ -108,6 +110,23 @@ fn language(dialect: Dialect) -> &'static str {
     }
 }
 
+/// What a file oxc refused is when it is no program of its own: a
+/// template (`{% if %}`, `<%= %>` placeholders), or a class body's
+/// fragment that a code generator pastes into a class (svix's
+/// `codegen/templates`), which parses once wrapped in one.
+fn not_code(text: &str, dialect: Dialect) -> Option<&'static str> {
+    if ["{%", "%}", "<%"].iter().any(|m| text.contains(m)) {
+        return Some(
+            "template (`{% … %}` or `<% … %>` placeholders) that does not read as TypeScript",
+        );
+    }
+    let wrapped = format!("class Fragment {{\n{text}\n}}");
+    let alloc = Allocator::default();
+    let ret = oxc_parser::Parser::new(&alloc, &wrapped, source_type(dialect)).parse();
+    (!ret.panicked && ret.diagnostics.is_empty())
+        .then_some("a class body's fragment (a code generator's template), not a module")
+}
+
 /// Whether most of the text sits on lines over [`MINIFIED_LINE`] bytes.
 fn is_minified(text: &str) -> bool {
     if text.len() < MINIFIED_LINE {
@@ -119,4 +138,28 @@ fn is_minified(text: &str) -> bool {
         .map(str::len)
         .sum();
     long * 2 > text.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(text: &str) -> Vec<Problem> {
+        let mut facts = FileFacts::default();
+        parse(text, Dialect::Ts, &mut facts);
+        facts.problems
+    }
+
+    #[test]
+    fn broken_code_is_a_parse_error_and_a_generators_input_is_counted() {
+        let p = problems("export async function f( {\n  await redis.set(k, 1);\n");
+        assert!(p.len() == 1 && p[0].reported, "{p:?}");
+        let p = problems("{% if imports %}import type { A } from './a';{% endif %}\n");
+        assert!(p.len() == 1 && !p[0].reported, "{p:?}");
+        let p = problems(
+            "public getOrCreate(\n  app: App,\n): Promise<App> {\n  return this.create(app);\n}\n",
+        );
+        assert!(p.len() == 1 && !p[0].reported, "{p:?}");
+        assert!(problems("export const a = 1;\n").is_empty());
+    }
 }
