@@ -109,13 +109,8 @@ fn names(v: impl IntoIterator<Item = String>) -> ThinVec<Name> {
 /// `fetch`; `client.post(url).then(f)` the method `then`, chained after
 /// `post`, on the receiver `client`.
 pub fn call_site(call: &CallExpression) -> CallSite {
-    let mut site = CallSite::default();
-    let callee = bare(&call.callee);
-    let Some(member) = callee.as_member_expression() else {
-        if let Some(p) = path_of(callee) {
-            site.path = names(p);
-        }
-        site.arg_roots = call
+    let mut site = CallSite {
+        arg_roots: call
             .arguments
             .iter()
             .map(|a| {
@@ -123,8 +118,15 @@ pub fn call_site(call: &CallExpression) -> CallSite {
                     .and_then(root_name)
                     .map(|n| Name::from(n.as_str()))
             })
-            .collect();
-        site.args = arg_names(call);
+            .collect(),
+        args: arg_names(call),
+        ..CallSite::default()
+    };
+    let callee = bare(&call.callee);
+    let Some(member) = callee.as_member_expression() else {
+        if let Some(p) = path_of(callee) {
+            site.path = names(p);
+        }
         return site;
     };
     site.method = member.static_property_name().map(Name::from);
@@ -136,16 +138,6 @@ pub fn call_site(call: &CallExpression) -> CallSite {
         *first = "self".to_string();
     }
     site.receiver = names(root);
-    site.arg_roots = call
-        .arguments
-        .iter()
-        .map(|a| {
-            a.as_expression()
-                .and_then(root_name)
-                .map(|n| Name::from(n.as_str()))
-        })
-        .collect();
-    site.args = arg_names(call);
     site
 }
 
