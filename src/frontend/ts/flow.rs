@@ -259,9 +259,10 @@ impl Reader<'_> {
     }
 
     /// Whether a function met here starts a trace of its own: at the top
-    /// level, or as a method of a class.
+    /// level, or as a method of a class (a class sets the open functions
+    /// aside while its body is read).
     fn own_trace(&self) -> bool {
-        self.open.is_empty() || self.next_name.is_some() && self.open.is_empty()
+        self.open.is_empty()
     }
 
     fn push(&mut self, at: Span, kind: StepKind, awaited: bool) {
