@@ -52,6 +52,16 @@ pub struct Headers {
 
 impl Headers {
     /// Whether `text` shows signs of talking to Stripe's API.
+    /// Whether `text` holds, in any case, the name of a header of the
+    /// catalogue (a canonical or legitimate name that is a header).
+    pub fn header_named_in(&self, text: &str) -> bool {
+        self.canonical
+            .iter()
+            .chain(&self.legitimate)
+            .filter(|x| x.header)
+            .any(|x| contains_ignore_ascii_case(text, &x.name))
+    }
+
     pub fn talks_to_stripe(&self, text: &str) -> bool {
         self.stripe
             .markers

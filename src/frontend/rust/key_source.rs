@@ -37,11 +37,7 @@ pub fn may_hold_a_source(text: &str) -> bool {
     ]
     .iter()
     .any(|w| knowledge::contains_ignore_ascii_case(text, w))
-        || h.canonical
-            .iter()
-            .chain(&h.legitimate)
-            .filter(|x| x.header)
-            .any(|x| knowledge::contains_ignore_ascii_case(text, &x.name))
+        || h.header_named_in(text)
 }
 
 /// Walks every function of a file.

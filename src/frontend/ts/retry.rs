@@ -107,11 +107,7 @@ pub(super) fn may_retry(text: &str) -> bool {
     words
         .iter()
         .any(|w| knowledge::contains_ignore_ascii_case(text, w))
-        || h.canonical
-            .iter()
-            .chain(&h.legitimate)
-            .filter(|x| x.header)
-            .any(|x| knowledge::contains_ignore_ascii_case(text, &x.name))
+        || h.header_named_in(text)
 }
 
 /// Read the file's retries, keyed requests and fresh keys into
