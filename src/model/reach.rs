@@ -127,6 +127,7 @@ impl Joins {
         let reached = Graph::of(&funcs).around(seeds);
         let mut reach = Reach {
             keys: true,
+            tables: self.schema.key_table_code_names(),
             ..Reach::default()
         };
         for &i in &reached {

@@ -106,6 +106,7 @@ pub fn first(
         return Reading::Refused("binary content (a NUL byte); not parsed".to_string());
     }
     let (rust, all) = (kind == FileKind::Rust, keywords.reads_all());
+    let script = matches!(kind, FileKind::Script(_));
     if rust && !all && super::generated_rust(bytes) {
         return Reading::Skip("generated code (a generated-file marker at its top)".to_string());
     }
@@ -118,14 +119,14 @@ pub fn first(
         Admission::No if rust && super::rust_constants_prefilter(bytes) => Reading::ConstantsOnly,
         // A TypeScript module of time constants (`export const DAY_SECONDS
         // = 86_400`) that a TTL of another file may name.
-        Admission::No
-            if matches!(kind, FileKind::Script(_)) && super::ts_constants_prefilter(bytes) =>
-        {
-            Reading::ConstantsOnly
-        }
-        Admission::No if rust && !keywords.judges_tests() && test_path() => {
+        Admission::No if script && super::ts_constants_prefilter(bytes) => Reading::ConstantsOnly,
+        Admission::No if (rust || script) && !keywords.judges_tests() && test_path() => {
             Reading::Skip("test code (a test file; `--include-tests` reads it)".to_string())
         }
+        // A TypeScript module with no word may still be where a store is
+        // written (`prisma.transfer.update(..)`) or a function that does
+        // so is called: held, as a Rust file is for its retries.
+        Admission::No if script => Reading::Held,
         Admission::No => Reading::Skip(format!("no word of the prefilter{}", outside(kind))),
         Admission::Late => Reading::Held,
         Admission::Schema => Reading::Schema,
@@ -175,6 +176,11 @@ pub struct Reach {
     /// without its owner): those with a file that holds keys, and those of
     /// [`Reach::crates`].
     pub judged: HashSet<String>,
+    /// The tables the parsed files hold as a store or a key carrier, and
+    /// the names code reaches them by (a Prisma accessor, an ORM table
+    /// object), lowered: a held TypeScript file that names one may read or
+    /// write a store.
+    pub tables: Vec<String>,
 }
 
 /// How a Rust file that was held back or read around its words is read
@@ -200,6 +206,9 @@ pub struct Unread<'t> {
     /// screens of its text: `units::may_slip`, `jti::may_hold`,
     /// `owner_keys::may_hold`).
     pub judged_anywhere: bool,
+    /// A TypeScript or JavaScript file, read whole when it names a table
+    /// of [`Reach::tables`].
+    pub script: bool,
 }
 
 /// The decision for one file, from the file and the run's [`Reach`].
@@ -209,6 +218,12 @@ pub fn after_first_pass(file: &Unread<'_>, reach: &Reach) -> After {
     }
     if file.judged_anywhere && reach.judged.contains(file.package) {
         return After::Whole;
+    }
+    if file.script && !reach.tables.is_empty() {
+        let lower = file.text.as_bytes().to_ascii_lowercase();
+        if reach.tables.iter().any(|t| super::names_table(&lower, t)) {
+            return After::Whole;
+        }
     }
     let crate_key = file.crate_key;
     let lexed = Lexed::new(file.text);
@@ -472,6 +487,7 @@ mod tests {
             methods: [("PspClient".to_string(), "charge".to_string())].into(),
             owned: [("Store".to_string(), "record_key".to_string())].into(),
             judged: ["pay".to_string()].into(),
+            tables: vec!["transfer".to_string(), "processed_events".to_string()],
         }
     }
 
@@ -481,7 +497,43 @@ mod tests {
             crate_key,
             package: "pay",
             judged_anywhere: false,
+            script: false,
         }
+    }
+
+    #[test]
+    fn a_held_script_is_read_whole_when_it_names_a_key_table() {
+        let route = "await prisma.$transaction([prisma.transfer.update({ where: { id } })]);";
+        let script = |text| Unread {
+            script: true,
+            ..file(text, "ts:web")
+        };
+        assert_eq!(after_first_pass(&script(route), &reach()), After::Whole);
+        // The same words in a Rust file held for its retries join nothing.
+        assert_eq!(after_first_pass(&file(route, "web"), &reach()), After::AsIs);
+        // `transferId` names no table; nor does a file that names none.
+        let other = "const transferId = body.transferId; await audit.log(transferId);";
+        assert_eq!(after_first_pass(&script(other), &reach()), After::AsIs);
+    }
+
+    #[test]
+    fn a_script_with_no_word_is_held_not_skipped() {
+        let k = Keywords::new(&[], 1);
+        let first_of = |path: &str| {
+            first(
+                &k,
+                FileKind::Script(crate::source::Dialect::Ts),
+                Path::new(path),
+                b"export async function POST() { await db.transfer.update({}); }",
+                &|| path.contains(".test."),
+                &(1..=2),
+            )
+        };
+        assert_eq!(first_of("app/api/pay/route.ts"), Reading::Held);
+        assert_eq!(
+            first_of("app/api/pay/route.test.ts"),
+            Reading::Skip("test code (a test file; `--include-tests` reads it)".into())
+        );
     }
 
     #[test]
