@@ -331,8 +331,10 @@ fn load_text(
     // the texts of the big files still waiting their turn (they are parsed
     // one at a time) are not all held while the largest tree is built. So is
     // a Rust file's, which its worker then lets go (`schedule::Reread`, [`lets_go`]).
-    let deferred =
-        (reads_work_tree && (len > BIG_FILE_BYTES || lets_go(kind))).then(|| path.to_path_buf());
+    // A TypeScript file held back is read again only if it is parsed.
+    let held_script = reading == Reading::Held && matches!(kind, FileKind::Script(_));
+    let deferred = (reads_work_tree && (len > BIG_FILE_BYTES || lets_go(kind) || held_script))
+        .then(|| path.to_path_buf());
     let (text, bom, problems) = match deferred {
         Some(_) => {
             files::recycle(text.into_bytes());

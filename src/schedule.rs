@@ -652,6 +652,7 @@ fn reads_whole(
         crate_key: &model::reach::crate_of(path),
         package,
         judged_anywhere,
+        script: matches!(l.kind, FileKind::Script(_)),
     };
     after_first_pass(&file, reach) == After::Whole
 }

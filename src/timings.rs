@@ -179,7 +179,7 @@ impl Timings {
             };
             let _ = writeln!(
                 out,
-                "  Rust files held back for their retries: {files}, parsed: {parsed} ({why})"
+                "  files held back (Rust for its retries, TypeScript with no word): {files}, parsed: {parsed} ({why})"
             );
         }
         if let Some((files, again)) = self.around {

@@ -1011,7 +1011,11 @@ fn the_summary_says_how_many_stores_were_found() {
 /// The `--timings` line about Rust files held back for their retries:
 /// (held, parsed), or `None` when none was.
 fn held(o: &Output) -> Option<(usize, usize)> {
-    timings_pair(o, "held back for their retries: ", ", parsed: ")
+    timings_pair(
+        o,
+        "held back (Rust for its retries, TypeScript with no word): ",
+        ", parsed: ",
+    )
 }
 
 /// The two counts of a `--timings` line: after `first`, and after `then`.

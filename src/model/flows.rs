@@ -705,6 +705,16 @@ struct Classifier<'a> {
 }
 
 impl Classifier<'_> {
+    /// Whether `table` is a store only because it carries a key column
+    /// (a `transfers` table with an `idempotency_key`), not by its name
+    /// or the config.
+    fn carrier(&self, table: &str) -> bool {
+        self.schema
+            .find_table(table)
+            .and_then(|t| self.schema.store(t))
+            .is_some_and(|s| !s.dedicated)
+    }
+
     fn guard(&self, table: &str) -> GuardState {
         let Some(t) = self.schema.find_table(table) else {
             return GuardState::Unknown;
@@ -1018,6 +1028,10 @@ impl Lowering<'_, '_> {
             ),
             (true, DmlKind::InsertDoNothing) => write("insert", true, false),
             (true, DmlKind::Upsert) => write("upsert", false, false),
+            // An update of a table that only carries the key (a transfer's
+            // status) writes a row some insert keyed before: no record of
+            // the key.
+            (true, DmlKind::Update) if classifier.carrier(&dml.table) => return None,
             (true, DmlKind::Update) => write("update", false, false),
             (true, DmlKind::Delete) | (false, DmlKind::Read) => return None,
             (false, k) => StepKind::Effect {

@@ -9,7 +9,7 @@
 use super::flows::{module_of, redis_store, type_name};
 use super::schema::SchemaModel;
 use super::Joins;
-use crate::facts::flow::{CallSite, FnTrace, StepKind, TypeDef};
+use crate::facts::flow::{CallSite, FnTrace, Import, StepKind, TypeDef};
 use crate::facts::FileFacts;
 use crate::prefilter::reading::{crate_name, Reach};
 use crate::source::{FileId, SourceMap};
@@ -27,6 +27,8 @@ struct Func<'f> {
     flow: &'f FnTrace,
     /// The structs of its file, whose fields a receiver path follows.
     structs: &'f [TypeDef],
+    /// The imports of its file.
+    uses: &'f [Import],
 }
 
 impl Func<'_> {
@@ -36,6 +38,26 @@ impl Func<'_> {
             _ => None,
         })
     }
+}
+
+/// Whether a call may resolve to a function of a file not read yet: any
+/// Rust call, a TypeScript method call, or a TypeScript function imported
+/// from a module of the project (`./ledger`, `@/lib/bank`) or a scoped
+/// package, which may be one of the workspace's (`@acme/billing`), not
+/// from a plain package (`and` of `drizzle-orm`) nor a global (`setTimeout`).
+fn local_call(f: &Func<'_>, site: &CallSite) -> bool {
+    if !f.flow.script || site.method.is_some() {
+        return true;
+    }
+    let Some(head) = site.path.first() else {
+        return false;
+    };
+    f.uses.iter().any(|u| {
+        u.alias == *head
+            && u.path
+                .first()
+                .is_some_and(|m| m == "crate" || m == "super" || m.starts_with('@'))
+    })
 }
 
 /// The name a call resolves by: its method's, else its path's last.
@@ -101,6 +123,7 @@ impl Joins {
                     krate: krate.clone(),
                     flow,
                     structs: &r.flow.structs,
+                    uses: &r.flow.uses,
                 })
             })
             .collect();
@@ -124,15 +147,22 @@ impl Joins {
                 at += 1;
             }
         }
-        let reached = Graph::of(&funcs).around(seeds);
+        let graph = Graph::of(&funcs);
+        let up = closure(&graph.callers, seeds);
+        let reached = closure(&graph.callees, up.iter().copied().collect());
         let mut reach = Reach {
             keys: true,
+            tables: self.schema.key_table_code_names(),
             ..Reach::default()
         };
         for &i in &reached {
             let f = &funcs[i];
             let name = &f.flow.name;
             reach.names.insert(name.clone());
+            if up.contains(&i) {
+                reach.defined.insert(name.clone());
+                reach.defined.extend(f.flow.owner.iter().cloned());
+            }
             reach.crate_names.extend(crate_name(&f.krate));
             reach.crates.insert(f.krate.clone());
             for t in f.flow.owner.iter().chain(&f.flow.trait_of) {
@@ -140,6 +170,9 @@ impl Joins {
             }
             for site in f.calls() {
                 reach.names.extend(called(site).map(str::to_string));
+                if local_call(f, site) {
+                    reach.called.extend(called(site).map(str::to_string));
+                }
                 reach.names.extend(site.args.iter().map(|n| n.to_string()));
                 reach.paths.extend(site.path.iter().map(|n| n.to_string()));
                 // A receiver path follows the fields of structs, which
@@ -153,6 +186,7 @@ impl Joins {
                         reach.methods.insert((t.clone(), m.to_string()));
                     }
                 }
+                reach.called.extend(types.iter().cloned());
                 reach.names.extend(types);
             }
         }
@@ -253,14 +287,6 @@ impl Graph {
             }
         }
         Graph { callees, callers }
-    }
-
-    /// The functions whose traces can hold `seeds`: those that call them,
-    /// transitively (the entry points among them), and all that these
-    /// call, transitively.
-    fn around(&self, seeds: Vec<usize>) -> HashSet<usize> {
-        let up = closure(&self.callers, seeds);
-        closure(&self.callees, up.into_iter().collect())
     }
 }
 

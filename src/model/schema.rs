@@ -603,6 +603,23 @@ impl SchemaModel {
         out
     }
 
+    /// [`SchemaModel::key_table_names`] and the names code reaches those
+    /// tables by ([`SchemaModel::resolve`]'s aliases: Prisma accessors,
+    /// ORM table objects), lowered.
+    pub fn key_table_code_names(&self) -> Vec<String> {
+        let mut out = self.key_table_names();
+        let aliases: Vec<String> = self
+            .aliases
+            .iter()
+            .filter(|(_, t)| out.contains(&bare(t).to_ascii_lowercase()))
+            .map(|(a, _)| a.clone())
+            .collect();
+        out.extend(aliases);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Whether the built-in prefilter admits a file of schema by its text
     /// alone: a run that reads every file whole reads the same ones.
     pub fn admitted(&self, file: FileId) -> bool {
@@ -987,11 +1004,16 @@ impl SchemaModel {
     /// The table a name refers to (as written: quoted, schema-qualified or
     /// not), the last history's definition when several define it.
     pub fn find_table(&self, name: &str) -> Option<&Table> {
-        let key = norm_decl(self.resolve(name));
-        self.tables
-            .iter()
-            .rev()
-            .find(|t| t.key == key || bare(&t.key) == bare(&key))
+        // A Prisma model's name keeps its case (`Transfer`), as its
+        // accessor resolves to it; SQL's unquoted names are lowered.
+        let resolved = self.resolve(name);
+        let key = norm_decl(resolved);
+        self.tables.iter().rev().find(|t| {
+            t.key == key
+                || bare(&t.key) == bare(&key)
+                || t.key == resolved
+                || bare(&t.key) == bare(resolved)
+        })
     }
 
     /// Whether a table named `key` (normalised) is a store: by its

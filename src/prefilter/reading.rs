@@ -106,6 +106,7 @@ pub fn first(
         return Reading::Refused("binary content (a NUL byte); not parsed".to_string());
     }
     let (rust, all) = (kind == FileKind::Rust, keywords.reads_all());
+    let script = matches!(kind, FileKind::Script(_));
     if rust && !all && super::generated_rust(bytes) {
         return Reading::Skip("generated code (a generated-file marker at its top)".to_string());
     }
@@ -118,14 +119,14 @@ pub fn first(
         Admission::No if rust && super::rust_constants_prefilter(bytes) => Reading::ConstantsOnly,
         // A TypeScript module of time constants (`export const DAY_SECONDS
         // = 86_400`) that a TTL of another file may name.
-        Admission::No
-            if matches!(kind, FileKind::Script(_)) && super::ts_constants_prefilter(bytes) =>
-        {
-            Reading::ConstantsOnly
-        }
-        Admission::No if rust && !keywords.judges_tests() && test_path() => {
+        Admission::No if script && super::ts_constants_prefilter(bytes) => Reading::ConstantsOnly,
+        Admission::No if (rust || script) && !keywords.judges_tests() && test_path() => {
             Reading::Skip("test code (a test file; `--include-tests` reads it)".to_string())
         }
+        // A TypeScript module with no word may still be where a store is
+        // written (`prisma.transfer.update(..)`) or a function that does
+        // so is called: held, as a Rust file is for its retries.
+        Admission::No if script => Reading::Held,
         Admission::No => Reading::Skip(format!("no word of the prefilter{}", outside(kind))),
         Admission::Late => Reading::Held,
         Admission::Schema => Reading::Schema,
@@ -175,6 +176,18 @@ pub struct Reach {
     /// without its owner): those with a file that holds keys, and those of
     /// [`Reach::crates`].
     pub judged: HashSet<String>,
+    /// The tables the parsed files hold as a store or a key carrier, and
+    /// the names code reaches them by (a Prisma accessor, an ORM table
+    /// object), lowered: a held TypeScript file that names one may read or
+    /// write a store.
+    pub tables: Vec<String>,
+    /// The names of the functions that touch a store or send a keyed
+    /// request and of their callers, transitively, and of the types that
+    /// own them: a TypeScript file that imports one may call it.
+    pub defined: HashSet<String>,
+    /// The names the reached functions call and the types they call them
+    /// through: a TypeScript file that defines one may be what they call.
+    pub called: HashSet<String>,
 }
 
 /// How a Rust file that was held back or read around its words is read
@@ -200,6 +213,9 @@ pub struct Unread<'t> {
     /// screens of its text: `units::may_slip`, `jti::may_hold`,
     /// `owner_keys::may_hold`).
     pub judged_anywhere: bool,
+    /// A TypeScript or JavaScript file, read whole when it names a table
+    /// of [`Reach::tables`].
+    pub script: bool,
 }
 
 /// The decision for one file, from the file and the run's [`Reach`].
@@ -209,6 +225,9 @@ pub fn after_first_pass(file: &Unread<'_>, reach: &Reach) -> After {
     }
     if file.judged_anywhere && reach.judged.contains(file.package) {
         return After::Whole;
+    }
+    if file.script {
+        return script_after(file.text, reach);
     }
     let crate_key = file.crate_key;
     let lexed = Lexed::new(file.text);
@@ -239,6 +258,72 @@ pub fn after_first_pass(file: &Unread<'_>, reach: &Reach) -> After {
     } else {
         After::AsIs
     }
+}
+
+/// [`after_first_pass`] for a held TypeScript or JavaScript file. Imports
+/// are explicit in these languages, so names join by them, not by the
+/// package a file is in (every file of a Next.js app is one package, and
+/// the names its functions call are `from`, `push`, `map`): the file is
+/// read whole when it names a key table, imports a reached function or
+/// type, or defines a function, method or class the reached functions call.
+fn script_after(text: &str, reach: &Reach) -> After {
+    let lower = text.as_bytes().to_ascii_lowercase();
+    if reach.tables.iter().any(|t| super::names_table(&lower, t)) {
+        return After::Whole;
+    }
+    let (imports, defines) = script_links(text);
+    if imports.iter().any(|i| reach.defined.contains(*i))
+        || defines.iter().any(|d| reach.called.contains(*d))
+    {
+        After::Whole
+    } else {
+        After::AsIs
+    }
+}
+
+/// The names a TypeScript or JavaScript text imports (`import { a, b as c }
+/// from`, `export { a } from`, `const { a } = require(..)`) and those it
+/// defines (`function f`, `class C`, `const f = (..) =>`, a method or a
+/// property holding a function at the start of a line: a method's line
+/// ends with its body's `{`, or with `(` when its parameters go on). Read from the text
+/// as written, comments included: a wider answer is never a wrong one here.
+fn script_links(text: &str) -> (HashSet<&str>, HashSet<&str>) {
+    use regex::Regex;
+    static RES: std::sync::OnceLock<[Regex; 2]> = std::sync::OnceLock::new();
+    let [imports, defines] = RES.get_or_init(|| {
+        [
+            Regex::new(
+                r#"(?s)\b(?:import|export)\s+(?:type\s+)?([^;]*?)\s*\bfrom\s*['"]|(?:const|let|var)\s*(\{[^}]*\}|[A-Za-z_$][\w$]*)\s*=\s*require\s*\("#,
+            )
+            .expect("a valid pattern"),
+            Regex::new(
+                r#"(?m)\b(?:function\s*\*?|class)\s+([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]*)?=\s*(?:async\b\s*)?(?:\(|function\b|[A-Za-z_$][\w$]*\s*=>)|^[ \t]*(?:(?:public|private|protected|static|readonly|override|async|get|set)\s+)*([A-Za-z_$][\w$]*)\s*(?:<[^>\n]*>\s*)?(?:\((?:[^\n=]|=[^>\n])*\)[^\n;=]*\{[ \t]*$|\([ \t]*$|[:=]\s*(?:async\b\s*)?(?:\(|function\b))"#,
+            )
+            .expect("a valid pattern"),
+        ]
+    });
+    let mut imported = HashSet::new();
+    for c in imports.captures_iter(text) {
+        for g in [c.get(1), c.get(2)].into_iter().flatten() {
+            imported.extend(script_words(g.as_str()));
+        }
+    }
+    let mut defined = HashSet::new();
+    for c in defines.captures_iter(text) {
+        defined.extend(
+            [c.get(1), c.get(2), c.get(3)]
+                .into_iter()
+                .flatten()
+                .map(|m| m.as_str()),
+        );
+    }
+    (imported, defined)
+}
+
+/// The identifiers of a piece of TypeScript.
+fn script_words(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| w.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$'))
 }
 
 /// The name a `use` path gives a crate: its directory's, `-` as `_`
@@ -472,6 +557,13 @@ mod tests {
             methods: [("PspClient".to_string(), "charge".to_string())].into(),
             owned: [("Store".to_string(), "record_key".to_string())].into(),
             judged: ["pay".to_string()].into(),
+            tables: vec!["transfer".to_string(), "processed_events".to_string()],
+            defined: ["rememberRequest", "PaymentsService"]
+                .map(String::from)
+                .into(),
+            called: ["sendTransfer", "refund", "BankClient"]
+                .map(String::from)
+                .into(),
         }
     }
 
@@ -481,7 +573,81 @@ mod tests {
             crate_key,
             package: "pay",
             judged_anywhere: false,
+            script: false,
         }
+    }
+
+    #[test]
+    fn a_held_script_is_read_whole_when_it_names_a_key_table() {
+        let route = "await prisma.$transaction([prisma.transfer.update({ where: { id } })]);";
+        let script = |text| Unread {
+            script: true,
+            ..file(text, "ts:web")
+        };
+        assert_eq!(after_first_pass(&script(route), &reach()), After::Whole);
+        // The same words in a Rust file held for its retries join nothing.
+        assert_eq!(after_first_pass(&file(route, "web"), &reach()), After::AsIs);
+        // `transferId` names no table; nor does a file that names none.
+        let other = "const transferId = body.transferId; await audit.log(transferId);";
+        assert_eq!(after_first_pass(&script(other), &reach()), After::AsIs);
+    }
+
+    #[test]
+    fn a_held_script_joins_by_what_it_imports_and_defines() {
+        let read = |text: &str| {
+            after_first_pass(
+                &Unread {
+                    script: true,
+                    ..file(text, "ts:")
+                },
+                &reach(),
+            )
+        };
+        // A caller imports a reached function; a callee defines what one calls.
+        let caller = "import { sendX, rememberRequest as remember } from '@/lib/ledger';\nexport async function POST() {}";
+        assert_eq!(read(caller), After::Whole);
+        let required = "const { rememberRequest } = require('./ledger');";
+        assert_eq!(read(required), After::Whole);
+        let callee = "export async function sendTransfer(iban: string) {\n  return fetch(url);\n}";
+        assert_eq!(read(callee), After::Whole);
+        let arrow = "export const sendTransfer = async (iban: string) => post(iban);";
+        assert_eq!(read(arrow), After::Whole);
+        let method =
+            "export class Bank {\n  async refund(id: string): Promise<void> {\n    return;\n  }\n}";
+        assert_eq!(read(method), After::Whole);
+        let long =
+            "export class Bank {\n  async refund(\n    id: string,\n  ): Promise<void> {}\n}";
+        assert_eq!(read(long), After::Whole);
+        let class = "export class BankClient {}";
+        assert_eq!(read(class), After::Whole);
+        // A call at the start of a line defines nothing, nor one given a
+        // callback.
+        let call = "export async function run() {\n  refund(id);\n  refund(() => {\n  });\n}";
+        assert_eq!(read(call), After::AsIs);
+        // Calling what the reached functions call, or naming a reached
+        // function without importing it, joins nothing.
+        let other = "import { z } from 'zod';\nexport async function POST() {\n  await sendTransfer();\n  rememberRequest;\n}";
+        assert_eq!(read(other), After::AsIs);
+    }
+
+    #[test]
+    fn a_script_with_no_word_is_held_not_skipped() {
+        let k = Keywords::new(&[], 1);
+        let first_of = |path: &str| {
+            first(
+                &k,
+                FileKind::Script(crate::source::Dialect::Ts),
+                Path::new(path),
+                b"export async function POST() { await db.transfer.update({}); }",
+                &|| path.contains(".test."),
+                &(1..=2),
+            )
+        };
+        assert_eq!(first_of("app/api/pay/route.ts"), Reading::Held);
+        assert_eq!(
+            first_of("app/api/pay/route.test.ts"),
+            Reading::Skip("test code (a test file; `--include-tests` reads it)".into())
+        );
     }
 
     #[test]

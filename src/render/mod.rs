@@ -84,9 +84,13 @@ impl NotRead {
             Reading::ConstantsOnly => {
                 "read for its constants only: no other word of the prefilter".to_string()
             }
-            Reading::Held if !read_after => {
+            Reading::Held if !read_after && kind == crate::source::FileKind::Rust => {
                 "held back: only a retry library's words, and no parsed file needed it".to_string()
             }
+            Reading::Held if !read_after => format!(
+                "no word of the prefilter, and no parsed file needed it{}",
+                crate::prefilter::reading::outside(kind)
+            ),
             // As a file the prefilter lets go: no table it names is a store
             // or a key carrier.
             Reading::Schema if !read_after => format!(
