@@ -302,6 +302,8 @@ pub struct FnEntry {
     pub unconditional_set: Option<Span>,
     /// See `flow::FnTrace::unlocked_check`.
     pub unlocked_check: Option<(Span, Span, Span)>,
+    /// See `flow::FnTrace::plain_claim`.
+    pub plain_claim: Option<crate::facts::flow::PlainClaim>,
 }
 
 /// A flattened entry point.
@@ -799,6 +801,7 @@ impl FlowModel {
                     test: func.test || f.test_path,
                     unconditional_set: func.unconditional_set,
                     unlocked_check: func.unlocked_check,
+                    plain_claim: func.plain_claim,
                 });
                 flows.push((func, flow));
             }

@@ -167,6 +167,7 @@ impl<'a> FileWalker<'a> {
             opaque,
             test,
             unconditional_set: unconditional_set(&name.to_string(), block),
+            plain_claim: None,
             unlocked_check: unlocked_check(&name.to_string(), block),
             claims,
             script: false,

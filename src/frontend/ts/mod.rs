@@ -8,6 +8,7 @@
 //! facts every language shares (`crate::facts`): each function a trace of
 //! steps (`flow`), and the tables an ORM declares in code (`orm`).
 
+mod answers;
 mod consts;
 mod flow;
 mod key_source;
@@ -16,6 +17,9 @@ mod redis;
 mod retry;
 mod scopes;
 mod syntax;
+
+#[cfg(test)]
+pub use flow::CONDITIONAL_SET_NAMES;
 
 use crate::facts::{FileFacts, Problem};
 use crate::source::{Dialect, Span};
@@ -70,14 +74,18 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     }
     let program = ret.program;
     consts::read(&program, facts);
-    if redis::may_write(text) {
-        redis::read(&program, facts);
-    }
+    let answered = if redis::may_write(text) {
+        let answered = answers::answered(&program);
+        redis::read(&program, &answered, facts);
+        answered
+    } else {
+        Vec::new()
+    };
     if retry::may_retry(text) {
         retry::read(&program, facts);
     }
     let code = facts.code.get_or_insert_with(Default::default);
-    code.flow = flow::read(&program, text);
+    code.flow = flow::read(&program, text, &answered);
     code.flow.structs = flow::type_defs(&program);
     facts.sql = orm::schema(&program);
 }
