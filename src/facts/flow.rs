@@ -174,6 +174,9 @@ pub struct RedisKey {
     /// `rules/headers.toml`), directly or through bindings, as the walk saw
     /// it in this function.
     pub from_header: bool,
+    /// A conditional set whose answer decides what runs after it (`if
+    /// (!ok) return`, `if (won) { append }`): the claim of that work.
+    pub decides: bool,
 }
 
 /// A call the model may match against the effect catalogue or resolve to a

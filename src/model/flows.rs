@@ -236,6 +236,9 @@ pub enum StepKind {
         conn: Option<String>,
         /// A claim that does not hold until the record replaces it.
         unheld: Option<Unheld>,
+        /// A claim whose answer decides what runs after it
+        /// (`flow::RedisKey::decides`).
+        decides: bool,
     },
     /// Something that cannot be taken back with the handler's transaction.
     Effect {
@@ -1009,6 +1012,7 @@ impl Lowering<'_, '_> {
             guard: classifier.guard(&dml.table),
             conn: conn.clone(),
             unheld: None,
+            decides: false,
         };
         Some(match (store, dml.kind) {
             (true, DmlKind::Read) => StepKind::Check {
@@ -1049,6 +1053,7 @@ impl Lowering<'_, '_> {
             guard: GuardState::Unknown,
             conn: conn.clone(),
             unheld: unheld(),
+            decides: atomic && key.decides,
         };
         match op {
             RedisOp::Get | RedisOp::Exists => Some(StepKind::Check {

@@ -881,6 +881,7 @@ impl FnWalker<'_> {
             text: tokens_text(e).replace(' ', "").into_boxed_str(),
             derived: false,
             from_header: self.reads_header(e),
+            decides: false,
         }
     }
 

@@ -451,6 +451,8 @@ impl Reader<'_> {
                 text: text.into(),
                 derived: source.is_some(),
                 from_header: source.is_some_and(|s| !s.event),
+                decides: op == RedisOp::SetNx
+                    && self.answered.iter().any(|a| a.set == span(call.span)),
             },
             conn: site.receiver.last().map(|n| n.to_string()),
         })

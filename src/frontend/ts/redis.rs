@@ -529,7 +529,12 @@ fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
         if !(by_name || w.source.is_some() || w.claim) || is_lock || expr == ConstExpr::Unknown {
             continue;
         }
-        let mut context: Vec<String> = w.prefix.iter().cloned().collect();
+        // A store known only by its claim names its counterparty by the
+        // file's path and the constants of its expiry: its key and its
+        // function may name a provider it only reports on
+        // (`posthog:stripe-checkout-created:`, `trackStripeCheckoutCreated`).
+        let claim_only = w.claim && !by_name && w.source.is_none();
+        let mut context: Vec<String> = w.prefix.iter().filter(|_| !claim_only).cloned().collect();
         if let Some(src) = &w.source {
             context.extend(src.context.iter().cloned());
             if !src.event {
@@ -537,7 +542,7 @@ fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
             }
         }
         context.extend(refs.iter().cloned());
-        context.extend(w.fn_name.iter().cloned());
+        context.extend(w.fn_name.iter().filter(|_| !claim_only).cloned());
         let direct_ref = match &expr {
             ConstExpr::Ref(n) => Some(n.clone()),
             _ => None,
