@@ -11,6 +11,7 @@
 mod answers;
 mod consts;
 mod flow;
+mod key_scope;
 mod key_source;
 mod orm;
 mod redis;
@@ -87,6 +88,9 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     let code = facts.code.get_or_insert_with(Default::default);
     code.flow = flow::read(&program, text, &answered);
     code.flow.structs = flow::type_defs(&program);
+    if crate::knowledge::contains_ignore_ascii_case(text, "idempot") {
+        code.dropped_callers = key_scope::dropped(&program, text);
+    }
     facts.sql = orm::schema(&program);
 }
 
