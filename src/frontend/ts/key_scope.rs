@@ -10,7 +10,9 @@
 //! name, or passed as an argument; a part counts as the client's key when
 //! its text names an idempotency key (`idempotencyKey`,
 //! `getIdempotencyKey(..)`, `headers['idempotency-key']`). Environment and
-//! prefix parts (`env`, `NODE_ENV`, a constant) are neither.
+//! prefix parts (`env`, `NODE_ENV`, a constant) are neither. A template
+//! whose literal prefix names a store (`` `idempotency:${key}` ``) is left
+//! to the key formats (`model::key_formats`), which judge it already.
 //!
 //! Not read: a key built in one function from a caller held in another,
 //! keys hashed before they are formatted, and callers held in fields.
@@ -111,6 +113,12 @@ impl Walk<'_> {
             .any(|q| q.value.raw.chars().any(char::is_whitespace))
             || t.expressions.is_empty()
         {
+            return false;
+        }
+        // A format whose prefix names a store (`idempotency:${key}`) is the
+        // key formats' to judge (`model::key_formats`).
+        let prefix = t.quasis.first().map(|q| q.value.raw.as_str()).unwrap_or("");
+        if !prefix.is_empty() && crate::knowledge::stores().is_store_prefix(prefix) {
             return false;
         }
         let parts: Vec<String> = (t.expressions.iter())
