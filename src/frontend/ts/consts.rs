@@ -24,12 +24,13 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
     let mut defs = Vec::new();
     let mut strings = Vec::new();
     let mut named = Vec::new();
+    let store_module = names_a_store(program);
     for (name, value) in top_level_consts(program) {
         if string_value(value).is_some() {
             strings.push((name, span_of(value)));
             continue;
         }
-        named.extend(named_retention(&name, value));
+        named.extend(named_retention(&name, value, store_module));
         defs_of(&name, value, 0, &mut defs);
     }
     if !named.is_empty() {
@@ -94,17 +95,18 @@ fn top_level_consts<'b, 'a>(program: &'b Program<'a>) -> Vec<(String, &'b Expres
 }
 
 /// A constant whose name speaks of an idempotency store's retention
-/// (`IDEMPOTENCY_CACHE_TTL`, `DEDUP_TTL_SECONDS`), found on its own, as the
+/// (`IDEMPOTENCY_CACHE_TTL`, `DEDUP_TTL_SECONDS`, or any retention name in
+/// a module whose class is named for one), found on its own, as the
 /// Rust reader finds one: the store's retention wherever it is used. Its
 /// unit is its name's (`_SECONDS`, `Ms`), else the arithmetic it is written
 /// in: `60 * 60 * 24` counts seconds, `24 * 60 * 60 * 1000` milliseconds.
 /// A bare number with no unit in its name is left out.
-fn named_retention(name: &str, value: &Expression) -> Option<PendingRetention> {
-    let knowledge = (
+fn named_retention(name: &str, value: &Expression, store_module: bool) -> Option<PendingRetention> {
+    let (words, stores) = (
         crate::knowledge::retention_words(),
         crate::knowledge::stores(),
     );
-    if !(knowledge.0.is_retention_name(name) && knowledge.1.is_store_table(name)) {
+    if !(words.is_retention_name(name) && (store_module || stores.is_store_table(name))) {
         return None;
     }
     let expr = duration_expr(value);
@@ -156,6 +158,26 @@ fn arithmetic_unit(e: &ConstExpr) -> Option<u64> {
     } else {
         None
     }
+}
+
+/// Whether the module declares a class named for an idempotency store
+/// (`class RequestIdempotencyService`): its retention constants are that
+/// store's whatever they are called (`DEFAULT_TTL_IN_MS`).
+fn names_a_store(program: &Program) -> bool {
+    let stores = crate::knowledge::stores();
+    program.body.iter().any(|st| {
+        let class = match st {
+            Statement::ClassDeclaration(c) => Some(&**c),
+            Statement::ExportDeclaration(e) => match &e.declaration {
+                Declaration::ClassDeclaration(c) => Some(&**c),
+                _ => None,
+            },
+            _ => None,
+        };
+        class
+            .and_then(|c| c.id.as_ref())
+            .is_some_and(|id| stores.is_store_table(id.name.as_str()))
+    })
 }
 
 /// `name`'s definition, or its members' for an object literal.
