@@ -532,7 +532,9 @@ fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
         // A store known only by its claim names its counterparty by the
         // file's path and the constants of its expiry: its key and its
         // function may name a provider it only reports on
-        // (`posthog:stripe-checkout-created:`, `trackStripeCheckoutCreated`).
+        // (`posthog:stripe-checkout-created:`, `trackStripeCheckoutCreated`,
+        // called when the app creates a checkout, not from a webhook). Its
+        // prefix stays in `via`.
         let claim_only = w.claim && !by_name && w.source.is_none();
         let mut context: Vec<String> = w.prefix.iter().filter(|_| !claim_only).cloned().collect();
         if let Some(src) = &w.source {
@@ -561,7 +563,14 @@ fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
             span: ttl_span,
             expr,
             unit_ms: Some(unit),
-            target: StoreRef::RedisPrefix(w.prefix.unwrap_or_default()),
+            // The model names a store's counterparty by its own name
+            // first: a claim-only store's is its key's words, which may
+            // name what it reports on rather than who replays it.
+            target: StoreRef::RedisPrefix(if claim_only {
+                String::new()
+            } else {
+                w.prefix.unwrap_or_default()
+            }),
             via,
             context,
             site: Some(w.at),
