@@ -66,6 +66,8 @@ pub struct FnTrace {
     /// Named for a conditional set (`set_if_not_exists`, `setnx`) yet its
     /// Redis `SET` has no `NX`: where it sets.
     pub unconditional_set: Option<Span>,
+    /// A Redis `SET` without `NX` that the code takes for a claim.
+    pub plain_claim: Option<PlainClaim>,
     /// Named for a conditional set, yet it checks the key and takes the
     /// lock it inserts under only after the check: (check, lock, insert).
     pub unlocked_check: Option<(Span, Span, Span)>,
@@ -145,6 +147,19 @@ pub struct Claim {
     pub fresh_store: Option<(Span, String)>,
 }
 
+/// A Redis `SET` without `NX` taken for a claim: its answer decides
+/// (`if (!ok) return`, `return result === "OK"`), or it runs where a test
+/// asks for a set only if absent (`if (ifNotExists)`). Its answer is
+/// always `OK`: every caller wins.
+#[derive(Debug, Clone, Copy)]
+pub struct PlainClaim {
+    pub set: Span,
+    /// The read of its answer, or the test that asks for a conditional set.
+    pub by: Span,
+    /// `by` reads the answer (else it is the test).
+    pub answer: bool,
+}
+
 /// A Redis key as written: its literal prefix, and the expression's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisKey {
@@ -159,6 +174,9 @@ pub struct RedisKey {
     /// `rules/headers.toml`), directly or through bindings, as the walk saw
     /// it in this function.
     pub from_header: bool,
+    /// A conditional set whose answer decides what runs after it (`if
+    /// (!ok) return`, `if (won) { append }`): the claim of that work.
+    pub decides: bool,
 }
 
 /// A call the model may match against the effect catalogue or resolve to a

@@ -91,4 +91,7 @@ pub struct DroppedCaller {
     pub function_span: Span,
     /// "a parameter" or "read from the `Authorization` header".
     pub how: String,
+    /// Used elsewhere in the function (checked, logged), only not in the
+    /// key.
+    pub used: bool,
 }

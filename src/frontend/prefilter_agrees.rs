@@ -21,6 +21,25 @@ fn a_conditional_set_admits_its_file() {
 }
 
 #[test]
+fn a_typescript_conditional_set_admits_its_file() {
+    let k = Keywords::new(&[], 1);
+    let ts = Path::new("src/cache.service.ts");
+    for w in crate::frontend::ts::CONDITIONAL_SET_NAMES {
+        let code = format!("export class C {{ async claim_{w}() {{}} }}\n");
+        assert_eq!(
+            k.admission_in(
+                FileKind::Script(crate::source::Dialect::Ts),
+                ts,
+                code.as_bytes(),
+                &|| false
+            ),
+            Admission::Full,
+            "{w}"
+        );
+    }
+}
+
+#[test]
 fn a_unit_slip_admits_its_file_late() {
     let k = Keywords::new(&[], 1);
     let rs = Path::new("src/options.rs");

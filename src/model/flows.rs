@@ -236,6 +236,9 @@ pub enum StepKind {
         conn: Option<String>,
         /// A claim that does not hold until the record replaces it.
         unheld: Option<Unheld>,
+        /// A claim whose answer decides what runs after it
+        /// (`flow::RedisKey::decides`).
+        decides: bool,
     },
     /// Something that cannot be taken back with the handler's transaction.
     Effect {
@@ -302,6 +305,8 @@ pub struct FnEntry {
     pub unconditional_set: Option<Span>,
     /// See `flow::FnTrace::unlocked_check`.
     pub unlocked_check: Option<(Span, Span, Span)>,
+    /// See `flow::FnTrace::plain_claim`.
+    pub plain_claim: Option<crate::facts::flow::PlainClaim>,
 }
 
 /// A flattened entry point.
@@ -809,6 +814,7 @@ impl FlowModel {
                     test: func.test || f.test_path,
                     unconditional_set: func.unconditional_set,
                     unlocked_check: func.unlocked_check,
+                    plain_claim: func.plain_claim,
                 });
                 flows.push((func, flow));
             }
@@ -1016,6 +1022,7 @@ impl Lowering<'_, '_> {
             guard: classifier.guard(&dml.table),
             conn: conn.clone(),
             unheld: None,
+            decides: false,
         };
         Some(match (store, dml.kind) {
             (true, DmlKind::Read) => StepKind::Check {
@@ -1060,6 +1067,7 @@ impl Lowering<'_, '_> {
             guard: GuardState::Unknown,
             conn: conn.clone(),
             unheld: unheld(),
+            decides: atomic && key.decides,
         };
         match op {
             RedisOp::Get | RedisOp::Exists => Some(StepKind::Check {

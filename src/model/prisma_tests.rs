@@ -211,6 +211,7 @@ mod tests {
             opaque: None,
             test: false,
             unconditional_set: None,
+            plain_claim: None,
             unlocked_check: None,
             claims: Vec::new(),
             script: true,

@@ -19,6 +19,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if let (Some(spans), false) = (f.unlocked_check, f.test) {
             out.push(unlocked(f.file, spans, &f.name, f.span));
         }
+        if let (Some(c), false) = (f.plain_claim, f.test) {
+            out.push(plain_claim(f.file, c));
+        }
     }
     let mut seen = HashSet::new();
     for trace in &ctx.model.flows.traces {
@@ -150,4 +153,25 @@ fn unlocked(
     .with_label(file, name_span, "callers take this for a claim")
     .with_note("between the check and the lock another caller can insert the same key: two callers both find it absent, both are told it was free and both proceed")
     .with_help("take the write lock first and check and insert under it (`let mut map = self.map.write().await; if map.contains_key(k) { return Ok(false) } map.insert(..)`), or decide by `insert(..).is_none()` / the entry API")
+}
+
+/// A `SET` without `NX` that the code takes for a claim: its answer is
+/// always `OK`, so every caller wins.
+fn plain_claim(file: crate::source::FileId, c: crate::facts::flow::PlainClaim) -> Diagnostic {
+    let (message, by) = if c.answer {
+        (
+            "the answer of a `SET` without `NX` is read as a claim's: it is always OK",
+            "the claim's answer is read here: it never says the key was taken",
+        )
+    } else {
+        (
+            "a set asked for only if the key is absent is a `SET` without `NX`",
+            "this asks for a set only if absent",
+        )
+    };
+    Diagnostic::new(NAME, Severity::Error, file, c.set, message.to_string())
+        .with_primary_label("an unconditional `SET`: it succeeds whether the key exists or not")
+        .with_label(file, c.by, by)
+        .with_note("a replay, or a concurrent request with the same key, is taken for the first: both proceed, as after a check and a separate insert")
+        .with_help("make the set conditional in the same command: `SET key value NX EX ttl` (ioredis `'NX'`, node-redis `{ NX: true }`, Upstash `{ nx: true }`), and take a nil reply for a duplicate")
 }

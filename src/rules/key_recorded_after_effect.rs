@@ -299,6 +299,9 @@ fn late_write(steps: &[Step]) -> Option<Late<'_>> {
         let Some((ei, e, what, reason, sql_conn)) = found else {
             continue;
         };
+        if claims_later_work(steps, wi) {
+            continue;
+        }
         if writes
             .iter()
             .take_while(|&&ci| ci < ei)
@@ -348,6 +351,21 @@ fn late_write(steps: &[Step]) -> Option<Late<'_>> {
         });
     }
     None
+}
+
+/// Whether the write at `wi` is a claim whose answer decides the work
+/// after it (`if (wonClaim) { append }`), and work follows: it is that
+/// work's claim, taken before it, not a record of what ran earlier (a
+/// session's bookkeeping before a part's dedup claim).
+fn claims_later_work(steps: &[Step], wi: usize) -> bool {
+    let w = &steps[wi];
+    matches!(w.kind, StepKind::Write { decides: true, .. })
+        && steps[wi + 1..].iter().any(|s| {
+            matches!(
+                s.kind,
+                StepKind::Effect { .. } | StepKind::Unresolved { .. }
+            ) && !w.exclusive(s)
+        })
 }
 
 fn diagnostic(l: &Late<'_>) -> Diagnostic {

@@ -29,7 +29,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for u in &ctx.model.key_formats.unscoped {
         out.push(unscoped_format(u));
     }
-    for f in &ctx.model.files {
+    for f in ctx.model.files.iter().filter(|f| !f.test_path) {
         for d in f.code.iter().flat_map(|r| &r.dropped_callers) {
             out.push(dropped_caller(f.file, d));
         }
@@ -56,7 +56,11 @@ fn dropped_caller(
         d.span,
         format!("the caller `{}` is at hand but left out of the idempotency key", d.name),
     )
-    .with_primary_label(format!("the caller ({}), never used", d.how))
+    .with_primary_label(if d.used {
+        format!("the caller ({}), not in the key", d.how)
+    } else {
+        format!("the caller ({}), never used", d.how)
+    })
     .with_label(file, d.function_span, "builds the key")
     .with_note("two callers that choose the same key share one stored entry: the second is answered with the first one's response, or refused as its replay")
     .with_help(format!("put `{}` into the key (hash or format it in before the client's key), or name it `_{}` if the key is global on purpose", d.name, d.name))

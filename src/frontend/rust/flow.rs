@@ -167,6 +167,7 @@ impl<'a> FileWalker<'a> {
             opaque,
             test,
             unconditional_set: unconditional_set(&name.to_string(), block),
+            plain_claim: None,
             unlocked_check: unlocked_check(&name.to_string(), block),
             claims,
             script: false,
@@ -880,6 +881,7 @@ impl FnWalker<'_> {
             text: tokens_text(e).replace(' ', "").into_boxed_str(),
             derived: false,
             from_header: self.reads_header(e),
+            decides: false,
         }
     }
 

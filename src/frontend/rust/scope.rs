@@ -161,6 +161,7 @@ impl<'a> Visitor<'a> {
                         function: name.clone(),
                         function_span: fn_span,
                         how: "a parameter".into(),
+                        used: false,
                     });
                 }
             }
@@ -209,6 +210,7 @@ impl<'a> Visitor<'a> {
                     function: name.to_string(),
                     function_span: fn_span,
                     how: format!("read from the `{header}` header"),
+                    used: false,
                 });
             }
         }

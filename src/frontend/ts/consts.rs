@@ -6,7 +6,9 @@
 //! functions: those are the passes' own (`redis`, `retry`).
 
 use super::syntax::{bare, const_expr, key_name, span_of, string_value};
-use crate::facts::retention::{ConstExpr, DurDef, LetGoDefs, LET_GO_DEFS};
+use crate::facts::retention::{
+    refs_of, ConstExpr, DurDef, LetGoDefs, PendingRetention, StoreRef, LET_GO_DEFS,
+};
 use crate::facts::{FileFacts, StringConst};
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
@@ -21,12 +23,19 @@ const MAX_OBJECT_DEPTH: usize = 4;
 pub(super) fn read(program: &Program, facts: &mut FileFacts) {
     let mut defs = Vec::new();
     let mut strings = Vec::new();
+    let mut named = Vec::new();
+    let store_module = names_a_store(program);
     for (name, value) in top_level_consts(program) {
         if string_value(value).is_some() {
             strings.push((name, span_of(value)));
             continue;
         }
+        named.extend(named_retention(&name, value, store_module));
         defs_of(&name, value, 0, &mut defs);
+    }
+    if !named.is_empty() {
+        let code = facts.code.get_or_insert_with(Default::default);
+        code.retention.pending.extend(named);
     }
     let str_consts: Vec<StringConst> = strings
         .into_iter()
@@ -83,6 +92,92 @@ fn top_level_consts<'b, 'a>(program: &'b Program<'a>) -> Vec<(String, &'b Expres
         }
     }
     out
+}
+
+/// A constant whose name speaks of an idempotency store's retention
+/// (`IDEMPOTENCY_CACHE_TTL`, `DEDUP_TTL_SECONDS`, or any retention name in
+/// a module whose class is named for one), found on its own, as the
+/// Rust reader finds one: the store's retention wherever it is used. Its
+/// unit is its name's (`_SECONDS`, `Ms`), else the arithmetic it is written
+/// in: `60 * 60 * 24` counts seconds, `24 * 60 * 60 * 1000` milliseconds.
+/// A bare number with no unit in its name is left out.
+fn named_retention(name: &str, value: &Expression, store_module: bool) -> Option<PendingRetention> {
+    let (words, stores) = (
+        crate::knowledge::retention_words(),
+        crate::knowledge::stores(),
+    );
+    if !(words.is_retention_name(name) && (store_module || stores.is_store_table(name))) {
+        return None;
+    }
+    let expr = duration_expr(value);
+    if expr == ConstExpr::Unknown {
+        return None;
+    }
+    let unit_ms = match crate::duration::key_suffix_unit(name) {
+        Some(secs) => (secs * 1000.0) as u64,
+        None => arithmetic_unit(&expr)?,
+    };
+    let mut context = vec![name.to_string()];
+    context.extend(refs_of(&expr));
+    Some(PendingRetention {
+        span: span_of(value),
+        expr,
+        unit_ms: Some(unit_ms),
+        target: StoreRef::Constant(name.to_string()),
+        via: format!("`{name}`"),
+        context,
+        site: None,
+        direct_ref: None,
+        standalone: true,
+        labels: Vec::new(),
+    })
+}
+
+/// Milliseconds per unit of a product of literals written as time
+/// arithmetic: with a factor 60 and no 1000, seconds; with 1000,
+/// milliseconds.
+fn arithmetic_unit(e: &ConstExpr) -> Option<u64> {
+    fn factors(e: &ConstExpr, out: &mut Vec<u64>) -> bool {
+        match e {
+            ConstExpr::Int(n) => {
+                out.push(*n);
+                true
+            }
+            ConstExpr::Mul(l, r) => factors(l, out) && factors(r, out),
+            _ => false,
+        }
+    }
+    let mut f = Vec::new();
+    if !factors(e, &mut f) || f.len() < 2 {
+        return None;
+    }
+    if f.contains(&1000) {
+        Some(1)
+    } else if f.contains(&60) {
+        Some(1000)
+    } else {
+        None
+    }
+}
+
+/// Whether the module declares a class named for an idempotency store
+/// (`class RequestIdempotencyService`): its retention constants are that
+/// store's whatever they are called (`DEFAULT_TTL_IN_MS`).
+fn names_a_store(program: &Program) -> bool {
+    let stores = crate::knowledge::stores();
+    program.body.iter().any(|st| {
+        let class = match st {
+            Statement::ClassDeclaration(c) => Some(&**c),
+            Statement::ExportDeclaration(e) => match &e.declaration {
+                Declaration::ClassDeclaration(c) => Some(&**c),
+                _ => None,
+            },
+            _ => None,
+        };
+        class
+            .and_then(|c| c.id.as_ref())
+            .is_some_and(|id| stores.is_store_table(id.name.as_str()))
+    })
 }
 
 /// `name`'s definition, or its members' for an object literal.

@@ -13,10 +13,11 @@
 //! `app.post('/refund', async (req, res) => ..)`) is a function of its own,
 //! named for the call that registers it.
 
+use super::answers::Answered;
 use super::key_source::{key_source, Sources};
 use super::syntax::{self, bare, span, span_of};
 use crate::facts::flow::{
-    CallSite, FlowFacts, FnTrace, Import, RedisKey, RedisOp, Step, StepKind, TypeDef,
+    CallSite, FlowFacts, FnTrace, Import, PlainClaim, RedisKey, RedisOp, Step, StepKind, TypeDef,
 };
 use crate::facts::store::{Dml, DmlKind};
 use crate::source::Span;
@@ -93,13 +94,36 @@ const SQL_METHODS: &[&str] = &[
     "$executeRawUnsafe",
 ];
 
-/// Read the functions of a parsed file.
-pub(super) fn read(program: &Program, text: &str) -> FlowFacts {
+/// Words of a name that ask for a set only when the key is absent
+/// (`setIfNotExist`, `ifNotExists`, `setNx`), lower-cased: a function so
+/// named, or a test so named, whose Redis `SET` has no `NX` gives every
+/// caller the claim. `rules/prefilter.toml` admits a TypeScript file that
+/// holds one (a test holds them to it).
+pub const CONDITIONAL_SET_NAMES: &[&str] = &[
+    "ifnotexist",
+    "if_not_exist",
+    "ifabsent",
+    "if_absent",
+    "ifnotset",
+    "if_not_set",
+    "setnx",
+    "set_nx",
+];
+
+fn named_for_conditional_set(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    CONDITIONAL_SET_NAMES.iter().any(|w| lower.contains(w))
+}
+
+/// Read the functions of a parsed file; `answered` are the Redis sets
+/// whose answer decides (`super::answers`).
+pub(super) fn read(program: &Program, text: &str, answered: &[Answered]) -> FlowFacts {
     let module = super::scopes::Frames::new(program);
     let mut r = Reader {
         consts: module.consts,
         libs: module.libs,
         text,
+        answered,
         out: FlowFacts::default(),
         open: Vec::new(),
         class: Vec::new(),
@@ -190,10 +214,14 @@ struct Open {
     branch: Vec<(u32, u32)>,
     exits: Vec<u32>,
     success: usize,
+    /// Tests enclosing the step that ask for a set only if absent
+    /// (`if (ifNotExists)`), innermost last.
+    conditional: Vec<Span>,
 }
 
 struct Reader<'t> {
     text: &'t str,
+    answered: &'t [Answered],
     /// The module's string constants and the webhook libraries it imports,
     /// for [`key_source`].
     consts: HashMap<String, String>,
@@ -232,6 +260,7 @@ impl Reader<'_> {
             opaque: None,
             test: false,
             unconditional_set: None,
+            plain_claim: None,
             unlocked_check: None,
             claims: Vec::new(),
             script: true,
@@ -249,6 +278,7 @@ impl Reader<'_> {
             branch: Vec::new(),
             exits: Vec::new(),
             success: 0,
+            conditional: Vec::new(),
         });
     }
 
@@ -281,6 +311,41 @@ impl Reader<'_> {
             success_only: o.success > 0,
             awaited,
         });
+    }
+
+    /// A Redis `SET` without `NX` taken for a claim: in a function named
+    /// for a conditional set (`setIfNotExist`), under a test so named
+    /// (`if (ifNotExists)`), or whose answer decides.
+    fn plain_claim(&mut self, at: Span, kind: &StepKind) {
+        if !matches!(
+            kind,
+            StepKind::Redis {
+                op: RedisOp::Set,
+                ..
+            }
+        ) {
+            return;
+        }
+        let read = self.answered.iter().find(|a| a.set == at).map(|a| a.read);
+        let Some(o) = self.open.last_mut() else {
+            return;
+        };
+        let t = &mut o.trace;
+        if named_for_conditional_set(&t.name) {
+            t.unconditional_set.get_or_insert(at);
+        } else if let Some(by) = read {
+            t.plain_claim.get_or_insert(PlainClaim {
+                set: at,
+                by,
+                answer: true,
+            });
+        } else if let Some(&by) = o.conditional.last() {
+            t.plain_claim.get_or_insert(PlainClaim {
+                set: at,
+                by,
+                answer: false,
+            });
+        }
     }
 
     fn with_arm(&mut self, site: u32, arm: u32, f: impl FnOnce(&mut Self)) {
@@ -348,7 +413,11 @@ impl Reader<'_> {
         let method = site.method.as_deref()?;
         let &(_, mut op) = REDIS_METHODS.iter().find(|(m, _)| *m == method)?;
         let receiver = site.receiver.last()?.to_ascii_lowercase();
-        if !site.chain.is_empty() || !REDIS_RECEIVERS.iter().any(|w| receiver.contains(w)) {
+        // A `set` with Redis's expiry or condition after the value
+        // (`this.client?.set(k, v, 'EX', n)`) is Redis's whatever its
+        // receiver is called.
+        let named = REDIS_RECEIVERS.iter().any(|w| receiver.contains(w));
+        if !site.chain.is_empty() || !(named || super::answers::is_redis_set(call)) {
             return None;
         }
         let key = syntax::arg(call, 0)?;
@@ -382,6 +451,8 @@ impl Reader<'_> {
                 text: text.into(),
                 derived: source.is_some(),
                 from_header: source.is_some_and(|s| !s.event),
+                decides: op == RedisOp::SetNx
+                    && self.answered.iter().any(|a| a.set == span(call.span)),
             },
             conn: site.receiver.last().map(|n| n.to_string()),
         })
@@ -467,7 +538,7 @@ fn template_sql(t: &oxc_ast::ast::TemplateLiteral) -> String {
 
 /// Whether a block leaves the function or loop (a `return`, `throw`,
 /// `break` or `continue` among its statements).
-fn leaves(s: &Statement) -> bool {
+pub(super) fn leaves(s: &Statement) -> bool {
     match s {
         Statement::BlockStatement(b) => b.body.iter().any(leaves_here),
         s => leaves_here(s),
@@ -666,6 +737,7 @@ impl<'a> Visit<'a> for Reader<'_> {
         if awaited {
             self.awaited.pop();
         }
+        self.plain_claim(span(it.span), &kind);
         self.push(span(it.span), kind, awaited);
     }
 
@@ -687,10 +759,19 @@ impl<'a> Visit<'a> for Reader<'_> {
     fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
         self.visit_expression(&it.test);
         let site = self.new_site();
+        let test = span_of(&it.test);
+        let asks = !matches!(bare(&it.test), Expression::UnaryExpression(_))
+            && named_for_conditional_set(self.text.get(test.start..test.end).unwrap_or_default());
         self.with_arm(site, 0, |r| {
+            if let (true, Some(o)) = (asks, r.open.last_mut()) {
+                o.conditional.push(test);
+            }
             r.with_exit(leaves(&it.consequent), |r| {
                 r.visit_statement(&it.consequent)
             });
+            if let (true, Some(o)) = (asks, r.open.last_mut()) {
+                o.conditional.pop();
+            }
         });
         if let Some(alt) = &it.alternate {
             self.with_arm(site, 1, |r| {

@@ -8,14 +8,19 @@
 //! facts every language shares (`crate::facts`): each function a trace of
 //! steps (`flow`), and the tables an ORM declares in code (`orm`).
 
+mod answers;
 mod consts;
 mod flow;
+mod key_scope;
 mod key_source;
 mod orm;
 mod redis;
 mod retry;
 mod scopes;
 mod syntax;
+
+#[cfg(test)]
+pub use flow::CONDITIONAL_SET_NAMES;
 
 use crate::facts::{FileFacts, Problem};
 use crate::source::{Dialect, Span};
@@ -70,15 +75,22 @@ pub fn parse(text: &str, dialect: Dialect, facts: &mut FileFacts) {
     }
     let program = ret.program;
     consts::read(&program, facts);
-    if redis::may_write(text) {
-        redis::read(&program, facts);
-    }
+    let answered = if redis::may_write(text) {
+        let answered = answers::answered(&program);
+        redis::read(&program, &answered, facts);
+        answered
+    } else {
+        Vec::new()
+    };
     if retry::may_retry(text) {
         retry::read(&program, facts);
     }
     let code = facts.code.get_or_insert_with(Default::default);
-    code.flow = flow::read(&program, text);
+    code.flow = flow::read(&program, text, &answered);
     code.flow.structs = flow::type_defs(&program);
+    if crate::knowledge::contains_ignore_ascii_case(text, "idempot") {
+        code.dropped_callers = key_scope::dropped(&program, text);
+    }
     facts.sql = orm::schema(&program);
 }
 

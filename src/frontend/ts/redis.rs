@@ -12,6 +12,7 @@
 //! Not here: keys and TTLs passed in from another function (read where
 //! they are written only when they are module constants).
 
+use super::answers::Answered;
 use super::key_source::{key_source, Sources};
 use super::scopes::Frames;
 use super::syntax::{arg, bare, call_site, path_of, prop, span, span_of, string_value};
@@ -106,6 +107,9 @@ struct Write {
     fn_name: Option<String>,
     /// `Redis expiry` or the BullMQ option that keeps the job.
     via: &'static str,
+    /// A `SET NX` whose answer decides (`answers`): a dedup claim, its key
+    /// a store whatever its prefix.
+    claim: bool,
 }
 
 /// Words without which a file names no client this pass reads (a receiver
@@ -133,19 +137,22 @@ pub(super) fn may_write(text: &str) -> bool {
 /// Read the file's Redis writes into `facts.redis_writes`, their stores'
 /// retentions into `code.retention.pending` and the prefixes its sources
 /// build into `facts.derived_prefixes`.
-pub(super) fn read(program: &Program, facts: &mut FileFacts) {
+pub(super) fn read(program: &Program, answered: &[Answered], facts: &mut FileFacts) {
     let mut w = Walk {
         frames: Frames::new(program),
         clients: HashMap::new(),
         queues: HashMap::new(),
         writes: Vec::new(),
+        answered,
     };
     w.visit_program(program);
     finish(w.writes, facts);
 }
 
-struct Walk {
+struct Walk<'x> {
     frames: Frames,
+    /// The sets whose answer decides.
+    answered: &'x [Answered],
     /// Names the file binds to a client it builds.
     clients: HashMap<String, Client>,
     /// Names bound to `new Queue('payouts', ..)`, with the queue's name:
@@ -177,7 +184,7 @@ fn queue_name(e: &Expression) -> Option<String> {
     }
 }
 
-impl Walk {
+impl Walk<'_> {
     /// `name = <a client's constructor>(..)`.
     fn bind_client(&mut self, name: String, init: &Expression) {
         let Some(c) = built(init) else { return };
@@ -250,6 +257,7 @@ impl Walk {
 
     fn record(&mut self, at: Span, key: &Expression, ttl: Option<Ttl>, nx: bool) {
         let (prefix, source) = self.key(key);
+        let claim = nx && self.answered.iter().any(|a| a.set == at);
         self.writes.push(Write {
             at,
             prefix,
@@ -258,6 +266,7 @@ impl Walk {
             source,
             fn_name: self.frames.top().and_then(|f| f.name.clone()),
             via: "Redis expiry",
+            claim,
         });
     }
 
@@ -415,6 +424,7 @@ impl Walk {
             source,
             fn_name: self.frames.top().and_then(|f| f.name.clone()),
             via,
+            claim: false,
         });
     }
 }
@@ -432,7 +442,7 @@ fn substitute(e: ConstExpr, f: &dyn Fn(&str) -> Option<ConstExpr>) -> ConstExpr 
     }
 }
 
-impl<'a> Visit<'a> for Walk {
+impl<'a> Visit<'a> for Walk<'_> {
     fn enter_node(&mut self, kind: AstKind<'a>) {
         self.frames.enter(&kind);
     }
@@ -516,10 +526,17 @@ fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
         let refs = refs_of(&expr);
         // `lock:{id}` for 30 s, `IN_FLIGHT_TTL`: a claim's lifetime.
         let is_lock = w.prefix.iter().chain(&refs).any(|c| words.is_excluded(c));
-        if !(by_name || w.source.is_some()) || is_lock || expr == ConstExpr::Unknown {
+        if !(by_name || w.source.is_some() || w.claim) || is_lock || expr == ConstExpr::Unknown {
             continue;
         }
-        let mut context: Vec<String> = w.prefix.iter().cloned().collect();
+        // A store known only by its claim names its counterparty by the
+        // file's path and the constants of its expiry: its key and its
+        // function may name a provider it only reports on
+        // (`posthog:stripe-checkout-created:`, `trackStripeCheckoutCreated`,
+        // called when the app creates a checkout, not from a webhook). Its
+        // prefix stays in `via`.
+        let claim_only = w.claim && !by_name && w.source.is_none();
+        let mut context: Vec<String> = w.prefix.iter().filter(|_| !claim_only).cloned().collect();
         if let Some(src) = &w.source {
             context.extend(src.context.iter().cloned());
             if !src.event {
@@ -527,13 +544,17 @@ fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
             }
         }
         context.extend(refs.iter().cloned());
-        context.extend(w.fn_name.iter().cloned());
+        context.extend(w.fn_name.iter().filter(|_| !claim_only).cloned());
         let direct_ref = match &expr {
             ConstExpr::Ref(n) => Some(n.clone()),
             _ => None,
         };
         let via = match (&w.prefix, &w.source) {
             (Some(p), Some(src)) => format!("{} on `{p}` keys, built from {}", w.via, src.what),
+            (Some(p), None) if w.claim && !by_name => format!(
+                "{} on `{p}` keys, claimed with `SET NX` whose answer skips a duplicate",
+                w.via
+            ),
             (Some(p), None) => format!("{} on `{p}` keys", w.via),
             (None, Some(src)) => format!("{} on keys built from {}", w.via, src.what),
             (None, None) => w.via.to_string(),
@@ -542,7 +563,14 @@ fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
             span: ttl_span,
             expr,
             unit_ms: Some(unit),
-            target: StoreRef::RedisPrefix(w.prefix.unwrap_or_default()),
+            // The model names a store's counterparty by its own name
+            // first: a claim-only store's is its key's words, which may
+            // name what it reports on rather than who replays it.
+            target: StoreRef::RedisPrefix(if claim_only {
+                String::new()
+            } else {
+                w.prefix.unwrap_or_default()
+            }),
             via,
             context,
             site: Some(w.at),
