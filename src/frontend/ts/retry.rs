@@ -19,6 +19,7 @@ use crate::facts::retry::{
     default_ref, FreshKind, FreshSend, KeyedRequest, Maker, Policy, PolicyKind, Ratio, RetrySite,
     Setting, Shape,
 };
+use crate::facts::headers::StrRole;
 use crate::facts::FileFacts;
 use crate::knowledge::{self, CallShape, Name};
 use crate::source::Span;
@@ -120,9 +121,17 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
         fresh: HashMap::new(),
         made: HashMap::new(),
         calls: Vec::new(),
+        header_keys: Vec::new(),
         out: Default::default(),
     };
     w.visit_program(program);
+    // A string key of a `headers: { .. }` object is a header the request
+    // sends, whatever the text reading of its line said.
+    for s in facts.strings.iter_mut() {
+        if s.role == StrRole::Mention && w.header_keys.contains(&s.span) {
+            s.role = StrRole::Write;
+        }
+    }
     let code = facts.code.get_or_insert_with(Default::default);
     code.retry.sites.extend(w.out.sites);
     code.retry.requests.extend(w.out.requests);
@@ -153,6 +162,8 @@ struct Walk {
     /// The calls the walk is inside: names of the callee, first argument's
     /// text when it is a URL.
     calls: Vec<(Vec<String>, Option<String>)>,
+    /// The quoted keys of `headers: { .. }` objects, inside the quotes.
+    header_keys: Vec<Span>,
     out: crate::facts::retry::RetryFacts,
 }
 
@@ -507,6 +518,26 @@ impl Walk {
         }
     }
 
+    /// `headers: { 'Idempotency-Key': key }`: each quoted key a header name.
+    fn header_object(&mut self, p: &ObjectProperty<'_>) {
+        let is_headers = key_name(&p.key).is_some_and(|n| n.eq_ignore_ascii_case("headers"));
+        let Expression::ObjectExpression(o) = bare(&p.value) else {
+            return;
+        };
+        if !is_headers {
+            return;
+        }
+        for q in &o.properties {
+            if let oxc_ast::ast::ObjectPropertyKind::ObjectProperty(q) = q {
+                if let oxc_ast::ast::PropertyKey::StringLiteral(k) = &q.key {
+                    let at = span(k.span);
+                    self.header_keys
+                        .push(Span::new(at.start + 1, at.end.saturating_sub(1)));
+                }
+            }
+        }
+    }
+
     /// `headers.set('Idempotency-Key', key)`, `.append(..)`.
     fn header_setter(&mut self, c: &CallExpression<'_>) {
         let method = bare(&c.callee)
@@ -711,6 +742,7 @@ impl<'a> Visit<'a> for Walk {
 
     fn visit_object_property(&mut self, p: &ObjectProperty<'a>) {
         self.key_property(p);
+        self.header_object(p);
         walk::walk_object_property(self, p);
     }
 
