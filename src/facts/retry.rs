@@ -208,6 +208,12 @@ pub struct RetryClient {
     /// `let` (only its own function can).
     pub field: bool,
     pub policy: Policy,
+    /// How the labels name it: `` `RetryTransientMiddleware` ``.
+    pub what: String,
+    /// An SDK that keys every request it retries itself (stripe-node puts
+    /// one `Idempotency-Key` on each POST when `maxNetworkRetries` > 0):
+    /// that request, judged wherever the client is used.
+    pub own_key: Option<KeyedRequest>,
 }
 
 /// A constant name that stands for a crate default inside an expression

@@ -18,7 +18,7 @@ use crate::duration::Duration;
 use crate::facts::retention::{eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF};
 use crate::facts::retry::{
     ArmBound, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind, Ratio,
-    RetrySite, Setting, Shape, DEFAULT_REF,
+    RetryClient, RetrySite, Setting, Shape, DEFAULT_REF,
 };
 use crate::facts::FileFacts;
 use crate::horizons::Catalogue;
@@ -407,7 +407,16 @@ impl<'a> Consts<'a> {
                 };
                 Some(ms as f64 / 1000.0)
             }
-            Setting::Default(_) => self.duration(file, krate, s).map(|d| d.secs as f64),
+            Setting::Default(name) => {
+                // A default under a second (stripe-node's 0.5 s) is kept.
+                let ms = knowledge::retry()
+                    .default_of(krate, name)
+                    .and_then(|d| d.value.strip_suffix("ms")?.trim().parse::<f64>().ok());
+                match ms {
+                    Some(ms) => Some(ms / 1000.0),
+                    None => self.duration(file, krate, s).map(|d| d.secs as f64),
+                }
+            }
         }
     }
 
@@ -832,39 +841,20 @@ impl RetryModel {
                 }
             }
             for client in &rust.retry.clients {
-                let Some(binding) = &client.binding else {
-                    continue;
-                };
                 let caller = fn_index.get(&(f.file, client.function)).copied();
                 if caller.is_some_and(|i| flows.functions[i].test) {
+                    continue;
+                }
+                let reqs = client_requests(f.file, client, &rust.retry.requests);
+                if reqs.is_empty() {
                     continue;
                 }
                 let Some((span, primary)) = consts.span(f.file, &client.policy) else {
                     continue;
                 };
-                let reqs: Vec<(FileId, &KeyedRequest)> = rust
-                    .retry
-                    .requests
-                    .iter()
-                    .filter(|q| q.client.as_deref() == Some(binding.as_str()))
-                    .filter(|q| {
-                        if client.field {
-                            q.client_on_self
-                        } else {
-                            q.function == client.function
-                        }
-                    })
-                    .filter(|q| !q.key_fresh_here)
-                    .map(|q| (f.file, q))
-                    .collect();
-                if let Some(mut found) = judge(
-                    f.file,
-                    client.at,
-                    "`RetryTransientMiddleware`",
-                    primary,
-                    &span,
-                    reqs,
-                ) {
+                if let Some(mut found) =
+                    judge(f.file, client.at, &client.what, primary, &span, reqs)
+                {
                     found.settings = consts.settings(f.file, &client.policy);
                     findings.push(found);
                 }
@@ -873,6 +863,35 @@ impl RetryModel {
         let fresh = resolve_fresh(files, flows, &fn_index);
         RetryModel { findings, fresh }
     }
+}
+
+/// The keyed requests a client with a retry policy resends: the one it
+/// keys itself (an SDK's own key), else those built on its binding, in its
+/// function or, for a struct field, through `self`.
+fn client_requests<'a>(
+    file: FileId,
+    client: &'a RetryClient,
+    requests: &'a [KeyedRequest],
+) -> Vec<(FileId, &'a KeyedRequest)> {
+    if let Some(q) = &client.own_key {
+        return vec![(file, q)];
+    }
+    let Some(binding) = &client.binding else {
+        return Vec::new();
+    };
+    requests
+        .iter()
+        .filter(|q| q.client.as_deref() == Some(binding.as_str()))
+        .filter(|q| {
+            if client.field {
+                q.client_on_self
+            } else {
+                q.function == client.function
+            }
+        })
+        .filter(|q| !q.key_fresh_here)
+        .map(|q| (file, q))
+        .collect()
 }
 
 /// The keyed requests a site resends: in its body (unless the key is made

@@ -1759,6 +1759,8 @@ impl Walker<'_> {
             binding,
             field,
             policy,
+            what: "`RetryTransientMiddleware`".into(),
+            own_key: None,
         });
     }
 }

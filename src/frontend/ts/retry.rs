@@ -16,8 +16,8 @@ use super::scopes::Frames;
 use super::syntax::{arg, bare, call_site, key_name, path_of, prop, span, span_of, string_value};
 use crate::facts::retention::ConstExpr;
 use crate::facts::retry::{
-    default_ref, FreshKind, FreshSend, KeyedRequest, Maker, Policy, PolicyKind, Ratio, RetrySite,
-    Setting, Shape,
+    default_ref, FreshKind, FreshSend, KeyedRequest, Maker, Policy, PolicyKind, Ratio,
+    RetryClient, RetrySite, Setting, Shape,
 };
 use crate::facts::headers::StrRole;
 use crate::facts::FileFacts;
@@ -96,6 +96,7 @@ pub(super) fn may_retry(text: &str) -> bool {
     let words = [
         "idempot",
         "retry",
+        "maxnetworkretries",
         "backoff",
         "sleep",
         "settimeout",
@@ -136,6 +137,7 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
     code.retry.sites.extend(w.out.sites);
     code.retry.requests.extend(w.out.requests);
     code.retry.fresh.extend(w.out.fresh);
+    code.retry.clients.extend(w.out.clients);
 }
 
 /// A retry the walk is inside.
@@ -518,6 +520,68 @@ impl Walk {
         }
     }
 
+    /// `new Stripe(key, { maxNetworkRetries: n })`: stripe-node retries
+    /// every request `n` times with its own backoff (`rules/retry.toml`),
+    /// and puts one `Idempotency-Key` of its own on each POST it retries,
+    /// so the client is a retry policy over keyed requests wherever it is
+    /// used.
+    fn stripe_client(&mut self, n: &oxc_ast::ast::NewExpression<'_>) {
+        if path_of(&n.callee).and_then(|p| p.last().cloned()).as_deref() != Some("Stripe") {
+            return;
+        }
+        let Some(Expression::ObjectExpression(o)) = n.arguments.get(1).and_then(|a| a.as_expression()).map(bare) else {
+            return;
+        };
+        let Some(times) = prop(o, "maxNetworkRetries") else {
+            return;
+        };
+        let at = span_of(&n.callee);
+        let krate = "stripe-node";
+        let policy = Policy {
+            span: span(o.span),
+            krate,
+            kind: PolicyKind::Series {
+                shape: Shape::Geometric,
+                first: Setting::Default("initialNetworkRetryDelay"),
+                ratio: Ratio::Default("factor"),
+                max: Some(Setting::Default("maxNetworkRetryDelay")),
+                times: Some(Setting::Written {
+                    expr: super::consts::duration_expr(times),
+                    span: span_of(times),
+                    unit_ms: None,
+                }),
+                cap: None,
+            },
+        };
+        let own_key = KeyedRequest {
+            function: self.function(),
+            at: span(n.span),
+            header: "Idempotency-Key".into(),
+            key: span(n.span),
+            key_fresh_here: false,
+            key_made: None,
+            method: Some("POST".into()),
+            url: None,
+            url_words: Vec::new(),
+            sdk_counterparty: knowledge::retry()
+                .sdk
+                .iter()
+                .find(|s| s.id == "stripe-node-max-network-retries")
+                .map(|s| s.counterparty.clone()),
+            client: None,
+            client_on_self: false,
+        };
+        self.out.clients.push(RetryClient {
+            function: self.function(),
+            at,
+            binding: None,
+            field: false,
+            policy,
+            what: "stripe-node's `maxNetworkRetries`".into(),
+            own_key: Some(own_key),
+        });
+    }
+
     /// `headers: { 'Idempotency-Key': key }`: each quoted key a header name.
     fn header_object(&mut self, p: &ObjectProperty<'_>) {
         let is_headers = key_name(&p.key).is_some_and(|n| n.eq_ignore_ascii_case("headers"));
@@ -738,6 +802,11 @@ impl<'a> Visit<'a> for Walk {
         if scoped {
             self.scopes.pop();
         }
+    }
+
+    fn visit_new_expression(&mut self, n: &oxc_ast::ast::NewExpression<'a>) {
+        self.stripe_client(n);
+        walk::walk_new_expression(self, n);
     }
 
     fn visit_object_property(&mut self, p: &ObjectProperty<'a>) {
