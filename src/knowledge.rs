@@ -1467,6 +1467,42 @@ pub struct RetryKnowledge {
     pub unpublished: Vec<UnpublishedApi>,
     #[serde(default)]
     pub request_builders: RequestBuilders,
+    #[serde(default)]
+    pub redelivered: Redelivered,
+}
+
+/// Entry points that a sender runs again when a run fails (a QStash
+/// delivery, a Stripe webhook, a cron route): a key made fresh in one is
+/// new on the rerun (fresh-key-per-retry's redelivered form).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Redelivered {
+    /// Path parts of route files a scheduler calls (`/api/cron/`).
+    pub paths: Vec<String>,
+    /// Calls that verify a redelivered request's signature, by the last
+    /// name of the callee, and who redelivers it.
+    pub calls: Vec<RedeliveryCall>,
+    /// Option names of provider calls that carry a dedup key other than
+    /// `idempotencyKey` (Stripe meter events' `identifier`), with the
+    /// method path that ends the call.
+    pub key_fields: Vec<KeyField>,
+    pub source: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedeliveryCall {
+    pub name: String,
+    pub who: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyField {
+    pub field: String,
+    pub call: Vec<String>,
+    pub what: String,
+    pub source: String,
 }
 
 /// Functions that build a request from the operation's data each time it

@@ -55,6 +55,11 @@ pub enum FreshKind {
     /// Beside parts derived from the input (`msg.partition()`), a part made
     /// fresh: a redelivery of the same input gets another key.
     Mixed { from: String },
+    /// In an entry point its sender runs again when a run fails (a QStash
+    /// delivery, a Stripe webhook, a cron route), with no retry of its own
+    /// in sight: why it is rerun, where the front end sees it in the file
+    /// (a signature it verifies); `None` leaves it to the model (the path).
+    Redelivered { why: Option<String> },
 }
 
 #[derive(Debug, Clone)]

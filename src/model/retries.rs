@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::duration::Duration;
 use crate::facts::retention::{eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF};
 use crate::facts::retry::{
-    ArmBound, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind, Ratio,
+    ArmBound, FreshKind, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind, Ratio,
     RetryClient, RetrySite, Setting, Shape, DEFAULT_REF,
 };
 use crate::facts::FileFacts;
@@ -141,8 +141,21 @@ fn minters(files: &[FileFacts]) -> HashMap<String, Vec<(Option<String>, String)>
     known
 }
 
+/// Why a file's code is run again by its sender, from its path (a route
+/// a scheduler calls, `rules/retry.toml` `[redelivered]`).
+fn redelivered_path(path: &str) -> Option<String> {
+    let path = format!("/{}", path.replace('\\', "/"));
+    knowledge::retry()
+        .redelivered
+        .paths
+        .iter()
+        .find(|p| path.contains(p.as_str()))
+        .map(|p| format!("it is a route under `{}`, which a scheduler calls and calls again for the same work when a run fails (QStash retries a failed delivery) or is rerun", p.trim_matches('/')))
+}
+
 fn resolve_fresh(
     files: &[FileFacts],
+    sources: &SourceMap,
     flows: &FlowModel,
     fn_index: &HashMap<(FileId, Span), usize>,
 ) -> Vec<FreshFinding> {
@@ -156,6 +169,15 @@ fn resolve_fresh(
                 .is_some_and(|i| flows.functions[*i].test)
             {
                 continue;
+            }
+            let mut send = s.clone();
+            if let FreshKind::Redelivered { why } = &mut send.kind {
+                if why.is_none() {
+                    *why = redelivered_path(sources.path(f.file));
+                }
+                if why.is_none() || f.test_path {
+                    continue;
+                }
             }
             let (what, via) = match &s.maker {
                 Maker::Generator(g) => (g.clone(), None),
@@ -184,7 +206,7 @@ fn resolve_fresh(
             };
             out.push(FreshFinding {
                 file: f.file,
-                send: s.clone(),
+                send,
                 what,
                 via,
             });
@@ -860,7 +882,7 @@ impl RetryModel {
                 }
             }
         }
-        let fresh = resolve_fresh(files, flows, &fn_index);
+        let fresh = resolve_fresh(files, sources, flows, &fn_index);
         RetryModel { findings, fresh }
     }
 }

@@ -87,6 +87,25 @@ fn diagnostic(f: &FreshFinding) -> Diagnostic {
         .with_help(format!(
             "build the key from `{from}`'s stable identity alone (an id, a delivery offset, a sequence number)"
         )),
+        FreshKind::Redelivered { why } => Diagnostic::new(
+            NAME,
+            Severity::Warning,
+            f.file,
+            s.at,
+            format!(
+                "`{}` makes a new idempotency key each time this code is run again",
+                f.what
+            ),
+        )
+        .with_primary_label("a fresh key per run")
+        .with_note(format!(
+            "the key is sent {}, and {}: a rerun for the same work carries another key, so the provider executes it again. The rerun is the sender's, not in this code, so this is a warning",
+            s.how,
+            why.as_deref().unwrap_or("its sender runs it again")
+        ))
+        .with_help(
+            "derive the key from the stable id of the work this run handles (the invoice, payout or event id, and the attempt it is on), so a rerun sends the same key",
+        ),
         FreshKind::Built { function, from } => Diagnostic::new(
             NAME,
             Severity::Note,

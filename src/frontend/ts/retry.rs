@@ -123,9 +123,17 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
         made: HashMap::new(),
         calls: Vec::new(),
         header_keys: Vec::new(),
+        redelivery: None,
         out: Default::default(),
     };
     w.visit_program(program);
+    // A signature verified anywhere in the file makes it a redelivered
+    // entry point, whichever of its functions makes the key.
+    for f in &mut w.out.fresh {
+        if let FreshKind::Redelivered { why } = &mut f.kind {
+            why.clone_from(&w.redelivery);
+        }
+    }
     // A string key of a `headers: { .. }` object is a header the request
     // sends, whatever the text reading of its line said.
     for s in facts.strings.iter_mut() {
@@ -147,11 +155,14 @@ struct Scope {
     what: String,
 }
 
-/// What a name holds: a key made fresh, where, and inside which retry.
+/// What a name holds: a key made fresh, where, inside which retry and
+/// function, and the input it is made beside (`${invoice.id}-${Date.now()}`).
 struct Fresh {
     at: Span,
     what: String,
     scope: Option<usize>,
+    function: Span,
+    from: Option<String>,
 }
 
 struct Walk {
@@ -166,6 +177,9 @@ struct Walk {
     calls: Vec<(Vec<String>, Option<String>)>,
     /// The quoted keys of `headers: { .. }` objects, inside the quotes.
     header_keys: Vec<Span>,
+    /// Why the file's code is run again by its sender (a signature of a
+    /// redelivered request it verifies), for keys made fresh outside a retry.
+    redelivery: Option<String>,
     out: crate::facts::retry::RetryFacts,
 }
 
@@ -291,6 +305,17 @@ fn loop_bound(test: Option<&Expression>) -> Option<(String, ConstExpr, Span)> {
         _ => return None,
     };
     (n != ConstExpr::Unknown).then(|| (counter.name.to_string(), n, span_of(&b.right)))
+}
+
+/// Whether a loop's counter is named for attempts (`attempt`, `retries`,
+/// `tries`), not for items.
+fn counts_attempts(test: Option<&Expression>) -> bool {
+    loop_bound(test).is_some_and(|(counter, ..)| {
+        let c = counter.to_ascii_lowercase();
+        ["attempt", "retr", "tries", "try"]
+            .iter()
+            .any(|w| c.contains(w))
+    })
 }
 
 fn mentions(e: &ConstExpr, name: &str) -> bool {
@@ -493,12 +518,19 @@ impl Walk {
         if !retries(test, stmts) {
             return false;
         }
+        // The keyword, as the labels show it.
+        let at = Span::new(at.start, at.start + keyword.len());
         let Some(sleep) = sleep_in(stmts) else {
+            // A loop that counts its attempts (`attempt < 3`) and leaves on
+            // success resends at once: no span to judge, but a key made in
+            // its body is new on each attempt.
+            if counts_attempts(test) {
+                self.open(at, format!("`{keyword}` loop"));
+                return true;
+            }
             return false;
         };
         let body_span = span_of(body);
-        // The keyword, as the labels show it.
-        let at = Span::new(at.start, at.start + keyword.len());
         self.out.sites.push(RetrySite {
             function: self.function(),
             at,
@@ -513,10 +545,22 @@ impl Walk {
         true
     }
 
-    /// `idempotencyKey: <key>` or `'Idempotency-Key': <key>`.
+    /// `idempotencyKey: <key>` or `'Idempotency-Key': <key>`, or a dedup
+    /// field of `rules/retry.toml` in its call (a Stripe meter event's
+    /// `identifier`).
     fn key_property(&mut self, p: &ObjectProperty<'_>) {
-        if let Some(name) = key_name(&p.key) {
-            self.key_sent(&name, &p.value, span(p.span));
+        let Some(name) = key_name(&p.key) else { return };
+        let callee = self.calls.last().map(|(n, _)| n.as_slice()).unwrap_or_default();
+        let field = knowledge::retry()
+            .redelivered
+            .key_fields
+            .iter()
+            .find(|k| k.field == name && callee.ends_with(&k.call));
+        match field {
+            Some(k) => {
+                self.fresh_send(&p.value, span(p.span), format!("as {}", k.what));
+            }
+            None => self.key_sent(&name, &p.value, span(p.span)),
         }
     }
 
@@ -629,31 +673,79 @@ impl Walk {
         } else {
             format!("as the `{name}` header")
         };
+        let direct = self.fresh_send(value, sent, how);
+        self.request(value, sent, name, option, direct);
+    }
+
+    /// A key made fresh and sent (`how`): inside a retry, beside the input
+    /// it keys (`${invoice.id}-${Date.now()}`), or else in an entry point
+    /// the model may find redelivered. Whether a generator is written in
+    /// place.
+    fn fresh_send(&mut self, value: &Expression<'_>, sent: Span, how: String) -> bool {
         let direct = generator(value);
+        let function = self.function();
         let bound = match bare(value) {
-            Expression::Identifier(id) => self.fresh.get(id.name.as_str()),
+            Expression::Identifier(id) => self
+                .fresh
+                .get(id.name.as_str())
+                .filter(|f| f.function == function),
             _ => None,
         };
         let active = |s: Option<usize>| s.and_then(|id| self.scopes.iter().find(|x| x.id == id));
-        let made_here = match (&direct, bound) {
-            (Some((at, what)), _) => self.scopes.last().map(|s| (*at, what.clone(), s)),
-            (None, Some(f)) => active(f.scope).map(|s| (f.at, f.what.clone(), s)),
+        let made = match (&direct, bound) {
+            (Some((at, what)), _) => Some((
+                *at,
+                what.clone(),
+                self.scopes.last(),
+                input_part(value),
+            )),
+            (None, Some(f)) => Some((f.at, f.what.clone(), active(f.scope), f.from.clone())),
             _ => None,
         };
-        if let Some((at, what, scope)) = made_here {
-            self.out.fresh.push(FreshSend {
-                function: self.function(),
-                kind: FreshKind::Retried {
-                    scope: scope.at,
-                    what: scope.what.clone(),
-                },
-                maker: Maker::Generator(what),
-                at,
-                sent,
-                how,
-            });
+        let Some((at, what, scope, from)) = made else {
+            return false;
+        };
+        let kind = match (scope, from) {
+            (Some(s), _) => FreshKind::Retried {
+                scope: s.at,
+                what: s.what.clone(),
+            },
+            (None, Some(from)) => FreshKind::Mixed { from },
+            (None, None) => FreshKind::Redelivered { why: None },
+        };
+        self.out.fresh.push(FreshSend {
+            function,
+            kind,
+            maker: Maker::Generator(what),
+            at,
+            sent,
+            how,
+        });
+        direct.is_some()
+    }
+
+    /// `x = randomUUID()` after `let x`: the name now holds a fresh key, or
+    /// no longer does.
+    fn assigned(&mut self, a: &oxc_ast::ast::AssignmentExpression<'_>) {
+        let oxc_ast::ast::AssignmentTarget::AssignmentTargetIdentifier(id) = &a.left else {
+            return;
+        };
+        let name = id.name.to_string();
+        match generator(&a.right) {
+            Some((at, what)) => {
+                let fresh = Fresh {
+                    at,
+                    what,
+                    scope: self.scopes.last().map(|s| s.id),
+                    function: self.function(),
+                    from: input_part(&a.right),
+                };
+                self.fresh.insert(name, fresh);
+            }
+            None => {
+                self.fresh.remove(&name);
+            }
         }
-        self.request(value, sent, name, option, direct.is_some());
     }
 
     fn request(
@@ -702,6 +794,41 @@ impl Walk {
             client_on_self: callee.first().is_some_and(|c| c == "this"),
         });
     }
+}
+
+/// The input a key is made from beside its fresh part: the object of the
+/// first member read in it (`invoice` of `${invoice.id}-${Date.now()}`),
+/// other than a global's (`Date`, `Math`, `crypto`, `process`) or `this`.
+fn input_part(e: &Expression) -> Option<String> {
+    struct Find(Option<String>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_static_member_expression(&mut self, m: &oxc_ast::ast::StaticMemberExpression<'a>) {
+            if self.0.is_none() {
+                if let Expression::Identifier(id) = bare(&m.object) {
+                    let globals = ["Date", "Math", "crypto", "process", "performance", "globalThis"];
+                    if !globals.contains(&id.name.as_str()) {
+                        self.0 = Some(id.name.to_string());
+                    }
+                }
+            }
+            walk::walk_static_member_expression(self, m);
+        }
+    }
+    let mut f = Find(None);
+    f.visit_expression(e);
+    f.0
+}
+
+/// A call that verifies the signature of a request its sender redelivers
+/// (`rules/retry.toml` `[redelivered]`): who redelivers it.
+fn redelivery_call(c: &CallExpression) -> Option<String> {
+    let last = path_of(&c.callee)?.pop()?;
+    knowledge::retry()
+        .redelivered
+        .calls
+        .iter()
+        .find(|k| k.name == last)
+        .map(|k| format!("it verifies a signature with `{last}`: {}", k.who))
 }
 
 /// A generator of fresh keys anywhere inside `e` (closures included).
@@ -773,8 +900,14 @@ impl<'a> Visit<'a> for Walk {
         let name = id.name.to_string();
         match generator(init) {
             Some((at, what)) => {
-                let scope = self.scopes.last().map(|s| s.id);
-                self.fresh.insert(name.clone(), Fresh { at, what, scope });
+                let fresh = Fresh {
+                    at,
+                    what,
+                    scope: self.scopes.last().map(|s| s.id),
+                    function: self.function(),
+                    from: input_part(init),
+                };
+                self.fresh.insert(name.clone(), fresh);
                 self.made.insert(name, (span(d.span), true));
             }
             None => {
@@ -789,7 +922,15 @@ impl<'a> Visit<'a> for Walk {
         walk::walk_method_definition(self, m);
     }
 
+    fn visit_assignment_expression(&mut self, a: &oxc_ast::ast::AssignmentExpression<'a>) {
+        walk::walk_assignment_expression(self, a);
+        self.assigned(a);
+    }
+
     fn visit_call_expression(&mut self, c: &CallExpression<'a>) {
+        if self.redelivery.is_none() {
+            self.redelivery = redelivery_call(c);
+        }
         let scoped = self.wrapper(c);
         self.header_setter(c);
         let site = call_site(c);
