@@ -104,6 +104,10 @@ pub struct RetrySite {
     /// Requests of the same function written in this range (before the
     /// loop) are resent too: built once, their key made once.
     pub before: Option<Span>,
+    /// The path of a route of the project the site's sender calls again
+    /// (a QStash publish's `url`: `/api/cron/payouts`): the handlers of
+    /// that route's file, and what they call, are the retried code.
+    pub target: Option<String>,
 }
 
 /// A retry policy as written.

@@ -856,7 +856,10 @@ impl RetryModel {
                 let Some((span, primary)) = consts.span(f.file, &site.policy) else {
                     continue;
                 };
-                let reqs = site_requests(f.file, site, caller, flows, &by_fn);
+                let mut reqs = site_requests(f.file, site, caller, flows, &by_fn);
+                if let Some(target) = &site.target {
+                    reqs.extend(route_requests(target, sources, flows, &by_fn));
+                }
                 if let Some(mut found) = judge(f.file, site.at, &site.what, primary, &span, reqs) {
                     found.settings = consts.settings(f.file, &site.policy);
                     findings.push(found);
@@ -885,6 +888,64 @@ impl RetryModel {
         let fresh = resolve_fresh(files, sources, flows, &fn_index);
         RetryModel { findings, fresh }
     }
+}
+
+/// Whether a file is the route `target` names (`/api/cron/payouts` is
+/// `app/(ee)/api/cron/payouts/route.ts` or `pages/api/cron/payouts.ts`):
+/// extension, a trailing `route` or `index`, and `(group)` folders left
+/// out.
+fn is_route(path: &str, target: &str) -> bool {
+    let path = path.replace('\\', "/");
+    let stem = path.rsplit_once('.').map_or(path.as_str(), |(s, _)| s);
+    let stem = stem
+        .strip_suffix("/route")
+        .or_else(|| stem.strip_suffix("/index"))
+        .unwrap_or(stem);
+    let kept: Vec<&str> = stem
+        .split('/')
+        .filter(|p| !(p.starts_with('(') && p.ends_with(')')))
+        .collect();
+    let norm = format!("/{}", kept.join("/"));
+    norm.ends_with(target)
+}
+
+/// The keyed requests of the handlers of the route a site's sender calls
+/// again, and of the project functions they call, [`MAX_CALL_DEPTH`] deep.
+fn route_requests<'a>(
+    target: &str,
+    sources: &SourceMap,
+    flows: &FlowModel,
+    by_fn: &HashMap<(FileId, Span), Vec<&'a KeyedRequest>>,
+) -> Vec<(FileId, &'a KeyedRequest)> {
+    let mut frontier: Vec<usize> = flows
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.test && is_route(sources.path(e.file), target))
+        .map(|(i, _)| i)
+        .collect();
+    let mut seen: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    for _ in 0..=MAX_CALL_DEPTH {
+        let mut next = Vec::new();
+        for g in frontier {
+            if seen.contains(&g) {
+                continue;
+            }
+            seen.push(g);
+            let e = &flows.functions[g];
+            if let Some(qs) = by_fn.get(&(e.file, e.span)) {
+                out.extend(
+                    qs.iter()
+                        .filter(|q| !q.key_fresh_here && !q.key_made.is_some_and(|(_, f)| f))
+                        .map(|q| (e.file, *q)),
+                );
+            }
+            next.extend(flows.calls[g].iter().map(|(_, t)| *t));
+        }
+        frontier = next;
+    }
+    out
 }
 
 /// The keyed requests a client with a retry policy resends: the one it

@@ -920,6 +920,7 @@ impl Walker<'_> {
             policy,
             fresh_inside: fresh,
             before: None,
+            target: None,
         });
     }
 

@@ -97,6 +97,9 @@ pub(super) fn may_retry(text: &str) -> bool {
         "idempot",
         "retry",
         "maxnetworkretries",
+        "publishjson",
+        "enqueuejson",
+        "meterevents",
         "backoff",
         "sleep",
         "settimeout",
@@ -497,6 +500,7 @@ impl Walk {
             policy: wrapper_policy(krate, &settings, arg(c, 1), at),
             fresh_inside: generator_inside(op),
             before: None,
+            target: None,
         });
         self.open(at, what);
         true
@@ -540,6 +544,7 @@ impl Walk {
             policy: loop_policy(at, test, &sleep),
             fresh_inside: stmts.iter().any(statement_has_generator),
             before: None,
+            target: None,
         });
         self.open(at, format!("`{keyword}` loop"));
         true
@@ -623,6 +628,61 @@ impl Walk {
             policy,
             what: "stripe-node's `maxNetworkRetries`".into(),
             own_key: Some(own_key),
+        });
+    }
+
+    /// A QStash publish that sets its retries (`qstash.publishJSON({ url,
+    /// retries: 5 })`): QStash calls the route again on each failure, with
+    /// its own backoff (`rules/retry.toml`), so the route's keyed requests
+    /// are resent that long. Without `retries` the count is the plan's, not
+    /// in the code: nothing is judged.
+    fn publish(&mut self, c: &CallExpression<'_>) {
+        let Some(p) = path_of(&c.callee) else { return };
+        let Some((method, receiver)) = p.split_last() else {
+            return;
+        };
+        let qstash = receiver
+            .iter()
+            .any(|r| r.to_ascii_lowercase().contains("qstash"));
+        let publishes = matches!(method.as_str(), "publishJSON" | "enqueueJSON")
+            || (qstash && matches!(method.as_str(), "publish" | "enqueue"));
+        if !publishes {
+            return;
+        }
+        let Some(Expression::ObjectExpression(o)) = arg(c, 0).map(bare) else {
+            return;
+        };
+        let (Some(times), Some(url)) = (prop(o, "retries"), prop(o, "url")) else {
+            return;
+        };
+        let Some(target) = route_path(url) else { return };
+        let at = span_of(&c.callee);
+        let krate = "qstash";
+        self.out.sites.push(RetrySite {
+            function: self.function(),
+            at,
+            what: format!("QStash's delivery of `{target}`"),
+            body: span(c.span),
+            op_fn: None,
+            policy: Policy {
+                span: span(o.span),
+                krate,
+                kind: PolicyKind::Series {
+                    shape: Shape::Geometric,
+                    first: Setting::Default("delay"),
+                    ratio: Ratio::Default("factor"),
+                    max: Some(Setting::Default("max_delay")),
+                    times: Some(Setting::Written {
+                        expr: super::consts::duration_expr(times),
+                        span: span_of(times),
+                        unit_ms: None,
+                    }),
+                    cap: None,
+                },
+            },
+            fresh_inside: false,
+            before: None,
+            target: Some(target),
         });
     }
 
@@ -863,6 +923,29 @@ fn generator_call(c: &CallExpression) -> Option<(Span, String)> {
         .then(|| (span(c.span), format!("{}()", p.join("."))))
 }
 
+/// The path of a URL written as a literal or a template whose host is a
+/// placeholder (`${APP_DOMAIN}/api/cron/payouts` → `/api/cron/payouts`),
+/// when the rest holds no placeholder.
+fn route_path(e: &Expression) -> Option<String> {
+    let text = match bare(e) {
+        Expression::StringLiteral(s) => s.value.to_string(),
+        Expression::TemplateLiteral(t) => t
+            .quasis
+            .iter()
+            .map(|q| q.value.cooked.map(|c| c.to_string()).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("{}"),
+        _ => return None,
+    };
+    let rest = text
+        .split_once("://")
+        .map_or(text.as_str(), |(_, r)| r)
+        .trim_start_matches("{}");
+    let path = &rest[rest.find('/')?..];
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    (path.len() > 1 && !path.contains("{}")).then(|| path.trim_end_matches('/').to_string())
+}
+
 /// The first argument's text when it is a URL-like literal or template
 /// (`{}` for each placeholder).
 fn url_of(c: &CallExpression) -> Option<String> {
@@ -933,6 +1016,7 @@ impl<'a> Visit<'a> for Walk {
         }
         let scoped = self.wrapper(c);
         self.header_setter(c);
+        self.publish(c);
         let site = call_site(c);
         let mut names: Vec<String> = site.receiver.iter().map(|n| n.to_string()).collect();
         names.extend(site.path.iter().map(|n| n.to_string()));
