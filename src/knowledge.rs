@@ -1469,6 +1469,20 @@ pub struct RetryKnowledge {
     pub request_builders: RequestBuilders,
     #[serde(default)]
     pub redelivered: Redelivered,
+    #[serde(default)]
+    pub rekey: Rekey,
+}
+
+/// Response statuses after which a new key is the right answer (the server
+/// rejected the old key: reused with another payload), and the retry hooks
+/// that run once per retry of a client that resends the same request.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rekey {
+    pub statuses: Vec<u64>,
+    /// (callee, option): `axiosRetry(client, { onRetry })`.
+    pub hooks: Vec<[String; 2]>,
+    pub source: Vec<String>,
 }
 
 /// Entry points that a sender runs again when a run fails (a QStash

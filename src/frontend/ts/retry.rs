@@ -97,6 +97,7 @@ pub(super) fn may_retry(text: &str) -> bool {
         "idempot",
         "retry",
         "maxnetworkretries",
+        "onretry",
         "publishjson",
         "enqueuejson",
         "meterevents",
@@ -126,6 +127,8 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
         made: HashMap::new(),
         calls: Vec::new(),
         header_keys: Vec::new(),
+        strs: HashMap::new(),
+        rekey_guards: 0,
         redelivery: None,
         out: Default::default(),
     };
@@ -180,6 +183,11 @@ struct Walk {
     calls: Vec<(Vec<String>, Option<String>)>,
     /// The quoted keys of `headers: { .. }` objects, inside the quotes.
     header_keys: Vec<Span>,
+    /// String constants by name (`const IDEMPOTENCY_KEY = 'Idempotency-Key'`).
+    strs: HashMap<String, String>,
+    /// How many `if`s around the walk test a status that rejects the key
+    /// itself (`status === 422`), after which a new key is right.
+    rekey_guards: usize,
     /// Why the file's code is run again by its sender (a signature of a
     /// redelivered request it verifies), for keys made fresh outside a retry.
     redelivery: Option<String>,
@@ -784,9 +792,52 @@ impl Walk {
         direct.is_some()
     }
 
+    /// `config.headers[IDEMPOTENCY_KEY] = uuid()`: a key sent as a header,
+    /// its name written or a string constant. Not under a test of a status
+    /// that rejects the key itself (`status === 422`).
+    fn header_assigned(
+        &mut self,
+        m: &oxc_ast::ast::ComputedMemberExpression<'_>,
+        value: &Expression<'_>,
+        sent: Span,
+    ) {
+        let on_headers = path_of(&m.object)
+            .and_then(|p| p.last().cloned())
+            .is_some_and(|l| l.eq_ignore_ascii_case("headers"));
+        let name = match bare(&m.expression) {
+            Expression::Identifier(id) => self.strs.get(id.name.as_str()).cloned(),
+            e => string_value(e),
+        };
+        let Some(name) = name.filter(|_| on_headers) else {
+            return;
+        };
+        if self.rekey_guards > 0 || !super::key_source::is_idempotency_header(&name) {
+            return;
+        }
+        self.fresh_send(value, sent, format!("as the `{name}` header"));
+    }
+
+    /// A retry hook of `rules/retry.toml` (`axiosRetry(client, { onRetry
+    /// })`): its body runs once per retry.
+    fn hook(&self, p: &ObjectProperty<'_>) -> bool {
+        let Some(name) = key_name(&p.key) else {
+            return false;
+        };
+        let callee = self.calls.last().and_then(|(n, _)| n.last().cloned());
+        knowledge::retry()
+            .rekey
+            .hooks
+            .iter()
+            .any(|[c, o]| *o == name && callee.as_deref() == Some(c.as_str()))
+    }
+
     /// `x = randomUUID()` after `let x`: the name now holds a fresh key, or
     /// no longer does.
     fn assigned(&mut self, a: &oxc_ast::ast::AssignmentExpression<'_>) {
+        if let oxc_ast::ast::AssignmentTarget::ComputedMemberExpression(m) = &a.left {
+            self.header_assigned(m, &a.right, span(a.span));
+            return;
+        }
         let oxc_ast::ast::AssignmentTarget::AssignmentTargetIdentifier(id) = &a.left else {
             return;
         };
@@ -876,6 +927,21 @@ fn input_part(e: &Expression) -> Option<String> {
     }
     let mut f = Find(None);
     f.visit_expression(e);
+    f.0
+}
+
+/// Whether a test compares with a status that rejects the key itself
+/// (`error.response?.status === 422`, `rules/retry.toml` `[rekey]`).
+fn tests_rekey_status(test: &Expression) -> bool {
+    struct Find(bool);
+    impl<'a> Visit<'a> for Find {
+        fn visit_numeric_literal(&mut self, n: &oxc_ast::ast::NumericLiteral<'a>) {
+            let statuses = &knowledge::retry().rekey.statuses;
+            self.0 |= n.value.fract() == 0.0 && statuses.contains(&(n.value as u64));
+        }
+    }
+    let mut f = Find(false);
+    f.visit_expression(test);
     f.0
 }
 
@@ -981,6 +1047,9 @@ impl<'a> Visit<'a> for Walk {
             return;
         };
         let name = id.name.to_string();
+        if let Some(v) = string_value(init) {
+            self.strs.insert(name.clone(), v);
+        }
         match generator(init) {
             Some((at, what)) => {
                 let fresh = Fresh {
@@ -1037,7 +1106,26 @@ impl<'a> Visit<'a> for Walk {
     fn visit_object_property(&mut self, p: &ObjectProperty<'a>) {
         self.key_property(p);
         self.header_object(p);
+        let hook = self.hook(p);
+        if hook {
+            let name = key_name(&p.key).unwrap_or_default();
+            self.open(span(p.span), format!("retry hook `{name}`"));
+        }
         walk::walk_object_property(self, p);
+        if hook {
+            self.scopes.pop();
+        }
+    }
+
+    fn visit_if_statement(&mut self, i: &oxc_ast::ast::IfStatement<'a>) {
+        let guard = tests_rekey_status(&i.test);
+        self.visit_expression(&i.test);
+        self.rekey_guards += usize::from(guard);
+        self.visit_statement(&i.consequent);
+        self.rekey_guards -= usize::from(guard);
+        if let Some(alt) = &i.alternate {
+            self.visit_statement(alt);
+        }
     }
 
     fn visit_for_statement(&mut self, f: &oxc_ast::ast::ForStatement<'a>) {
