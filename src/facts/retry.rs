@@ -60,6 +60,10 @@ pub enum FreshKind {
     /// in sight: why it is rerun, where the front end sees it in the file
     /// (a signature it verifies); `None` leaves it to the model (the path).
     Redelivered { why: Option<String> },
+    /// Made fresh where the same function writes or looks up the same key
+    /// from a stable value elsewhere (the key a duplicate is found by): the
+    /// fresh one never matches it. The stable value's span.
+    Diverges { stable: Span },
 }
 
 #[derive(Debug, Clone)]

@@ -128,6 +128,7 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
         calls: Vec::new(),
         header_keys: Vec::new(),
         strs: HashMap::new(),
+        stable_keys: Vec::new(),
         rekey_guards: 0,
         redelivery: None,
         out: Default::default(),
@@ -136,8 +137,17 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
     // A signature verified anywhere in the file makes it a redelivered
     // entry point, whichever of its functions makes the key.
     for f in &mut w.out.fresh {
-        if let FreshKind::Redelivered { why } = &mut f.kind {
-            why.clone_from(&w.redelivery);
+        let FreshKind::Redelivered { why } = &mut f.kind else {
+            continue;
+        };
+        why.clone_from(&w.redelivery);
+        // The same option from a stable value in the same function: the
+        // key a duplicate is looked up by, which this one never matches.
+        let stable = w.stable_keys.iter().find(|(function, name, _)| {
+            *function == f.function && f.how == format!("as the `{name}` option")
+        });
+        if let (None, Some((.., at))) = (why, stable) {
+            f.kind = FreshKind::Diverges { stable: *at };
         }
     }
     // A string key of a `headers: { .. }` object is a header the request
@@ -183,6 +193,9 @@ struct Walk {
     calls: Vec<(Vec<String>, Option<String>)>,
     /// The quoted keys of `headers: { .. }` objects, inside the quotes.
     header_keys: Vec<Span>,
+    /// Keys given as an option from a stable value that is no bare name
+    /// (`idempotencyKey: response.id`): function, option name, value.
+    stable_keys: Vec<(Span, String, Span)>,
     /// String constants by name (`const IDEMPOTENCY_KEY = 'Idempotency-Key'`).
     strs: HashMap<String, String>,
     /// How many `if`s around the walk test a status that rejects the key
@@ -742,6 +755,9 @@ impl Walk {
             format!("as the `{name}` header")
         };
         let direct = self.fresh_send(value, sent, how);
+        if option && generator(value).is_none() && !matches!(bare(value), Expression::Identifier(_)) {
+            self.stable_keys.push((self.function(), name.to_string(), span_of(value)));
+        }
         self.request(value, sent, name, option, direct);
     }
 
