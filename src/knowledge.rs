@@ -992,10 +992,12 @@ mod tests {
                 d.setting,
                 d.value
             );
-            // Rust crates cite docs.rs; npm packages their repository's readme.
+            // Rust crates cite docs.rs; npm packages their repository's
+            // readme; a hosted queue (QStash) its own documentation.
             assert!(
                 d.source.starts_with("https://docs.rs/")
-                    || d.source.starts_with("https://github.com/"),
+                    || d.source.starts_with("https://github.com/")
+                    || d.source.starts_with("https://upstash.com/docs/"),
                 "{}",
                 d.source
             );

@@ -17,8 +17,8 @@ use crate::config::Config;
 use crate::duration::Duration;
 use crate::facts::retention::{eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF};
 use crate::facts::retry::{
-    ArmBound, FreshKind, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind, Ratio,
-    RetryClient, RetrySite, Setting, Shape, DEFAULT_REF,
+    ArmBound, FreshKind, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind,
+    Ratio, RetryClient, RetrySite, Setting, Shape, DEFAULT_REF,
 };
 use crate::facts::FileFacts;
 use crate::horizons::Catalogue;

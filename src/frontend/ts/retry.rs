@@ -14,12 +14,12 @@
 
 use super::scopes::Frames;
 use super::syntax::{arg, bare, call_site, key_name, path_of, prop, span, span_of, string_value};
+use crate::facts::headers::StrRole;
 use crate::facts::retention::ConstExpr;
 use crate::facts::retry::{
-    default_ref, FreshKind, FreshSend, KeyedRequest, Maker, Policy, PolicyKind, Ratio,
-    RetryClient, RetrySite, Setting, Shape,
+    default_ref, FreshKind, FreshSend, KeyedRequest, Maker, Policy, PolicyKind, Ratio, RetryClient,
+    RetrySite, Setting, Shape,
 };
-use crate::facts::headers::StrRole;
 use crate::facts::FileFacts;
 use crate::knowledge::{self, CallShape, Name};
 use crate::source::Span;
@@ -129,6 +129,7 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
         header_keys: Vec::new(),
         strs: HashMap::new(),
         stable_keys: Vec::new(),
+        rotations: Vec::new(),
         rekey_guards: 0,
         redelivery: None,
         out: Default::default(),
@@ -146,7 +147,8 @@ pub(super) fn read(program: &Program, facts: &mut FileFacts) {
         let stable = w.stable_keys.iter().find(|(function, name, _)| {
             *function == f.function && f.how == format!("as the `{name}` option")
         });
-        if let (None, Some((.., at))) = (why, stable) {
+        let rotation = w.rotations.contains(&f.sent);
+        if let (None, Some((.., at)), false) = (why, stable, rotation) {
             f.kind = FreshKind::Diverges { stable: *at };
         }
     }
@@ -196,6 +198,8 @@ struct Walk {
     /// Keys given as an option from a stable value that is no bare name
     /// (`idempotencyKey: response.id`): function, option name, value.
     stable_keys: Vec<(Span, String, Span)>,
+    /// Keys sent in an update call (`updateWaitpoint({ data: { key } })`).
+    rotations: Vec<Span>,
     /// String constants by name (`const IDEMPOTENCY_KEY = 'Idempotency-Key'`).
     strs: HashMap<String, String>,
     /// How many `if`s around the walk test a status that rejects the key
@@ -576,7 +580,11 @@ impl Walk {
     /// `identifier`).
     fn key_property(&mut self, p: &ObjectProperty<'_>) {
         let Some(name) = key_name(&p.key) else { return };
-        let callee = self.calls.last().map(|(n, _)| n.as_slice()).unwrap_or_default();
+        let callee = self
+            .calls
+            .last()
+            .map(|(n, _)| n.as_slice())
+            .unwrap_or_default();
         let field = knowledge::retry()
             .redelivered
             .key_fields
@@ -596,10 +604,16 @@ impl Walk {
     /// so the client is a retry policy over keyed requests wherever it is
     /// used.
     fn stripe_client(&mut self, n: &oxc_ast::ast::NewExpression<'_>) {
-        if path_of(&n.callee).and_then(|p| p.last().cloned()).as_deref() != Some("Stripe") {
+        if path_of(&n.callee)
+            .and_then(|p| p.last().cloned())
+            .as_deref()
+            != Some("Stripe")
+        {
             return;
         }
-        let Some(Expression::ObjectExpression(o)) = n.arguments.get(1).and_then(|a| a.as_expression()).map(bare) else {
+        let Some(Expression::ObjectExpression(o)) =
+            n.arguments.get(1).and_then(|a| a.as_expression()).map(bare)
+        else {
             return;
         };
         let Some(times) = prop(o, "maxNetworkRetries") else {
@@ -676,7 +690,9 @@ impl Walk {
         let (Some(times), Some(url)) = (prop(o, "retries"), prop(o, "url")) else {
             return;
         };
-        let Some(target) = route_path(url) else { return };
+        let Some(target) = route_path(url) else {
+            return;
+        };
         let at = span_of(&c.callee);
         let krate = "qstash";
         self.out.sites.push(RetrySite {
@@ -755,8 +771,15 @@ impl Walk {
             format!("as the `{name}` header")
         };
         let direct = self.fresh_send(value, sent, how);
-        if option && generator(value).is_none() && !matches!(bare(value), Expression::Identifier(_)) {
-            self.stable_keys.push((self.function(), name.to_string(), span_of(value)));
+        if option && !generator_inside(value) && !matches!(bare(value), Expression::Identifier(_)) {
+            self.stable_keys
+                .push((self.function(), name.to_string(), span_of(value)));
+        }
+        // A fresh key written by an update replaces an expired one (a
+        // rotation), not a key a duplicate is found by.
+        let method = self.calls.last().and_then(|(n, _)| n.last().cloned());
+        if method.is_some_and(|m| m.starts_with("update")) {
+            self.rotations.push(sent);
         }
         self.request(value, sent, name, option, direct);
     }
@@ -777,12 +800,9 @@ impl Walk {
         };
         let active = |s: Option<usize>| s.and_then(|id| self.scopes.iter().find(|x| x.id == id));
         let made = match (&direct, bound) {
-            (Some((at, what)), _) => Some((
-                *at,
-                what.clone(),
-                self.scopes.last(),
-                input_part(value),
-            )),
+            (Some((at, what)), _) => {
+                Some((*at, what.clone(), self.scopes.last(), input_part(value)))
+            }
             (None, Some(f)) => Some((f.at, f.what.clone(), active(f.scope), f.from.clone())),
             _ => None,
         };
@@ -932,7 +952,14 @@ fn input_part(e: &Expression) -> Option<String> {
         fn visit_static_member_expression(&mut self, m: &oxc_ast::ast::StaticMemberExpression<'a>) {
             if self.0.is_none() {
                 if let Expression::Identifier(id) = bare(&m.object) {
-                    let globals = ["Date", "Math", "crypto", "process", "performance", "globalThis"];
+                    let globals = [
+                        "Date",
+                        "Math",
+                        "crypto",
+                        "process",
+                        "performance",
+                        "globalThis",
+                    ];
                     if !globals.contains(&id.name.as_str()) {
                         self.0 = Some(id.name.to_string());
                     }
@@ -1174,6 +1201,10 @@ mod tests {
     use crate::facts::retry::{PolicyKind, RetryFacts, Setting};
     use crate::source::{Dialect, FileKind};
 
+    fn retried(f: &crate::facts::retry::FreshSend) -> bool {
+        matches!(f.kind, crate::facts::retry::FreshKind::Retried { .. })
+    }
+
     fn retry(src: &str) -> RetryFacts {
         let f = crate::frontend::parse(0, FileKind::Script(Dialect::Ts), src);
         f.code.map(|c| c.retry).unwrap_or_default()
@@ -1225,7 +1256,9 @@ mod tests {
                }\n\
              }\n",
         );
-        assert!(before.fresh.is_empty());
+        // Made once, outside the loop: no fresh key per retry (the model
+        // judges it only in a redelivered entry point).
+        assert!(before.fresh.iter().all(|f| !retried(f)), "{before:?}");
         assert_eq!(before.sites.len(), 1);
     }
 
@@ -1239,7 +1272,7 @@ mod tests {
                }\n\
              }\n",
         );
-        assert!(batch.sites.is_empty() && batch.fresh.is_empty());
+        assert!(batch.sites.is_empty() && batch.fresh.iter().all(|f| !retried(f)));
         let set = retry(
             "async function f() {\n\
                while (attempt < 5) {\n\
