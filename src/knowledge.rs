@@ -1510,6 +1510,7 @@ pub struct Redelivered {
 pub struct RedeliveryCall {
     pub name: String,
     pub who: String,
+    pub source: String,
 }
 
 #[derive(Debug, Deserialize)]
