@@ -1026,6 +1026,11 @@ impl<'a> Visit<'a> for FindGenerator {
 /// `crypto.randomUUID()`, `uuidv4()`, `Date.now()`).
 fn generator_call(c: &CallExpression) -> Option<(Span, String)> {
     let p = path_of(&c.callee)?;
+    // `uuid()` is uuid's v4 imported under the package's name; a method
+    // of that name (`event.uuid()`) reads an id the object already has.
+    if p.len() > 1 && p.last().is_some_and(|l| l == "uuid") {
+        return None;
+    }
     let names: Vec<Name> = p.iter().map(|s| Name::from(s.as_str())).collect();
     CallShape::path(&names)
         .any_of(&knowledge::effects().fresh_key)
