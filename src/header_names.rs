@@ -45,6 +45,11 @@ pub enum Miss {
     /// place, in a file that names no such provider but spells the
     /// canonical name elsewhere: a slip of the one it is near.
     Variant,
+    /// An underscore among the hyphens of a name that ends in a canonical
+    /// one (`x-trigger-request-idempotency_key`): a provider's own header
+    /// spelt with one separator wrong. Its right spelling is the name with
+    /// hyphens throughout, not the canonical name.
+    Mixed,
 }
 
 /// Whether the header rule (`misspelled-idempotency-header`) can say
@@ -136,7 +141,28 @@ pub fn classify(value: &str) -> Option<(&'static str, Miss)> {
             .map(|c| c.name.as_str())?;
         return Some((canonical, Miss::Typo));
     }
-    None
+    mixed_separators(&lower).map(|c| (c, Miss::Mixed))
+}
+
+/// The canonical request header a name with both `-` and `_` ends in,
+/// hyphens put back (`x-trigger-request-idempotency_key` ends in
+/// `idempotency-key`); a prefix of the provider's own precedes it.
+fn mixed_separators(lower: &str) -> Option<&'static str> {
+    if !(lower.contains('-') && lower.contains('_')) {
+        return None;
+    }
+    let hyphened = lower.replace('_', "-");
+    knowledge::headers()
+        .canonical
+        .iter()
+        .filter(|c| c.direction.as_deref() == Some("request"))
+        .find(|c| {
+            let name = c.name.to_ascii_lowercase();
+            hyphened
+                .strip_suffix(name.as_str())
+                .is_some_and(|p| p.ends_with('-') && p.len() > 1)
+        })
+        .map(|c| c.name.as_str())
 }
 
 /// The canonical name within two edits of `hyphened` (lowercase, `-`
@@ -185,7 +211,7 @@ fn may_miss(value: &str) -> bool {
         return true;
     }
     let prefix = value.get(..7).unwrap_or("");
-    if prefix.eq_ignore_ascii_case("idempot") {
+    if prefix.eq_ignore_ascii_case("idempot") || (value.contains('-') && value.contains('_')) {
         return true;
     }
     let n = value.len();
@@ -378,6 +404,20 @@ mod tests {
                 Some(("Idempotency-Key", Miss::NotAHeader)),
                 "{plural}"
             );
+        }
+    }
+
+    #[test]
+    fn an_underscore_among_hyphens_of_a_providers_own_name_is_mixed() {
+        assert_eq!(
+            classify("x-trigger-request-idempotency_key"),
+            Some(("Idempotency-Key", Miss::Mixed))
+        );
+        for ok in [
+            "x-trigger-request-idempotency-key",
+            "x_trigger_idempotency_key",
+        ] {
+            assert_eq!(classify(ok), None, "{ok}");
         }
     }
 

@@ -992,10 +992,12 @@ mod tests {
                 d.setting,
                 d.value
             );
-            // Rust crates cite docs.rs; npm packages their repository's readme.
+            // Rust crates cite docs.rs; npm packages their repository's
+            // readme; a hosted queue (QStash) its own documentation.
             assert!(
                 d.source.starts_with("https://docs.rs/")
-                    || d.source.starts_with("https://github.com/"),
+                    || d.source.starts_with("https://github.com/")
+                    || d.source.starts_with("https://upstash.com/docs/"),
                 "{}",
                 d.source
             );
@@ -1467,6 +1469,57 @@ pub struct RetryKnowledge {
     pub unpublished: Vec<UnpublishedApi>,
     #[serde(default)]
     pub request_builders: RequestBuilders,
+    #[serde(default)]
+    pub redelivered: Redelivered,
+    #[serde(default)]
+    pub rekey: Rekey,
+}
+
+/// Response statuses after which a new key is the right answer (the server
+/// rejected the old key: reused with another payload), and the retry hooks
+/// that run once per retry of a client that resends the same request.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rekey {
+    pub statuses: Vec<u64>,
+    /// (callee, option): `axiosRetry(client, { onRetry })`.
+    pub hooks: Vec<[String; 2]>,
+    pub source: Vec<String>,
+}
+
+/// Entry points that a sender runs again when a run fails (a QStash
+/// delivery, a Stripe webhook, a cron route): a key made fresh in one is
+/// new on the rerun (fresh-key-per-retry's redelivered form).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Redelivered {
+    /// Path parts of route files a scheduler calls (`/api/cron/`).
+    pub paths: Vec<String>,
+    /// Calls that verify a redelivered request's signature, by the last
+    /// name of the callee, and who redelivers it.
+    pub calls: Vec<RedeliveryCall>,
+    /// Option names of provider calls that carry a dedup key other than
+    /// `idempotencyKey` (Stripe meter events' `identifier`), with the
+    /// method path that ends the call.
+    pub key_fields: Vec<KeyField>,
+    pub source: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedeliveryCall {
+    pub name: String,
+    pub who: String,
+    pub source: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyField {
+    pub field: String,
+    pub call: Vec<String>,
+    pub what: String,
+    pub source: String,
 }
 
 /// Functions that build a request from the operation's data each time it

@@ -55,6 +55,15 @@ pub enum FreshKind {
     /// Beside parts derived from the input (`msg.partition()`), a part made
     /// fresh: a redelivery of the same input gets another key.
     Mixed { from: String },
+    /// In an entry point its sender runs again when a run fails (a QStash
+    /// delivery, a Stripe webhook, a cron route), with no retry of its own
+    /// in sight: why it is rerun, where the front end sees it in the file
+    /// (a signature it verifies); `None` leaves it to the model (the path).
+    Redelivered { why: Option<String> },
+    /// Made fresh where the same function writes or looks up the same key
+    /// from a stable value elsewhere (the key a duplicate is found by): the
+    /// fresh one never matches it. The stable value's span.
+    Diverges { stable: Span },
 }
 
 #[derive(Debug, Clone)]
@@ -99,6 +108,10 @@ pub struct RetrySite {
     /// Requests of the same function written in this range (before the
     /// loop) are resent too: built once, their key made once.
     pub before: Option<Span>,
+    /// The path of a route of the project the site's sender calls again
+    /// (a QStash publish's `url`: `/api/cron/payouts`): the handlers of
+    /// that route's file, and what they call, are the retried code.
+    pub target: Option<String>,
 }
 
 /// A retry policy as written.
@@ -208,6 +221,12 @@ pub struct RetryClient {
     /// `let` (only its own function can).
     pub field: bool,
     pub policy: Policy,
+    /// How the labels name it: `` `RetryTransientMiddleware` ``.
+    pub what: String,
+    /// An SDK that keys every request it retries itself (stripe-node puts
+    /// one `Idempotency-Key` on each POST when `maxNetworkRetries` > 0):
+    /// that request, judged wherever the client is used.
+    pub own_key: Option<KeyedRequest>,
 }
 
 /// A constant name that stands for a crate default inside an expression

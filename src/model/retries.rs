@@ -17,8 +17,8 @@ use crate::config::Config;
 use crate::duration::Duration;
 use crate::facts::retention::{eval, fold_duration, refs_of, ConstExpr, Value, CONFIG_REF};
 use crate::facts::retry::{
-    ArmBound, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind, Ratio,
-    RetrySite, Setting, Shape, DEFAULT_REF,
+    ArmBound, FreshKind, FreshSend, KeyedRequest, Maker, Minter, Policy, PolicyFn, PolicyKind,
+    Ratio, RetryClient, RetrySite, Setting, Shape, DEFAULT_REF,
 };
 use crate::facts::FileFacts;
 use crate::horizons::Catalogue;
@@ -141,8 +141,21 @@ fn minters(files: &[FileFacts]) -> HashMap<String, Vec<(Option<String>, String)>
     known
 }
 
+/// Why a file's code is run again by its sender, from its path (a route
+/// a scheduler calls, `rules/retry.toml` `[redelivered]`).
+fn redelivered_path(path: &str) -> Option<String> {
+    let path = format!("/{}", path.replace('\\', "/"));
+    knowledge::retry()
+        .redelivered
+        .paths
+        .iter()
+        .find(|p| path.contains(p.as_str()))
+        .map(|p| format!("it is a route under `{}`, which a scheduler calls and calls again for the same work when a run fails (QStash retries a failed delivery) or is rerun", p.trim_matches('/')))
+}
+
 fn resolve_fresh(
     files: &[FileFacts],
+    sources: &SourceMap,
     flows: &FlowModel,
     fn_index: &HashMap<(FileId, Span), usize>,
 ) -> Vec<FreshFinding> {
@@ -156,6 +169,15 @@ fn resolve_fresh(
                 .is_some_and(|i| flows.functions[*i].test)
             {
                 continue;
+            }
+            let mut send = s.clone();
+            if let FreshKind::Redelivered { why } = &mut send.kind {
+                if why.is_none() {
+                    *why = redelivered_path(sources.path(f.file));
+                }
+                if why.is_none() || f.test_path {
+                    continue;
+                }
             }
             let (what, via) = match &s.maker {
                 Maker::Generator(g) => (g.clone(), None),
@@ -184,7 +206,7 @@ fn resolve_fresh(
             };
             out.push(FreshFinding {
                 file: f.file,
-                send: s.clone(),
+                send,
                 what,
                 via,
             });
@@ -407,7 +429,16 @@ impl<'a> Consts<'a> {
                 };
                 Some(ms as f64 / 1000.0)
             }
-            Setting::Default(_) => self.duration(file, krate, s).map(|d| d.secs as f64),
+            Setting::Default(name) => {
+                // A default under a second (stripe-node's 0.5 s) is kept.
+                let ms = knowledge::retry()
+                    .default_of(krate, name)
+                    .and_then(|d| d.value.strip_suffix("ms")?.trim().parse::<f64>().ok());
+                match ms {
+                    Some(ms) => Some(ms / 1000.0),
+                    None => self.duration(file, krate, s).map(|d| d.secs as f64),
+                }
+            }
         }
     }
 
@@ -825,54 +856,125 @@ impl RetryModel {
                 let Some((span, primary)) = consts.span(f.file, &site.policy) else {
                     continue;
                 };
-                let reqs = site_requests(f.file, site, caller, flows, &by_fn);
+                let mut reqs = site_requests(f.file, site, caller, flows, &by_fn);
+                if let Some(target) = &site.target {
+                    reqs.extend(route_requests(target, sources, flows, &by_fn));
+                }
                 if let Some(mut found) = judge(f.file, site.at, &site.what, primary, &span, reqs) {
                     found.settings = consts.settings(f.file, &site.policy);
                     findings.push(found);
                 }
             }
             for client in &rust.retry.clients {
-                let Some(binding) = &client.binding else {
-                    continue;
-                };
                 let caller = fn_index.get(&(f.file, client.function)).copied();
                 if caller.is_some_and(|i| flows.functions[i].test) {
+                    continue;
+                }
+                let reqs = client_requests(f.file, client, &rust.retry.requests);
+                if reqs.is_empty() {
                     continue;
                 }
                 let Some((span, primary)) = consts.span(f.file, &client.policy) else {
                     continue;
                 };
-                let reqs: Vec<(FileId, &KeyedRequest)> = rust
-                    .retry
-                    .requests
-                    .iter()
-                    .filter(|q| q.client.as_deref() == Some(binding.as_str()))
-                    .filter(|q| {
-                        if client.field {
-                            q.client_on_self
-                        } else {
-                            q.function == client.function
-                        }
-                    })
-                    .filter(|q| !q.key_fresh_here)
-                    .map(|q| (f.file, q))
-                    .collect();
-                if let Some(mut found) = judge(
-                    f.file,
-                    client.at,
-                    "`RetryTransientMiddleware`",
-                    primary,
-                    &span,
-                    reqs,
-                ) {
+                if let Some(mut found) =
+                    judge(f.file, client.at, &client.what, primary, &span, reqs)
+                {
                     found.settings = consts.settings(f.file, &client.policy);
                     findings.push(found);
                 }
             }
         }
-        let fresh = resolve_fresh(files, flows, &fn_index);
+        let fresh = resolve_fresh(files, sources, flows, &fn_index);
         RetryModel { findings, fresh }
     }
+}
+
+/// Whether a file is the route `target` names (`/api/cron/payouts` is
+/// `app/(ee)/api/cron/payouts/route.ts` or `pages/api/cron/payouts.ts`):
+/// extension, a trailing `route` or `index`, and `(group)` folders left
+/// out.
+fn is_route(path: &str, target: &str) -> bool {
+    let path = path.replace('\\', "/");
+    let stem = path.rsplit_once('.').map_or(path.as_str(), |(s, _)| s);
+    let stem = stem
+        .strip_suffix("/route")
+        .or_else(|| stem.strip_suffix("/index"))
+        .unwrap_or(stem);
+    let kept: Vec<&str> = stem
+        .split('/')
+        .filter(|p| !(p.starts_with('(') && p.ends_with(')')))
+        .collect();
+    let norm = format!("/{}", kept.join("/"));
+    norm.ends_with(target)
+}
+
+/// The keyed requests of the handlers of the route a site's sender calls
+/// again, and of the project functions they call, [`MAX_CALL_DEPTH`] deep.
+fn route_requests<'a>(
+    target: &str,
+    sources: &SourceMap,
+    flows: &FlowModel,
+    by_fn: &HashMap<(FileId, Span), Vec<&'a KeyedRequest>>,
+) -> Vec<(FileId, &'a KeyedRequest)> {
+    let mut frontier: Vec<usize> = flows
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.test && is_route(sources.path(e.file), target))
+        .map(|(i, _)| i)
+        .collect();
+    let mut seen: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    for _ in 0..=MAX_CALL_DEPTH {
+        let mut next = Vec::new();
+        for g in frontier {
+            if seen.contains(&g) {
+                continue;
+            }
+            seen.push(g);
+            let e = &flows.functions[g];
+            if let Some(qs) = by_fn.get(&(e.file, e.span)) {
+                out.extend(
+                    qs.iter()
+                        .filter(|q| !q.key_fresh_here && !q.key_made.is_some_and(|(_, f)| f))
+                        .map(|q| (e.file, *q)),
+                );
+            }
+            next.extend(flows.calls[g].iter().map(|(_, t)| *t));
+        }
+        frontier = next;
+    }
+    out
+}
+
+/// The keyed requests a client with a retry policy resends: the one it
+/// keys itself (an SDK's own key), else those built on its binding, in its
+/// function or, for a struct field, through `self`.
+fn client_requests<'a>(
+    file: FileId,
+    client: &'a RetryClient,
+    requests: &'a [KeyedRequest],
+) -> Vec<(FileId, &'a KeyedRequest)> {
+    if let Some(q) = &client.own_key {
+        return vec![(file, q)];
+    }
+    let Some(binding) = &client.binding else {
+        return Vec::new();
+    };
+    requests
+        .iter()
+        .filter(|q| q.client.as_deref() == Some(binding.as_str()))
+        .filter(|q| {
+            if client.field {
+                q.client_on_self
+            } else {
+                q.function == client.function
+            }
+        })
+        .filter(|q| !q.key_fresh_here)
+        .map(|q| (file, q))
+        .collect()
 }
 
 /// The keyed requests a site resends: in its body (unless the key is made

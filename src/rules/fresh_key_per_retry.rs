@@ -42,12 +42,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .iter()
             .any(|(file, k)| *file == f.file && k.generator == f.send.at);
         if !seen {
-            out.push(diagnostic(f));
+            out.push(diagnostic(ctx, f));
         }
     }
 }
 
-fn diagnostic(f: &FreshFinding) -> Diagnostic {
+fn diagnostic(ctx: &Context<'_>, f: &FreshFinding) -> Diagnostic {
     let s = &f.send;
     let via = f
         .via
@@ -87,6 +87,49 @@ fn diagnostic(f: &FreshFinding) -> Diagnostic {
         .with_help(format!(
             "build the key from `{from}`'s stable identity alone (an id, a delivery offset, a sequence number)"
         )),
+        FreshKind::Redelivered { why } => Diagnostic::new(
+            NAME,
+            Severity::Warning,
+            f.file,
+            s.at,
+            format!(
+                "`{}` makes a new idempotency key each time this code is run again",
+                f.what
+            ),
+        )
+        .with_primary_label("a fresh key per run")
+        .with_note(format!(
+            "the key is sent {}, and {}: a rerun for the same work carries another key, so the provider executes it again. The rerun is the sender's, not in this code, so this is a warning",
+            s.how,
+            why.as_deref().unwrap_or("its sender runs it again")
+        ))
+        .with_help(
+            "derive the key from the stable id of the work this run handles (the invoice, payout or event id, and the attempt it is on), so a rerun sends the same key",
+        ),
+        FreshKind::Diverges { stable } => {
+            let text = ctx
+                .sources
+                .text(f.file)
+                .get(stable.start..stable.end)
+                .unwrap_or("another value");
+            Diagnostic::new(
+                NAME,
+                Severity::Warning,
+                f.file,
+                s.at,
+                format!(
+                    "`{}` makes a new idempotency key where the same key is `{text}` elsewhere",
+                    f.what
+                ),
+            )
+            .with_primary_label("a fresh key per call")
+            .with_label(f.file, *stable, "the same key, from a stable value")
+            .with_note(format!(
+                "the key is sent {} and made new on every call, while this function also gives it as `{text}`: a second call for the same work never matches the first, so a duplicate is neither found nor refused",
+                s.how
+            ))
+            .with_help(format!("use `{text}` here too, so every call for the same work carries one key"))
+        }
         FreshKind::Built { function, from } => Diagnostic::new(
             NAME,
             Severity::Note,

@@ -32,7 +32,9 @@ fn in_header_position(u: &HeaderUse, miss: Miss) -> bool {
         StrRole::ConfKey | StrRole::Mention => match miss {
             // Spelt like a header or not, a listed non-header name is a
             // header only where nothing else can stand.
-            Miss::NotAHeader | Miss::Variant => false,
+            // A provider's own name with one `_` among its hyphens is a
+            // header only where it is read or written as one.
+            Miss::NotAHeader | Miss::Variant | Miss::Mixed => false,
             Miss::Underscore | Miss::Separator => header_cased(&u.value),
             // In a config file a value is a header only where its path says
             // so (handled above) or where it is spelt like one.
@@ -109,7 +111,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 _ => key_diagnostic(u, canonical, *miss),
             }
         };
-        let fixed = respell(&u.value, canonical);
+        let fixed = match miss {
+            Miss::Mixed => u.value.replace('_', "-"),
+            _ => respell(&u.value, canonical),
+        };
         out.push(d.with_fix(
             format!("rename to `{fixed}`"),
             vec![Edit {
@@ -340,6 +345,19 @@ fn key_diagnostic(u: &HeaderUse, canonical: &str, miss: Miss) -> Diagnostic {
         .with_help(format!(
             "use `{canonical}`; nginx passes `_` names only with `underscores_in_headers on`"
         )),
+        Miss::Mixed => {
+            let hyphens = u.value.replace('_', "-");
+            at(
+                u,
+                Severity::Warning,
+                format!("`{}` has an underscore among its hyphens", u.value),
+            )
+            .with_primary_label(format!("hyphens throughout: `{hyphens}`"))
+            .with_note(format!(
+                "a server that reads `{hyphens}` does not match this name, and nginx drops request headers with `_` by default: the key never arrives and a retried request runs again"
+            ))
+            .with_help(format!("use `{hyphens}`, the `{canonical}` family's separator throughout"))
+        }
         Miss::Separator | Miss::Typo | Miss::NotAHeader | Miss::Variant => at(
             u,
             Severity::Warning,

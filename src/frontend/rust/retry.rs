@@ -920,6 +920,7 @@ impl Walker<'_> {
             policy,
             fresh_inside: fresh,
             before: None,
+            target: None,
         });
     }
 
@@ -1759,6 +1760,8 @@ impl Walker<'_> {
             binding,
             field,
             policy,
+            what: "`RetryTransientMiddleware`".into(),
+            own_key: None,
         });
     }
 }
