@@ -112,13 +112,49 @@ mod tests {
         assert_eq!(m.tables[0].field_name("event_id"), "event_id");
     }
 
+    /// The schema is what the next `prisma migrate dev` makes true: a
+    /// plain unique index only the migrations hold is dropped by it, so it
+    /// guards nothing, and it is remembered as removed at the model.
     #[test]
-    fn a_guard_only_the_migrations_hold_counts() {
+    fn a_guard_the_model_no_longer_declares_is_dropped_by_the_next_migration() {
         let both = unique_index();
         let (m, src) = build(
             &[
                 ("prisma/schema.prisma", SCHEMA_NO_UNIQUE),
                 (MIGRATION, &both),
+            ],
+            vec![],
+        );
+        assert_eq!(judged(&m, &src), ("prisma/schema.prisma".into(), false));
+        let r = &m.tables[0].removed[0];
+        assert!(r.by_schema);
+        assert_eq!(src.path(r.at.file), "prisma/schema.prisma");
+        assert_eq!(src.path(r.guard.at.file), MIGRATION);
+    }
+
+    /// A guard Prisma cannot express (a partial unique index written by
+    /// hand into a migration) stays the table's.
+    #[test]
+    fn a_partial_guard_only_the_migrations_hold_counts() {
+        let partial = format!("{MIGRATION_NO_UNIQUE}\nCREATE UNIQUE INDEX \"ProcessedEvent_eventId_key\" ON \"ProcessedEvent\"(\"eventId\") WHERE \"eventId\" IS NOT NULL;\n");
+        let (m, src) = build(
+            &[
+                ("prisma/schema.prisma", SCHEMA_NO_UNIQUE),
+                (MIGRATION, &partial),
+            ],
+            vec![],
+        );
+        assert_eq!(judged(&m, &src), ("prisma/schema.prisma".into(), true));
+    }
+
+    /// A guard the model declares that no migration creates yet is a
+    /// pending migration, not a finding.
+    #[test]
+    fn a_guard_only_the_model_declares_is_pending_and_counts() {
+        let (m, src) = build(
+            &[
+                ("prisma/schema.prisma", SCHEMA_UNIQUE),
+                (MIGRATION, MIGRATION_NO_UNIQUE),
             ],
             vec![],
         );

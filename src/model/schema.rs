@@ -8,8 +8,8 @@
 use super::migrations::{self, History};
 use crate::config::Config;
 use crate::facts::store::{
-    AlterOp, Column, Delete, Key, KeyKind, Name, PartitionMethod, Partitioning, SchemaChange,
-    SchemaEvent,
+    AlterOp, Column, Delete, Key, KeyKind, KeyPart, Name, PartitionMethod, Partitioning,
+    SchemaChange, SchemaEvent,
 };
 use crate::facts::FileFacts;
 use crate::knowledge;
@@ -40,6 +40,10 @@ pub struct Removed {
     /// The token that names it in the removing statement.
     pub at: Origin,
     pub statement: Origin,
+    /// Not removed by a statement: a Prisma model no longer declares a
+    /// guard its migrations create, so the next `prisma migrate dev`
+    /// writes the `DROP INDEX` (`at` is the model).
+    pub by_schema: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -87,6 +91,49 @@ impl Table {
             }
         }
         self.prisma = model.prisma;
+    }
+
+    /// The migrated table joined with the Prisma model it was generated
+    /// from, which says what the next `prisma migrate dev` makes true: a
+    /// guard the model declares is the table's, migrated or not yet (a
+    /// pending migration is no finding); a guard the migrations create that
+    /// the model could declare (plain columns, no `WHERE`) and does not is
+    /// dropped by the next migration, so it is removed, at the model; a
+    /// guard no model can express (a partial or expression index written
+    /// by hand into a migration) stays.
+    fn join_prisma_model(&mut self, model: Table) {
+        let guards = std::mem::take(&mut self.guards);
+        let mut declared = model.guards.clone();
+        for g in guards {
+            if let Some(i) = declared.iter().position(|d| same_guard(d, &g)) {
+                let d = declared.remove(i);
+                self.guards.push(Guard {
+                    at: d.at,
+                    statement: d.statement,
+                    ..g
+                });
+            } else if g.key.predicate.is_some()
+                || g.key
+                    .parts
+                    .iter()
+                    .any(|p| matches!(p, KeyPart::Expr { .. }))
+            {
+                self.guards.push(g);
+            } else if g.key.kind != KeyKind::Index {
+                let at = declared
+                    .iter()
+                    .find(|d| d.key.kind == KeyKind::Index && same_columns(d, &g))
+                    .map_or(model.created, |d| d.at);
+                self.removed.push(Removed {
+                    guard: g,
+                    at,
+                    statement: model.created,
+                    by_schema: true,
+                });
+            }
+        }
+        self.guards.extend(declared);
+        self.join_model(model);
     }
 
     /// The name a column goes by where the table is declared: its Prisma
@@ -297,12 +344,17 @@ fn shared_dirs(a: &str, b: &str) -> usize {
 
 /// Whether two guards are the same key: same kind, same columns.
 fn same_guard(a: &Guard, b: &Guard) -> bool {
+    a.key.kind == b.key.kind && a.key.predicate.is_none() && same_columns(a, b)
+}
+
+/// Whether two keys are over the same parts, in any order.
+fn same_columns(a: &Guard, b: &Guard) -> bool {
     let cols = |g: &Guard| {
         let mut c: Vec<String> = g.key.parts.iter().map(|p| p.text().to_string()).collect();
         c.sort_unstable();
         c
     };
-    a.key.kind == b.key.kind && a.key.predicate.is_none() && cols(a) == cols(b)
+    cols(a) == cols(b)
 }
 
 fn norm_decl(table: &str) -> String {
@@ -427,7 +479,7 @@ impl SchemaModel {
             });
             let Some(m) = own else { continue };
             let model = self.tables[p].clone();
-            self.tables[m].join_model(model);
+            self.tables[m].join_prisma_model(model);
             gone[p] = true;
         }
         self.drop_generated_copies(&declared, &mut gone, sources);
@@ -1335,6 +1387,7 @@ fn remove_guards(
             guard: g,
             at: Origin { file, span: at },
             statement,
+            by_schema: false,
         });
     }
 }

@@ -232,6 +232,26 @@ fn missing(
 ) -> Diagnostic {
     let key = cols(&s.key);
     let mut d = match removed {
+        Some(r) if r.by_schema => Diagnostic::new(
+            NAME,
+            s.severity(Severity::Error),
+            r.at.file,
+            r.at.span,
+            format!(
+                "`{}` declares no unique guard on `{key}`: the next migration drops `{}`",
+                t.name, r.guard.key.name
+            ),
+        )
+        .with_primary_label(format!(
+            "the model no longer declares `{}`",
+            r.guard.key.name
+        ))
+        .with_label(
+            r.guard.at.file,
+            r.guard.at.span,
+            "a migration creates the guard, but `prisma migrate dev` makes the database what the schema says and drops it",
+        )
+        .with_note("two concurrent replays both read nothing and both insert a row"),
         Some(r) => Diagnostic::new(
             NAME,
             s.severity(Severity::Error),
@@ -285,7 +305,7 @@ fn missing(
             t.name
         ));
     }
-    if let Some(ix) = index {
+    if let Some(ix) = index.filter(|ix| removed.is_none_or(|r| r.at != ix.at)) {
         d = d.with_label(
             ix.at.file,
             ix.at.span,
