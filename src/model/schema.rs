@@ -324,13 +324,17 @@ fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// Whether a history's directory is Prisma Migrate's `migrations` folder
-/// of the schema in `schema_dir`: beside the schema, or beside the folder
-/// of a multi-file schema (`prisma/schema/*.prisma`, `prisma/migrations`).
-fn migrations_of(history_dir: &str, schema_dir: &str) -> bool {
+/// Whether a history's directory is Prisma Migrate's migrations folder of
+/// the schema in `schema_dir`: beside the schema, or beside the folder of a
+/// multi-file schema (`prisma/schema/*.prisma`, `prisma/migrations`). The
+/// folder is `migrations`, or any folder of Prisma's layout
+/// (`<ts>_<name>/migration.sql`) when a config names it
+/// (`migrations: { path: "./migration" }`).
+fn migrations_of(history_dir: &str, prisma_layout: bool, schema_dir: &str) -> bool {
     let (root, last) = history_dir.rsplit_once('/').unwrap_or(("", history_dir));
     let multi_file = schema_dir.rsplit('/').next() == Some("schema");
-    last == "migrations" && (root == schema_dir || (multi_file && root == parent_dir(schema_dir)))
+    (last == "migrations" || prisma_layout)
+        && (root == schema_dir || (multi_file && root == parent_dir(schema_dir)))
 }
 
 /// How many leading directories two paths share.
@@ -473,9 +477,14 @@ impl SchemaModel {
         for &p in &declared {
             let dir = schemas[&self.tables[p].created.file];
             let own = migrated.get(&self.tables[p].key).and_then(|ms| {
-                ms.iter()
-                    .copied()
-                    .find(|&i| migrations_of(&self.histories[self.tables[i].history].dir, dir))
+                ms.iter().copied().find(|&i| {
+                    let h = &self.histories[self.tables[i].history];
+                    let layout = h
+                        .files
+                        .first()
+                        .is_some_and(|&f| sources.path(f).ends_with("/migration.sql"));
+                    migrations_of(&h.dir, layout, dir)
+                })
             });
             let Some(m) = own else { continue };
             let model = self.tables[p].clone();

@@ -238,12 +238,12 @@ fn missing(
             r.at.file,
             r.at.span,
             format!(
-                "`{}` declares no unique guard on `{key}`: the next migration drops `{}`",
-                t.name, r.guard.key.name
+                "the model of `{}` no longer declares the unique guard on `{key}`",
+                t.name
             ),
         )
         .with_primary_label(format!(
-            "the model no longer declares `{}`",
+            "the next `prisma migrate dev` drops `{}`",
             r.guard.key.name
         ))
         .with_label(
