@@ -132,6 +132,26 @@ mod tests {
         assert_eq!(src.path(r.guard.at.file), MIGRATION);
     }
 
+    /// A table that carries a provider event's id is where the code keeps
+    /// it when the code creates its rows and takes a unique violation for a
+    /// replay (a `create` whose `catch` tests `P2002`).
+    #[test]
+    fn a_create_that_catches_a_unique_violation_makes_the_carrier_a_store() {
+        let schema = "model Reward {\n  id String @id @default(cuid())\n  eventId String?\n  amount Int\n}\n";
+        let code = "export async function credit(eventId: string) {\n  try {\n    await prisma.reward.create({ data: { eventId, amount: 1 } });\n  } catch (e: any) {\n    if (e.code === \"P2002\") return;\n    throw e;\n  }\n}\n";
+        let (m, _) = build(
+            &[("prisma/schema.prisma", schema), ("src/credit.ts", code)],
+            vec![],
+        );
+        let stores: Vec<_> = m.stores().collect();
+        assert_eq!(stores.len(), 1, "{:?}", m.tables);
+        assert_eq!(stores[0].1.key, ["eventId"]);
+        assert!(matches!(
+            stores[0].1.guarding(stores[0].0),
+            Guarding::Missing
+        ));
+    }
+
     /// A guard Prisma cannot express (a partial unique index written by
     /// hand into a migration) stays the table's.
     #[test]

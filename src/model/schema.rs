@@ -263,6 +263,12 @@ pub struct SchemaModel {
     /// claims a key with `INSERT … ON CONFLICT DO NOTHING`, or reads a table
     /// and then inserts into it in one function (a check-then-insert).
     treated: std::collections::HashSet<String>,
+    /// Tables (bare, normalised) code claims a key column on: it inserts
+    /// and takes a unique violation over a key column (`event_id`,
+    /// `idempotency_key`) for a replay (`ON CONFLICT (event_id) DO
+    /// NOTHING`, a Prisma `create` whose `catch` tests `P2002`). A table
+    /// that carries the key is then where the code keeps it.
+    claimed: std::collections::HashSet<String>,
     /// Tables (bare, normalised) that Rust code writes or reads with a
     /// value built from an idempotency header or a provider event's
     /// identity, and the column it goes to when the statement says.
@@ -631,6 +637,14 @@ impl SchemaModel {
                         .marks_store
                         .contains(&knowledge::snake(c))
                 });
+                let claims_key = dml.conflict.iter().any(|c| {
+                    let c = knowledge::snake(c);
+                    let keys = &knowledge::stores().key_column;
+                    keys.marks_store.contains(&c) || keys.event_id.contains(&c)
+                });
+                if claims_key && matches!(dml.kind, DmlKind::InsertDoNothing | DmlKind::Upsert) {
+                    self.claimed.insert(table.clone());
+                }
                 match dml.kind {
                     DmlKind::InsertDoNothing => {
                         self.treated.insert(table.clone());
@@ -703,6 +717,7 @@ impl SchemaModel {
             || stores.is_store_table(&t.key)
             || stores.is_provider_event_table(&t.key)
             || (marked && self.treated.contains(bare(&t.key)))
+            || self.claimed.contains(bare(&t.key))
             || derived.is_some();
         let weak = table_words(&stores.weak_table, &t.key);
         if !dedicated && !marked && !weak {
