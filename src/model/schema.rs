@@ -637,10 +637,13 @@ impl SchemaModel {
                         .marks_store
                         .contains(&knowledge::snake(c))
                 });
+                // an idempotency key or an event's id (`eventId`,
+                // `stripeEventId`); a `message_id` may be a chat's own
                 let claims_key = dml.conflict.iter().any(|c| {
                     let c = knowledge::snake(c);
                     let keys = &knowledge::stores().key_column;
-                    keys.marks_store.contains(&c) || keys.event_id.contains(&c)
+                    keys.marks_store.contains(&c)
+                        || (keys.event_id.contains(&c) && c.ends_with("event_id"))
                 });
                 if claims_key && matches!(dml.kind, DmlKind::InsertDoNothing | DmlKind::Upsert) {
                     self.claimed.insert(table.clone());
@@ -655,7 +658,11 @@ impl SchemaModel {
                     DmlKind::Insert if read.contains(&table) => {
                         self.treated.insert(table.clone());
                     }
-                    DmlKind::Read => read.push(table),
+                    // a read that names its columns and none is a key
+                    // (`findFirst({ where: { id } })`) looks a row up, not a key
+                    DmlKind::Read if dml.conflict.is_empty() || key_read(&dml.conflict) => {
+                        read.push(table)
+                    }
                     _ => {}
                 }
             }
@@ -717,10 +724,13 @@ impl SchemaModel {
             || stores.is_store_table(&t.key)
             || stores.is_provider_event_table(&t.key)
             || (marked && self.treated.contains(bare(&t.key)))
-            || self.claimed.contains(bare(&t.key))
             || derived.is_some();
         let weak = table_words(&stores.weak_table, &t.key);
-        if !dedicated && !marked && !weak {
+        // A table the code claims a key on is judged as one that carries
+        // the key ([`SchemaModel::stores`]), never taken for a store of the
+        // flows: its rows are the effect.
+        let claimed = carrier && self.claimed.contains(bare(&t.key));
+        if !dedicated && !marked && !weak && !claimed {
             return None;
         }
         // A run, event, delivery or log row that carries a key column
@@ -946,7 +956,7 @@ impl SchemaModel {
                     })
                     .filter_map(|(i, t, mut s, carrier)| {
                         if !s.dedicated {
-                            if Self::guards_own_key(t, &s) {
+                            if Self::guards_own_key(t, &s) || self.claimed.contains(bare(&t.key)) {
                                 s.own_guard = true;
                             } else if self.guarded_elsewhere(t, &s.key) || carrier {
                                 return None;
@@ -1102,6 +1112,15 @@ impl SchemaModel {
             .filter_map(|t| t.partition_by.as_ref())
             .any(|(p, _)| matches!(p.method, PartitionMethod::Range | PartitionMethod::List))
     }
+}
+
+/// Whether a read filters on a key column (`idempotencyKey`, `eventId`).
+fn key_read(columns: &[String]) -> bool {
+    let keys = &knowledge::stores().key_column;
+    columns.iter().any(|c| {
+        let c = knowledge::snake(c);
+        keys.marks_store.contains(&c) || keys.event_id.contains(&c) || keys.request_key.contains(&c)
+    })
 }
 
 /// Whether a key part reads only key columns (`key`, `lower(key)`).

@@ -299,7 +299,15 @@ fn missing(
             ),
         );
     }
-    if s.own_guard {
+    let had_guard = removed.is_some()
+        || t.guards.iter().any(|g| {
+            g.key.kind != KeyKind::Index
+                && g.key
+                    .parts
+                    .iter()
+                    .any(|p| p.columns().iter().any(|c| s.key.iter().any(|k| k == c)))
+        });
+    if s.own_guard && had_guard {
         d = d.with_note(format!(
             "`{}` carries the key, and this was its own unique guard over `{key}`: a unique index over the key exists only to refuse a second row with it",
             t.name

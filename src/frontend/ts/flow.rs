@@ -329,7 +329,11 @@ impl Reader<'_> {
             return k;
         }
         if let Some(k) = prisma_step(&site) {
-            return if self.claims > 0 { claim(call, k) } else { k };
+            return if self.claims > 0 {
+                claim(call, k)
+            } else {
+                read_by(call, k)
+            };
         }
         if let Some(k) = sql_step(call, &site) {
             return k;
@@ -444,9 +448,32 @@ fn claim(call: &CallExpression, kind: StepKind) -> StepKind {
     let (field, to) = match dml.kind {
         DmlKind::Insert => ("data", DmlKind::InsertDoNothing),
         DmlKind::Upsert => ("where", DmlKind::Upsert),
+        DmlKind::Read => return read_by(call, StepKind::Sql { dml, conn }),
         _ => return StepKind::Sql { dml, conn },
     };
-    let fields = syntax::arg(call, 0)
+    if let Some(fields) = arg_fields(call, field) {
+        dml.kind = to;
+        dml.conflict = fields;
+    }
+    StepKind::Sql { dml, conn }
+}
+
+/// A Prisma read with the fields its `where` names, kept as the
+/// statement's columns (`conflict`): whether it looks a key up.
+fn read_by(call: &CallExpression, kind: StepKind) -> StepKind {
+    match kind {
+        StepKind::Sql { mut dml, conn } if dml.kind == DmlKind::Read => {
+            dml.conflict = arg_fields(call, "where").unwrap_or_default();
+            StepKind::Sql { dml, conn }
+        }
+        k => k,
+    }
+}
+
+/// The names of the fields of an object literal given as `field` of a
+/// call's first argument (`{ data: { eventId, amount } }`).
+fn arg_fields(call: &CallExpression, field: &str) -> Option<ThinVec<String>> {
+    let o = syntax::arg(call, 0)
         .and_then(|a| match bare(a) {
             Expression::ObjectExpression(o) => syntax::prop(o, field),
             _ => None,
@@ -454,19 +481,16 @@ fn claim(call: &CallExpression, kind: StepKind) -> StepKind {
         .and_then(|d| match bare(d) {
             Expression::ObjectExpression(o) => Some(o),
             _ => None,
-        });
-    if let Some(o) = fields {
-        dml.kind = to;
-        dml.conflict = o
-            .properties
+        })?;
+    Some(
+        o.properties
             .iter()
             .filter_map(|p| match p {
                 oxc_ast::ast::ObjectPropertyKind::ObjectProperty(p) => syntax::key_name(&p.key),
                 _ => None,
             })
-            .collect();
-    }
-    StepKind::Sql { dml, conn }
+            .collect(),
+    )
 }
 
 /// Whether a `catch` clause tests one of the codes a database client gives
