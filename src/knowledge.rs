@@ -341,6 +341,17 @@ pub struct Stores {
     /// Columns that keep the caller's request id (`create_request_id`).
     #[serde(default)]
     pub request_carrier_column: Words,
+    /// Error codes a database client gives a unique violation (`P2002`):
+    /// code that catches one leans on a unique guard.
+    #[serde(default)]
+    pub unique_violation: UniqueViolation,
+}
+
+/// `[unique_violation]` of `rules/stores.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniqueViolation {
+    pub codes: Vec<String>,
 }
 
 /// `[per_row_column]` of `rules/stores.toml`.

@@ -322,7 +322,9 @@ pub struct Dml {
     pub table: String,
     /// An insert's `ON CONFLICT (…)` target columns (normalised): the
     /// unique guard the statement relies on. Empty when none is written
-    /// (one pointer: every SQL event of a parsed file holds one).
+    /// (one pointer: every SQL event of a parsed file holds one). For a
+    /// read, the columns it filters on where the front end knows them (a
+    /// Prisma `where`), else empty.
     pub conflict: thin_vec::ThinVec<String>,
 }
 

@@ -112,13 +112,69 @@ mod tests {
         assert_eq!(m.tables[0].field_name("event_id"), "event_id");
     }
 
+    /// The schema is what the next `prisma migrate dev` makes true: a
+    /// plain unique index only the migrations hold is dropped by it, so it
+    /// guards nothing, and it is remembered as removed at the model.
     #[test]
-    fn a_guard_only_the_migrations_hold_counts() {
+    fn a_guard_the_model_no_longer_declares_is_dropped_by_the_next_migration() {
         let both = unique_index();
         let (m, src) = build(
             &[
                 ("prisma/schema.prisma", SCHEMA_NO_UNIQUE),
                 (MIGRATION, &both),
+            ],
+            vec![],
+        );
+        assert_eq!(judged(&m, &src), ("prisma/schema.prisma".into(), false));
+        let r = &m.tables[0].removed[0];
+        assert!(r.by_schema);
+        assert_eq!(src.path(r.at.file), "prisma/schema.prisma");
+        assert_eq!(src.path(r.guard.at.file), MIGRATION);
+    }
+
+    /// A table that carries a provider event's id is where the code keeps
+    /// it when the code creates its rows and takes a unique violation for a
+    /// replay (a `create` whose `catch` tests `P2002`).
+    #[test]
+    fn a_create_that_catches_a_unique_violation_makes_the_carrier_a_store() {
+        let schema = "model Reward {\n  id String @id @default(cuid())\n  eventId String?\n  amount Int\n}\n";
+        let code = "export async function credit(eventId: string) {\n  try {\n    await prisma.reward.create({ data: { eventId, amount: 1 } });\n  } catch (e: any) {\n    if (e.code === \"P2002\") return;\n    throw e;\n  }\n}\n";
+        let (m, _) = build(
+            &[("prisma/schema.prisma", schema), ("src/credit.ts", code)],
+            vec![],
+        );
+        let stores: Vec<_> = m.stores().collect();
+        assert_eq!(stores.len(), 1, "{:?}", m.tables);
+        assert_eq!(stores[0].1.key, ["eventId"]);
+        assert!(matches!(
+            stores[0].1.guarding(stores[0].0),
+            Guarding::Missing
+        ));
+    }
+
+    /// A guard Prisma cannot express (a partial unique index written by
+    /// hand into a migration) stays the table's.
+    #[test]
+    fn a_partial_guard_only_the_migrations_hold_counts() {
+        let partial = format!("{MIGRATION_NO_UNIQUE}\nCREATE UNIQUE INDEX \"ProcessedEvent_eventId_key\" ON \"ProcessedEvent\"(\"eventId\") WHERE \"eventId\" IS NOT NULL;\n");
+        let (m, src) = build(
+            &[
+                ("prisma/schema.prisma", SCHEMA_NO_UNIQUE),
+                (MIGRATION, &partial),
+            ],
+            vec![],
+        );
+        assert_eq!(judged(&m, &src), ("prisma/schema.prisma".into(), true));
+    }
+
+    /// A guard the model declares that no migration creates yet is a
+    /// pending migration, not a finding.
+    #[test]
+    fn a_guard_only_the_model_declares_is_pending_and_counts() {
+        let (m, src) = build(
+            &[
+                ("prisma/schema.prisma", SCHEMA_UNIQUE),
+                (MIGRATION, MIGRATION_NO_UNIQUE),
             ],
             vec![],
         );

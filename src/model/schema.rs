@@ -8,8 +8,8 @@
 use super::migrations::{self, History};
 use crate::config::Config;
 use crate::facts::store::{
-    AlterOp, Column, Delete, Key, KeyKind, Name, PartitionMethod, Partitioning, SchemaChange,
-    SchemaEvent,
+    AlterOp, Column, Delete, Key, KeyKind, KeyPart, Name, PartitionMethod, Partitioning,
+    SchemaChange, SchemaEvent,
 };
 use crate::facts::FileFacts;
 use crate::knowledge;
@@ -40,6 +40,10 @@ pub struct Removed {
     /// The token that names it in the removing statement.
     pub at: Origin,
     pub statement: Origin,
+    /// Not removed by a statement: a Prisma model no longer declares a
+    /// guard its migrations create, so the next `prisma migrate dev`
+    /// writes the `DROP INDEX` (`at` is the model).
+    pub by_schema: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -87,6 +91,49 @@ impl Table {
             }
         }
         self.prisma = model.prisma;
+    }
+
+    /// The migrated table joined with the Prisma model it was generated
+    /// from, which says what the next `prisma migrate dev` makes true: a
+    /// guard the model declares is the table's, migrated or not yet (a
+    /// pending migration is no finding); a guard the migrations create that
+    /// the model could declare (plain columns, no `WHERE`) and does not is
+    /// dropped by the next migration, so it is removed, at the model; a
+    /// guard no model can express (a partial or expression index written
+    /// by hand into a migration) stays.
+    fn join_prisma_model(&mut self, model: Table) {
+        let guards = std::mem::take(&mut self.guards);
+        let mut declared = model.guards.clone();
+        for g in guards {
+            if let Some(i) = declared.iter().position(|d| same_guard(d, &g)) {
+                let d = declared.remove(i);
+                self.guards.push(Guard {
+                    at: d.at,
+                    statement: d.statement,
+                    ..g
+                });
+            } else if g.key.predicate.is_some()
+                || g.key
+                    .parts
+                    .iter()
+                    .any(|p| matches!(p, KeyPart::Expr { .. }))
+            {
+                self.guards.push(g);
+            } else if g.key.kind != KeyKind::Index {
+                let at = declared
+                    .iter()
+                    .find(|d| d.key.kind == KeyKind::Index && same_columns(d, &g))
+                    .map_or(model.created, |d| d.at);
+                self.removed.push(Removed {
+                    guard: g,
+                    at,
+                    statement: model.created,
+                    by_schema: true,
+                });
+            }
+        }
+        self.guards.extend(declared);
+        self.join_model(model);
     }
 
     /// The name a column goes by where the table is declared: its Prisma
@@ -216,6 +263,12 @@ pub struct SchemaModel {
     /// claims a key with `INSERT … ON CONFLICT DO NOTHING`, or reads a table
     /// and then inserts into it in one function (a check-then-insert).
     treated: std::collections::HashSet<String>,
+    /// Tables (bare, normalised) code claims a key column on: it inserts
+    /// and takes a unique violation over a key column (`event_id`,
+    /// `idempotency_key`) for a replay (`ON CONFLICT (event_id) DO
+    /// NOTHING`, a Prisma `create` whose `catch` tests `P2002`). A table
+    /// that carries the key is then where the code keeps it.
+    claimed: std::collections::HashSet<String>,
     /// Tables (bare, normalised) that Rust code writes or reads with a
     /// value built from an idempotency header or a provider event's
     /// identity, and the column it goes to when the statement says.
@@ -277,13 +330,17 @@ fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// Whether a history's directory is Prisma Migrate's `migrations` folder
-/// of the schema in `schema_dir`: beside the schema, or beside the folder
-/// of a multi-file schema (`prisma/schema/*.prisma`, `prisma/migrations`).
-fn migrations_of(history_dir: &str, schema_dir: &str) -> bool {
+/// Whether a history's directory is Prisma Migrate's migrations folder of
+/// the schema in `schema_dir`: beside the schema, or beside the folder of a
+/// multi-file schema (`prisma/schema/*.prisma`, `prisma/migrations`). The
+/// folder is `migrations`, or any folder of Prisma's layout
+/// (`<ts>_<name>/migration.sql`) when a config names it
+/// (`migrations: { path: "./migration" }`).
+fn migrations_of(history_dir: &str, prisma_layout: bool, schema_dir: &str) -> bool {
     let (root, last) = history_dir.rsplit_once('/').unwrap_or(("", history_dir));
     let multi_file = schema_dir.rsplit('/').next() == Some("schema");
-    last == "migrations" && (root == schema_dir || (multi_file && root == parent_dir(schema_dir)))
+    (last == "migrations" || prisma_layout)
+        && (root == schema_dir || (multi_file && root == parent_dir(schema_dir)))
 }
 
 /// How many leading directories two paths share.
@@ -297,12 +354,17 @@ fn shared_dirs(a: &str, b: &str) -> usize {
 
 /// Whether two guards are the same key: same kind, same columns.
 fn same_guard(a: &Guard, b: &Guard) -> bool {
+    a.key.kind == b.key.kind && a.key.predicate.is_none() && same_columns(a, b)
+}
+
+/// Whether two keys are over the same parts, in any order.
+fn same_columns(a: &Guard, b: &Guard) -> bool {
     let cols = |g: &Guard| {
         let mut c: Vec<String> = g.key.parts.iter().map(|p| p.text().to_string()).collect();
         c.sort_unstable();
         c
     };
-    a.key.kind == b.key.kind && a.key.predicate.is_none() && cols(a) == cols(b)
+    cols(a) == cols(b)
 }
 
 fn norm_decl(table: &str) -> String {
@@ -421,13 +483,18 @@ impl SchemaModel {
         for &p in &declared {
             let dir = schemas[&self.tables[p].created.file];
             let own = migrated.get(&self.tables[p].key).and_then(|ms| {
-                ms.iter()
-                    .copied()
-                    .find(|&i| migrations_of(&self.histories[self.tables[i].history].dir, dir))
+                ms.iter().copied().find(|&i| {
+                    let h = &self.histories[self.tables[i].history];
+                    let layout = h
+                        .files
+                        .first()
+                        .is_some_and(|&f| sources.path(f).ends_with("/migration.sql"));
+                    migrations_of(&h.dir, layout, dir)
+                })
             });
             let Some(m) = own else { continue };
             let model = self.tables[p].clone();
-            self.tables[m].join_model(model);
+            self.tables[m].join_prisma_model(model);
             gone[p] = true;
         }
         self.drop_generated_copies(&declared, &mut gone, sources);
@@ -570,6 +637,17 @@ impl SchemaModel {
                         .marks_store
                         .contains(&knowledge::snake(c))
                 });
+                // an idempotency key or an event's id (`eventId`,
+                // `stripeEventId`); a `message_id` may be a chat's own
+                let claims_key = dml.conflict.iter().any(|c| {
+                    let c = knowledge::snake(c);
+                    let keys = &knowledge::stores().key_column;
+                    keys.marks_store.contains(&c)
+                        || (keys.event_id.contains(&c) && c.ends_with("event_id"))
+                });
+                if claims_key && matches!(dml.kind, DmlKind::InsertDoNothing | DmlKind::Upsert) {
+                    self.claimed.insert(table.clone());
+                }
                 match dml.kind {
                     DmlKind::InsertDoNothing => {
                         self.treated.insert(table.clone());
@@ -580,7 +658,11 @@ impl SchemaModel {
                     DmlKind::Insert if read.contains(&table) => {
                         self.treated.insert(table.clone());
                     }
-                    DmlKind::Read => read.push(table),
+                    // a read that names its columns and none is a key
+                    // (`findFirst({ where: { id } })`) looks a row up, not a key
+                    DmlKind::Read if dml.conflict.is_empty() || key_read(&dml.conflict) => {
+                        read.push(table)
+                    }
                     _ => {}
                 }
             }
@@ -661,7 +743,11 @@ impl SchemaModel {
             || (marked && self.treated.contains(bare(&t.key)))
             || derived.is_some();
         let weak = table_words(&stores.weak_table, &t.key);
-        if !dedicated && !marked && !weak {
+        // A table the code claims a key on is judged as one that carries
+        // the key ([`SchemaModel::stores`]), never taken for a store of the
+        // flows: its rows are the effect.
+        let claimed = carrier && self.claimed.contains(bare(&t.key));
+        if !dedicated && !marked && !weak && !claimed {
             return None;
         }
         // A run, event, delivery or log row that carries a key column
@@ -887,7 +973,7 @@ impl SchemaModel {
                     })
                     .filter_map(|(i, t, mut s, carrier)| {
                         if !s.dedicated {
-                            if Self::guards_own_key(t, &s) {
+                            if Self::guards_own_key(t, &s) || self.claimed.contains(bare(&t.key)) {
                                 s.own_guard = true;
                             } else if self.guarded_elsewhere(t, &s.key) || carrier {
                                 return None;
@@ -1048,6 +1134,15 @@ impl SchemaModel {
             .filter_map(|t| t.partition_by.as_ref())
             .any(|(p, _)| matches!(p.method, PartitionMethod::Range | PartitionMethod::List))
     }
+}
+
+/// Whether a read filters on a key column (`idempotencyKey`, `eventId`).
+fn key_read(columns: &[String]) -> bool {
+    let keys = &knowledge::stores().key_column;
+    columns.iter().any(|c| {
+        let c = knowledge::snake(c);
+        keys.marks_store.contains(&c) || keys.event_id.contains(&c) || keys.request_key.contains(&c)
+    })
 }
 
 /// Whether a key part reads only key columns (`key`, `lower(key)`).
@@ -1357,6 +1452,7 @@ fn remove_guards(
             guard: g,
             at: Origin { file, span: at },
             statement,
+            by_schema: false,
         });
     }
 }

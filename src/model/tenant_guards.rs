@@ -64,6 +64,7 @@ impl SchemaModel {
                 if cols.is_empty()
                     || cols.iter().all(|c| *c == "id")
                     || cols.iter().any(|c| scope.iter().any(|s| s == c))
+                    || self.owned_parent(t, &cols).is_some()
                 {
                     continue;
                 }
@@ -81,8 +82,32 @@ impl SchemaModel {
         out
     }
 
+    /// A column of `cols` that names a parent row by the parent table's
+    /// name (`workflowId` of `Workflow`, `booking_link_id` of
+    /// `booking_links`) where that table names an owner itself, and the
+    /// parent's name. The parent belongs to one owner, so a unique guard
+    /// that holds the reference is scoped through it: `(workflowId,
+    /// idempotencyKey)` is unique per workflow, hence per workspace.
+    pub fn owned_parent(&self, t: &Table, cols: &[&str]) -> Option<(String, String)> {
+        cols.iter().find_map(|c| {
+            let words = knowledge::name_words(c);
+            let (last, stem) = words.split_last()?;
+            if !matches!(last.as_str(), "id" | "uuid") || stem.is_empty() {
+                return None;
+            }
+            let stem = stem.join("_");
+            let parent = self.tables.iter().find(|p| {
+                let name = knowledge::snake(bare_name(&p.key));
+                p.key != t.key
+                    && [stem.clone(), format!("{stem}s"), format!("{stem}es")].contains(&name)
+                    && !self.owner_columns(p).is_empty()
+            })?;
+            Some((c.to_string(), parent.name.clone()))
+        })
+    }
+
     /// The columns of `t` that name its owner.
-    fn owner_columns(&self, t: &Table) -> Vec<String> {
+    pub fn owner_columns(&self, t: &Table) -> Vec<String> {
         let words = &knowledge::stores().scope_column;
         t.columns
             .iter()
@@ -111,4 +136,9 @@ fn parent_reference(t: &Table, cols: &[&str]) -> Option<String> {
                 .is_some_and(|col| col.ty.to_ascii_uppercase().starts_with("UUID"))
         })
         .map(|c| c.to_string())
+}
+
+/// A table's name without its schema.
+fn bare_name(key: &str) -> &str {
+    key.rsplit('.').next().unwrap_or(key)
 }

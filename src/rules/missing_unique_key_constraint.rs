@@ -232,6 +232,26 @@ fn missing(
 ) -> Diagnostic {
     let key = cols(&s.key);
     let mut d = match removed {
+        Some(r) if r.by_schema => Diagnostic::new(
+            NAME,
+            s.severity(Severity::Error),
+            r.at.file,
+            r.at.span,
+            format!(
+                "the model of `{}` no longer declares the unique guard on `{key}`",
+                t.name
+            ),
+        )
+        .with_primary_label(format!(
+            "the next `prisma migrate dev` drops `{}`",
+            r.guard.key.name
+        ))
+        .with_label(
+            r.guard.at.file,
+            r.guard.at.span,
+            "a migration creates the guard, but `prisma migrate dev` makes the database what the schema says and drops it",
+        )
+        .with_note("two concurrent replays both read nothing and both insert a row"),
         Some(r) => Diagnostic::new(
             NAME,
             s.severity(Severity::Error),
@@ -279,13 +299,21 @@ fn missing(
             ),
         );
     }
-    if s.own_guard {
+    let had_guard = removed.is_some()
+        || t.guards.iter().any(|g| {
+            g.key.kind != KeyKind::Index
+                && g.key
+                    .parts
+                    .iter()
+                    .any(|p| p.columns().iter().any(|c| s.key.iter().any(|k| k == c)))
+        });
+    if s.own_guard && had_guard {
         d = d.with_note(format!(
             "`{}` carries the key, and this was its own unique guard over `{key}`: a unique index over the key exists only to refuse a second row with it",
             t.name
         ));
     }
-    if let Some(ix) = index {
+    if let Some(ix) = index.filter(|ix| removed.is_none_or(|r| r.at != ix.at)) {
         d = d.with_label(
             ix.at.file,
             ix.at.span,

@@ -16,11 +16,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         }
         if let Guarding::Guarded(g) = s.guarding(t) {
-            let scoped = g
-                .key
-                .parts
-                .iter()
-                .any(|p| p.columns().iter().any(|c| s.scope.iter().any(|x| x == c)));
+            let cols: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+            let scoped = cols.iter().any(|c| s.scope.iter().any(|x| x == c))
+                || ctx.model.schema.owned_parent(t, &cols).is_some();
             if !scoped {
                 out.push(unscoped(t, &s, g));
             }

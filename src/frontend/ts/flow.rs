@@ -25,7 +25,7 @@ use oxc_ast::ast::{
     ArrowFunctionExpression, AssignmentExpression, AwaitExpression, CallExpression, Class,
     ConditionalExpression, Expression, FormalParameter, FormalParameters, Function, IfStatement,
     MethodDefinition, ObjectProperty, Program, Statement, SwitchStatement,
-    TaggedTemplateExpression, VariableDeclarator,
+    TaggedTemplateExpression, TryStatement, VariableDeclarator,
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_syntax::scope::ScopeFlags;
@@ -131,6 +131,7 @@ pub(super) fn read(program: &Program, text: &str, answered: &[Answered]) -> Flow
         sites: 0,
         awaited: Vec::new(),
         orm_chains: Vec::new(),
+        claims: 0,
     };
     r.visit_program(program);
     r.out.uses = imports(program);
@@ -239,6 +240,9 @@ struct Reader<'t> {
     /// Starts of the ORM query chains being read: the calls inside one
     /// (`db.insert(t)` of `db.insert(t).values(v)`) are part of its step.
     orm_chains: Vec<u32>,
+    /// How many `try` blocks being read have a `catch` that tests a unique
+    /// violation ([`catches_unique_violation`]).
+    claims: u32,
 }
 
 impl Reader<'_> {
@@ -390,7 +394,11 @@ impl Reader<'_> {
             return k;
         }
         if let Some(k) = prisma_step(&site) {
-            return k;
+            return if self.claims > 0 {
+                claim(call, k)
+            } else {
+                read_by(call, k)
+            };
         }
         if let Some(k) = sql_step(call, &site) {
             return k;
@@ -497,6 +505,78 @@ fn prisma_step(site: &CallSite) -> Option<StepKind> {
         dml: Dml::new(kind, model.to_ascii_lowercase().to_string()),
         conn: Some(client.to_string()),
     })
+}
+
+/// A Prisma `create` or `upsert` inside a `try` whose `catch` tests a unique
+/// violation: the code leans on a unique guard and takes the violation for
+/// a replay, as `INSERT … ON CONFLICT DO NOTHING` does. The create becomes
+/// that insert, its conflict columns the fields it writes (`data`); an
+/// upsert's are the fields of its `where`, the unique key Prisma requires.
+fn claim(call: &CallExpression, kind: StepKind) -> StepKind {
+    let StepKind::Sql { mut dml, conn } = kind else {
+        return kind;
+    };
+    let (field, to) = match dml.kind {
+        DmlKind::Insert => ("data", DmlKind::InsertDoNothing),
+        DmlKind::Upsert => ("where", DmlKind::Upsert),
+        DmlKind::Read => return read_by(call, StepKind::Sql { dml, conn }),
+        _ => return StepKind::Sql { dml, conn },
+    };
+    if let Some(fields) = arg_fields(call, field) {
+        dml.kind = to;
+        dml.conflict = fields;
+    }
+    StepKind::Sql { dml, conn }
+}
+
+/// A Prisma read with the fields its `where` names, kept as the
+/// statement's columns (`conflict`): whether it looks a key up.
+fn read_by(call: &CallExpression, kind: StepKind) -> StepKind {
+    match kind {
+        StepKind::Sql { mut dml, conn } if dml.kind == DmlKind::Read => {
+            dml.conflict = arg_fields(call, "where").unwrap_or_default();
+            StepKind::Sql { dml, conn }
+        }
+        k => k,
+    }
+}
+
+/// The names of the fields of an object literal given as `field` of a
+/// call's first argument (`{ data: { eventId, amount } }`).
+fn arg_fields(call: &CallExpression, field: &str) -> Option<ThinVec<String>> {
+    let o = syntax::arg(call, 0)
+        .and_then(|a| match bare(a) {
+            Expression::ObjectExpression(o) => syntax::prop(o, field),
+            _ => None,
+        })
+        .and_then(|d| match bare(d) {
+            Expression::ObjectExpression(o) => Some(o),
+            _ => None,
+        })?;
+    Some(
+        o.properties
+            .iter()
+            .filter_map(|p| match p {
+                oxc_ast::ast::ObjectPropertyKind::ObjectProperty(p) => syntax::key_name(&p.key),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// Whether a `catch` clause tests one of the codes a database client gives
+/// a unique violation (`error.code === "P2002"`), as a string in its text.
+fn catches_unique_violation(text: &str, handler: Span) -> bool {
+    let body = text.get(handler.start..handler.end).unwrap_or_default();
+    crate::knowledge::stores()
+        .unique_violation
+        .codes
+        .iter()
+        .any(|c| {
+            ["\"", "'", "`"]
+                .iter()
+                .any(|q| body.contains(&format!("{q}{c}{q}")))
+        })
 }
 
 /// SQL given to a query method as a literal: the first table it touches.
@@ -777,6 +857,22 @@ impl<'a> Visit<'a> for Reader<'_> {
             self.with_arm(site, 1, |r| {
                 r.with_exit(leaves(alt), |r| r.visit_statement(alt));
             });
+        }
+    }
+
+    fn visit_try_statement(&mut self, it: &TryStatement<'a>) {
+        let claims = it
+            .handler
+            .as_ref()
+            .is_some_and(|h| catches_unique_violation(self.text, span(h.span)));
+        self.claims += u32::from(claims);
+        self.visit_block_statement(&it.block);
+        self.claims -= u32::from(claims);
+        if let Some(h) = &it.handler {
+            self.visit_catch_clause(h);
+        }
+        if let Some(f) = &it.finalizer {
+            self.visit_block_statement(f);
         }
     }
 

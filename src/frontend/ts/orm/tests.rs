@@ -280,3 +280,33 @@ fn a_file_without_orm_declarations_has_no_schema() {
         .sql
         .is_none());
 }
+
+/// A Prisma create in a `try` whose `catch` tests `P2002` claims on the
+/// fields it writes; an upsert there on its `where`; elsewhere a plain insert.
+#[test]
+fn a_prisma_create_that_catches_a_unique_violation_is_a_claim() {
+    let text = r#"
+export async function credit(eventId: string, amount: number) {
+  try {
+    return await prisma.reward.create({ data: { eventId, amount } });
+  } catch (error: any) {
+    if (error.code === "P2002") return null;
+    throw error;
+  }
+}
+export async function plain(eventId: string) {
+  await prisma.reward.create({ data: { eventId } });
+}
+"#;
+    assert_eq!(
+        statements(text),
+        vec![
+            (
+                DmlKind::InsertDoNothing,
+                "reward".to_string(),
+                vec!["eventId".to_string(), "amount".to_string()]
+            ),
+            (DmlKind::Insert, "reward".to_string(), vec![]),
+        ]
+    );
+}

@@ -8,4 +8,4 @@ CREATE TABLE "processed_events" (
 );
 
 -- Added by hand: one row per event, whatever the model says.
-CREATE UNIQUE INDEX "processed_events_event_id_key" ON "processed_events"("event_id");
+CREATE UNIQUE INDEX "processed_events_event_id_key" ON "processed_events"("event_id") WHERE "event_id" IS NOT NULL;
