@@ -66,6 +66,9 @@ pub struct Table {
     /// Declared by a Prisma model: its columns named apart from their
     /// field (`@map`), as (column, field).
     pub prisma: Option<Vec<(String, String)>>,
+    /// Unique guards its Prisma model declares that no migration of its
+    /// history creates: not guards of a database the migrations built.
+    pub unmigrated: Vec<Guard>,
 }
 
 impl Table {
@@ -94,9 +97,10 @@ impl Table {
     }
 
     /// The migrated table joined with the Prisma model it was generated
-    /// from, which says what the next `prisma migrate dev` makes true: a
-    /// guard the model declares is the table's, migrated or not yet (a
-    /// pending migration is no finding); a guard the migrations create that
+    /// from. A guard is the table's when both have it: one the model
+    /// declares that no migration creates is not in any database the
+    /// migrations built (a hand-edited migration, or one not generated yet);
+    /// a guard the migrations create that
     /// the model could declare (plain columns, no `WHERE`) and does not is
     /// dropped by the next migration, so it is removed, at the model; a
     /// guard no model can express (a partial or expression index written
@@ -132,7 +136,12 @@ impl Table {
                 });
             }
         }
-        self.guards.extend(declared);
+        // Plain indexes the model alone declares are shown, never guards.
+        let (plain, unmigrated) = declared
+            .into_iter()
+            .partition(|d| d.key.kind == KeyKind::Index);
+        self.guards.extend::<Vec<Guard>>(plain);
+        self.unmigrated = unmigrated;
         self.join_model(model);
     }
 
@@ -1381,6 +1390,7 @@ impl Replay {
                     partition_by: ct.partition_by.clone().map(|p| (p, file)),
                     partition_of: ct.partition_of.as_ref().map(|p| p.key.clone()),
                     prisma: None,
+                    unmigrated: Vec::new(),
                 }));
             }
             SchemaChange::CreateIndex(ci) => {

@@ -211,6 +211,17 @@ fn unique_index(t: &Table, columns: &[String], dialect: Dialect) -> String {
     }
 }
 
+/// A unique guard over the store's key that its Prisma model declares and
+/// no migration creates (a migration edited by hand, or not generated).
+fn unmigrated_guard<'t>(t: &'t Table, s: &Store) -> Option<&'t Guard> {
+    t.unmigrated.iter().find(|g| {
+        g.key
+            .parts
+            .iter()
+            .any(|p| p.columns().iter().any(|c| s.key.iter().any(|k| k == c)))
+    })
+}
+
 /// The words of a help that adds the guard, by dialect.
 fn add_guard(dialect: Dialect) -> &'static str {
     match dialect {
@@ -271,15 +282,34 @@ fn missing(
             "the guard, before the drop",
         )
         .with_note("two concurrent replays both read nothing and both insert a row"),
-        None => Diagnostic::new(
-            NAME,
-            s.severity(Severity::Error),
-            t.created.file,
-            t.created.span,
-            format!("`{}` has no unique guard on `{key}`", t.name),
-        )
-        .with_primary_label("table defined here")
-        .with_note("two concurrent replays both read nothing and both insert a row"),
+        None => match unmigrated_guard(t, s) {
+            Some(g) => Diagnostic::new(
+                NAME,
+                s.severity(Severity::Error),
+                g.at.file,
+                g.at.span,
+                format!(
+                    "`{}` declares a unique guard on `{key}` that no migration creates",
+                    t.name
+                ),
+            )
+            .with_primary_label("declared in the model, never migrated")
+            .with_label(
+                t.created.file,
+                t.created.span,
+                "the migrations build the table without it",
+            )
+            .with_note("a database the migrations built refuses no second row with the same key: two concurrent replays both read nothing and both insert one"),
+            None => Diagnostic::new(
+                NAME,
+                s.severity(Severity::Error),
+                t.created.file,
+                t.created.span,
+                format!("`{}` has no unique guard on `{key}`", t.name),
+            )
+            .with_primary_label("table defined here")
+            .with_note("two concurrent replays both read nothing and both insert a row"),
+        },
     };
     if let Some(u) = &s.derived {
         d = d.with_label(
@@ -332,6 +362,8 @@ fn missing(
         format!(
             "keep the keys in a table that is not partitioned by time, or partition it by `HASH ({key})` so `UNIQUE ({key})` is allowed"
         )
+    } else if removed.is_none() && unmigrated_guard(t, s).is_some() {
+        "generate the migration that creates it (`prisma migrate dev`) and deploy it; if a migration was edited to leave it out, restore it".to_string()
     } else {
         format!("{}: `{}`", add_guard(dialect), suggestion(t, s, dialect))
     };
