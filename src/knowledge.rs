@@ -224,6 +224,15 @@ pub struct CallerKeys {
     /// Types that hold a chosen text (`VARCHAR`, `TEXT`): a generated
     /// number or UUID is unique across callers by construction.
     pub types: Vec<String>,
+    /// Name parts of a table whose rows are endpoints the service serves
+    /// (`IncomingWebhook`): their bare `external_id` is an id the service
+    /// issued ([`CallerKeys::issued_public_id`]).
+    #[serde(default)]
+    pub endpoint_tables: Vec<String>,
+    /// Whole names of a table whose rows are owners the service hosts
+    /// (`Project`, `workspaces`).
+    #[serde(default)]
+    pub owner_tables: Vec<String>,
 }
 
 impl CallerKeys {
@@ -240,6 +249,30 @@ impl CallerKeys {
         };
         self.names.contains(&words.join("_"))
             || (words.len() > 1 && self.prefixes.contains(first) && self.suffixes.contains(last))
+    }
+
+    /// Whether a column `name` of table `table` is the row's own public id
+    /// the service issued rather than a caller's choice: the bare prefix and
+    /// an id suffix (`external_id`, `externalRef`; not `external_key` nor
+    /// `external_customer_id`) on a table that is an owner itself (named by
+    /// `owner_tables` word alone: `Project`, `teams`) or an endpoint the service
+    /// serves (`IncomingWebhook`), and no record of runs or events.
+    pub fn issued_public_id(&self, name: &str, table: &str) -> bool {
+        let words = name_words(name);
+        let [first, last] = words.as_slice() else {
+            return false;
+        };
+        if !self.prefixes.contains(first) || last == "key" || !self.suffixes.contains(last) {
+            return false;
+        }
+        let stores = stores();
+        if stores.is_carrier_table(table) {
+            return false;
+        }
+        let bare = table.rsplit('.').next().unwrap_or(table).trim_matches('"');
+        let t = name_words(bare);
+        self.owner_tables.contains(&t.join("_"))
+            || t.iter().any(|w| self.endpoint_tables.contains(w))
     }
 }
 
@@ -986,6 +1019,19 @@ mod tests {
         assert!(!k.matches("uid", "UUID"));
         assert!(!k.matches("external", "TEXT"));
         assert!(!k.matches("email", "TEXT"));
+    }
+
+    #[test]
+    fn an_owner_or_endpoint_table_issues_its_bare_external_id() {
+        let k = &stores().caller_key_column;
+        assert!(k.issued_public_id("externalRef", "Project"));
+        assert!(k.issued_public_id("external_id", "public.organizations"));
+        assert!(!k.issued_public_id("external_id", "tenant_customers"));
+        assert!(k.issued_public_id("externalId", "IncomingWebhook"));
+        assert!(!k.issued_public_id("external_id", "customers"));
+        assert!(!k.issued_public_id("external_key", "projects"));
+        assert!(!k.issued_public_id("external_customer_id", "Project"));
+        assert!(!k.issued_public_id("external_id", "webhook_events"));
     }
     use crate::duration::DAY;
 

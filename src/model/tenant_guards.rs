@@ -116,12 +116,15 @@ impl SchemaModel {
             .collect()
     }
 
-    /// Why a guard's columns are a caller's choice, if they are.
+    /// Why a guard's columns are a caller's choice, if they are. The bare
+    /// `external_id` of an owner or endpoint table is the row's public id,
+    /// which the service issues
+    /// ([`knowledge::CallerKeys::issued_public_id`]).
     fn evidence(&self, t: &Table, cols: &[&str]) -> Option<Evidence> {
         let keys = &knowledge::stores().caller_key_column;
         let typed = |c: &str| t.column(c).map(|col| col.ty.as_str()).unwrap_or("");
         cols.iter()
-            .find(|c| keys.matches(c, typed(c)))
+            .find(|c| keys.matches(c, typed(c)) && !keys.issued_public_id(c, &t.name))
             .map(|c| Evidence::CallerKey(c.to_string()))
     }
 }
