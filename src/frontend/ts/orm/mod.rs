@@ -2,7 +2,8 @@
 //! lowered into the schema facts SQL migrations give ([`SqlFacts`]): a
 //! Drizzle `pgTable`/`mysqlTable`/`sqliteTable` (`drizzle`), a TypeORM
 //! `@Entity` class (`typeorm`), a Sequelize `define` or `Model.init`
-//! (`sequelize`), each a `CREATE TABLE` with its columns and keys, and the
+//! (`sequelize`), a Medusa data model `model.define(..)` (`medusa`),
+//! each a `CREATE TABLE` with its columns and keys, and the
 //! name code reaches it by (the table's variable, the entity's class) as an
 //! alias of the table. Also the statements code sends through Drizzle's
 //! query builder and TypeORM's repositories ([`step`]).
@@ -13,6 +14,7 @@
 //! ORM's default.
 
 mod drizzle;
+mod medusa;
 mod sequelize;
 mod typeorm;
 
@@ -177,6 +179,7 @@ impl<'a> Visit<'a> for Reader {
             .take_if(|(_, at)| *at == it.span.start)
             .map(|(n, _)| n);
         let table = drizzle::table(it, &self.schemas)
+            .or_else(|| medusa::define(it))
             .or_else(|| sequelize::define(it, bound.as_deref()))
             .or_else(|| sequelize::init(it));
         if let Some(mut t) = table {

@@ -310,3 +310,56 @@ export async function plain(eventId: string) {
         ]
     );
 }
+
+#[test]
+fn a_medusa_model_has_its_columns_keys_and_indexes() {
+    let (ts, _) = tables(
+        r#"
+import { model } from "@medusajs/framework/utils"
+export const Ledger = model
+  .define({ name: "LedgerEntry", tableName: "ledger_entry" }, {
+    id: model.id({ prefix: "le" }).primaryKey(),
+    request_key: model.text().unique().nullable(),
+    account_id: model.text().index("IDX_account"),
+    note: model.text().nullable(),
+    owner: model.belongsTo(() => Account),
+  })
+  .indexes([
+    { on: ["account_id", "note"], unique: true, where: "deleted_at IS NULL" },
+    { on: ["note"], unique: true, where: "note IS NOT NULL" },
+  ])
+"#,
+    );
+    assert_eq!(ts.len(), 1);
+    let t = &ts[0];
+    assert_eq!(t.name.key, "ledger_entry");
+    let cols: Vec<(&str, bool)> = t
+        .columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.not_null))
+        .collect();
+    assert_eq!(
+        cols,
+        vec![
+            ("id", true),
+            ("request_key", false),
+            ("account_id", true),
+            ("note", false),
+            ("created_at", true),
+            ("updated_at", true),
+            ("deleted_at", false),
+        ]
+    );
+    assert_eq!(
+        keys(t),
+        vec![
+            (KeyKind::PrimaryKey, "id".to_string()),
+            (KeyKind::Unique, "request_key".to_string()),
+            (KeyKind::Index, "account_id".to_string()),
+            (KeyKind::Unique, "account_id, note".to_string()),
+            (KeyKind::Unique, "note".to_string()),
+        ]
+    );
+    let partial: Vec<bool> = t.keys.iter().map(|k| k.predicate.is_some()).collect();
+    assert_eq!(partial, vec![false, false, false, false, true]);
+}
