@@ -202,6 +202,22 @@ fn strip_extension(p: &str) -> &str {
         .unwrap_or(p)
 }
 
+/// The call an `await` waits on: the outermost call of a chain
+/// (`client.api(path).query(q).get()` waits on `get`, a read), looking
+/// through `.then`, `.catch` and `.finally` to the call they follow
+/// (`await client.refund(id).catch(log)` waits on `refund`). Calls in a
+/// chain share their start, so the call is told by its end.
+fn awaited_call<'b, 'a>(mut c: &'b CallExpression<'a>) -> &'b CallExpression<'a> {
+    while let Some(m) = c.callee.as_member_expression() {
+        let promise = matches!(m.static_property_name(), Some("then" | "catch" | "finally"));
+        match bare(m.object()) {
+            Expression::CallExpression(inner) if promise => c = inner,
+            _ => break,
+        }
+    }
+    c
+}
+
 /// A function being read.
 struct Open {
     trace: FnTrace,
@@ -757,7 +773,7 @@ impl<'a> Visit<'a> for Reader<'_> {
 
     fn visit_await_expression(&mut self, it: &AwaitExpression<'a>) {
         if let Expression::CallExpression(c) = bare(&it.argument) {
-            self.awaited.push(c.span.start);
+            self.awaited.push(awaited_call(c).span.end);
         }
         walk::walk_await_expression(self, it);
     }
@@ -813,7 +829,7 @@ impl<'a> Visit<'a> for Reader<'_> {
             self.push(end, StepKind::TxEnd { var, commit: true }, true);
             return;
         }
-        let awaited = self.awaited.last() == Some(&it.span.start);
+        let awaited = self.awaited.last() == Some(&it.span.end);
         if awaited {
             self.awaited.pop();
         }
