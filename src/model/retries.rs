@@ -917,16 +917,28 @@ fn route_requests<'a>(
     flows: &FlowModel,
     by_fn: &HashMap<(FileId, Span), Vec<&'a KeyedRequest>>,
 ) -> Vec<(FileId, &'a KeyedRequest)> {
-    let mut frontier: Vec<usize> = flows
+    let frontier: Vec<usize> = flows
         .functions
         .iter()
         .enumerate()
         .filter(|(_, e)| !e.test && is_route(sources.path(e.file), target))
         .map(|(i, _)| i)
         .collect();
-    let mut seen: Vec<usize> = Vec::new();
+    called_requests(flows, by_fn, frontier, Vec::new(), MAX_CALL_DEPTH + 1)
+}
+
+/// The keyed requests, with the same key each time, of the functions of
+/// `frontier` and of those they call, `rounds` calls deep (those of `seen`
+/// left out).
+fn called_requests<'a>(
+    flows: &FlowModel,
+    by_fn: &HashMap<(FileId, Span), Vec<&'a KeyedRequest>>,
+    mut frontier: Vec<usize>,
+    mut seen: Vec<usize>,
+    rounds: usize,
+) -> Vec<(FileId, &'a KeyedRequest)> {
     let mut out = Vec::new();
-    for _ in 0..=MAX_CALL_DEPTH {
+    for _ in 0..rounds {
         let mut next = Vec::new();
         for g in frontier {
             if seen.contains(&g) {
@@ -1035,26 +1047,13 @@ fn site_requests<'a>(
             }
         }
     }
-    let mut seen: Vec<usize> = caller.into_iter().collect();
-    for _ in 0..MAX_CALL_DEPTH {
-        let mut next = Vec::new();
-        for g in frontier {
-            if seen.contains(&g) {
-                continue;
-            }
-            seen.push(g);
-            let e = &flows.functions[g];
-            if let Some(qs) = by_fn.get(&(e.file, e.span)) {
-                out.extend(
-                    qs.iter()
-                        .filter(|q| !q.key_fresh_here && !q.key_made.is_some_and(|(_, f)| f))
-                        .map(|q| (e.file, *q)),
-                );
-            }
-            next.extend(flows.calls[g].iter().map(|(_, t)| *t));
-        }
-        frontier = next;
-    }
+    out.extend(called_requests(
+        flows,
+        by_fn,
+        frontier,
+        caller.into_iter().collect(),
+        MAX_CALL_DEPTH,
+    ));
     out
 }
 

@@ -222,6 +222,28 @@ fn unmigrated_guard<'t>(t: &'t Table, s: &Store) -> Option<&'t Guard> {
     })
 }
 
+/// A unique guard over the key that the Prisma model declares and no
+/// migration creates.
+fn unmigrated(t: &Table, s: &Store, g: &Guard, key: &str) -> Diagnostic {
+    Diagnostic::new(
+        NAME,
+        s.severity(Severity::Error),
+        g.at.file,
+        g.at.span,
+        format!(
+            "`{}` declares a unique guard on `{key}` that no migration creates",
+            t.name
+        ),
+    )
+    .with_primary_label("declared in the model, never migrated")
+    .with_label(
+        t.created.file,
+        t.created.span,
+        "the migrations build the table without it",
+    )
+    .with_note("a database the migrations built refuses no second row with the same key: two concurrent replays both read nothing and both insert one")
+}
+
 /// The words of a help that adds the guard, by dialect.
 fn add_guard(dialect: Dialect) -> &'static str {
     match dialect {
@@ -283,23 +305,7 @@ fn missing(
         )
         .with_note("two concurrent replays both read nothing and both insert a row"),
         None => match unmigrated_guard(t, s) {
-            Some(g) => Diagnostic::new(
-                NAME,
-                s.severity(Severity::Error),
-                g.at.file,
-                g.at.span,
-                format!(
-                    "`{}` declares a unique guard on `{key}` that no migration creates",
-                    t.name
-                ),
-            )
-            .with_primary_label("declared in the model, never migrated")
-            .with_label(
-                t.created.file,
-                t.created.span,
-                "the migrations build the table without it",
-            )
-            .with_note("a database the migrations built refuses no second row with the same key: two concurrent replays both read nothing and both insert one"),
+            Some(g) => unmigrated(t, s, g, &key),
             None => Diagnostic::new(
                 NAME,
                 s.severity(Severity::Error),
