@@ -219,8 +219,8 @@ impl<'a> Visit<'a> for Walk {
 
     fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
         walk::walk_if_statement(self, it);
-        let leaves = super::flow::leaves(&it.consequent)
-            || it.alternate.as_ref().is_some_and(super::flow::leaves);
+        let leaves = super::syntax::leaves(&it.consequent)
+            || it.alternate.as_ref().is_some_and(super::syntax::leaves);
         if !leaves {
             return;
         }

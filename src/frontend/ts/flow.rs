@@ -632,25 +632,6 @@ fn template_sql(t: &oxc_ast::ast::TemplateLiteral) -> String {
     out
 }
 
-/// Whether a block leaves the function or loop (a `return`, `throw`,
-/// `break` or `continue` among its statements).
-pub(super) fn leaves(s: &Statement) -> bool {
-    match s {
-        Statement::BlockStatement(b) => b.body.iter().any(leaves_here),
-        s => leaves_here(s),
-    }
-}
-
-fn leaves_here(s: &Statement) -> bool {
-    matches!(
-        s,
-        Statement::ReturnStatement(_)
-            | Statement::ThrowStatement(_)
-            | Statement::BreakStatement(_)
-            | Statement::ContinueStatement(_)
-    )
-}
-
 /// The name a route registration gives its handler: `POST /refund` for
 /// `app.post('/refund', handler)`, else the method's name.
 fn registered_name(call: &CallExpression) -> Option<String> {
@@ -862,7 +843,7 @@ impl<'a> Visit<'a> for Reader<'_> {
             if let (true, Some(o)) = (asks, r.open.last_mut()) {
                 o.conditional.push(test);
             }
-            r.with_exit(leaves(&it.consequent), |r| {
+            r.with_exit(syntax::leaves(&it.consequent), |r| {
                 r.visit_statement(&it.consequent)
             });
             if let (true, Some(o)) = (asks, r.open.last_mut()) {
@@ -871,7 +852,7 @@ impl<'a> Visit<'a> for Reader<'_> {
         });
         if let Some(alt) = &it.alternate {
             self.with_arm(site, 1, |r| {
-                r.with_exit(leaves(alt), |r| r.visit_statement(alt));
+                r.with_exit(syntax::leaves(alt), |r| r.visit_statement(alt));
             });
         }
     }
@@ -903,7 +884,7 @@ impl<'a> Visit<'a> for Reader<'_> {
         self.visit_expression(&it.discriminant);
         let site = self.new_site();
         for (arm, case) in it.cases.iter().enumerate() {
-            let leaves = case.consequent.iter().any(leaves);
+            let leaves = case.consequent.iter().any(syntax::leaves);
             self.with_arm(site, arm as u32, |r| {
                 r.with_exit(leaves, |r| r.visit_switch_case(case));
             });

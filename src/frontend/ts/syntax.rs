@@ -8,7 +8,7 @@ use crate::knowledge::Name;
 use crate::source::Span;
 use oxc_ast::ast::{
     Argument, BinaryOperator, CallExpression, Expression, ObjectExpression, ObjectPropertyKind,
-    PropertyKey,
+    PropertyKey, Statement,
 };
 use oxc_span::GetSpan;
 use thin_vec::ThinVec;
@@ -260,6 +260,25 @@ pub fn const_expr(e: &Expression) -> ConstExpr {
         }
         _ => ConstExpr::Unknown,
     }
+}
+
+/// Whether a block leaves the function or loop (a `return`, `throw`,
+/// `break` or `continue` among its statements).
+pub fn leaves(s: &Statement) -> bool {
+    match s {
+        Statement::BlockStatement(b) => b.body.iter().any(leaves_here),
+        s => leaves_here(s),
+    }
+}
+
+fn leaves_here(s: &Statement) -> bool {
+    matches!(
+        s,
+        Statement::ReturnStatement(_)
+            | Statement::ThrowStatement(_)
+            | Statement::BreakStatement(_)
+            | Statement::ContinueStatement(_)
+    )
 }
 
 #[cfg(test)]
