@@ -15,7 +15,22 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if s.kind != StoreKind::RequestKey || s.scope.is_empty() {
             continue;
         }
-        if let Guarding::Guarded(g) = s.guarding(t) {
+        // A guard the Prisma model declares and no migration creates yet
+        // is what the next migration makes: judged as well.
+        let guards: Vec<&Guard> = match s.guarding(t) {
+            Guarding::Guarded(g) => vec![g],
+            _ => t
+                .unmigrated
+                .iter()
+                .filter(|g| {
+                    g.key
+                        .parts
+                        .iter()
+                        .any(|p| p.columns().iter().any(|c| s.key.iter().any(|k| k == c)))
+                })
+                .collect(),
+        };
+        for g in guards {
             let cols: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
             let scoped = cols.iter().any(|c| s.scope.iter().any(|x| x == c))
                 || ctx.model.schema.owned_parent(t, &cols).is_some();
