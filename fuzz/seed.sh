@@ -25,6 +25,8 @@ seed env \( -name '.env' -o -name '.env.*' -o -name '*.env' \)
 seed text \( -name '*.ts' -o -name '*.py' -o -name '*.go' -o -name '*.java' -o -name '*.md' -o -name 'nginx.conf' \)
 seed prisma -name '*.prisma'
 seed typescript \( -name '*.ts' -o -name '*.tsx' -o -name '*.js' \)
+seed python -name '*.py'
+seed go -name '*.go'
 seed suppressions \( -name '*.rs' -o -name '*.sql' -o -name '*.yaml' \)
 seed config \( -name 'idemlint.toml' -o -name '.idemlint.toml' \)
 mkdir -p "$corpus/duration"
@@ -34,6 +36,6 @@ for d in 24h 30d 72h 1h30m "1 day 2 hours" "7 days" PT24H P30D P1DT12H 86400 "00
 done
 cp "$root/testdata/fuzz-regressions/duration/"* "$corpus/duration/"
 mkdir -p "$corpus/pipeline"
-for t in rust sql redis_conf yaml json toml hcl env text prisma typescript suppressions config duration; do
+for t in rust sql redis_conf yaml json toml hcl env text prisma typescript python go suppressions config duration; do
     printf '%s: %s files\n' "$t" "$(ls "$corpus/$t" | wc -l)"
 done

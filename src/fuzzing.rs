@@ -24,13 +24,15 @@ pub enum Target {
     Prisma,
     /// TypeScript (with JSX, the widest of the three grammars' inputs).
     TypeScript,
+    Python,
+    Go,
     Suppressions,
     Config,
     Duration,
 }
 
 impl Target {
-    pub const ALL: [Target; 14] = [
+    pub const ALL: [Target; 16] = [
         Target::Rust,
         Target::Sql,
         Target::RedisConf,
@@ -42,6 +44,8 @@ impl Target {
         Target::Text,
         Target::Prisma,
         Target::TypeScript,
+        Target::Python,
+        Target::Go,
         Target::Suppressions,
         Target::Config,
         Target::Duration,
@@ -60,6 +64,8 @@ impl Target {
             Target::Text => "text",
             Target::Prisma => "prisma",
             Target::TypeScript => "typescript",
+            Target::Python => "python",
+            Target::Go => "go",
             Target::Suppressions => "suppressions",
             Target::Config => "config",
             Target::Duration => "duration",
@@ -84,6 +90,8 @@ impl Target {
             Target::Text => FileKind::Text,
             Target::Prisma => FileKind::Prisma,
             Target::TypeScript => FileKind::Script(crate::source::Dialect::Tsx),
+            Target::Python => FileKind::Python,
+            Target::Go => FileKind::Go,
             Target::Suppressions | Target::Config | Target::Duration => return None,
         })
     }

@@ -211,6 +211,25 @@ impl ScopeColumns {
 }
 
 /// Columns holding an identifier the caller chooses for its own object or
+/// Columns code looks a key up by before it creates a row
+/// (`rules/stores.toml` `[lookup_key_column]`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookupKeys {
+    /// Whole names (snake case).
+    pub names: Vec<String>,
+    /// Parts of a name (snake case): `invoice_id` of `stripe_invoice_id`.
+    pub substrings: Vec<String>,
+}
+
+impl LookupKeys {
+    /// Whether a column named `name` (any case) holds such a key.
+    pub fn matches(&self, name: &str) -> bool {
+        let snake = snake(name);
+        self.names.contains(&snake) || self.substrings.iter().any(|w| snake.contains(w.as_str()))
+    }
+}
+
 /// request (`rules/stores.toml` `[caller_key_column]`).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -336,6 +355,11 @@ pub struct Stores {
     #[serde(default)]
     pub caller_key_column: CallerKeys,
     pub response_column: Words,
+    /// Columns code looks a key up by before it creates a row
+    /// (check-then-insert): an idempotency key, a provider event's or a
+    /// provider object's id (`invoice_id`).
+    #[serde(default)]
+    pub lookup_key_column: LookupKeys,
     pub carrier_table: Words,
     /// Append-only logs that are answered from when their own unique guard
     /// is over the key (missing-request-fingerprint).

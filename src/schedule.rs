@@ -654,5 +654,10 @@ fn reads_whole(
         judged_anywhere,
         script: matches!(l.kind, FileKind::Script(_)),
     };
-    after_first_pass(&file, reach) == After::Whole
+    let whole = after_first_pass(&file, reach) == After::Whole;
+    if whole && file.script && std::env::var_os("IDEMLINT_DEBUG_HELD").is_some() {
+        let why = prefilter::reading::script_why(&text, reach).unwrap_or_default();
+        eprintln!("HELD-READ\t{path}\t{}\t{why}", text.len());
+    }
+    whole
 }

@@ -50,10 +50,14 @@ pub enum FileKind {
     Manifest,
     /// TypeScript or JavaScript, parsed (`frontend::ts`).
     Script(Dialect),
+    /// Go, parsed (`frontend::go`).
+    Go,
     /// Other source or config text: string literals and header names only.
     Text,
     /// A Prisma schema (`schema.prisma`, `prisma/schema/*.prisma`).
     Prisma,
+    /// Python, parsed (`frontend::python`).
+    Python,
 }
 
 /// Which grammar a TypeScript or JavaScript file is parsed with, by its
@@ -79,8 +83,10 @@ impl FileKind {
             FileKind::Env => "env",
             FileKind::Manifest => "manifest",
             FileKind::Script(_) => "typescript",
+            FileKind::Go => "go",
             FileKind::Text => "text",
             FileKind::Prisma => "prisma",
+            FileKind::Python => "python",
         }
     }
 
@@ -88,7 +94,10 @@ impl FileKind {
     /// literals the model reads (Rust, TypeScript, JavaScript, and the
     /// languages read as text).
     pub fn is_code(self) -> bool {
-        matches!(self, FileKind::Rust | FileKind::Script(_) | FileKind::Text)
+        matches!(
+            self,
+            FileKind::Rust | FileKind::Script(_) | FileKind::Go | FileKind::Text | FileKind::Python
+        )
     }
 }
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 /// Every file kind, in the order the table lists them.
-const KINDS: [FileKind; 11] = [
+const KINDS: [FileKind; 13] = [
     FileKind::Rust,
     FileKind::Sql,
     FileKind::Prisma,
@@ -19,6 +19,8 @@ const KINDS: [FileKind; 11] = [
     FileKind::Hcl,
     FileKind::Env,
     FileKind::Script(crate::source::Dialect::Ts),
+    FileKind::Python,
+    FileKind::Go,
     FileKind::Text,
 ];
 

@@ -28,7 +28,7 @@ pub enum WalkError {
 /// Extensions of other source languages whose string literals the text
 /// front end reads (header names only).
 const TEXT_EXTENSIONS: &[&str] = &[
-    "py", "go", "java", "rb", "kt", "kts", "cs", "php", "scala", "swift", "ex", "exs",
+    "go", "java", "rb", "kt", "kts", "cs", "php", "scala", "swift", "ex", "exs",
 ];
 
 /// Classify by path; `None` means the file is not read. `.conf` files are
@@ -67,6 +67,7 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         "rs" => FileKind::Rust,
         "sql" => FileKind::Sql,
         "prisma" => FileKind::Prisma,
+        "py" => FileKind::Python,
         "yaml" | "yml" => FileKind::Yaml,
         "toml" => FileKind::Toml,
         "json" | "jsonc" | "json5" => FileKind::Json,
@@ -96,6 +97,13 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         "tsx" => FileKind::Script(Dialect::Tsx),
         "js" | "mjs" | "cjs" | "jsx" if name.contains(".min.") => return None,
         "js" | "mjs" | "cjs" | "jsx" => FileKind::Script(Dialect::Js),
+        // Vendored modules are others' code; `*.pb.go` is protoc's output.
+        "go" if name.ends_with(".pb.go")
+            || path.components().any(|c| c.as_os_str() == "vendor") =>
+        {
+            return None
+        }
+        "go" => FileKind::Go,
         e if TEXT_EXTENSIONS.contains(&e) => FileKind::Text,
         _ => return None,
     })
@@ -302,7 +310,8 @@ mod tests {
         assert_eq!(k("lib/redis.mjs"), Some(FileKind::Script(Dialect::Js)));
         assert_eq!(k("types/stripe.d.ts"), None);
         assert_eq!(k("public/vendor.min.js"), None);
-        assert_eq!(k("worker.py"), Some(FileKind::Text));
+        assert_eq!(k("worker.py"), Some(FileKind::Python));
+        assert_eq!(k("stubs/redis.pyi"), None);
         assert_eq!(k("deploy/values.yaml.template"), Some(FileKind::Yaml));
         assert_eq!(k("web/index.html.template"), None);
         let p = Path::new("cfn/redis.template");
@@ -314,7 +323,7 @@ mod tests {
             refine_kind(FileKind::Yaml, p, "Resources: {}"),
             FileKind::Yaml
         );
-        assert_eq!(k("client.go"), Some(FileKind::Text));
+        assert_eq!(k("client.go"), Some(FileKind::Go));
         assert_eq!(k("logo.png"), None);
         assert_eq!(k("web/package-lock.json"), None);
         assert_eq!(k("clients/pnpm-lock.yaml"), None);

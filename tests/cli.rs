@@ -99,11 +99,7 @@ fn parse_timeout_takes_a_positive_number_of_seconds() {
 fn a_clean_tree_exits_0() {
     let o = idemlint(&manifest(), &["check", "--isolated", PASS]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(
-        stdout(&o).contains(" stores, no findings"),
-        "{}",
-        stdout(&o)
-    );
+    assert!(stdout(&o).contains(", no findings"), "{}", stdout(&o));
 }
 
 #[test]

@@ -27,6 +27,18 @@ pub struct Import {
     pub module: Vec<String>,
     pub alias: String,
     pub path: Vec<String>,
+    /// A TypeScript import's module specifier as written and the name it
+    /// imports, which the model maps through the project's `tsconfig`
+    /// `paths`; `None` for Rust.
+    pub spec: Option<ImportSpec>,
+}
+
+/// `import { charge } from "~/services/pay.server"`: the specifier as
+/// written and the imported name (`None` for `import * as pay`).
+#[derive(Debug, Clone)]
+pub struct ImportSpec {
+    pub text: String,
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -174,6 +174,24 @@ pub struct CreateTable {
     pub partition_by: Option<Partitioning>,
     /// `CREATE TABLE … PARTITION OF <parent>`.
     pub partition_of: Option<Name>,
+    /// The schema code that declares the table, when it is not SQL: a
+    /// guard or a claim is then written in that code's terms.
+    pub declared_by: Option<SchemaCode>,
+    /// (column, property) of each column the declaring code names apart
+    /// from the column (`eventId: text("event_id")`).
+    pub fields: Vec<(String, String)>,
+}
+
+/// Code that declares tables instead of SQL: a Prisma model, an ORM's
+/// table object or entity class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaCode {
+    Prisma,
+    Drizzle,
+    TypeOrm,
+    Sequelize,
+    /// A Medusa data model (`model.define`), on MikroORM.
+    Medusa,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

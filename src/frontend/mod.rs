@@ -7,12 +7,14 @@ use crate::facts::{FileFacts, Problem};
 
 pub mod conf;
 pub mod env;
+pub mod go;
 pub mod hcl;
 pub mod json;
 mod json_reader;
 pub mod key_format;
 pub mod manifest;
 pub mod prisma;
+pub mod python;
 pub mod redis_conf;
 pub mod redis_yaml;
 pub mod rust;
@@ -74,6 +76,8 @@ pub fn parse(file: FileId, kind: FileKind, text: &str) -> FileFacts {
         FileKind::Sql => sql::parse(text, &mut facts),
         FileKind::Script(dialect) => ts::parse(text, dialect, &mut facts),
         FileKind::Prisma => prisma::parse(text, &mut facts),
+        FileKind::Python => python::parse(text, &mut facts),
+        FileKind::Go => go::parse(text, &mut facts),
         FileKind::Text => {
             text::parse(text, &mut facts);
             facts.table_uses = text::table_uses(text);

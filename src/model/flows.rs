@@ -18,6 +18,7 @@
 //! by no rule.
 
 use super::schema::{Guarding, SchemaModel};
+use super::ts_paths::TsPaths;
 use crate::config::Config;
 use crate::facts::flow::{self, CallSite, FlowFacts, FnTrace, FreshKey, Import, RedisOp, TypeDef};
 use crate::facts::store::DmlKind;
@@ -34,7 +35,7 @@ const MAX_TRACE: usize = 20_000;
 
 /// Methods of std and common crates that are never resolved by their name
 /// alone (a receiver of unknown type calling `insert` is most likely a map).
-const PLAIN_METHODS: &[&str] = &[
+pub(super) const PLAIN_METHODS: &[&str] = &[
     "clone",
     "to_string",
     "to_owned",
@@ -240,12 +241,21 @@ pub enum StepKind {
         /// (`flow::RedisKey::decides`).
         decides: bool,
     },
+    /// A read of a table that is no store by a key no unique guard covers
+    /// (`model::lookups`): a check of that key when a create of the same
+    /// table follows.
+    Lookup {
+        table: String,
+        lookup: super::lookups::Unguarded,
+    },
     /// Something that cannot be taken back with the handler's transaction.
     Effect {
         what: String,
         reason: String,
         /// For a SQL write, the executor it runs on.
         sql_conn: Option<Option<String>>,
+        /// For a plain insert into a table that is no store, the table.
+        inserts: Option<String>,
     },
     TxBegin {
         conn: Option<String>,
@@ -418,6 +428,9 @@ struct Index<'a> {
     /// (trait, method) → the methods of its impls, in every crate.
     impls: HashMap<(&'a str, &'a str), Vec<usize>>,
     structs: HashMap<(&'a str, &'a str), &'a TypeDef>,
+    /// A TypeScript file's imported name that its `tsconfig` `paths` lead
+    /// to a module: (file, alias) → (crate, module path + name).
+    aliased: HashMap<(FileId, String), (&'a str, Vec<String>)>,
     structs_anywhere: HashMap<&'a str, Vec<&'a TypeDef>>,
     /// A workspace crate's name as `use` paths write it (its directory,
     /// `-` as `_`) → its crate key.
@@ -462,6 +475,7 @@ impl<'a> Index<'a> {
             structs: HashMap::new(),
             structs_anywhere: HashMap::new(),
             crates: HashMap::new(),
+            aliased: HashMap::new(),
         };
         for (i, (e, (func, facts))) in entries.iter().zip(flows).enumerate() {
             index.fns.push((e, func, facts));
@@ -627,6 +641,12 @@ impl<'a> Index<'a> {
                 return Resolved::None;
             }
             Some(head) => {
+                if let Some((k, p)) = self.aliased.get(&(entry.file, head.to_string())) {
+                    let full = [&p[..], &segs[1..]].concat();
+                    if let Some(g) = first(self.free.get(&(*k, full))) {
+                        return Resolved::Fn(g);
+                    }
+                }
                 for u in uses_in(facts, &entry.module) {
                     if u.alias == head {
                         let full = [&u.path[..], &segs[1..]].concat();
@@ -675,6 +695,43 @@ impl<'a> Index<'a> {
         }
         Resolved::None
     }
+}
+
+/// The imported functions of TypeScript files that the project's
+/// `tsconfig` `paths` lead to a module of a crate that has functions.
+fn aliased<'a>(
+    files: &[FileFacts],
+    sources: &SourceMap,
+    paths: &TsPaths,
+    entries: &'a [FnEntry],
+) -> HashMap<(FileId, String), (&'a str, Vec<String>)> {
+    let mut out = HashMap::new();
+    let crates: HashMap<&str, &'a str> = entries
+        .iter()
+        .map(|e| (e.crate_key.as_str(), e.crate_key.as_str()))
+        .collect();
+    for f in files {
+        let Some(flow) = f.code.as_ref().map(|r| &r.flow) else {
+            continue;
+        };
+        let importer = sources.path(f.file);
+        for u in &flow.uses {
+            let Some(spec) = &u.spec else { continue };
+            let (Some(name), Some(target)) = (&spec.name, paths.resolve(importer, &spec.text))
+            else {
+                continue;
+            };
+            let Some((krate, mut module)) = script_module_of(&format!("{target}.ts")) else {
+                continue;
+            };
+
+            if let Some(k) = crates.get(krate.as_str()) {
+                module.push(name.clone());
+                out.insert((f.file, u.alias.clone()), (*k, module));
+            }
+        }
+    }
+    out
 }
 
 /// The `use` items visible in a module of a file (its own and its parents').
@@ -779,8 +836,9 @@ impl FlowModel {
         sources: &SourceMap,
         config: &Config,
         schema: &SchemaModel,
+        paths: &TsPaths,
     ) -> Self {
-        Self::with_expansion(files, sources, config, schema).0
+        Self::with_expansion(files, sources, config, schema, paths).0
     }
 
     /// The model, and the expansion it was traced from (which the tests
@@ -790,6 +848,7 @@ impl FlowModel {
         sources: &SourceMap,
         config: &Config,
         schema: &SchemaModel,
+        paths: &TsPaths,
     ) -> (Self, Expansion) {
         let mut entries = Vec::new();
         let mut flows: Vec<(&FnTrace, &FlowFacts)> = Vec::new();
@@ -820,7 +879,8 @@ impl FlowModel {
             }
             fresh_keys.extend(flow.fresh_keys.iter().map(|k| (f.file, k.clone())));
         }
-        let index = Index::build(&entries, &flows, &crate_files);
+        let mut index = Index::build(&entries, &flows, &crate_files);
+        index.aliased = aliased(files, sources, paths, &entries);
         let defs = super::retention::ConstDefs::new(files, sources);
         let classifier = Classifier {
             schema,
@@ -876,13 +936,14 @@ impl FlowModel {
             })
             .collect();
         // Every reader of a trace (the flow rules, the inventory's writers)
-        // looks for a write to a store: with none in any function, no trace
-        // can hold one, and none is expanded (omicron: no store).
+        // looks for a write to a store or a key's unguarded lookup: with
+        // none in any function, no trace can hold one, and none is expanded
+        // (omicron: no store).
         let writes = locals.iter().flatten().any(|l| {
             matches!(
                 l,
                 Local::Step(Step {
-                    kind: StepKind::Write { .. },
+                    kind: StepKind::Write { .. } | StepKind::Lookup { .. },
                     ..
                 })
             )
@@ -1040,11 +1101,22 @@ impl Lowering<'_, '_> {
             // the key.
             (true, DmlKind::Update) if classifier.carrier(&dml.table) => return None,
             (true, DmlKind::Update) => write("update", false, false),
+            (false, DmlKind::Read) if !dml.conflict.is_empty() => {
+                let StoreKey::Table(table) = table else {
+                    return None;
+                };
+                let lookup = classifier
+                    .schema
+                    .unguarded_lookup(&dml.table, &dml.conflict)?;
+                StepKind::Lookup { table, lookup }
+            }
             (true, DmlKind::Delete) | (false, DmlKind::Read) => return None,
             (false, k) => StepKind::Effect {
                 what: format!("the {} on `{}`", k.as_str(), dml.table),
                 reason: "a write to a table that is not the key's store".into(),
                 sql_conn: Some(conn.clone()),
+                inserts: matches!(k, DmlKind::Insert | DmlKind::InsertDoNothing)
+                    .then(|| classifier.schema.resolve(&dml.table).to_string()),
             },
         })
     }
@@ -1090,6 +1162,7 @@ impl Lowering<'_, '_> {
                 what,
                 reason,
                 sql_conn: None,
+                inserts: None,
             };
             return (Some(at.step(kind)), false);
         }
@@ -1316,7 +1389,7 @@ mod tests {
             facts.push(crate::frontend::parse(id, kind, text));
         }
         let schema = SchemaModel::build(&facts, &sources, config);
-        FlowModel::with_expansion(&facts, &sources, config, &schema)
+        FlowModel::with_expansion(&facts, &sources, config, &schema, &TsPaths::default())
     }
 
     /// What a function does, with the calls it makes followed.

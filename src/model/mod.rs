@@ -6,6 +6,7 @@
 pub mod flows;
 pub mod headers;
 pub mod key_formats;
+pub mod lookups;
 pub mod migrations;
 mod prisma_tests;
 pub mod reach;
@@ -15,6 +16,7 @@ pub mod retries;
 pub mod schema;
 pub(crate) mod settings;
 pub mod tenant_guards;
+pub mod ts_paths;
 pub mod writers;
 
 use crate::config::Config;
@@ -119,6 +121,7 @@ pub fn keep_model_inputs(facts: &mut FileFacts, text: &str) {
     };
     doc.entries.retain(|e| {
         pair_part(e)
+            || ts_paths::setting(&e.path)
             || e.path.len() <= env_depth
             || (is(e.path.first(), "services") && e.path.len() <= 4)
             || mentions.any(e)
@@ -199,12 +202,13 @@ impl ProjectModel {
             redis,
             settings,
         } = joins;
+        let ts_paths = ts_paths::TsPaths::build(&files, sources);
         // Config trees and string literals have no reader past this point:
         // free them before the flow model, the largest part, is built.
         files.par_iter_mut().for_each(FileFacts::release_extracted);
         let (key_formats, flows) = rayon::join(
             || key_formats::KeyFormatModel::build_with(&files, config, &judged),
-            || flows::FlowModel::build(&files, sources, config, &schema),
+            || flows::FlowModel::build(&files, sources, config, &schema, &ts_paths),
         );
         let retries = retries::RetryModel::build(&files, sources, settings, config, &flows);
         ProjectModel {
@@ -354,6 +358,12 @@ pub(crate) fn key_files(
         .map(|f| f.file)
         .collect();
     out.extend(schema.stores().map(|(t, _)| t.created.file));
+    // a table code may look a key up by before it creates a row
+    out.extend(
+        (schema.tables.iter())
+            .filter(|t| schema::carries_key(t))
+            .map(|t| t.created.file),
+    );
     out.extend(retention.items.iter().map(|r| r.file));
     for i in redis.instances.iter().filter(|i| !i.links.is_empty()) {
         out.insert(i.file);

@@ -148,8 +148,27 @@ impl Joins {
             }
         }
         let graph = Graph::of(&funcs);
+        // What a TypeScript file joins by ([`Reach::defined`],
+        // [`Reach::called`]) is bounded by how deep the flow model inlines:
+        // a caller further than that from every store sees none of it.
+        let near_up = within(&graph.callers, seeds.clone(), SCRIPT_DEPTH);
+        let near = within(
+            &graph.callees,
+            near_up.iter().copied().collect(),
+            SCRIPT_DEPTH,
+        );
         let up = closure(&graph.callers, seeds);
         let reached = closure(&graph.callees, up.iter().copied().collect());
+        if std::env::var_os("IDEMLINT_DEBUG_HELD").is_some() {
+            eprintln!(
+                "REACH funcs {} up {} reached {} near_up {} near {}",
+                funcs.len(),
+                up.len(),
+                reached.len(),
+                near_up.len(),
+                near.len()
+            );
+        }
         let mut reach = Reach {
             keys: true,
             tables: self.schema.key_table_code_names(),
@@ -159,10 +178,11 @@ impl Joins {
             let f = &funcs[i];
             let name = &f.flow.name;
             reach.names.insert(name.clone());
-            if up.contains(&i) {
+            if near_up.contains(&i) {
                 reach.defined.insert(name.clone());
                 reach.defined.extend(f.flow.owner.iter().cloned());
             }
+            let near = near.contains(&i);
             reach.crate_names.extend(crate_name(&f.krate));
             reach.crates.insert(f.krate.clone());
             for t in f.flow.owner.iter().chain(&f.flow.trait_of) {
@@ -170,7 +190,7 @@ impl Joins {
             }
             for site in f.calls() {
                 reach.names.extend(called(site).map(str::to_string));
-                if local_call(f, site) {
+                if near && local_call(f, site) {
                     reach.called.extend(called(site).map(str::to_string));
                 }
                 reach.names.extend(site.args.iter().map(|n| n.to_string()));
@@ -186,7 +206,9 @@ impl Joins {
                         reach.methods.insert((t.clone(), m.to_string()));
                     }
                 }
-                reach.called.extend(types.iter().cloned());
+                if near {
+                    reach.called.extend(types.iter().cloned());
+                }
                 reach.names.extend(types);
             }
         }
@@ -256,8 +278,12 @@ struct Graph {
 impl Graph {
     fn of(funcs: &[Func<'_>]) -> Self {
         let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut methods: HashMap<(&str, &str), usize> = HashMap::new();
         for (i, f) in funcs.iter().enumerate() {
             by_name.entry(f.flow.name.as_str()).or_default().push(i);
+            if f.flow.owner.is_some() {
+                *methods.entry((&f.krate, &f.flow.name)).or_default() += 1;
+            }
         }
         let mut callees = vec![Vec::new(); funcs.len()];
         let mut callers = vec![Vec::new(); funcs.len()];
@@ -268,8 +294,17 @@ impl Graph {
                     continue;
                 };
                 let types = through(f, site);
+                let unknown = unknown_receiver(f, site);
                 for &g in targets {
                     let t = &funcs[g];
+                    if unknown
+                        && !(t.krate == f.krate
+                            && t.flow.owner.is_some()
+                            && methods.get(&(f.krate.as_str(), name)) == Some(&1)
+                            && !super::flows::PLAIN_METHODS.contains(&name))
+                    {
+                        continue;
+                    }
                     let crosses = || {
                         t.flow
                             .owner
@@ -290,6 +325,48 @@ impl Graph {
     }
 }
 
+/// How many calls from a store a TypeScript file's join reaches
+/// ([`within`]): the flow model inlines [`super::flows::MAX_CALL_DEPTH`]
+/// calls deep, and the retries model one more; two more for a margin. A
+/// caller further up sees no store in its trace, and a callee further down
+/// is in no trace that holds one.
+const SCRIPT_DEPTH: usize = super::flows::MAX_CALL_DEPTH + 2;
+
+/// Whether a call of `f` is a TypeScript method call on a receiver whose
+/// type nothing says (not `this`, no annotation or constructor): the flow
+/// model resolves it only to the one method of that name in `f`'s crate,
+/// and never a name of [`super::flows::PLAIN_METHODS`]
+/// (`flows::Index::resolve`). A file read later can only add methods of a
+/// name, so a name two methods of the crate have already resolves nowhere.
+fn unknown_receiver(f: &Func<'_>, site: &CallSite) -> bool {
+    f.flow.script
+        && site.method.is_some()
+        && site.recv_type.is_none()
+        && site.receiver.first().map(|n| n.as_str()) != Some("self")
+}
+
+/// `from` and every function `edges` lead to from them in at most `depth`
+/// steps.
+fn within(edges: &[Vec<usize>], from: Vec<usize>, depth: usize) -> HashSet<usize> {
+    let mut seen: HashSet<usize> = from.iter().copied().collect();
+    let mut level = from;
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for i in level {
+            for &g in &edges[i] {
+                if seen.insert(g) {
+                    next.push(g);
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level = next;
+    }
+    seen
+}
+
 /// `from` and every function `edges` lead to from them.
 fn closure(edges: &[Vec<usize>], from: Vec<usize>) -> HashSet<usize> {
     let mut seen: HashSet<usize> = from.iter().copied().collect();
@@ -302,4 +379,19 @@ fn closure(edges: &[Vec<usize>], from: Vec<usize>) -> HashSet<usize> {
         }
     }
     seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn within_stops_at_its_depth_and_closure_does_not() {
+        // 0 -> 1 -> 2 -> 3, and 3 -> 0 (a cycle).
+        let edges = vec![vec![1], vec![2], vec![3], vec![0]];
+        assert_eq!(within(&edges, vec![0], 0), HashSet::from([0]));
+        assert_eq!(within(&edges, vec![0], 2), HashSet::from([0, 1, 2]));
+        assert_eq!(within(&edges, vec![0], 9), HashSet::from([0, 1, 2, 3]));
+        assert_eq!(closure(&edges, vec![2]), HashSet::from([0, 1, 2, 3]));
+    }
 }

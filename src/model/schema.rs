@@ -9,7 +9,7 @@ use super::migrations::{self, History};
 use crate::config::Config;
 use crate::facts::store::{
     AlterOp, Column, Delete, Key, KeyKind, KeyPart, Name, PartitionMethod, Partitioning,
-    SchemaChange, SchemaEvent,
+    SchemaChange, SchemaCode, SchemaEvent,
 };
 use crate::facts::FileFacts;
 use crate::knowledge;
@@ -69,6 +69,12 @@ pub struct Table {
     /// Unique guards its Prisma model declares that no migration of its
     /// history creates: not guards of a database the migrations built.
     pub unmigrated: Vec<Guard>,
+    /// The schema code that declares it (`None` for SQL): where a guard
+    /// or a claim is to be written.
+    pub declared_by: Option<SchemaCode>,
+    /// (column, property) where the declaring ORM names a column apart
+    /// from its property (`eventId: text("event_id")`).
+    pub fields: Vec<(String, String)>,
 }
 
 impl Table {
@@ -145,12 +151,21 @@ impl Table {
         self.join_model(model);
     }
 
+    /// The code the table is declared in, if not SQL alone: a Prisma model
+    /// joined with its migrations is Prisma's.
+    pub fn code(&self) -> Option<SchemaCode> {
+        self.declared_by
+            .or(self.prisma.is_some().then_some(SchemaCode::Prisma))
+    }
+
     /// The name a column goes by where the table is declared: its Prisma
-    /// field (`eventId` of `@map("event_id")`), else the column's own.
+    /// field (`eventId` of `@map("event_id")`) or ORM property (`eventId:
+    /// text("event_id")`), else the column's own.
     pub fn field_name<'a>(&'a self, column: &'a str) -> &'a str {
         self.prisma
             .iter()
             .flatten()
+            .chain(&self.fields)
             .find(|(c, _)| c == column)
             .map_or(column, |(_, f)| f.as_str())
     }
@@ -658,7 +673,10 @@ impl SchemaModel {
                     self.claimed.insert(table.clone());
                 }
                 match dml.kind {
-                    DmlKind::InsertDoNothing => {
+                    // A target of other columns (`ON CONFLICT (inserted_at,
+                    // id)`, the row's own key) dedups rows, not a key the
+                    // table carries (hatchet's `v1_tasks_olap`).
+                    DmlKind::InsertDoNothing if dml.conflict.is_empty() || on_key => {
                         self.treated.insert(table.clone());
                     }
                     DmlKind::Insert | DmlKind::Upsert if on_key => {
@@ -680,13 +698,14 @@ impl SchemaModel {
 
     /// The names (normalised, bare of their schema, lowered) of the tables that are
     /// stores or carry a key column, before any is left out as guarded
-    /// elsewhere ([`SchemaModel::stores`]): the tables whose every column,
-    /// guard and rename the rules may read.
+    /// elsewhere ([`SchemaModel::stores`]), or a column code may look a key
+    /// up by ([`carries_key`]): the tables whose every
+    /// column, guard and rename the rules may read.
     pub fn key_table_names(&self) -> Vec<String> {
         let mut out: Vec<String> = self
             .tables
             .iter()
-            .filter(|t| self.store_of(t, true).is_some())
+            .filter(|t| self.store_of(t, true).is_some() || carries_key(t))
             .map(|t| bare(&t.key).to_ascii_lowercase())
             .collect();
         out.sort_unstable();
@@ -1391,6 +1410,8 @@ impl Replay {
                     partition_of: ct.partition_of.as_ref().map(|p| p.key.clone()),
                     prisma: None,
                     unmigrated: Vec::new(),
+                    declared_by: ct.declared_by,
+                    fields: ct.fields.clone(),
                 }));
             }
             SchemaChange::CreateIndex(ci) => {
@@ -1561,6 +1582,20 @@ fn alter(
         // applied to the child by the replay
         AlterOp::AttachPartition(_) => {}
     }
+}
+
+/// Whether a column holds a key a lookup-then-create dedupes on
+/// (`[lookup_key_column]` of `rules/stores.toml`): a request's idempotency
+/// key, a provider event's id or a provider object's id (`invoice_id`: a
+/// webhook's effect recorded once per object).
+pub(super) fn keyish(column: &str) -> bool {
+    knowledge::stores().lookup_key_column.matches(column)
+}
+
+/// Whether a table has a column code may look a key up by: the code that
+/// names it is read for its lookups and creates.
+pub fn carries_key(t: &Table) -> bool {
+    t.columns.iter().any(|c| keyish(&c.name))
 }
 
 #[cfg(test)]

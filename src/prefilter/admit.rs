@@ -359,6 +359,7 @@ impl<'s> Scan<'s> {
         } else if (self.kind == FileKind::Sql && changes_a_table(self.lower))
             || (self.kind == FileKind::Prisma
                 && memchr::memmem::find(self.lower, b"model").is_some())
+            || (self.kind == FileKind::Python && declares_python_schema(self.lower))
         {
             // A Prisma model is a table as a migration's `CREATE TABLE` is.
             Admission::Schema
@@ -366,4 +367,29 @@ impl<'s> Scan<'s> {
             Admission::No
         }
     }
+}
+
+/// Calls and names with which Python declares or changes a table
+/// (`frontend::python::schema`): Alembic's `op.*`, Django's migration
+/// operations and models, SQLAlchemy's models and tables. Lower-cased.
+const PYTHON_SCHEMA: &[&[u8]] = &[
+    b"op.create_table",
+    b"op.add_column",
+    b"op.create_index",
+    b"op.create_unique_constraint",
+    b"op.create_primary_key",
+    b"op.drop_",
+    b"op.execute",
+    b"migrations.",
+    b"models.model",
+    b"__tablename__",
+    b"table(",
+];
+
+/// Whether a lower-cased Python text may declare or change a table: held
+/// for the schema as an SQL migration is.
+fn declares_python_schema(lower: &[u8]) -> bool {
+    PYTHON_SCHEMA
+        .iter()
+        .any(|w| memchr::memmem::find(lower, w).is_some())
 }

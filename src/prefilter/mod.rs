@@ -250,6 +250,11 @@ impl Keywords {
         bytes: &[u8],
         test_path: &dyn Fn() -> bool,
     ) -> Admission {
+        // A TypeScript project's config: its `paths` say where an import
+        // such as `~/services/pay` leads (`model::ts_paths`).
+        if kind == FileKind::Json && ts_project_config(path) {
+            return Admission::Full;
+        }
         let conf =
             kind == FileKind::Text && path.extension().and_then(|e| e.to_str()) == Some("conf");
         let rust = kind == FileKind::Rust;
@@ -417,6 +422,14 @@ impl Keywords {
 /// Whether a lowered SQL text may change the shape of a table: it holds
 /// `table` (`CREATE TABLE`, `ALTER TABLE`), `index` (a unique index is a
 /// guard) or `rename`.
+/// `tsconfig.json`, `tsconfig.base.json`, `jsconfig.json`: the config of a
+/// TypeScript or JavaScript project, read whatever it names.
+pub fn ts_project_config(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        (n.starts_with("tsconfig") || n.starts_with("jsconfig")) && n.ends_with(".json")
+    })
+}
+
 fn changes_a_table(lower: &[u8]) -> bool {
     memchr::memmem::find(lower, b"table").is_some()
         || memchr::memmem::find(lower, b"index").is_some()

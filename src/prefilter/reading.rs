@@ -267,18 +267,26 @@ pub fn after_first_pass(file: &Unread<'_>, reach: &Reach) -> After {
 /// read whole when it names a key table, imports a reached function or
 /// type, or defines a function, method or class the reached functions call.
 fn script_after(text: &str, reach: &Reach) -> After {
+    match script_why(text, reach) {
+        Some(_) => After::Whole,
+        None => After::AsIs,
+    }
+}
+
+/// Why a held script is read whole ([`script_after`]), or `None`.
+pub fn script_why(text: &str, reach: &Reach) -> Option<String> {
     let lower = text.as_bytes().to_ascii_lowercase();
-    if reach.tables.iter().any(|t| super::names_table(&lower, t)) {
-        return After::Whole;
+    if let Some(t) = reach.tables.iter().find(|t| reaches_table(&lower, t)) {
+        return Some(format!("table {t}"));
     }
     let (imports, defines) = script_links(text);
-    if imports.iter().any(|i| reach.defined.contains(*i))
-        || defines.iter().any(|d| reach.called.contains(*d))
-    {
-        After::Whole
-    } else {
-        After::AsIs
+    if let Some(i) = imports.iter().find(|i| reach.defined.contains(**i)) {
+        return Some(format!("imports {i}"));
     }
+    defines
+        .iter()
+        .find(|d| reach.called.contains(**d))
+        .map(|d| format!("defines {d}"))
 }
 
 /// The names a TypeScript or JavaScript text imports (`import { a, b as c }
@@ -311,13 +319,83 @@ fn script_links(text: &str) -> (HashSet<&str>, HashSet<&str>) {
     let mut defined = HashSet::new();
     for c in defines.captures_iter(text) {
         defined.extend(
-            [c.get(1), c.get(2), c.get(3)]
+            [c.get(1), c.get(2)]
                 .into_iter()
                 .flatten()
                 .map(|m| m.as_str()),
         );
+        // `return (`, `for (const x of xs) {`: a statement, not a method.
+        defined.extend(c.get(3).filter(|m| !statement(text, m)).map(|m| m.as_str()));
     }
     (imported, defined)
+}
+
+/// Whether a name at the start of a line that looks like a method's is a
+/// statement's keyword followed by a space (`if (`, `for (`, `return (`):
+/// a method so named is written without one.
+fn statement(text: &str, m: &regex::Match<'_>) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "if", "for", "while", "switch", "catch", "return", "with", "await", "yield", "typeof",
+        "void", "delete", "new", "throw", "else", "do", "case",
+    ];
+    KEYWORDS.contains(&m.as_str()) && text[m.end()..].starts_with([' ', '\t'])
+}
+
+/// Whether a lowered TypeScript or JavaScript text names `table` (lowered)
+/// where the front end can read a statement on it (`frontend::ts::flow`,
+/// `frontend::ts::orm`): after a `.` (a Prisma accessor `prisma.taskrun.`,
+/// Drizzle's `db.query.runs.`, a schema's `schema.runs`), a `(` (Drizzle's
+/// `db.insert(runs)`, TypeORM's `getRepository(Run)`), a quote (SQL in a
+/// string, `"TaskRun"`, a table's declared name), or a word SQL puts
+/// before a table (`from`, `into`, `update`, `join`, …). A type
+/// (`run: TaskRun`, `Array<TaskRun>`, `import type { TaskRun }`) or a
+/// variable (`const taskRun =`) is no statement on it.
+fn reaches_table(lower: &[u8], table: &str) -> bool {
+    const SQL_BEFORE: &[&[u8]] = &[
+        b"from",
+        b"join",
+        b"into",
+        b"update",
+        b"only",
+        b"insert",
+        b"replace",
+        b"ignore",
+        b"or",
+        b"low_priority",
+        b"high_priority",
+        b"delayed",
+        b"table",
+        b"exists",
+        b"references",
+    ];
+    let t = table.as_bytes();
+    if t.is_empty() {
+        return false;
+    }
+    let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    memchr::memmem::find_iter(lower, t).any(|at| {
+        let end = at + t.len();
+        if at.checked_sub(1).is_some_and(|p| part(lower[p]))
+            || lower.get(end).is_some_and(|&c| part(c))
+        {
+            return false;
+        }
+        let before = &lower[..at];
+        let Some(p) = before.iter().rposition(|c| !c.is_ascii_whitespace()) else {
+            return false;
+        };
+        match before[p] {
+            b'.' | b'(' | b'"' | b'\'' | b'`' | b'[' => true,
+            c if part(c) => {
+                let start = before[..=p]
+                    .iter()
+                    .rposition(|&c| !part(c))
+                    .map_or(0, |s| s + 1);
+                SQL_BEFORE.contains(&&before[start..=p])
+            }
+            _ => false,
+        }
+    })
 }
 
 /// The identifiers of a piece of TypeScript.
@@ -561,7 +639,7 @@ mod tests {
             defined: ["rememberRequest", "PaymentsService"]
                 .map(String::from)
                 .into(),
-            called: ["sendTransfer", "refund", "BankClient"]
+            called: ["sendTransfer", "refund", "BankClient", "for", "return"]
                 .map(String::from)
                 .into(),
         }
@@ -590,6 +668,30 @@ mod tests {
         // `transferId` names no table; nor does a file that names none.
         let other = "const transferId = body.transferId; await audit.log(transferId);";
         assert_eq!(after_first_pass(&script(other), &reach()), After::AsIs);
+        // Where a statement can be read on it: an accessor, an argument,
+        // a quoted name, a name SQL puts after its keyword.
+        for reads in [
+            "await tx\n  .transfer\n  .create({ data })",
+            "await db.insert(transfer).values(row)",
+            "await db.select().from(schema.transfer)",
+            "await sql`SELECT * FROM \"Transfer\" WHERE id = ${id}`",
+            "await pool.query('update transfer set status = $1', [s])",
+            "await pool.query(`DELETE FROM\n  processed_events`)",
+        ] {
+            assert_eq!(
+                after_first_pass(&script(reads), &reach()),
+                After::Whole,
+                "{reads}"
+            );
+        }
+        // A type or a variable of that name is no statement on the table.
+        for not in [
+            "import type { Transfer } from '@prisma/client';\nfunction f(t: Transfer): Array<Transfer> {}",
+            "const transfer = await load(id); return transfer;",
+            "export type Row = Transfer | null;",
+        ] {
+            assert_eq!(after_first_pass(&script(not), &reach()), After::AsIs, "{not}");
+        }
     }
 
     #[test]
@@ -620,6 +722,13 @@ mod tests {
         assert_eq!(read(long), After::Whole);
         let class = "export class BankClient {}";
         assert_eq!(read(class), After::Whole);
+        // A statement whose keyword a reached function calls as a method
+        // (`Symbol.for`) defines nothing; a method so named does.
+        let loop_ =
+            "export function all() {\n  for (const x of xs) {\n  }\n  return (\n    x\n  );\n}";
+        assert_eq!(read(loop_), After::AsIs);
+        let named = "class Registry {\n  for(key: string) {\n    return key;\n  }\n}";
+        assert_eq!(read(named), After::Whole);
         // A call at the start of a line defines nothing, nor one given a
         // callback.
         let call = "export async function run() {\n  refund(id);\n  refund(() => {\n  });\n}";

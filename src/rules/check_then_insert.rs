@@ -7,6 +7,7 @@
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::model::flows::{GuardState, Step, StepKind, StoreKey};
+use crate::model::lookups::Unguarded;
 use std::collections::HashSet;
 
 pub const NAME: RuleId = RuleId::CheckThenInsert;
@@ -30,7 +31,92 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 out.push(diagnostic(c, w, store));
             }
         }
+        for l in lookups(&trace.steps) {
+            if seen.insert((l.create.file, l.create.span)) {
+                out.push(lookup_diagnostic(&l));
+            }
+        }
     }
+}
+
+/// A read of a table by a key no unique guard covers, then a plain
+/// create of the same table that can follow it.
+struct LookupRace<'a> {
+    lookup: &'a Step,
+    create: &'a Step,
+    table: &'a str,
+    unguarded: &'a Unguarded,
+}
+
+fn lookups(steps: &[Step]) -> Vec<LookupRace<'_>> {
+    let mut out = Vec::new();
+    for (wi, w) in steps.iter().enumerate() {
+        let StepKind::Effect {
+            inserts: Some(table),
+            ..
+        } = &w.kind
+        else {
+            continue;
+        };
+        let found = steps[..wi].iter().find_map(|c| match &c.kind {
+            StepKind::Lookup { table: t, lookup } if t == table && !c.exclusive(w) => {
+                Some((c, lookup))
+            }
+            _ => None,
+        });
+        if let Some((c, lookup)) = found {
+            out.push(LookupRace {
+                lookup: c,
+                create: w,
+                table,
+                unguarded: lookup,
+            });
+        }
+    }
+    out
+}
+
+fn lookup_diagnostic(l: &LookupRace<'_>) -> Diagnostic {
+    let (c, w, table, lookup) = (l.lookup, l.create, l.table, l.unguarded);
+    let key = lookup
+        .key
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut d = Diagnostic::new(
+        NAME,
+        Severity::Error,
+        w.file,
+        w.span,
+        format!("`{table}` is looked up by {key}, then created with no unique guard over it"),
+    )
+    .with_primary_label("the create")
+    .with_label(c.file, c.span, "the lookup: it reads whether a row with the key exists")
+    .with_note("no unique guard covers the looked-up key: two concurrent requests with one key both find nothing and both create");
+    if let Some(at) = lookup.dropped {
+        d = d.with_label(
+            at.file,
+            at.span,
+            "the migrations create a unique guard over the key that the model no longer declares: the next `prisma migrate dev` drops it",
+        );
+    }
+    for s in [c, w] {
+        if let Some((f, sp)) = s.via {
+            if (f, sp) != (s.file, s.span) {
+                d = d.with_label(f, sp, "inside this call");
+            }
+        }
+    }
+    let guard = if lookup.prisma {
+        format!(
+            "`@@unique([{}])` in the model, then `prisma migrate dev`",
+            lookup.fields.join(", ")
+        )
+    } else {
+        format!("`UNIQUE ({})`", lookup.fields.join(", "))
+    };
+    d.with_help(format!("give the looked-up columns a unique guard ({guard}) and create in one step: `upsert`, or a `create` whose unique violation (`P2002`) is taken for a replay"))
 }
 
 /// (check, insert, store) pairs: a check of a store followed by a plain,

@@ -6,7 +6,9 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
+use crate::facts::store::SchemaCode;
 use crate::model::flows::{Step, StepKind, StoreKey, Unheld, MIN_CLAIM_TTL_MS};
+use crate::model::schema::{SchemaModel, Table};
 use std::collections::HashSet;
 
 pub const NAME: RuleId = RuleId::KeyRecordedAfterEffect;
@@ -16,16 +18,16 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for trace in &ctx.model.flows.traces {
         if let Some(u) = unheld_claim(&trace.steps) {
             if seen.insert((u.claim.file, u.claim.span)) {
-                out.push(unheld_diagnostic(&u));
+                out.push(unheld_diagnostic(&u, &ctx.model.schema));
             }
         }
         if let Some(late) = late_write(&trace.steps) {
             if seen.insert((late.write.file, late.write.span)) {
-                out.push(diagnostic(&late));
+                out.push(diagnostic(&late, &ctx.model.schema));
             }
         } else if let Some(p) = possible(&trace.steps) {
             if seen.insert((p.write.file, p.write.span)) {
-                out.push(possible_diagnostic(&p));
+                out.push(possible_diagnostic(&p, &ctx.model.schema));
             }
         }
     }
@@ -83,7 +85,7 @@ fn unheld_claim(steps: &[Step]) -> Option<UnheldClaim<'_>> {
     None
 }
 
-fn unheld_diagnostic(u: &UnheldClaim<'_>) -> Diagnostic {
+fn unheld_diagnostic(u: &UnheldClaim<'_>, schema: &SchemaModel) -> Diagnostic {
     let store = u.store.describe();
     let what = u.what;
     let (severity, message, label, at, note) = match u.why {
@@ -129,7 +131,7 @@ fn unheld_diagnostic(u: &UnheldClaim<'_>) -> Diagnostic {
     }
     d.with_help(format!(
         "take the claim on the store the record goes to, with an expiry longer than the slowest handler run, and go on only when it was won: {}",
-        claim_help(u.store)
+        claim_help(u.store, schema)
     ))
 }
 
@@ -193,7 +195,7 @@ fn possible(steps: &[Step]) -> Option<Possible<'_>> {
     None
 }
 
-fn possible_diagnostic(p: &Possible<'_>) -> Diagnostic {
+fn possible_diagnostic(p: &Possible<'_>, schema: &SchemaModel) -> Diagnostic {
     let store = p.store.describe();
     let mut d = Diagnostic::new(
         NAME,
@@ -230,16 +232,31 @@ fn possible_diagnostic(p: &Possible<'_>) -> Diagnostic {
             d = d.with_label(f, sp, label);
         }
     }
-    let claim = claim_help(p.store);
+    let claim = claim_help(p.store, schema);
     d.with_help(format!(
         "claim the key before the call: {claim}; then make the call; then store the response under the claimed key"
     ))
 }
 
-fn claim_help(store: &StoreKey) -> String {
-    match store {
-        StoreKey::Redis(_) => "`SET key value NX EX ttl` before the effect (a nil reply is a replay: answer it from the stored response)".to_string(),
-        StoreKey::Table(t) => format!("`INSERT INTO {t} (key, …) VALUES (…) ON CONFLICT DO NOTHING RETURNING key` in the transaction that performs the effect (no row back is a replay: answer it from the stored response)"),
+fn claim_help(store: &StoreKey, schema: &SchemaModel) -> String {
+    const ANSWER: &str = "answer it from the stored response";
+    let t = match store {
+        StoreKey::Redis(_) => {
+            return format!(
+                "`SET key value NX EX ttl` before the effect (a nil reply is a replay: {ANSWER})"
+            )
+        }
+        StoreKey::Table(t) => t,
+    };
+    let code = schema.find_table(t).and_then(Table::code);
+    let first = "in the transaction that performs the effect";
+    match code {
+        Some(SchemaCode::Prisma) => format!("a Prisma `create` of `{t}`'s row {first} (`$transaction`), taking a `P2002` error for a replay ({ANSWER})"),
+        Some(SchemaCode::Drizzle) => format!("`db.insert(…).values(…).onConflictDoNothing().returning()` into `{t}` {first} (an empty result is a replay: {ANSWER})"),
+        Some(SchemaCode::TypeOrm) => format!("`insert` of `{t}`'s row {first}, taking the `QueryFailedError` of its unique guard for a replay ({ANSWER})"),
+        Some(SchemaCode::Sequelize) => format!("`create` of `{t}`'s row {first}, taking a `UniqueConstraintError` for a replay ({ANSWER})"),
+        Some(SchemaCode::Medusa) => format!("a `create` of `{t}`'s row {first}, taking MikroORM's `UniqueConstraintViolationException` for a replay ({ANSWER})"),
+        None => format!("`INSERT INTO {t} (key, …) VALUES (…) ON CONFLICT DO NOTHING RETURNING key` {first} (no row back is a replay: {ANSWER})"),
     }
 }
 
@@ -293,6 +310,7 @@ fn late_write(steps: &[Step]) -> Option<Late<'_>> {
                         what,
                         reason,
                         sql_conn,
+                        ..
                     } if !steps[ei].exclusive(w) => Some((ei, &steps[ei], what, reason, sql_conn)),
                     _ => None,
                 });
@@ -368,7 +386,7 @@ fn claims_later_work(steps: &[Step], wi: usize) -> bool {
         })
 }
 
-fn diagnostic(l: &Late<'_>) -> Diagnostic {
+fn diagnostic(l: &Late<'_>, schema: &SchemaModel) -> Diagnostic {
     let store = l.store.describe();
     let what = l.what;
     let redis_over_sql = l.store.is_redis() && l.sql_effect;
@@ -439,7 +457,7 @@ fn diagnostic(l: &Late<'_>) -> Diagnostic {
             }
         }
     }
-    let claim = claim_help(l.store);
+    let claim = claim_help(l.store, schema);
     d.with_help(format!(
         "claim the key first, then do the work, then store the response: {claim}; perform the effect; update the claimed row with the response; commit once"
     ))

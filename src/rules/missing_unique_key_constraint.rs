@@ -4,7 +4,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
-use crate::facts::store::KeyKind;
+use crate::facts::store::{KeyKind, SchemaCode};
 use crate::model::schema::{self, Guard, Guarding, Removed, Store, Table};
 
 pub const NAME: RuleId = RuleId::MissingUniqueKeyConstraint;
@@ -91,6 +91,9 @@ enum Dialect {
     /// A Prisma model: the guard is declared in the model, and Prisma
     /// Migrate writes the SQL.
     Prisma,
+    /// An ORM's table object or entity (Drizzle, TypeORM, Sequelize,
+    /// Medusa): the guard is declared there, by property names.
+    Code(SchemaCode),
 }
 
 impl Dialect {
@@ -98,6 +101,9 @@ impl Dialect {
         let path = ctx.sources.path(t.created.file).to_ascii_lowercase();
         if path.ends_with(".prisma") {
             return Dialect::Prisma;
+        }
+        if let Some(c) = t.declared_by.filter(|c| *c != SchemaCode::Prisma) {
+            return Dialect::Code(c);
         }
         if path.contains("sqlite") {
             return Dialect::Sqlite;
@@ -178,7 +184,7 @@ fn unique_index(t: &Table, columns: &[String], dialect: Dialect) -> String {
     let name = format!("{bare}_{}_key", columns.join("_"));
     let q: fn(&str) -> String = match dialect {
         Dialect::MySql => mysql_ident,
-        Dialect::Postgres | Dialect::Sqlite | Dialect::Prisma => ident,
+        Dialect::Postgres | Dialect::Sqlite | Dialect::Prisma | Dialect::Code(_) => ident,
     };
     let table: Vec<String> = t.key.split('.').map(q).collect();
     let quoted: Vec<String> = columns.iter().map(|c| q(c)).collect();
@@ -201,13 +207,37 @@ fn unique_index(t: &Table, columns: &[String], dialect: Dialect) -> String {
             table.join("."),
             cols(&quoted)
         ),
-        Dialect::Prisma => {
-            let fields: Vec<String> = columns
-                .iter()
-                .map(|c| t.field_name(c).to_string())
-                .collect();
-            format!("@@unique([{}])", cols(&fields))
+        Dialect::Prisma => format!("@@unique([{}])", cols(&fields_of(t, columns))),
+        Dialect::Code(code) => orm_unique(code, &name, &fields_of(t, columns)),
+    }
+}
+
+/// The properties the declaring code names `columns` by.
+fn fields_of(t: &Table, columns: &[String]) -> Vec<String> {
+    columns
+        .iter()
+        .map(|c| t.field_name(c).to_string())
+        .collect()
+}
+
+/// A unique guard as an ORM declares it, over properties.
+fn orm_unique(code: SchemaCode, name: &str, fields: &[String]) -> String {
+    let quoted: Vec<String> = fields.iter().map(|f| format!("\"{f}\"")).collect();
+    match code {
+        SchemaCode::Drizzle => {
+            let on: Vec<String> = fields.iter().map(|f| format!("t.{f}")).collect();
+            format!("uniqueIndex(\"{name}\").on({})", cols(&on))
         }
+        SchemaCode::TypeOrm => format!(
+            "@Index(\"{name}\", [{}], {{ unique: true }})",
+            cols(&quoted)
+        ),
+        SchemaCode::Sequelize => format!(
+            "indexes: [{{ name: \"{name}\", unique: true, fields: [{}] }}]",
+            cols(&quoted)
+        ),
+        SchemaCode::Medusa => format!(".indexes([{{ on: [{}], unique: true }}])", cols(&quoted)),
+        SchemaCode::Prisma => format!("@@unique([{}])", cols(fields)),
     }
 }
 
@@ -253,6 +283,19 @@ fn add_guard(dialect: Dialect) -> &'static str {
         Dialect::Prisma => {
             "declare the guard in the model, then let Prisma Migrate write its index (`prisma migrate dev`)"
         }
+        Dialect::Code(SchemaCode::Drizzle) => {
+            "declare the guard in the table's indexes, then generate its migration (`drizzle-kit generate`)"
+        }
+        Dialect::Code(SchemaCode::TypeOrm) => {
+            "declare the guard on the entity, then generate its migration (`typeorm migration:generate`)"
+        }
+        Dialect::Code(SchemaCode::Sequelize) => {
+            "declare the guard in the model's options, and create it in a migration (`queryInterface.addIndex(table, fields, { unique: true })`)"
+        }
+        Dialect::Code(SchemaCode::Medusa) => {
+            "declare the guard in the data model, then generate its migration (`medusa db:generate`)"
+        }
+        Dialect::Code(SchemaCode::Prisma) => "declare the guard in the model",
     }
 }
 

@@ -12,8 +12,8 @@
 pub mod parse;
 
 use crate::facts::store::{
-    Column, CreateTable, Key, KeyKind, KeyPart, Name, PrismaModel, SchemaChange, SchemaEvent,
-    SqlFacts,
+    Column, CreateTable, Key, KeyKind, KeyPart, Name, PrismaModel, SchemaChange, SchemaCode,
+    SchemaEvent, SqlFacts,
 };
 use crate::facts::{FileFacts, Problem};
 use crate::knowledge;
@@ -191,6 +191,8 @@ fn create_table(m: &Model, enums: &[&str]) -> CreateTable {
         keys,
         partition_by: None,
         partition_of: None,
+        declared_by: Some(SchemaCode::Prisma),
+        fields: Vec::new(),
     }
 }
 

@@ -453,6 +453,7 @@ fn use_tree(t: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], out: 
                 module: module.to_vec(),
                 alias,
                 path,
+                spec: None,
             });
         }
         syn::UseTree::Rename(r) => {
@@ -462,12 +463,14 @@ fn use_tree(t: &syn::UseTree, prefix: &mut Vec<String>, module: &[String], out: 
                 module: module.to_vec(),
                 alias: r.rename.to_string(),
                 path,
+                spec: None,
             });
         }
         syn::UseTree::Glob(_) => out.push(Import {
             module: module.to_vec(),
             alias: "*".into(),
             path: prefix.clone(),
+            spec: None,
         }),
         syn::UseTree::Group(g) => {
             for t in &g.items {

@@ -920,6 +920,8 @@ fn create_table(t: &Text<'_>, ct: &ast::CreateTable) -> CreateTable {
         keys,
         partition_by: ct.partition_by.as_deref().and_then(|e| partitioning(t, e)),
         partition_of,
+        declared_by: None,
+        fields: Vec::new(),
         name,
     }
 }

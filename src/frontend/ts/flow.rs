@@ -17,7 +17,8 @@ use super::answers::Answered;
 use super::key_source::{key_source, Sources};
 use super::syntax::{self, bare, span, span_of};
 use crate::facts::flow::{
-    CallSite, FlowFacts, FnTrace, Import, PlainClaim, RedisKey, RedisOp, Step, StepKind, TypeDef,
+    CallSite, FlowFacts, FnTrace, Import, ImportSpec, PlainClaim, RedisKey, RedisOp, Step,
+    StepKind, TypeDef,
 };
 use crate::facts::store::{Dml, DmlKind};
 use crate::source::Span;
@@ -158,6 +159,10 @@ fn imports(program: &Program) -> Vec<Import> {
                 S::ImportNamespaceSpecifier(i) => (i.local.name.to_string(), String::new()),
             };
             let mut path = module.clone();
+            let spec = ImportSpec {
+                text: d.source.value.to_string(),
+                name: (!name.is_empty()).then(|| name.clone()),
+            };
             if !name.is_empty() {
                 path.push(name);
             }
@@ -165,6 +170,7 @@ fn imports(program: &Program) -> Vec<Import> {
                 module: Vec::new(),
                 alias: local,
                 path,
+                spec: Some(spec),
             });
         }
     }
@@ -546,29 +552,70 @@ fn claim(call: &CallExpression, kind: StepKind) -> StepKind {
 }
 
 /// A Prisma read with the fields its `where` names, kept as the
-/// statement's columns (`conflict`): whether it looks a key up.
+/// statement's columns (`conflict`): whether it looks a key up. A compound
+/// unique's selector (`where: { invoiceId_programId: { invoiceId,
+/// programId } }`, named for its fields joined by `_`) names its fields.
 fn read_by(call: &CallExpression, kind: StepKind) -> StepKind {
     match kind {
         StepKind::Sql { mut dml, conn } if dml.kind == DmlKind::Read => {
-            dml.conflict = arg_fields(call, "where").unwrap_or_default();
+            dml.conflict = where_fields(call).unwrap_or_default();
             StepKind::Sql { dml, conn }
         }
         k => k,
     }
 }
 
-/// The names of the fields of an object literal given as `field` of a
-/// call's first argument (`{ data: { eventId, amount } }`).
-fn arg_fields(call: &CallExpression, field: &str) -> Option<ThinVec<String>> {
-    let o = syntax::arg(call, 0)
+/// The fields a call's `where` names, a compound unique's selector read
+/// as its fields.
+fn where_fields(call: &CallExpression) -> Option<ThinVec<String>> {
+    let o = arg_object(call, "where")?;
+    let mut out = ThinVec::new();
+    for p in &o.properties {
+        let oxc_ast::ast::ObjectPropertyKind::ObjectProperty(p) = p else {
+            continue;
+        };
+        let Some(name) = syntax::key_name(&p.key) else {
+            continue;
+        };
+        let inner: Option<Vec<String>> = match bare(&p.value) {
+            Expression::ObjectExpression(v) => v
+                .properties
+                .iter()
+                .map(|q| match q {
+                    oxc_ast::ast::ObjectPropertyKind::ObjectProperty(q) => syntax::key_name(&q.key),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        };
+        match inner {
+            Some(fields) if fields.len() > 1 && fields.join("_") == name => out.extend(fields),
+            _ => out.push(name),
+        }
+    }
+    Some(out)
+}
+
+/// The object literal given as `field` of a call's first argument.
+fn arg_object<'b, 'a>(
+    call: &'b CallExpression<'a>,
+    field: &str,
+) -> Option<&'b oxc_ast::ast::ObjectExpression<'a>> {
+    syntax::arg(call, 0)
         .and_then(|a| match bare(a) {
             Expression::ObjectExpression(o) => syntax::prop(o, field),
             _ => None,
         })
         .and_then(|d| match bare(d) {
-            Expression::ObjectExpression(o) => Some(o),
+            Expression::ObjectExpression(o) => Some(&**o),
             _ => None,
-        })?;
+        })
+}
+
+/// The names of the fields of an object literal given as `field` of a
+/// call's first argument (`{ data: { eventId, amount } }`).
+fn arg_fields(call: &CallExpression, field: &str) -> Option<ThinVec<String>> {
+    let o = arg_object(call, field)?;
     Some(
         o.properties
             .iter()

@@ -624,18 +624,7 @@ impl Walk {
         let policy = Policy {
             span: span(o.span),
             krate,
-            kind: PolicyKind::Series {
-                shape: Shape::Geometric,
-                first: Setting::Default("initialNetworkRetryDelay"),
-                ratio: Ratio::Default("factor"),
-                max: Some(Setting::Default("maxNetworkRetryDelay")),
-                times: Some(Setting::Written {
-                    expr: super::consts::duration_expr(times),
-                    span: span_of(times),
-                    unit_ms: None,
-                }),
-                cap: None,
-            },
+            kind: defaults_series("initialNetworkRetryDelay", "maxNetworkRetryDelay", times),
         };
         let own_key = KeyedRequest {
             function: self.function(),
@@ -704,18 +693,7 @@ impl Walk {
             policy: Policy {
                 span: span(o.span),
                 krate,
-                kind: PolicyKind::Series {
-                    shape: Shape::Geometric,
-                    first: Setting::Default("delay"),
-                    ratio: Ratio::Default("factor"),
-                    max: Some(Setting::Default("max_delay")),
-                    times: Some(Setting::Written {
-                        expr: super::consts::duration_expr(times),
-                        span: span_of(times),
-                        unit_ms: None,
-                    }),
-                    cap: None,
-                },
+                kind: defaults_series("delay", "max_delay", times),
             },
             fresh_inside: false,
             before: None,
@@ -1040,6 +1018,24 @@ fn generator_call(c: &CallExpression) -> Option<(Span, String)> {
 /// The path of a URL written as a literal or a template whose host is a
 /// placeholder (`${APP_DOMAIN}/api/cron/payouts` → `/api/cron/payouts`),
 /// when the rest holds no placeholder.
+/// A geometric series whose delays are the library's defaults (named by
+/// the setting that would change them) and whose count the code writes:
+/// stripe-node's `maxNetworkRetries`, QStash's `retries`.
+fn defaults_series(first: &'static str, max: &'static str, times: &Expression) -> PolicyKind {
+    PolicyKind::Series {
+        shape: Shape::Geometric,
+        first: Setting::Default(first),
+        ratio: Ratio::Default("factor"),
+        max: Some(Setting::Default(max)),
+        times: Some(Setting::Written {
+            expr: super::consts::duration_expr(times),
+            span: span_of(times),
+            unit_ms: None,
+        }),
+        cap: None,
+    }
+}
+
 fn route_path(e: &Expression) -> Option<String> {
     let text = match bare(e) {
         Expression::StringLiteral(s) => s.value.to_string(),

@@ -6,7 +6,7 @@
 
 use super::{call_chain, callee_name, chain, column, default_text, returned, Table};
 use crate::facts::flow::StepKind;
-use crate::facts::store::{Dml, DmlKind, KeyKind};
+use crate::facts::store::{Dml, DmlKind, KeyKind, SchemaCode};
 use crate::frontend::ts::syntax::{self, bare, span, span_of};
 use crate::knowledge;
 use oxc_ast::ast::{CallExpression, Expression, ObjectExpression, ObjectPropertyKind};
@@ -64,8 +64,15 @@ pub(super) fn table(call: &CallExpression, schemas: &[(String, String)]) -> Opti
         },
         None => None,
     }?;
-    let mut t = Table::new(&name, schema.as_deref(), span_of(name_arg), span(call.span));
+    let mut t = Table::new(
+        SchemaCode::Drizzle,
+        &name,
+        schema.as_deref(),
+        span_of(name_arg),
+        span(call.span),
+    );
     let fields = columns(&mut t, cols);
+    t.fields.clone_from(&fields);
     if let Some(extra) = syntax::arg(call, 2).and_then(returned) {
         extra_keys(&mut t, extra, &fields);
     }

@@ -14,7 +14,7 @@
 //! `.indexes(..)` whose `where` is that filter.
 
 use super::{call_chain, column, default_text, strings, Chain, Table};
-use crate::facts::store::KeyKind;
+use crate::facts::store::{KeyKind, SchemaCode};
 use crate::frontend::ts::syntax::{self, bare, span, span_of};
 use oxc_ast::ast::{CallExpression, Expression, ObjectExpression, ObjectPropertyKind};
 
@@ -52,7 +52,7 @@ pub(super) fn define(call: &CallExpression) -> Option<Table> {
     let Some(Expression::ObjectExpression(props)) = syntax::arg(root, 1).map(bare) else {
         return None;
     };
-    let mut t = Table::new(&name, None, at, span(call.span));
+    let mut t = Table::new(SchemaCode::Medusa, &name, None, at, span(call.span));
     columns(&mut t, props);
     for stamp in ["created_at", "updated_at", "deleted_at"] {
         if !t.column_named(stamp) {

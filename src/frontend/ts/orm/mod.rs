@@ -21,8 +21,8 @@ mod typeorm;
 use super::syntax::{self, bare, span};
 use crate::facts::flow::StepKind;
 use crate::facts::store::{
-    Column, CreateTable, Key, KeyKind, KeyPart, Name, SchemaChange, SchemaEvent, SqlFacts,
-    TableAlias,
+    Column, CreateTable, Key, KeyKind, KeyPart, Name, SchemaChange, SchemaCode, SchemaEvent,
+    SqlFacts, TableAlias,
 };
 use crate::knowledge;
 use crate::source::Span;
@@ -44,10 +44,14 @@ struct Table {
     keys: Vec<Key>,
     /// The name code reaches it by (`processedEvents`, `ProcessedEvent`).
     alias: Option<String>,
+    /// The ORM that declares it.
+    code: SchemaCode,
+    /// (property, column) of each column.
+    fields: Vec<(String, String)>,
 }
 
 impl Table {
-    fn new(text: &str, schema: Option<&str>, at: Span, span: Span) -> Table {
+    fn new(code: SchemaCode, text: &str, schema: Option<&str>, at: Span, span: Span) -> Table {
         let key = match schema {
             Some(s) if !s.is_empty() && s != "public" => format!("{s}.{text}"),
             _ => text.to_string(),
@@ -62,6 +66,8 @@ impl Table {
             columns: Vec::new(),
             keys: Vec::new(),
             alias: None,
+            code,
+            fields: Vec::new(),
         }
     }
 
@@ -128,6 +134,13 @@ pub(super) fn schema(program: &Program) -> Option<SqlFacts> {
                 keys: t.keys,
                 partition_by: None,
                 partition_of: None,
+                declared_by: Some(t.code),
+                fields: t
+                    .fields
+                    .into_iter()
+                    .filter(|(p, c)| p != c)
+                    .map(|(p, c)| (c, p))
+                    .collect(),
             }),
         });
     }

@@ -7,7 +7,7 @@
 //! key, and `indexes: [{ unique: true, fields: [..] }]`.
 
 use super::{column, default_text, strings, Table};
-use crate::facts::store::{Column, KeyKind};
+use crate::facts::store::{Column, KeyKind, SchemaCode};
 use crate::frontend::ts::syntax::{self, bare, span, span_of};
 use crate::knowledge;
 use crate::source::Span;
@@ -91,7 +91,7 @@ fn model_table(
         )
     });
     let schema = opt("schema").and_then(syntax::string_value);
-    let mut t = Table::new(&name, schema.as_deref(), at, whole);
+    let mut t = Table::new(SchemaCode::Sequelize, &name, schema.as_deref(), at, whole);
     let mut typed = false;
     let mut fields = Vec::new();
     let mut composite: Vec<(String, Vec<String>, Span)> = Vec::new();
@@ -139,6 +139,7 @@ fn model_table(
         t.columns.insert(0, id);
         t.key(KeyKind::PrimaryKey, vec!["id".to_string()], None, at);
     }
+    t.fields.clone_from(&fields);
     if let Some(Expression::ArrayExpression(ix)) = opt("indexes").map(bare) {
         for e in ix.elements.iter().filter_map(|e| e.as_expression()) {
             if let Some(o) = object(e) {

@@ -363,3 +363,27 @@ export const Ledger = model
     let partial: Vec<bool> = t.keys.iter().map(|k| k.predicate.is_some()).collect();
     assert_eq!(partial, vec![false, false, false, false, true]);
 }
+
+#[test]
+fn a_prisma_read_names_the_fields_of_its_where_and_of_a_compound_selector() {
+    let got = statements(
+        r#"
+export async function find(invoiceId: string, programId: string, id: string) {
+  await prisma.commission.findUnique({ where: { invoiceId_programId: { invoiceId, programId } } });
+  await prisma.commission.findFirst({ where: { invoiceId, status: { in: ["paid"] } } });
+  await prisma.commission.findUnique({ where: { byInvoice: { invoiceId } } });
+  await prisma.commission.findUnique({ where: { id } });
+}
+"#,
+    );
+    let fields: Vec<Vec<String>> = got.into_iter().map(|(_, _, c)| c).collect();
+    assert_eq!(
+        fields,
+        [
+            vec!["invoiceId".to_string(), "programId".to_string()],
+            vec!["invoiceId".to_string(), "status".to_string()],
+            vec!["byInvoice".to_string()],
+            vec!["id".to_string()],
+        ]
+    );
+}

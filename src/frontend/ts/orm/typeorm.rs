@@ -9,7 +9,7 @@
 
 use super::{call_chain, callee_name, column, default_text, strings, Table};
 use crate::facts::flow::StepKind;
-use crate::facts::store::{Dml, DmlKind, KeyKind};
+use crate::facts::store::{Dml, DmlKind, KeyKind, SchemaCode};
 use crate::frontend::ts::syntax::{self, bare, span, span_of};
 use crate::knowledge;
 use crate::source::Span;
@@ -89,7 +89,13 @@ pub(super) fn entity(c: &Class) -> Option<Table> {
     let schema = opts
         .and_then(|o| syntax::prop(o, "schema"))
         .and_then(syntax::string_value);
-    let mut t = Table::new(&name, schema.as_deref(), at, span(c.span));
+    let mut t = Table::new(
+        SchemaCode::TypeOrm,
+        &name,
+        schema.as_deref(),
+        at,
+        span(c.span),
+    );
     t.alias = Some(id.name.to_string());
     let mut fields = Vec::new();
     for el in &c.body.body {
@@ -104,6 +110,7 @@ pub(super) fn entity(c: &Class) -> Option<Table> {
     if fields.is_empty() {
         return None;
     }
+    t.fields.clone_from(&fields);
     for d in &c.decorators {
         if let Some((n, Some(call))) = decorator(d) {
             class_key(&mut t, &n, call, &fields, span(d.span));

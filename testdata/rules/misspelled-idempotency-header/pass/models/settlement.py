@@ -6,5 +6,6 @@ idempotency_keys = Table(
     "Idempotency_Keys",
     metadata,
     Column("Idempotency_Key", String(255), primary_key=True),
+    Column("Request_Hash", String(64), nullable=False),
     Column("Response_Body", String),
 )

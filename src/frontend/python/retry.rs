@@ -1,0 +1,252 @@
+//! Code that runs again, and keys made fresh inside it: a function under a
+//! retry decorator (tenacity's `@retry`, backoff's `@backoff.on_exception`,
+//! stamina's `@stamina.retry`: `[[retry]]` of `rules/effects.toml`), a
+//! Celery task that retries itself (`autoretry_for=`, or `self.retry(..)`
+//! in a `bind=True` task), and a retry loop (`for attempt in range(n):`
+//! or `while True:` around a `try` that sleeps or counts attempts). A key
+//! is fresh when a generator of `rules/effects.toml` `[[fresh_key]]`
+//! (`uuid4()`, `uuid.uuid4()`, `secrets.token_hex()`) makes it, in place
+//! (`idempotency_key=str(uuid4())`) or in a name bound inside that code.
+//! Sent as: an `idempotency_key=` argument (stripe-python and most Python
+//! SDKs), an `"idempotency_key"` option, or an idempotency header of
+//! `rules/headers.toml` in a `headers` dict.
+
+use super::syntax::{kwarg, path_of, span_of, string_value};
+use crate::knowledge::{self, CallShape, Name};
+use crate::source::Span;
+use ruff_python_ast::visitor::{walk_expr, Visitor};
+use ruff_python_ast::{Expr, ExprCall, Stmt, StmtFunctionDef};
+use std::collections::HashMap;
+
+/// Code that runs again.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// The decorator, the task's option or the loop's header.
+    pub at: Span,
+    /// What runs again.
+    pub body: Span,
+    pub what: String,
+}
+
+/// A value made fresh.
+#[derive(Debug, Clone)]
+pub struct Fresh {
+    /// The generator as written (`uuid4()`).
+    pub what: String,
+    pub at: Span,
+    /// Where a name was bound to it (`None`: written in place).
+    pub bound: Option<Span>,
+}
+
+/// The retry that runs `f`'s whole body again, if any.
+pub fn retried_function(f: &StmtFunctionDef) -> Option<Scope> {
+    let body = Span::new(
+        f.body.first().map_or(0, |s| span_of(s).start),
+        f.body.last().map_or(0, |s| span_of(s).end),
+    );
+    for d in &f.decorator_list {
+        let e = &d.expression;
+        let (p, call) = match e {
+            Expr::Call(c) => (path_of(&c.func), Some(c)),
+            e => (path_of(e), None),
+        };
+        let Some(p) = p else { continue };
+        let names: Vec<Name> = p.iter().map(|s| Name::from(s.as_str())).collect();
+        if CallShape::path(&names).any_of(&knowledge::effects().retry) {
+            return Some(Scope {
+                at: span_of(d),
+                body,
+                what: format!("function under `@{}`", p.join(".")),
+            });
+        }
+        // Celery: `@shared_task(autoretry_for=(..))`, `@app.task(..)`.
+        let task = p.last().is_some_and(|l| l == "task" || l == "shared_task");
+        if let (true, Some(c)) = (task, call) {
+            if let Some(a) = kwarg(c, "autoretry_for") {
+                return Some(Scope {
+                    at: span_of(a),
+                    body,
+                    what: "Celery task with `autoretry_for`".to_string(),
+                });
+            }
+            if let Some(r) = self_retry(f) {
+                return Some(Scope {
+                    at: r,
+                    body,
+                    what: "Celery task that calls `self.retry()`".to_string(),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// `self.retry(..)` (or `raise self.retry(..)`) in a bound task's body.
+fn self_retry(f: &StmtFunctionDef) -> Option<Span> {
+    struct Find(Option<Span>);
+    impl<'a> Visitor<'a> for Find {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if let Expr::Call(c) = e {
+                if path_of(&c.func).is_some_and(|p| p == ["self", "retry"]) {
+                    self.0.get_or_insert(span_of(c));
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut find = Find(None);
+    for s in &f.body {
+        find.visit_stmt(s);
+    }
+    find.0
+}
+
+/// A loop that retries: `for attempt in range(n):` whose body tries
+/// something, or `while ..:` whose body tries and sleeps.
+pub fn retry_loop(s: &Stmt) -> Option<Scope> {
+    let (body, header, what) = match s {
+        Stmt::For(f) => {
+            let Expr::Call(c) = &*f.iter else { return None };
+            if path_of(&c.func).is_none_or(|p| p != ["range"]) {
+                return None;
+            }
+            let var = match &*f.target {
+                Expr::Name(n) => n.id.to_string(),
+                _ => return None,
+            };
+            let counts = ["attempt", "retr", "try", "tries"]
+                .iter()
+                .any(|w| var.contains(w))
+                || var == "_";
+            if !counts && !sleeps(&f.body) {
+                return None;
+            }
+            let header = Span::new(span_of(f).start, span_of(&*f.iter).end);
+            (&f.body, header, format!("`for {var} in range(..)` loop"))
+        }
+        Stmt::While(w) => {
+            if !sleeps(&w.body) {
+                return None;
+            }
+            let header = Span::new(span_of(w).start, span_of(&*w.test).end);
+            (&w.body, header, "`while` retry loop".to_string())
+        }
+        _ => return None,
+    };
+    if !body.iter().any(|s| matches!(s, Stmt::Try(_))) {
+        return None;
+    }
+    Some(Scope {
+        at: header,
+        body: Span::new(
+            body.first().map_or(0, |s| span_of(s).start),
+            body.last().map_or(0, |s| span_of(s).end),
+        ),
+        what,
+    })
+}
+
+/// Whether a body calls a `sleep` (`time.sleep`, `asyncio.sleep`).
+fn sleeps(body: &[Stmt]) -> bool {
+    struct Find(bool);
+    impl<'a> Visitor<'a> for Find {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if let Expr::Call(c) = e {
+                if path_of(&c.func).is_some_and(|p| p.last().is_some_and(|l| l == "sleep")) {
+                    self.0 = true;
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Find(false);
+    for s in body {
+        f.visit_stmt(s);
+    }
+    f.0
+}
+
+/// The values `c` sends as an idempotency key, and how.
+pub fn keys_sent(c: &ExprCall) -> Vec<(&Expr, String)> {
+    let mut out = Vec::new();
+    if let Some(v) = kwarg(c, "idempotency_key") {
+        out.push((v, "as the `idempotency_key` argument".to_string()));
+    }
+    for name in ["headers", "options", "request_options"] {
+        let Some(Expr::Dict(d)) = kwarg(c, name) else {
+            continue;
+        };
+        for item in &d.items {
+            let Some(k) = item.key.as_ref().and_then(string_value) else {
+                continue;
+            };
+            if k.eq_ignore_ascii_case("idempotency_key") {
+                out.push((&item.value, format!("as the `{k}` option")));
+            } else if is_idempotency_header(&k) {
+                out.push((&item.value, format!("as the `{k}` header")));
+            }
+        }
+    }
+    out
+}
+
+fn is_idempotency_header(name: &str) -> bool {
+    let h = knowledge::headers();
+    h.canonical
+        .iter()
+        .chain(h.legitimate.iter().filter(|l| l.header))
+        .any(|c| c.name.eq_ignore_ascii_case(name))
+}
+
+/// The generator that makes `e` fresh: written in `e`, or `e` names a
+/// binding of one.
+pub fn fresh_value(e: &Expr, bound: &HashMap<String, Fresh>) -> Option<Fresh> {
+    struct Find<'b> {
+        bound: &'b HashMap<String, Fresh>,
+        found: Option<Fresh>,
+    }
+    impl<'a> Visitor<'a> for Find<'_> {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if self.found.is_some() {
+                return;
+            }
+            match e {
+                Expr::Name(n) => {
+                    self.found = self.bound.get(n.id.as_str()).cloned();
+                    return;
+                }
+                Expr::Call(c) => {
+                    if let Some(what) = generator(c) {
+                        self.found = Some(Fresh {
+                            what,
+                            at: span_of(c),
+                            bound: None,
+                        });
+                        return;
+                    }
+                }
+                // A lambda or a comprehension's own names are not the key.
+                Expr::Lambda(_) => return,
+                _ => {}
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Find { bound, found: None };
+    f.visit_expr(e);
+    f.found.map(|mut x| {
+        if x.bound.is_none() && !matches!(e, Expr::Name(_)) {
+            x.bound = Some(span_of(e));
+        }
+        x
+    })
+}
+
+/// A call of a fresh-key generator (`uuid4()`, `uuid.uuid4()`).
+fn generator(c: &ExprCall) -> Option<String> {
+    let p = path_of(&c.func)?;
+    let names: Vec<Name> = p.iter().map(|s| Name::from(s.as_str())).collect();
+    CallShape::path(&names)
+        .any_of(&knowledge::effects().fresh_key)
+        .then(|| format!("{}()", p.join(".")))
+}

@@ -1,0 +1,278 @@
+//! Django models and migrations.
+
+use super::{
+    column, column_keys, django_column, elements, is_django_field, key, kwarg, name, span_of,
+    string_value, strings, table_key, Reader,
+};
+use crate::facts::store::{AlterOp, Column, Key, KeyKind, Name, SchemaChange};
+use crate::source::Span;
+use ruff_python_ast::{Expr, ExprCall, Stmt, StmtClassDef};
+
+/// What a model's `Meta` (or a migration's `options`) says.
+#[derive(Default)]
+struct Meta {
+    db_table: Option<String>,
+    abstract_: bool,
+    /// `unique_together` groups, `constraints` and `indexes`, as written.
+    unique_together: Vec<(Vec<String>, Span)>,
+    keys: Vec<Expr>,
+}
+
+impl Meta {
+    fn set(&mut self, key: &str, value: &Expr) {
+        match key {
+            "db_table" => self.db_table = string_value(value),
+            "abstract" => self.abstract_ = super::is_true(value),
+            "unique_together" => {
+                let at = span_of(value);
+                let groups = elements(value);
+                if groups.iter().all(|g| string_value(g).is_some()) {
+                    // `unique_together = ("a", "b")`: one group.
+                    self.unique_together.push((strings(value), at));
+                } else {
+                    for g in groups {
+                        self.unique_together.push((strings(g), span_of(g)));
+                    }
+                }
+            }
+            "constraints" | "indexes" => self.keys.extend(elements(value).iter().cloned()),
+            _ => {}
+        }
+    }
+
+    fn keys(&self, table: &str, fields: &[(String, String)]) -> Vec<Key> {
+        let column = |f: &String| {
+            fields
+                .iter()
+                .find(|(attr, _)| attr == f)
+                .map_or_else(|| f.to_ascii_lowercase(), |(_, c)| c.clone())
+        };
+        let mut out: Vec<Key> = self
+            .unique_together
+            .iter()
+            .filter(|(g, _)| !g.is_empty())
+            .map(|(g, at)| {
+                key(
+                    table,
+                    KeyKind::Unique,
+                    g.iter().map(column).collect(),
+                    None,
+                    *at,
+                )
+            })
+            .collect();
+        for e in &self.keys {
+            if let Some(mut k) = table_key(table, e) {
+                for p in &mut k.parts {
+                    if let crate::facts::store::KeyPart::Column(c) = p {
+                        *c = column(c);
+                    }
+                }
+                out.push(k);
+            }
+        }
+        out
+    }
+}
+
+/// The table a model of this name makes, as far as the file says:
+/// Django's default is `<app_label>_<model name lower-cased>`, and the app
+/// label is not in the file; the lower-cased name is also how migrations
+/// of other files name the model (`model_name="processedevent"`).
+fn default_table(model: &str) -> String {
+    model.to_ascii_lowercase()
+}
+
+impl Reader<'_> {
+    /// A `models.Model` subclass.
+    pub(super) fn django_model(&mut self, c: &StmtClassDef) {
+        let mut meta = Meta::default();
+        let (mut columns, mut keys, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+        let mut has_pk = false;
+        let table_of = |m: &Meta| {
+            m.db_table
+                .clone()
+                .unwrap_or_else(|| default_table(c.name.id.as_str()))
+        };
+        // Meta first: the table's name.
+        for s in &c.body {
+            if let Stmt::ClassDef(m) = s {
+                if m.name.id.as_str() == "Meta" {
+                    for s in &m.body {
+                        if let Stmt::Assign(a) = s {
+                            if let Some(Expr::Name(n)) = a.targets.first() {
+                                meta.set(n.id.as_str(), &a.value);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if meta.abstract_ {
+            return;
+        }
+        let table = table_of(&meta);
+        for s in &c.body {
+            let Stmt::Assign(a) = s else { continue };
+            let (Some(Expr::Name(attr)), Expr::Call(f)) = (a.targets.first(), &*a.value) else {
+                continue;
+            };
+            if !is_django_field(f) {
+                continue;
+            }
+            let col = django_column(attr.id.as_str(), f);
+            let at = span_of(attr);
+            has_pk |= kwarg(f, "primary_key").is_some_and(super::is_true);
+            column_keys(&table, &col, f, at, &mut keys);
+            fields.push((attr.id.to_string(), col.clone()));
+            columns.push(column(col, f, at));
+        }
+        if fields.is_empty() {
+            return;
+        }
+        let at = span_of(&c.name);
+        if !has_pk {
+            keys.push(key(
+                &table,
+                KeyKind::PrimaryKey,
+                vec!["id".to_string()],
+                None,
+                at,
+            ));
+        }
+        keys.extend(meta.keys(&table, &fields));
+        self.alias(c.name.id.as_str(), &table);
+        self.create(at, name(&table, at), columns, keys);
+    }
+
+    /// The table of a migration's `model_name`.
+    fn model_table(&self, e: &Expr) -> Option<Name> {
+        let m = string_value(e)?;
+        let t = self
+            .models
+            .get(&m.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or_else(|| m.to_ascii_lowercase());
+        Some(name(&t, span_of(e)))
+    }
+
+    /// One operation of a migration's `operations`.
+    pub(super) fn django_op(&mut self, c: &ExprCall) {
+        let Some(op) = super::last_name(c) else {
+            return;
+        };
+        let at = span_of(c);
+        let model = || kwarg(c, "model_name").or(super::arg(c, 0));
+        match op.as_str() {
+            "CreateModel" => self.create_model(c, at),
+            "AddField" | "AlterField" => {
+                let (Some(t), Some(fname), Some(Expr::Call(f))) = (
+                    model().and_then(|e| self.model_table(e)),
+                    kwarg(c, "name").or(super::arg(c, 1)).and_then(string_value),
+                    kwarg(c, "field").or(super::arg(c, 2)),
+                ) else {
+                    return;
+                };
+                let col = django_column(&fname, f);
+                let mut ops = Vec::new();
+                if op == "AddField" {
+                    ops.push(AlterOp::AddColumn(column(col.clone(), f, at)));
+                }
+                let mut keys = Vec::new();
+                column_keys(&t.key, &col, f, at, &mut keys);
+                ops.extend(keys.into_iter().map(AlterOp::AddKey));
+                if !ops.is_empty() {
+                    self.alter(at, t, ops);
+                }
+            }
+            "AddConstraint" | "AddIndex" => {
+                let Some(t) = model().and_then(|e| self.model_table(e)) else {
+                    return;
+                };
+                let k = kwarg(c, "constraint")
+                    .or(kwarg(c, "index"))
+                    .or(super::arg(c, 1))
+                    .and_then(|e| table_key(&t.key, e));
+                if let Some(k) = k {
+                    self.push(
+                        at,
+                        SchemaChange::AlterTable {
+                            table: t,
+                            ops: vec![AlterOp::AddKey(k)],
+                        },
+                    );
+                }
+            }
+            "RemoveConstraint" => {
+                let (Some(t), Some(n)) = (
+                    model().and_then(|e| self.model_table(e)),
+                    kwarg(c, "name").or(super::arg(c, 1)).and_then(string_value),
+                ) else {
+                    return;
+                };
+                let op = AlterOp::DropConstraint { name: n, span: at };
+                self.alter(at, t, vec![op]);
+            }
+            "DeleteModel" => {
+                if let Some(t) = kwarg(c, "name")
+                    .or(super::arg(c, 0))
+                    .and_then(|e| self.model_table(e))
+                {
+                    self.push(at, SchemaChange::DropTable { names: vec![t] });
+                }
+            }
+            "RunSQL" => {
+                if let Some(e) = kwarg(c, "sql").or(super::arg(c, 0)) {
+                    self.sql(e);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `migrations.CreateModel(name=.., fields=[(name, field), ..], options={..})`.
+    fn create_model(&mut self, c: &ExprCall, at: Span) {
+        let Some(model) = kwarg(c, "name").or(super::arg(c, 0)).and_then(string_value) else {
+            return;
+        };
+        let mut meta = Meta::default();
+        if let Some(Expr::Dict(d)) = kwarg(c, "options").or(super::arg(c, 2)) {
+            for item in &d.items {
+                if let Some(k) = item.key.as_ref().and_then(string_value) {
+                    meta.set(&k, &item.value);
+                }
+            }
+        }
+        if meta.abstract_ {
+            return;
+        }
+        let table = meta
+            .db_table
+            .clone()
+            .unwrap_or_else(|| default_table(&model));
+        self.models
+            .insert(model.to_ascii_lowercase(), table.clone());
+        let (mut columns, mut keys, mut fields): (Vec<Column>, Vec<Key>, Vec<(String, String)>) =
+            (Vec::new(), Vec::new(), Vec::new());
+        for f in kwarg(c, "fields")
+            .or(super::arg(c, 1))
+            .map(elements)
+            .unwrap_or_default()
+        {
+            let (Some(fname), Some(Expr::Call(call))) = (
+                elements(f).first().and_then(string_value),
+                elements(f).get(1),
+            ) else {
+                continue;
+            };
+            let col = django_column(&fname, call);
+            let fat = span_of(f);
+            column_keys(&table, &col, call, fat, &mut keys);
+            fields.push((fname, col.clone()));
+            columns.push(column(col, call, fat));
+        }
+        keys.extend(meta.keys(&table, &fields));
+        let name_at = kwarg(c, "name").or(super::arg(c, 0)).map_or(at, span_of);
+        self.create(at, name(&table, name_at), columns, keys);
+    }
+}

@@ -1,0 +1,236 @@
+use crate::facts::FileFacts;
+use crate::source::FileKind;
+
+fn facts(src: &str) -> FileFacts {
+    crate::frontend::parse(0, FileKind::Python, src)
+}
+
+/// A write as the tests compare it: prefix, TTL in seconds, NX.
+type Seen = (String, Option<u64>, bool);
+
+/// Each write, and the pending retentions' `via`.
+fn writes(src: &str) -> (Vec<Seen>, Vec<String>) {
+    let f = facts(src);
+    let w = f
+        .redis_writes
+        .iter()
+        .map(|w| {
+            (
+                w.key_prefix.clone().unwrap_or_default(),
+                w.ttl.map(|(d, _)| d.secs),
+                w.nx,
+            )
+        })
+        .collect();
+    let p = f
+        .code
+        .map(|c| c.retention.pending.iter().map(|p| p.via.clone()).collect())
+        .unwrap_or_default();
+    (w, p)
+}
+
+#[test]
+fn django_cache_and_redis_writes_are_read_with_their_expiry() {
+    let (w, p) = writes(
+        "from datetime import timedelta\n\
+         DAY = 60 * 60 * 24\n\
+         WINDOW = timedelta(hours=12)\n\
+         r = redis.Redis.from_url(URL)\n\
+         def hook(request):\n\
+         \x20   event = stripe.Webhook.construct_event(request.body, sig, secret)\n\
+         \x20   if not cache.add(f\"stripe:event:{event.id}\", 1, timeout=DAY):\n\
+         \x20       return\n\
+         \x20   key = f\"seen:{event['id']}\"\n\
+         \x20   r.set(key, 1, ex=WINDOW, nx=True)\n\
+         \x20   r.setex(\"dedup:\" + event.id, 3600, 1)\n\
+         \x20   caches[\"default\"].set(f\"idem:{k}\", 1, 60)\n\
+         \x20   resp = requests.get(url)\n\
+         \x20   resp.set(\"idem:x\", 1, 5)\n",
+    );
+    assert_eq!(
+        w,
+        [
+            ("stripe:event:".to_string(), Some(86_400), true),
+            ("seen:".to_string(), Some(43_200), true),
+            ("dedup:".to_string(), Some(3600), false),
+            ("idem:".to_string(), Some(60), false),
+        ]
+    );
+    assert_eq!(p.len(), 4, "{p:?}");
+    assert!(p[0].contains("built from `event.id`"), "{p:?}");
+}
+
+/// Each table a file creates, with its keys as (kind, columns).
+fn tables(src: &str) -> Vec<(String, Vec<String>)> {
+    use crate::facts::store::SchemaChange;
+    let f = facts(src);
+    let Some(sql) = f.sql else { return Vec::new() };
+    sql.events
+        .iter()
+        .map(|e| match &e.kind {
+            SchemaChange::CreateTable(t) => (
+                t.name.key.clone(),
+                t.keys
+                    .iter()
+                    .map(|k| format!("{:?} {}", k.kind, k.parts_text()))
+                    .collect(),
+            ),
+            SchemaChange::CreateIndex(i) => (
+                format!("index on {}", i.table.key),
+                vec![format!("{:?} {}", i.key.kind, i.key.parts_text())],
+            ),
+            SchemaChange::AlterTable { table, ops } => (
+                format!("alter {}", table.key),
+                vec![format!("{} ops", ops.len())],
+            ),
+            other => (format!("{other:?}"), Vec::new()),
+        })
+        .collect()
+}
+
+#[test]
+fn alembic_sqlalchemy_and_django_schemas_are_tables() {
+    let t = tables(
+        "def upgrade():\n\
+         \x20   op.create_table('processed_events', sa.Column('id', sa.Integer(), primary_key=True),\n\
+         \x20       sa.Column('event_id', sa.String(255), nullable=False))\n\
+         \x20   op.create_index('ix_pe', 'processed_events', ['event_id'], unique=True)\n\
+         \x20   op.execute('CREATE UNIQUE INDEX ux_a ON payouts (ref)')\n\
+         def downgrade():\n\
+         \x20   op.drop_table('processed_events')\n\
+         class Delivery(Base):\n\
+         \x20   __tablename__ = 'deliveries'\n\
+         \x20   id: Mapped[int] = mapped_column(primary_key=True)\n\
+         \x20   delivery_id = Column(String, unique=True)\n\
+         class ProcessedEvent(models.Model):\n\
+         \x20   event_id = models.CharField(max_length=255)\n\
+         \x20   class Meta:\n\
+         \x20       constraints = [models.UniqueConstraint(fields=['event_id'], name='uq_e')]\n",
+    );
+    assert_eq!(
+        t,
+        [
+            (
+                "processed_events".to_string(),
+                vec!["PrimaryKey id".to_string()]
+            ),
+            (
+                "index on processed_events".to_string(),
+                vec!["Unique event_id".to_string()]
+            ),
+            (
+                "index on payouts".to_string(),
+                vec!["Unique ref".to_string()]
+            ),
+            (
+                "deliveries".to_string(),
+                vec![
+                    "PrimaryKey id".to_string(),
+                    "Unique delivery_id".to_string()
+                ]
+            ),
+            (
+                "processedevent".to_string(),
+                vec!["PrimaryKey id".to_string(), "Unique event_id".to_string()]
+            ),
+        ]
+    );
+}
+
+#[test]
+fn django_migrations_name_models_as_their_model_name() {
+    let t = tables(
+        "class Migration(migrations.Migration):\n\
+         \x20   operations = [\n\
+         \x20       migrations.CreateModel(name='WebhookDelivery', fields=[\n\
+         \x20           ('id', models.BigAutoField(primary_key=True)),\n\
+         \x20           ('delivery_id', models.CharField(max_length=64)),\n\
+         \x20       ], options={'unique_together': {('delivery_id',)}}),\n\
+         \x20       migrations.AddConstraint(model_name='webhookdelivery',\n\
+         \x20           constraint=models.UniqueConstraint(fields=['delivery_id'], name='uq_d')),\n\
+         \x20   ]\n",
+    );
+    assert_eq!(
+        t,
+        [
+            (
+                "webhookdelivery".to_string(),
+                vec![
+                    "PrimaryKey id".to_string(),
+                    "Unique delivery_id".to_string()
+                ]
+            ),
+            (
+                "alter webhookdelivery".to_string(),
+                vec!["1 ops".to_string()]
+            ),
+        ]
+    );
+}
+
+/// The generators of the fresh keys a file sends inside a retry.
+fn fresh(src: &str) -> Vec<String> {
+    use crate::facts::retry::Maker;
+    let f = facts(src);
+    f.code
+        .map(|c| {
+            c.retry
+                .fresh
+                .iter()
+                .map(|s| match &s.maker {
+                    Maker::Generator(g) => g.clone(),
+                    Maker::Helper { name, .. } => name.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn keys_made_fresh_inside_a_retry_are_found_and_stable_ones_are_not() {
+    assert_eq!(
+        fresh(
+            "@tenacity.retry(stop=stop_after_attempt(3))\n\
+             def refund(o):\n\
+             \x20   stripe.Refund.create(payment_intent=o.pi, idempotency_key=str(uuid.uuid4()))\n\
+             @backoff.on_exception(backoff.expo, Exception)\n\
+             def post(o):\n\
+             \x20   k = secrets.token_hex(16)\n\
+             \x20   httpx.post(u, headers={'Idempotency-Key': k})\n\
+             def once(o):\n\
+             \x20   stripe.Refund.create(payment_intent=o.pi, idempotency_key=str(uuid.uuid4()))\n\
+             @retry\n\
+             def stable(o):\n\
+             \x20   stripe.Refund.create(payment_intent=o.pi, idempotency_key=f'refund-{o.id}')\n",
+        ),
+        ["uuid.uuid4()", "secrets.token_hex()"]
+    );
+}
+
+#[test]
+fn broken_code_and_templates_are_counted() {
+    let p = facts("def f(:\n    idempotency_key = 1\n").problems;
+    assert!(p.len() == 1 && !p[0].reported, "{p:?}");
+    let p = facts("{% if x %}\nimport {{ name }}\n{% endif %}\n").problems;
+    assert!(p.len() == 1 && !p[0].reported, "{p:?}");
+    let p = facts("print 'hello'\n").problems;
+    assert!(p.len() == 1 && !p[0].reported, "{p:?}");
+    assert!(facts("x = 1\n").problems.is_empty());
+    let f = facts(
+        "def test_refund():\n    pass\nclass TestPayouts:\n    pass\ndef refund():\n    pass\n",
+    );
+    assert_eq!(f.test_regions.len(), 2);
+    // Deep nesting is refused before the parser, never a stack overflow.
+    let deep = format!("x = {}1{}\n", "(".repeat(100_000), ")".repeat(100_000));
+    assert!(!facts(&deep).problems.is_empty());
+    for chain in [
+        format!("x = {}y\n", "not ".repeat(200_000)),
+        format!("x = 1{}\n", " + 1".repeat(200_000)),
+        format!("x = a{}\n", ".b".repeat(200_000)),
+        format!("x = {}1\n", "lambda: ".repeat(100_000)),
+        format!("x = (1{})\n", "\n + 1".repeat(200_000)),
+    ] {
+        let p = facts(&chain).problems;
+        assert!(p.len() == 1 && !p[0].reported, "{p:?}");
+    }
+}

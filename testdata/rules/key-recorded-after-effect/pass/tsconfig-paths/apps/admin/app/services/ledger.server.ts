@@ -1,0 +1,3 @@
+export async function recordPayoutRequest(key: string, response: unknown) {
+  console.info("admin preview", key, response);
+}
