@@ -20,7 +20,10 @@ fn help(ctx: &Context<'_>, file: FileId) -> String {
         FileKind::Script(_) => ("const key = randomUUID();", "\"payout-\" + job.id"),
         FileKind::Python => ("key = str(uuid4())", "f\"payout-{job.id}\""),
         FileKind::Go => ("key := uuid.NewString()", "\"payout-\" + job.ID"),
-        _ => ("let key = Uuid::new_v4();", "format!(\"payout-{}\", job.id)"),
+        _ => (
+            "let key = Uuid::new_v4();",
+            "format!(\"payout-{}\", job.id)",
+        ),
     };
     format!(
         "make the key once, before the retry (`{once}` above the loop or the retry call), or derive it from a stable id (`{stable}`), so every attempt carries the same key"
