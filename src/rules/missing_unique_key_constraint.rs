@@ -17,6 +17,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         let dialect = Dialect::of(ctx, t);
         match s.guarding(t) {
+            Guarding::Missing if swapped_by_schema(t, &s) => {}
             Guarding::Missing => {
                 let d = match minted_guard(t, &s) {
                     Some((g, cols)) => per_row(t, &s, g, &cols, dialect),
@@ -263,6 +264,17 @@ fn unmigrated_guard<'t>(t: &'t Table, s: &Store) -> Option<&'t Guard> {
 
 /// A unique guard over the key that the Prisma model declares and no
 /// migration creates.
+/// A Prisma model that declares a unique guard on the key other than the
+/// one its migrations created (scoped differently, say): the database the
+/// migrations built has the one, the next migration makes the other, and
+/// neither state lacks a guard (`unscoped-idempotency-key` judges both).
+fn swapped_by_schema(t: &Table, s: &Store) -> bool {
+    let removed = s
+        .last_removed(t)
+        .is_some_and(|r| r.by_schema && r.guard.key.kind != KeyKind::Index);
+    removed && unmigrated_guard(t, s).is_some()
+}
+
 fn unmigrated(t: &Table, s: &Store, g: &Guard, key: &str) -> Diagnostic {
     Diagnostic::new(
         NAME,

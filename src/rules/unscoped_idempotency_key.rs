@@ -15,19 +15,24 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if s.kind != StoreKind::RequestKey || s.scope.is_empty() {
             continue;
         }
-        // A guard the Prisma model declares and no migration creates yet
-        // is what the next migration makes: judged as well.
+        let on_key = |g: &&Guard| {
+            g.key
+                .parts
+                .iter()
+                .any(|p| p.columns().iter().any(|c| s.key.iter().any(|k| k == c)))
+        };
+        // Where a Prisma model and its migrations disagree, both states
+        // are judged: the guard the model declares and no migration creates
+        // yet (what the next migration makes), and the one the migrations
+        // created that the model no longer declares (what the deployed
+        // database holds until then).
         let guards: Vec<&Guard> = match s.guarding(t) {
             Guarding::Guarded(g) => vec![g],
             _ => t
                 .unmigrated
                 .iter()
-                .filter(|g| {
-                    g.key
-                        .parts
-                        .iter()
-                        .any(|p| p.columns().iter().any(|c| s.key.iter().any(|k| k == c)))
-                })
+                .chain(t.removed.iter().filter(|r| r.by_schema).map(|r| &r.guard))
+                .filter(on_key)
                 .collect(),
         };
         for g in guards {
