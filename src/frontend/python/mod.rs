@@ -62,6 +62,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         w.visit_stmt(s);
     }
     code.retry.fresh = std::mem::take(&mut w.fresh);
+    code.retry.minters = std::mem::take(&mut w.minters);
     crate::frontend::key_writes::lower(w.writes, facts);
     facts.sql = schema::read(&module.body, text);
 }

@@ -12,6 +12,7 @@
 //! `rules/headers.toml` in a `headers` dict.
 
 use super::syntax::{kwarg, path_of, span_of, string_value};
+use crate::facts::retry::Minter;
 use crate::knowledge::{self, CallShape, Name};
 use crate::source::Span;
 use ruff_python_ast::visitor::{walk_expr, Visitor};
@@ -36,6 +37,9 @@ pub struct Fresh {
     pub at: Span,
     /// Where a name was bound to it (`None`: written in place).
     pub bound: Option<Span>,
+    /// A zero-argument call of the project's own (`self._idempotency_key()`,
+    /// `new_key()`): fresh only if that function mints (`Minter`).
+    pub helper: Option<String>,
 }
 
 /// The retry that runs `f`'s whole body again, if any.
@@ -172,22 +176,44 @@ pub fn keys_sent(c: &ExprCall) -> Vec<(&Expr, String)> {
     if let Some(v) = kwarg(c, "idempotency_key") {
         out.push((v, "as the `idempotency_key` argument".to_string()));
     }
-    for name in ["headers", "options", "request_options"] {
-        let Some(Expr::Dict(d)) = kwarg(c, name) else {
-            continue;
-        };
+    // A dict of headers or options, under any keyword or in any position
+    // (`self.request(method, url, {**headers, "Idempotency-Key": k})`).
+    let dicts = c
+        .arguments
+        .args
+        .iter()
+        .chain(c.arguments.keywords.iter().map(|k| &k.value));
+    for e in dicts {
+        let Expr::Dict(d) = e else { continue };
         for item in &d.items {
-            let Some(k) = item.key.as_ref().and_then(string_value) else {
-                continue;
-            };
-            if k.eq_ignore_ascii_case("idempotency_key") {
-                out.push((&item.value, format!("as the `{k}` option")));
-            } else if is_idempotency_header(&k) {
-                out.push((&item.value, format!("as the `{k}` header")));
+            if let Some(how) = item.key.as_ref().and_then(|k| key_slot(k, "option")) {
+                out.push((&item.value, how));
             }
         }
     }
     out
+}
+
+/// How a dict entry or an assignment's target sends a key: a header of
+/// `rules/headers.toml` (`"Idempotency-Key"`), or an `idempotency_key`
+/// entry or attribute.
+pub fn key_slot(target: &Expr, entry: &str) -> Option<String> {
+    match target {
+        Expr::Attribute(a) if a.attr.id.as_str() == "idempotency_key" => {
+            Some("as the `idempotency_key` attribute".to_string())
+        }
+        Expr::Subscript(s) => key_slot(&s.slice, "entry"),
+        e => {
+            let k = string_value(e)?;
+            if k.eq_ignore_ascii_case("idempotency_key") {
+                Some(format!("as the `{k}` {entry}"))
+            } else if is_idempotency_header(&k) {
+                Some(format!("as the `{k}` header"))
+            } else {
+                None
+            }
+        }
+    }
 }
 
 fn is_idempotency_header(name: &str) -> bool {
@@ -204,6 +230,7 @@ pub fn fresh_value(e: &Expr, bound: &HashMap<String, Fresh>) -> Option<Fresh> {
     struct Find<'b> {
         bound: &'b HashMap<String, Fresh>,
         found: Option<Fresh>,
+        helper: Option<Fresh>,
     }
     impl<'a> Visitor<'a> for Find<'_> {
         fn visit_expr(&mut self, e: &'a Expr) {
@@ -221,8 +248,18 @@ pub fn fresh_value(e: &Expr, bound: &HashMap<String, Fresh>) -> Option<Fresh> {
                             what,
                             at: span_of(c),
                             bound: None,
+                            helper: None,
                         });
                         return;
+                    }
+                    // A generator written anywhere in `e` comes first.
+                    if let (Some(name), None) = (helper(c), &self.helper) {
+                        self.helper = Some(Fresh {
+                            what: format!("{name}()"),
+                            at: span_of(c),
+                            bound: None,
+                            helper: Some(name),
+                        });
                     }
                 }
                 // A lambda or a comprehension's own names are not the key.
@@ -232,13 +269,79 @@ pub fn fresh_value(e: &Expr, bound: &HashMap<String, Fresh>) -> Option<Fresh> {
             walk_expr(self, e);
         }
     }
-    let mut f = Find { bound, found: None };
+    let mut f = Find {
+        bound,
+        found: None,
+        helper: None,
+    };
     f.visit_expr(e);
-    f.found.map(|mut x| {
+    f.found.or(f.helper).map(|mut x| {
         if x.bound.is_none() && !matches!(e, Expr::Name(_)) {
             x.bound = Some(span_of(e));
         }
         x
+    })
+}
+
+/// A zero-argument call of a function of the module or of `self`/`cls`
+/// (`new_key()`, `self._idempotency_key()`): the function's name.
+fn helper(c: &ExprCall) -> Option<String> {
+    if !c.arguments.args.is_empty() || !c.arguments.keywords.is_empty() {
+        return None;
+    }
+    match path_of(&c.func)?.as_slice() {
+        [name] => Some(name.clone()),
+        [this, name] if this == "self" || this == "cls" => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// A function with no parameter but `self` or `cls` that returns a value
+/// made fresh in its body (`def _idempotency_key(self): return
+/// f"retry-{uuid.uuid4()}"`): a minter of keys.
+pub fn minter(f: &StmtFunctionDef) -> Option<Minter> {
+    let p = &f.parameters;
+    let own = p
+        .args
+        .iter()
+        .map(|a| a.parameter.name.id.as_str())
+        .filter(|n| *n != "self" && *n != "cls")
+        .count()
+        + p.posonlyargs.len()
+        + p.kwonlyargs.len();
+    if own > 0 || p.vararg.is_some() || p.kwarg.is_some() {
+        return None;
+    }
+    // `b = os.urandom(16)` then `return f"{b[0:4].hex()}-.."`.
+    let mut bound = HashMap::new();
+    let mut direct = None;
+    for s in &f.body {
+        match s {
+            Stmt::Assign(a) => {
+                let fresh = fresh_value(&a.value, &bound).filter(|x| x.helper.is_none());
+                for t in &a.targets {
+                    if let (Expr::Name(n), Some(x)) = (t, &fresh) {
+                        bound.insert(n.id.to_string(), x.clone());
+                    }
+                }
+            }
+            Stmt::Return(r) => {
+                direct = r
+                    .value
+                    .as_deref()
+                    .and_then(|v| fresh_value(v, &bound))
+                    .filter(|x| x.helper.is_none());
+                break;
+            }
+            _ => {}
+        }
+    }
+    let direct = direct?;
+    Some(Minter {
+        name: f.name.id.to_string(),
+        owner: None,
+        direct: Some(direct.what),
+        callees: Vec::new(),
     })
 }
 

@@ -191,6 +191,35 @@ fn keys_made_fresh_inside_a_retry_are_found_and_stable_ones_are_not() {
 }
 
 #[test]
+fn sdk_retry_loops_send_fresh_keys_in_dicts_assignments_and_minters() {
+    let src = "class Client:\n\
+         \x20   def _idempotency_key(self):\n\
+         \x20       return f'retry-{uuid.uuid4()}'\n\
+         \x20   def _label(self):\n\
+         \x20       return 'payouts'\n\
+         \x20   def request(self, options, headers):\n\
+         \x20       for retries_taken in range(3):\n\
+         \x20           options.idempotency_key = self._idempotency_key()\n\
+         \x20           headers['Idempotency-Key'] = self._label()\n\
+         \x20           try:\n\
+         \x20               return self.send(url, {**headers, 'Idempotency-Key': os.urandom(16).hex()})\n\
+         \x20           except OSError:\n\
+         \x20               pass\n";
+    assert_eq!(fresh(src), ["_idempotency_key", "_label", "os.urandom()"]);
+    // The minters: only the function that returns a fresh value.
+    let f = facts(src);
+    let m: Vec<String> = f
+        .code
+        .unwrap()
+        .retry
+        .minters
+        .iter()
+        .map(|m| m.name.clone())
+        .collect();
+    assert_eq!(m, ["_idempotency_key"]);
+}
+
+#[test]
 fn broken_code_and_templates_are_counted() {
     let p = facts("def f(:\n    idempotency_key = 1\n").problems;
     assert!(p.len() == 1 && !p[0].reported, "{p:?}");

@@ -8,7 +8,7 @@ use super::redis::{self, Client};
 use super::retry::{self, Fresh, Scope};
 use super::syntax::{duration_expr, literal_prefix, path_of, span_of};
 use crate::facts::retention::ConstExpr;
-use crate::facts::retry::FreshSend;
+use crate::facts::retry::{FreshKind, FreshSend, Maker, Minter};
 use crate::frontend::key_writes::KeyWrite;
 use crate::source::Span;
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
@@ -43,6 +43,8 @@ pub struct Walk {
     tests: Vec<Span>,
     pub writes: Vec<KeyWrite>,
     pub fresh: Vec<FreshSend>,
+    /// The module's functions that return a key made fresh.
+    pub minters: Vec<Minter>,
 }
 
 impl Walk {
@@ -54,6 +56,7 @@ impl Walk {
             tests: Vec::new(),
             writes: Vec::new(),
             fresh: Vec::new(),
+            minters: Vec::new(),
         }
     }
 
@@ -159,12 +162,27 @@ impl Walk {
     /// The keys `c` sends as an idempotency key that are made fresh inside
     /// code that runs again.
     fn sends(&mut self, c: &ExprCall) {
+        let sent = retry::keys_sent(c);
+        self.record(sent);
+    }
+
+    /// An idempotency key set by assignment inside code that runs again:
+    /// `options.idempotency_key = ..`, `headers["Idempotency-Key"] = ..`.
+    fn sets(&mut self, target: &Expr, value: &Expr) {
+        if let Some(how) = retry::key_slot(target, "entry") {
+            self.record(vec![(value, how)]);
+        }
+    }
+
+    /// Of the keys sent (the value, how), those made fresh on each pass of
+    /// the retry around them.
+    fn record(&mut self, sent: Vec<(&Expr, String)>) {
         let scope = self.loops.last().or(self.top().retried.as_ref());
         let Some(scope) = scope.cloned() else { return };
         let f = self.top();
         let function = f.name_span;
         let mut found = Vec::new();
-        for (sent, how) in retry::keys_sent(c) {
+        for (sent, how) in sent {
             let Some(fresh) = retry::fresh_value(sent, &f.fresh) else {
                 continue;
             };
@@ -172,13 +190,17 @@ impl Walk {
             if fresh.bound.is_some_and(|b| b.start < scope.body.start) {
                 continue;
             }
+            let maker = match fresh.helper {
+                Some(name) => Maker::Helper { name, owner: None },
+                None => Maker::Generator(fresh.what.clone()),
+            };
             found.push(FreshSend {
                 function,
-                kind: crate::facts::retry::FreshKind::Retried {
+                kind: FreshKind::Retried {
                     scope: scope.at,
                     what: scope.what.clone(),
                 },
-                maker: crate::facts::retry::Maker::Generator(fresh.what.clone()),
+                maker,
                 at: fresh.at,
                 sent: span_of(sent),
                 how,
@@ -188,6 +210,7 @@ impl Walk {
     }
 
     fn function(&mut self, f: &StmtFunctionDef) {
+        self.minters.extend(retry::minter(f));
         let retried = retry::retried_function(f);
         self.frames.push(Frame {
             name: Some(f.name.id.to_string()),
@@ -231,6 +254,7 @@ impl<'a> Visitor<'a> for Walk {
             Stmt::Assign(a) => {
                 self.visit_expr(&a.value);
                 for t in &a.targets {
+                    self.sets(t, &a.value);
                     self.assign(t, &a.value);
                 }
             }
