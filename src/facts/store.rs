@@ -101,6 +101,19 @@ pub enum KeyKind {
     Index,
 }
 
+impl KeyKind {
+    /// The name PostgreSQL gives such a key on `table` (bare, no schema)
+    /// over `columns` when the schema names none.
+    pub fn default_name<S: AsRef<str>>(self, table: &str, columns: &[S]) -> String {
+        let cols: Vec<&str> = columns.iter().map(AsRef::as_ref).collect();
+        match self {
+            KeyKind::PrimaryKey => format!("{table}_pkey"),
+            KeyKind::Unique => format!("{table}_{}_key", cols.join("_")),
+            KeyKind::Index => format!("{table}_{}_idx", cols.join("_")),
+        }
+    }
+}
+
 /// One part of a key: a column, or an expression such as `lower(key)` with
 /// the columns it reads.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,6 +12,7 @@ pub mod hcl;
 pub mod json;
 mod json_reader;
 pub mod key_format;
+pub mod key_writes;
 pub mod manifest;
 pub mod prisma;
 pub mod python;

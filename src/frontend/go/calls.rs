@@ -3,7 +3,7 @@
 //! other call (which the model matches against the effect catalogue or
 //! resolves to a function of the project).
 
-use super::state::{is_tx_begin, sql_of, Walk, Write};
+use super::state::{is_tx_begin, sql_of, KeyWrite, Walk};
 use super::syntax::{args, bare, named, span, text};
 use crate::facts::flow::{CallSite, RedisKey, RedisOp, StepKind};
 use crate::source::Span;
@@ -150,13 +150,17 @@ fn redis(w: &mut Walk, n: Node, site: &CallSite, method: &str) -> bool {
     );
     if matches!(op, RedisOp::Set | RedisOp::SetNx | RedisOp::Expire) {
         let fn_name = w.fn_name.clone();
-        w.writes.push(Write {
+        w.writes.push(KeyWrite {
             at,
             prefix,
-            ttl,
+            // A bare number is nanoseconds in Go: not read as a duration.
+            ttl: ttl.map(|(e, s)| (e, s, None)),
             nx,
             source,
-            fn_name,
+            fn_name: Some(fn_name),
+            via: "Redis expiry",
+            claim: false,
+            claim_how: "`SetNX`",
         });
     }
     true

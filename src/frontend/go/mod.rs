@@ -18,12 +18,10 @@ mod syntax;
 mod walk;
 
 use crate::facts::flow::{FlowFacts, TypeDef};
-use crate::facts::redis::RedisKeyWrite;
-use crate::facts::retention::{fold_duration, refs_of, ConstExpr, PendingRetention, StoreRef};
 use crate::facts::{FileFacts, Problem};
 use crate::knowledge;
 use crate::source::Span;
-use state::{File, Walk, Write};
+use state::{File, KeyWrite, Walk};
 use std::collections::HashMap;
 use syntax::{named, string_value, text};
 use tree_sitter::{Node, Parser, Tree};
@@ -71,7 +69,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         }
     }
     code.flow = flow;
-    finish(writes, facts);
+    crate::frontend::key_writes::lower(writes, facts);
 }
 
 fn tree_of(text: &str) -> Option<Tree> {
@@ -162,7 +160,7 @@ fn import_name(path: &str) -> String {
 
 type Lowered = (
     crate::facts::flow::FnTrace,
-    Vec<Write>,
+    Vec<KeyWrite>,
     Vec<crate::facts::flow::FreshKey>,
 );
 
@@ -266,77 +264,6 @@ fn structs(decl: Node, src: &str) -> Vec<TypeDef> {
     out
 }
 
-/// The writes with their expiries folded by the file's constants, and the
-/// retentions of those that keep a store (by the key's prefix or its
-/// source). An expiry that folds to a bare number is nanoseconds in Go and
-/// is not read.
-fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
-    let code = facts.code.get_or_insert_with(Default::default);
-    let defs = code.retention.defs.clone();
-    let stores = knowledge::stores();
-    let words = knowledge::retention_words();
-    for w in writes {
-        let folded = w.ttl.as_ref().and_then(|(e, s)| {
-            let lookup = |n: &str| defs.iter().find(|d| d.name == n).map(|d| &d.expr);
-            fold_duration(e, None, &lookup).map(|d| (d, *s))
-        });
-        facts.redis_writes.push(RedisKeyWrite {
-            span: w.at,
-            key_prefix: w.prefix.clone(),
-            ttl: folded,
-            nx: w.nx,
-        });
-        let by_name = w
-            .prefix
-            .as_deref()
-            .is_some_and(|p| stores.is_store_prefix(p));
-        if let (Some(p), Some(src), false) = (&w.prefix, &w.source, by_name) {
-            if !facts.derived_prefixes.iter().any(|(d, _)| d == p) {
-                facts.derived_prefixes.push((p.clone(), src.what.clone()));
-            }
-        }
-        let Some((expr, ttl_span)) = w.ttl else {
-            continue;
-        };
-        let refs = refs_of(&expr);
-        let is_lock = w.prefix.iter().chain(&refs).any(|c| words.is_excluded(c));
-        if !(by_name || w.source.is_some()) || is_lock || expr == ConstExpr::Unknown {
-            continue;
-        }
-        let mut context: Vec<String> = w.prefix.iter().cloned().collect();
-        if let Some(src) = &w.source {
-            context.extend(src.context.iter().cloned());
-            if !src.event {
-                context.push(crate::facts::retention::REQUEST_KEY_CONTEXT.to_string());
-            }
-        }
-        context.extend(refs.iter().cloned());
-        context.push(w.fn_name.clone());
-        let direct_ref = match &expr {
-            ConstExpr::Ref(n) => Some(n.clone()),
-            _ => None,
-        };
-        let via = match (&w.prefix, &w.source) {
-            (Some(p), Some(src)) => format!("Redis expiry on `{p}` keys, built from {}", src.what),
-            (Some(p), None) => format!("Redis expiry on `{p}` keys"),
-            (None, Some(src)) => format!("Redis expiry on keys built from {}", src.what),
-            (None, None) => "Redis expiry".to_string(),
-        };
-        code.retention.pending.push(PendingRetention {
-            span: ttl_span,
-            expr,
-            unit_ms: None,
-            target: StoreRef::RedisPrefix(w.prefix.unwrap_or_default()),
-            via,
-            context,
-            site: Some(w.at),
-            direct_ref,
-            standalone: false,
-            labels: Vec::new(),
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::facts::FileFacts;
@@ -347,18 +274,8 @@ mod tests {
     }
 
     /// Each write: prefix, expiry in seconds, NX.
-    fn writes(src: &str) -> Vec<(String, Option<u64>, bool)> {
-        facts(src)
-            .redis_writes
-            .iter()
-            .map(|w| {
-                (
-                    w.key_prefix.clone().unwrap_or_default(),
-                    w.ttl.map(|(d, _)| d.secs),
-                    w.nx,
-                )
-            })
-            .collect()
+    fn writes(src: &str) -> Vec<crate::frontend::key_writes::Seen> {
+        crate::frontend::key_writes::seen(&facts(src)).0
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::consts::Consts;
 use super::syntax::{args, bare, string_value, text};
 use crate::facts::flow::{FreshKey, Step};
 use crate::facts::keys::KeySource;
-use crate::facts::retention::ConstExpr;
+pub(super) use crate::frontend::key_writes::KeyWrite;
 use crate::source::Span;
 use std::collections::HashMap;
 use tree_sitter::Node;
@@ -24,16 +24,6 @@ impl File<'_> {
     pub fn imports_redis(&self) -> bool {
         self.imports.values().any(|p| p.contains("go-redis"))
     }
-}
-
-/// A go-redis write as read, before the file's constants fold its expiry.
-pub(super) struct Write {
-    pub at: Span,
-    pub prefix: Option<String>,
-    pub ttl: Option<(ConstExpr, Span)>,
-    pub nx: bool,
-    pub source: Option<KeySource>,
-    pub fn_name: String,
 }
 
 /// What a function's binding holds, as far as the passes go.
@@ -61,7 +51,7 @@ pub(super) struct Walk<'a, 's> {
     pub next_exit: u32,
     /// Loops and retried closures around the walk: (span, what).
     pub scopes: Vec<(Span, String)>,
-    pub writes: Vec<Write>,
+    pub writes: Vec<KeyWrite>,
     pub fresh: Vec<FreshKey>,
     /// Names of function literals a retry wrapper of this function is
     /// given (`op := func() error {..}; backoff.Retry(op, b)`), with the

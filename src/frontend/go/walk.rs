@@ -5,7 +5,7 @@
 //! inside a function (a handler closure, a `backoff.Retry` operation) is
 //! read as part of it.
 
-use super::state::{File, Local, Walk, Write, MAX_DEPTH};
+use super::state::{File, KeyWrite, Local, Walk, MAX_DEPTH};
 use super::syntax::{args, bare, named, path_of, span, text, type_name};
 use crate::facts::flow::{CallSite, FnTrace, FreshKey, Step, StepKind};
 use crate::knowledge::{self, CallShape, Name};
@@ -392,7 +392,7 @@ pub(super) fn trace(
     name_node: Node,
     owner: Option<String>,
     params: Vec<(String, String)>,
-) -> (FnTrace, Vec<Write>, Vec<FreshKey>) {
+) -> (FnTrace, Vec<KeyWrite>, Vec<FreshKey>) {
     let t = FnTrace {
         name: w.fn_name.clone(),
         module: Vec::new(),

@@ -225,13 +225,8 @@ fn key(table: &Name, kind: KeyKind, a: &Attribute, parts: Vec<KeyPart>) -> Key {
     let name = match a.arg("map", false) {
         Some(Value::Str(s)) => s.clone(),
         _ => {
-            let bare = table.bare();
             let cols: Vec<&str> = parts.iter().map(KeyPart::text).collect();
-            match kind {
-                KeyKind::PrimaryKey => format!("{bare}_pkey"),
-                KeyKind::Unique => format!("{bare}_{}_key", cols.join("_")),
-                KeyKind::Index => format!("{bare}_{}_idx", cols.join("_")),
-            }
+            kind.default_name(table.bare(), &cols)
         }
     };
     Key {

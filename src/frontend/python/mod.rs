@@ -18,11 +18,7 @@ mod schema;
 mod syntax;
 mod walk;
 
-use crate::facts::redis::RedisKeyWrite;
-use crate::facts::retention::REQUEST_KEY_CONTEXT;
-use crate::facts::retention::{fold_duration, refs_of, ConstExpr, PendingRetention, StoreRef};
 use crate::facts::{FileFacts, Problem};
-use crate::knowledge;
 use crate::source::Span;
 use ruff_python_ast::visitor::Visitor;
 
@@ -66,78 +62,8 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         w.visit_stmt(s);
     }
     code.retry.fresh = std::mem::take(&mut w.fresh);
-    finish(w.writes, facts);
+    crate::frontend::key_writes::lower(w.writes, facts);
     facts.sql = schema::read(&module.body, text);
-}
-
-/// The writes with their TTLs folded by the file's constants, and the
-/// retentions of those that keep a store.
-fn finish(writes: Vec<walk::Write>, facts: &mut FileFacts) {
-    let code = facts.code.get_or_insert_with(Default::default);
-    let defs = code.retention.defs.clone();
-    let stores = knowledge::stores();
-    let words = knowledge::retention_words();
-    for w in writes {
-        let folded = w.ttl.as_ref().and_then(|(e, s, unit)| {
-            let lookup = |n: &str| defs.iter().find(|d| d.name == n).map(|d| &d.expr);
-            fold_duration(e, Some(*unit), &lookup).map(|d| (d, *s))
-        });
-        facts.redis_writes.push(RedisKeyWrite {
-            span: w.at,
-            key_prefix: w.prefix.clone(),
-            ttl: folded,
-            nx: w.nx,
-        });
-        let by_name = w
-            .prefix
-            .as_deref()
-            .is_some_and(|p| stores.is_store_prefix(p));
-        if let (Some(p), Some(src), false) = (&w.prefix, &w.source, by_name) {
-            if !facts.derived_prefixes.iter().any(|(d, _)| d == p) {
-                facts.derived_prefixes.push((p.clone(), src.what.clone()));
-            }
-        }
-        let via = via(&w);
-        let Some((expr, ttl_span, unit)) = w.ttl else {
-            continue;
-        };
-        let refs = refs_of(&expr);
-        // `lock:{id}` for 30 s: a claim's lifetime, not a store's.
-        let is_lock = w.prefix.iter().chain(&refs).any(|c| words.is_excluded(c));
-        if !(by_name || w.source.is_some() || w.claim) || is_lock || expr == ConstExpr::Unknown {
-            continue;
-        }
-        let claim_only = w.claim && !by_name && w.source.is_none();
-        let mut context: Vec<String> = w.prefix.iter().filter(|_| !claim_only).cloned().collect();
-        if let Some(src) = &w.source {
-            context.extend(src.context.iter().cloned());
-            if !src.event {
-                context.push(REQUEST_KEY_CONTEXT.to_string());
-            }
-        }
-        context.extend(refs.iter().cloned());
-        context.extend(w.fn_name.iter().filter(|_| !claim_only).cloned());
-        let direct_ref = match &expr {
-            ConstExpr::Ref(n) => Some(n.clone()),
-            _ => None,
-        };
-        code.retention.pending.push(PendingRetention {
-            span: ttl_span,
-            expr,
-            unit_ms: Some(unit),
-            target: StoreRef::RedisPrefix(if claim_only {
-                String::new()
-            } else {
-                w.prefix.unwrap_or_default()
-            }),
-            via,
-            context,
-            site: Some(w.at),
-            direct_ref,
-            standalone: false,
-            labels: Vec::new(),
-        });
-    }
 }
 
 /// pytest's and unittest's tests in a module: functions named `test_*`
@@ -158,25 +84,6 @@ fn test_regions(body: &[ruff_python_ast::Stmt]) -> Vec<Span> {
 /// Whether the text holds a template engine's placeholders (Jinja's).
 fn is_template(text: &str) -> bool {
     ["{%", "%}", "{{ "].iter().any(|m| text.contains(m))
-}
-
-fn via(w: &walk::Write) -> String {
-    let what = if w.cache {
-        "cache timeout"
-    } else {
-        "Redis expiry"
-    };
-    match (&w.prefix, &w.source) {
-        (Some(p), Some(src)) => format!("{what} on `{p}` keys, built from {}", src.what),
-        (Some(p), None) if w.claim => {
-            format!(
-                "{what} on `{p}` keys, claimed with a set-if-absent whose answer skips a duplicate"
-            )
-        }
-        (Some(p), None) => format!("{what} on `{p}` keys"),
-        (None, Some(src)) => format!("{what} on keys built from {}", src.what),
-        (None, None) => what.to_string(),
-    }
 }
 
 #[cfg(test)]

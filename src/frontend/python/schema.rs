@@ -70,11 +70,7 @@ fn name(text: &str, span: Span) -> Name {
 /// A key named as PostgreSQL would name it unless `given`.
 fn key(table: &str, kind: KeyKind, cols: Vec<String>, given: Option<String>, at: Span) -> Key {
     let bare = table.rsplit('.').next().unwrap_or(table);
-    let name = given.unwrap_or_else(|| match kind {
-        KeyKind::PrimaryKey => format!("{bare}_pkey"),
-        KeyKind::Unique => format!("{bare}_{}_key", cols.join("_")),
-        KeyKind::Index => format!("{bare}_{}_idx", cols.join("_")),
-    });
+    let name = given.unwrap_or_else(|| kind.default_name(bare, &cols));
     Key {
         name,
         kind,

@@ -5,28 +5,11 @@ fn facts(src: &str) -> FileFacts {
     crate::frontend::parse(0, FileKind::Python, src)
 }
 
-/// A write as the tests compare it: prefix, TTL in seconds, NX.
-type Seen = (String, Option<u64>, bool);
+use crate::frontend::key_writes::Seen;
 
 /// Each write, and the pending retentions' `via`.
 fn writes(src: &str) -> (Vec<Seen>, Vec<String>) {
-    let f = facts(src);
-    let w = f
-        .redis_writes
-        .iter()
-        .map(|w| {
-            (
-                w.key_prefix.clone().unwrap_or_default(),
-                w.ttl.map(|(d, _)| d.secs),
-                w.nx,
-            )
-        })
-        .collect();
-    let p = f
-        .code
-        .map(|c| c.retention.pending.iter().map(|p| p.via.clone()).collect())
-        .unwrap_or_default();
-    (w, p)
+    crate::frontend::key_writes::seen(&facts(src))
 }
 
 #[test]

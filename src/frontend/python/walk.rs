@@ -7,29 +7,13 @@ use super::keys::Sources;
 use super::redis::{self, Client};
 use super::retry::{self, Fresh, Scope};
 use super::syntax::{duration_expr, literal_prefix, path_of, span_of};
-use crate::facts::keys::KeySource;
 use crate::facts::retention::ConstExpr;
 use crate::facts::retry::FreshSend;
+use crate::frontend::key_writes::KeyWrite;
 use crate::source::Span;
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{Expr, ExprCall, Stmt, StmtFunctionDef};
 use std::collections::HashMap;
-
-/// A write as read, before the file's constants fold its TTL.
-pub struct Write {
-    pub at: Span,
-    pub prefix: Option<String>,
-    /// The TTL: expression, span, milliseconds per unit.
-    pub ttl: Option<(ConstExpr, Span, u64)>,
-    pub nx: bool,
-    pub source: Option<KeySource>,
-    pub fn_name: Option<String>,
-    /// An `NX` set (`cache.add`, `set(nx=True)`) whose answer an `if`
-    /// tests: a dedup claim, its key a store whatever its prefix.
-    pub claim: bool,
-    /// Written through Django's cache API (its `timeout`), not Redis.
-    pub cache: bool,
-}
 
 /// What one function binds.
 #[derive(Default)]
@@ -57,7 +41,7 @@ pub struct Walk {
     loops: Vec<Scope>,
     /// The `if` tests being walked: an `NX` set inside one is a claim.
     tests: Vec<Span>,
-    pub writes: Vec<Write>,
+    pub writes: Vec<KeyWrite>,
     pub fresh: Vec<FreshSend>,
 }
 
@@ -148,21 +132,27 @@ impl Walk {
             Expr::Name(n) => f.prefixes.get(n.id.as_str()).cloned(),
             _ => None,
         });
-        let ttl = r.ttl.map(|(e, s, u)| (substitute(e, &f.lets), s, u));
+        let ttl = r.ttl.map(|(e, s, u)| (substitute(e, &f.lets), s, Some(u)));
         let claim = r.nx
             && self
                 .tests
                 .iter()
                 .any(|t| t.start <= at.start && at.end <= t.end);
-        self.writes.push(Write {
+        self.writes.push(KeyWrite {
             at,
             prefix,
             ttl,
             nx: r.nx,
             source,
             fn_name: f.name.clone(),
+            // Django's cache API keeps a key for its `timeout`.
+            via: if client == Client::Cache {
+                "cache timeout"
+            } else {
+                "Redis expiry"
+            },
             claim,
-            cache: client == Client::Cache,
+            claim_how: "a set-if-absent",
         });
     }
 

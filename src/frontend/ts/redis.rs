@@ -17,11 +17,9 @@ use super::key_source::{key_source, Sources};
 use super::scopes::Frames;
 use super::syntax::{arg, bare, call_site, path_of, prop, span, span_of, string_value};
 use crate::facts::keys::KeySource;
-use crate::facts::redis::RedisKeyWrite;
-use crate::facts::retention::{
-    fold_duration, refs_of, ConstExpr, PendingRetention, StoreRef, REQUEST_KEY_CONTEXT,
-};
+use crate::facts::retention::ConstExpr;
 use crate::facts::FileFacts;
+use crate::frontend::key_writes::KeyWrite;
 use crate::knowledge;
 use crate::source::Span;
 use oxc_ast::ast::{
@@ -34,6 +32,9 @@ use std::collections::HashMap;
 
 /// A TTL as read: its expression, its span, milliseconds per unit.
 type Ttl = (ConstExpr, Span, u64);
+
+/// How TypeScript's clients claim a key, for messages.
+const CLAIM_HOW: &str = "`SET NX`";
 /// Where a write method's TTL argument is and its unit.
 type TtlArg = Option<(usize, u64)>;
 
@@ -96,22 +97,6 @@ const WRITES: &[(&str, TtlArg, bool)] = &[
     ("setNX", None, true),
 ];
 
-/// A write as read, before the file's constants fold its TTL.
-struct Write {
-    at: Span,
-    prefix: Option<String>,
-    /// The TTL: expression, span, milliseconds per unit.
-    ttl: Option<Ttl>,
-    nx: bool,
-    source: Option<KeySource>,
-    fn_name: Option<String>,
-    /// `Redis expiry` or the BullMQ option that keeps the job.
-    via: &'static str,
-    /// A `SET NX` whose answer decides (`answers`): a dedup claim, its key
-    /// a store whatever its prefix.
-    claim: bool,
-}
-
 /// Words without which a file names no client this pass reads (a receiver
 /// named for one, or one of [`BUILDERS`]' constructors of a client): a
 /// cheap screen before the walk.
@@ -146,7 +131,7 @@ pub(super) fn read(program: &Program, answered: &[Answered], facts: &mut FileFac
         answered,
     };
     w.visit_program(program);
-    finish(w.writes, facts);
+    crate::frontend::key_writes::lower(w.writes, facts);
 }
 
 struct Walk<'x> {
@@ -158,7 +143,7 @@ struct Walk<'x> {
     /// Names bound to `new Queue('payouts', ..)`, with the queue's name:
     /// BullMQ keeps a job under `bull:<queue>:<jobId>`.
     queues: HashMap<String, String>,
-    writes: Vec<Write>,
+    writes: Vec<KeyWrite>,
 }
 
 /// The client an expression builds (`new Redis(..)`, `await caching(..)`).
@@ -258,15 +243,16 @@ impl Walk<'_> {
     fn record(&mut self, at: Span, key: &Expression, ttl: Option<Ttl>, nx: bool) {
         let (prefix, source) = self.key(key);
         let claim = nx && self.answered.iter().any(|a| a.set == at);
-        self.writes.push(Write {
+        self.writes.push(KeyWrite {
             at,
             prefix,
-            ttl,
+            ttl: ttl.map(|(e, s, unit)| (e, s, Some(unit))),
             nx,
             source,
             fn_name: self.frames.top().and_then(|f| f.name.clone()),
             via: "Redis expiry",
             claim,
+            claim_how: CLAIM_HOW,
         });
     }
 
@@ -416,15 +402,16 @@ impl Walk<'_> {
             Some(q) => Some(format!("bull:{q}:{}", prefix.unwrap_or_default())),
             None => prefix,
         };
-        self.writes.push(Write {
+        self.writes.push(KeyWrite {
             at,
             prefix,
-            ttl,
+            ttl: ttl.map(|(e, s, unit)| (e, s, Some(unit))),
             nx: true,
             source,
             fn_name: self.frames.top().and_then(|f| f.name.clone()),
             via,
             claim: false,
+            claim_how: CLAIM_HOW,
         });
     }
 }
@@ -490,123 +477,16 @@ impl<'a> Visit<'a> for Walk<'_> {
     }
 }
 
-/// The writes with their TTLs folded by the file's constants, and the
-/// retentions of those that keep a store.
-fn finish(writes: Vec<Write>, facts: &mut FileFacts) {
-    let code = facts.code.get_or_insert_with(Default::default);
-    let defs = code.retention.defs.clone();
-    let stores = knowledge::stores();
-    let words = knowledge::retention_words();
-    for w in writes {
-        let folded = match &w.ttl {
-            Some((e, s, unit)) => {
-                let lookup = |n: &str| defs.iter().find(|d| d.name == n).map(|d| &d.expr);
-                fold_duration(e, Some(*unit), &lookup).map(|d| (d, *s))
-            }
-            None => None,
-        };
-        facts.redis_writes.push(RedisKeyWrite {
-            span: w.at,
-            key_prefix: w.prefix.clone(),
-            ttl: folded,
-            nx: w.nx,
-        });
-        let by_name = w
-            .prefix
-            .as_deref()
-            .is_some_and(|p| stores.is_store_prefix(p));
-        if let (Some(p), Some(src), false) = (&w.prefix, &w.source, by_name) {
-            if !facts.derived_prefixes.iter().any(|(d, _)| d == p) {
-                facts.derived_prefixes.push((p.clone(), src.what.clone()));
-            }
-        }
-        let Some((expr, ttl_span, unit)) = w.ttl else {
-            continue;
-        };
-        let refs = refs_of(&expr);
-        // `lock:{id}` for 30 s, `IN_FLIGHT_TTL`: a claim's lifetime.
-        let is_lock = w.prefix.iter().chain(&refs).any(|c| words.is_excluded(c));
-        if !(by_name || w.source.is_some() || w.claim) || is_lock || expr == ConstExpr::Unknown {
-            continue;
-        }
-        // A store known only by its claim names its counterparty by the
-        // file's path and the constants of its expiry: its key and its
-        // function may name a provider it only reports on
-        // (`posthog:stripe-checkout-created:`, `trackStripeCheckoutCreated`,
-        // called when the app creates a checkout, not from a webhook). Its
-        // prefix stays in `via`.
-        let claim_only = w.claim && !by_name && w.source.is_none();
-        let mut context: Vec<String> = w.prefix.iter().filter(|_| !claim_only).cloned().collect();
-        if let Some(src) = &w.source {
-            context.extend(src.context.iter().cloned());
-            if !src.event {
-                context.push(REQUEST_KEY_CONTEXT.to_string());
-            }
-        }
-        context.extend(refs.iter().cloned());
-        context.extend(w.fn_name.iter().filter(|_| !claim_only).cloned());
-        let direct_ref = match &expr {
-            ConstExpr::Ref(n) => Some(n.clone()),
-            _ => None,
-        };
-        let via = match (&w.prefix, &w.source) {
-            (Some(p), Some(src)) => format!("{} on `{p}` keys, built from {}", w.via, src.what),
-            (Some(p), None) if w.claim && !by_name => format!(
-                "{} on `{p}` keys, claimed with `SET NX` whose answer skips a duplicate",
-                w.via
-            ),
-            (Some(p), None) => format!("{} on `{p}` keys", w.via),
-            (None, Some(src)) => format!("{} on keys built from {}", w.via, src.what),
-            (None, None) => w.via.to_string(),
-        };
-        code.retention.pending.push(PendingRetention {
-            span: ttl_span,
-            expr,
-            unit_ms: Some(unit),
-            // The model names a store's counterparty by its own name
-            // first: a claim-only store's is its key's words, which may
-            // name what it reports on rather than who replays it.
-            target: StoreRef::RedisPrefix(if claim_only {
-                String::new()
-            } else {
-                w.prefix.unwrap_or_default()
-            }),
-            via,
-            context,
-            site: Some(w.at),
-            direct_ref,
-            standalone: false,
-            labels: Vec::new(),
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::source::{Dialect, FileKind};
 
-    /// A write as the tests compare it: prefix, TTL in seconds, NX.
-    type Seen = (String, Option<u64>, bool);
+    use crate::frontend::key_writes::Seen;
 
     /// Each write, and the pending retentions' `via`.
     fn writes(src: &str) -> (Vec<Seen>, Vec<String>) {
         let f = crate::frontend::parse(0, FileKind::Script(Dialect::Ts), src);
-        let w = f
-            .redis_writes
-            .iter()
-            .map(|w| {
-                (
-                    w.key_prefix.clone().unwrap_or_default(),
-                    w.ttl.map(|(d, _)| d.secs),
-                    w.nx,
-                )
-            })
-            .collect();
-        let p = f
-            .code
-            .map(|c| c.retention.pending.iter().map(|p| p.via.clone()).collect())
-            .unwrap_or_default();
-        (w, p)
+        crate::frontend::key_writes::seen(&f)
     }
 
     #[test]

@@ -88,14 +88,7 @@ impl Table {
         if columns.is_empty() {
             return;
         }
-        let name = name.unwrap_or_else(|| {
-            let bare = self.name.bare().to_string();
-            match kind {
-                KeyKind::PrimaryKey => format!("{bare}_pkey"),
-                KeyKind::Unique => format!("{bare}_{}_key", columns.join("_")),
-                KeyKind::Index => format!("{bare}_{}_idx", columns.join("_")),
-            }
-        });
+        let name = name.unwrap_or_else(|| kind.default_name(self.name.bare(), &columns));
         self.keys.push(Key {
             name,
             kind,
