@@ -14,6 +14,7 @@ mod consts;
 mod fresh;
 mod keys;
 mod state;
+mod stripe;
 mod syntax;
 mod walk;
 
@@ -69,6 +70,9 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         }
     }
     code.flow = flow;
+    if text.contains("MaxNetworkRetries") {
+        code.retry.clients = stripe::clients(&file, root);
+    }
     crate::frontend::key_writes::lower(writes, facts);
 }
 
