@@ -12,6 +12,7 @@
 mod calls;
 mod consts;
 mod fresh;
+mod headers;
 mod keys;
 mod state;
 mod stripe;
@@ -49,6 +50,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     if root.has_error() {
         facts.problems.push(syntax_problem(root, text));
     }
+    headers::declared(root, text, facts);
     let consts = consts::read(root, text);
     let file = File {
         src: text,
