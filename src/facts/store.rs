@@ -205,6 +205,12 @@ pub enum SchemaCode {
     Sequelize,
     /// A Medusa data model (`model.define`), on MikroORM.
     Medusa,
+    /// A Django model or a migration's `CreateModel`.
+    Django,
+    /// A SQLAlchemy model (`__tablename__`) or `Table(...)`.
+    SqlAlchemy,
+    /// An Alembic revision's `op.create_table`.
+    Alembic,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

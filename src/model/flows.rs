@@ -305,6 +305,9 @@ impl Step {
 #[derive(Debug, Clone)]
 pub struct FnEntry {
     pub file: FileId,
+    /// How the function's language joins a call's path in messages: `::`
+    /// in Rust, `.` elsewhere (`refund.New`, `stripe.refunds`).
+    pub path_sep: &'static str,
     pub name: String,
     pub owner: Option<String>,
     pub crate_key: String,
@@ -788,7 +791,7 @@ impl Classifier<'_> {
         }
     }
 
-    fn effect(&self, site: &CallSite, script: bool) -> Option<(String, String)> {
+    fn effect(&self, site: &CallSite, script: bool, sep: &str) -> Option<(String, String)> {
         let shape = if script {
             site.shape().in_script()
         } else {
@@ -806,7 +809,7 @@ impl Classifier<'_> {
                     .rev()
                     .cloned()
                     .collect::<Vec<_>>()
-                    .join("::")
+                    .join(sep)
             ),
         };
         Some((what, p.reason.clone().unwrap_or_else(|| p.id.clone())))
@@ -861,8 +864,10 @@ impl FlowModel {
             let (crate_key, file_module) = module_of(sources.path(f.file));
             crate_files.push((crate_key.clone(), flow));
             for func in &flow.functions {
+                let rust = sources.get(f.file).kind == crate::source::FileKind::Rust;
                 entries.push(FnEntry {
                     file: f.file,
+                    path_sep: if rust { "::" } else { "." },
                     name: func.name.clone(),
                     owner: func.owner.clone(),
                     crate_key: crate_key.clone(),
@@ -1157,7 +1162,7 @@ impl Lowering<'_, '_> {
     /// key).
     fn call(&self, i: usize, e: &FnEntry, at: &At, site: &CallSite) -> (Option<Local>, bool) {
         let script = self.index.fns[i].1.script;
-        if let Some((what, reason)) = self.classifier.effect(site, script) {
+        if let Some((what, reason)) = self.classifier.effect(site, script, e.path_sep) {
             let kind = StepKind::Effect {
                 what,
                 reason,

@@ -90,9 +90,11 @@ pub fn counterparty_writer(
     best.map(|(_, w)| w)
 }
 
-/// Where a file writes or reads the store: SQL naming the table, or a
-/// Redis write of the key prefix (a Prisma client's accessor names its
-/// model's table). Writes first.
+/// Where a file writes or reads the store: SQL naming the table (a Prisma
+/// client's accessor names its model's table), or a Redis write of the key
+/// prefix, else a Redis command of the flow on it (a webhook route that
+/// only reads the keys another service writes, in another language
+/// perhaps, names the counterparty as well as the writer). Writes first.
 fn touches(
     target: &StoreRef,
     f: &FileFacts,
@@ -121,9 +123,25 @@ fn touches(
             .redis_writes
             .iter()
             .find(|w| w.key_prefix.as_deref() == Some(p.as_str()))
-            .map(|w| (w.span, true)),
+            .map(|w| (w.span, true))
+            .or_else(|| redis_command(f, p).map(|s| (s, false))),
         _ => None,
     }
+}
+
+/// The first Redis command of the file's functions on keys of `prefix`.
+fn redis_command(f: &FileFacts, prefix: &str) -> Option<Span> {
+    let flow = &f.code.as_ref()?.flow;
+    flow.functions
+        .iter()
+        .flat_map(|func| &func.events)
+        .find(|s| match &s.kind {
+            crate::facts::flow::StepKind::Redis { key, .. } => {
+                key.prefix.as_deref() == Some(prefix)
+            }
+            _ => false,
+        })
+        .map(|s| s.span)
 }
 
 /// The counterparty a file names, with what names it: a signature it

@@ -15,13 +15,15 @@ pub const NAME: RuleId = RuleId::CheckThenInsert;
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for f in &ctx.model.flows.functions {
         if let (Some(at), false) = (f.unconditional_set, f.test) {
-            out.push(unconditional(f.file, at, &f.name, f.span));
+            let nx = nx_options(ctx.sources.get(f.file).kind);
+            out.push(unconditional(f.file, at, &f.name, f.span).with_help(nx));
         }
         if let (Some(spans), false) = (f.unlocked_check, f.test) {
             out.push(unlocked(f.file, spans, &f.name, f.span));
         }
         if let (Some(c), false) = (f.plain_claim, f.test) {
-            out.push(plain_claim(f.file, c));
+            let nx = nx_options(ctx.sources.get(f.file).kind);
+            out.push(plain_claim(f.file, c).with_help(nx));
         }
     }
     let mut seen = HashSet::new();
@@ -210,7 +212,19 @@ fn unconditional(
     .with_primary_label("an unconditional `SET`: it succeeds whether the key exists or not")
     .with_label(file, name_span, "callers take this for a claim")
     .with_note("every caller is told the key was free: two concurrent requests with one key both proceed, as after a check and a separate insert")
-    .with_help("make the set conditional in the same command: `SET key value NX EX ttl` (redis-rs `ExistenceCheck::NX`, fred `SetOptions::NX`), and report a nil reply as \"already exists\"")
+}
+
+/// How to make the set conditional, with the options of the clients of the
+/// file's language.
+fn nx_options(kind: crate::source::FileKind) -> String {
+    use crate::source::FileKind;
+    let clients = match kind {
+        FileKind::Script(_) => "ioredis `'NX'`, node-redis `{ NX: true }`, Upstash `{ nx: true }`",
+        FileKind::Python => "redis-py `set(key, value, nx=True, ex=ttl)`, Django's `cache.add`",
+        FileKind::Go => "go-redis `SetNX`, or `SetArgs{Mode: \"NX\", TTL: ttl}`",
+        _ => "redis-rs `ExistenceCheck::NX`, fred `SetOptions::NX`",
+    };
+    format!("make the set conditional in the same command: `SET key value NX EX ttl` ({clients}), and take a nil reply for a duplicate")
 }
 
 /// A function its name promises sets only an absent key, that checks the
@@ -259,5 +273,4 @@ fn plain_claim(file: crate::source::FileId, c: crate::facts::flow::PlainClaim) -
         .with_primary_label("an unconditional `SET`: it succeeds whether the key exists or not")
         .with_label(file, c.by, by)
         .with_note("a replay, or a concurrent request with the same key, is taken for the first: both proceed, as after a check and a separate insert")
-        .with_help("make the set conditional in the same command: `SET key value NX EX ttl` (ioredis `'NX'`, node-redis `{ NX: true }`, Upstash `{ nx: true }`), and take a nil reply for a duplicate")
 }

@@ -9,10 +9,26 @@ use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::facts::retry::FreshKind;
 use crate::model::retries::FreshFinding;
+use crate::source::{FileId, FileKind};
 
 pub const NAME: RuleId = RuleId::FreshKeyPerRetry;
 
-const HELP: &str = "make the key once, before the retry (`let key = Uuid::new_v4();` above the loop or the retry call), or derive it from a stable id (`format!(\"payout-{}\", job.id)`), so every attempt carries the same key";
+/// How to fix it, in the code of the file's language: the key made once
+/// before the retry, or derived from the work's own id.
+fn help(ctx: &Context<'_>, file: FileId) -> String {
+    let (once, stable) = match ctx.sources.get(file).kind {
+        FileKind::Script(_) => ("const key = randomUUID();", "\"payout-\" + job.id"),
+        FileKind::Python => ("key = str(uuid4())", "f\"payout-{job.id}\""),
+        FileKind::Go => ("key := uuid.NewString()", "\"payout-\" + job.ID"),
+        _ => (
+            "let key = Uuid::new_v4();",
+            "format!(\"payout-{}\", job.id)",
+        ),
+    };
+    format!(
+        "make the key once, before the retry (`{once}` above the loop or the retry call), or derive it from a stable id (`{stable}`), so every attempt carries the same key"
+    )
+}
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (file, k) in &ctx.model.flows.fresh_keys {
@@ -31,7 +47,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             ))
             .with_label(*file, k.scope, "retried here")
             .with_label(*file, k.sent, "sent here")
-            .with_help(HELP),
+            .with_help(help(ctx, *file)),
         );
     }
     for f in &ctx.model.retries.fresh {
@@ -68,7 +84,7 @@ fn diagnostic(ctx: &Context<'_>, f: &FreshFinding) -> Diagnostic {
             s.how
         ))
         .with_label(f.file, *scope, "retried here")
-        .with_help(HELP),
+        .with_help(help(ctx, f.file)),
         FreshKind::Mixed { from } => Diagnostic::new(
             NAME,
             Severity::Warning,

@@ -208,7 +208,7 @@ fn unique_index(t: &Table, columns: &[String], dialect: Dialect) -> String {
             cols(&quoted)
         ),
         Dialect::Prisma => format!("@@unique([{}])", cols(&fields_of(t, columns))),
-        Dialect::Code(code) => orm_unique(code, &name, &fields_of(t, columns)),
+        Dialect::Code(code) => orm_unique(code, &name, &t.key, &fields_of(t, columns)),
     }
 }
 
@@ -221,7 +221,7 @@ fn fields_of(t: &Table, columns: &[String]) -> Vec<String> {
 }
 
 /// A unique guard as an ORM declares it, over properties.
-fn orm_unique(code: SchemaCode, name: &str, fields: &[String]) -> String {
+fn orm_unique(code: SchemaCode, name: &str, table: &str, fields: &[String]) -> String {
     let quoted: Vec<String> = fields.iter().map(|f| format!("\"{f}\"")).collect();
     match code {
         SchemaCode::Drizzle => {
@@ -238,6 +238,15 @@ fn orm_unique(code: SchemaCode, name: &str, fields: &[String]) -> String {
         ),
         SchemaCode::Medusa => format!(".indexes([{{ on: [{}], unique: true }}])", cols(&quoted)),
         SchemaCode::Prisma => format!("@@unique([{}])", cols(fields)),
+        SchemaCode::Django => format!(
+            "models.UniqueConstraint(fields=[{}], name=\"{name}\")",
+            cols(&quoted)
+        ),
+        SchemaCode::SqlAlchemy => format!("UniqueConstraint({}, name=\"{name}\")", cols(&quoted)),
+        SchemaCode::Alembic => format!(
+            "op.create_index(\"{name}\", \"{table}\", [{}], unique=True, postgresql_concurrently=True)",
+            cols(&quoted)
+        ),
     }
 }
 
@@ -296,6 +305,15 @@ fn add_guard(dialect: Dialect) -> &'static str {
             "declare the guard in the data model, then generate its migration (`medusa db:generate`)"
         }
         Dialect::Code(SchemaCode::Prisma) => "declare the guard in the model",
+        Dialect::Code(SchemaCode::Django) => {
+            "declare the guard in the model's `Meta.constraints`, then generate its migration (`manage.py makemigrations`)"
+        }
+        Dialect::Code(SchemaCode::SqlAlchemy) => {
+            "declare the guard in the model's `__table_args__`, then generate its revision (`alembic revision --autogenerate`)"
+        }
+        Dialect::Code(SchemaCode::Alembic) => {
+            "add the guard in a new revision, without locking writes (inside `with op.get_context().autocommit_block():` on PostgreSQL)"
+        }
     }
 }
 

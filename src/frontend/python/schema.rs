@@ -18,8 +18,8 @@
 
 use super::syntax::{arg, is_true, kwarg, path_of, span_of, string_value};
 use crate::facts::store::{
-    Column, CreateTable, Key, KeyKind, KeyPart, Name, SchemaChange, SchemaEvent, SqlFacts,
-    TableAlias,
+    Column, CreateTable, Key, KeyKind, KeyPart, Name, SchemaChange, SchemaCode, SchemaEvent,
+    SqlFacts, TableAlias,
 };
 use crate::knowledge;
 use crate::source::Span;
@@ -213,6 +213,35 @@ fn table_key(table: &str, e: &Expr) -> Option<Key> {
     (!k.parts.is_empty()).then_some(k)
 }
 
+/// What a model or a table operation declares.
+struct Declared {
+    code: SchemaCode,
+    columns: Vec<Column>,
+    keys: Vec<Key>,
+    fields: Vec<(String, String)>,
+}
+
+impl Declared {
+    fn new(code: SchemaCode, columns: Vec<Column>, keys: Vec<Key>) -> Self {
+        Declared {
+            code,
+            columns,
+            keys,
+            fields: Vec::new(),
+        }
+    }
+
+    /// Django's (field, column) pairs, kept where they differ.
+    fn with_django_fields(mut self, fields: &[(String, String)]) -> Self {
+        self.fields = fields
+            .iter()
+            .filter(|(f, c)| f != c)
+            .map(|(f, c)| (c.clone(), f.clone()))
+            .collect();
+        self
+    }
+}
+
 impl Reader<'_> {
     fn push(&mut self, span: Span, kind: SchemaChange) {
         self.events.push(SchemaEvent { span, kind });
@@ -249,7 +278,7 @@ impl Reader<'_> {
                 if p.len() >= 2 && p[p.len() - 2] == "op" {
                     self.alembic(last, c);
                 } else if last == "Table" {
-                    self.sqlalchemy_table(c);
+                    self.sqlalchemy_table(c, SchemaCode::SqlAlchemy);
                 }
             }
             // A migration's `operations = [migrations.CreateModel(..), ..]`.
@@ -305,18 +334,21 @@ impl Reader<'_> {
         }
     }
 
-    fn create(&mut self, at: Span, name: Name, columns: Vec<Column>, keys: Vec<Key>) {
+    /// A table `code` declares; `fields` are (column, property) where the
+    /// code names a column apart from it (Django's `customer` for
+    /// `customer_id`).
+    fn create(&mut self, at: Span, name: Name, table: Declared) {
         self.push(
             at,
             SchemaChange::CreateTable(CreateTable {
                 name,
                 if_not_exists: false,
-                columns,
-                keys,
+                columns: table.columns,
+                keys: table.keys,
                 partition_by: None,
                 partition_of: None,
-                declared_by: None,
-                fields: Vec::new(),
+                declared_by: Some(table.code),
+                fields: table.fields,
             }),
         );
     }

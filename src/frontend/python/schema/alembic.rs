@@ -1,8 +1,8 @@
 //! SQLAlchemy tables and models, and Alembic's operations.
 
 use super::{arg, column, column_keys, kwarg, name, span_of, string_value, strings, table_key};
-use super::{key, Reader};
-use crate::facts::store::{AlterOp, CreateIndex, KeyKind, Name, SchemaChange};
+use super::{key, Declared, Reader};
+use crate::facts::store::{AlterOp, CreateIndex, KeyKind, Name, SchemaChange, SchemaCode};
 use crate::source::Span;
 use ruff_python_ast::{Expr, ExprCall, Stmt, StmtClassDef};
 
@@ -11,7 +11,7 @@ impl Reader<'_> {
     pub(super) fn alembic(&mut self, last: &str, c: &ExprCall) {
         let at = span_of(c);
         match last {
-            "create_table" => self.sqlalchemy_table(c),
+            "create_table" => self.sqlalchemy_table(c, SchemaCode::Alembic),
             "add_column" => {
                 let (Some(t), Some(Expr::Call(col))) =
                     (self.table_arg(c, 0, "table_name"), arg(c, 1))
@@ -148,7 +148,7 @@ impl Reader<'_> {
 
     /// `Table("t", metadata, Column("a", ..), UniqueConstraint("a"))` and
     /// `op.create_table("t", sa.Column(..), ..)`.
-    pub(super) fn sqlalchemy_table(&mut self, c: &ExprCall) {
+    pub(super) fn sqlalchemy_table(&mut self, c: &ExprCall, code: SchemaCode) {
         let Some(t) = self.table_arg(c, 0, "name") else {
             return;
         };
@@ -169,7 +169,7 @@ impl Reader<'_> {
             }
         }
         let at = span_of(c);
-        self.create(at, t, columns, keys);
+        self.create(at, t, Declared::new(code, columns, keys));
     }
 
     /// A declarative model: `__tablename__`, its `Column`/`mapped_column`
@@ -214,7 +214,8 @@ impl Reader<'_> {
             columns.push(column(cname, x, cat));
         }
         self.alias(c.name.id.as_str(), &t.key.clone());
-        self.create(span_of(&c.name), t, columns, keys);
+        let declared = Declared::new(SchemaCode::SqlAlchemy, columns, keys);
+        self.create(span_of(&c.name), t, declared);
     }
 
     /// SQL in a string (`op.execute("CREATE UNIQUE INDEX ..")`,

@@ -2,9 +2,9 @@
 
 use super::{
     column, column_keys, django_column, elements, is_django_field, key, kwarg, name, span_of,
-    string_value, strings, table_key, Reader,
+    string_value, strings, table_key, Declared, Reader,
 };
-use crate::facts::store::{AlterOp, Column, Key, KeyKind, Name, SchemaChange};
+use crate::facts::store::{AlterOp, Column, Key, KeyKind, Name, SchemaChange, SchemaCode};
 use crate::source::Span;
 use ruff_python_ast::{Expr, ExprCall, Stmt, StmtClassDef};
 
@@ -142,7 +142,8 @@ impl Reader<'_> {
         }
         keys.extend(meta.keys(&table, &fields));
         self.alias(c.name.id.as_str(), &table);
-        self.create(at, name(&table, at), columns, keys);
+        let declared = Declared::new(SchemaCode::Django, columns, keys).with_django_fields(&fields);
+        self.create(at, name(&table, at), declared);
     }
 
     /// The table of a migration's `model_name`.
@@ -273,6 +274,7 @@ impl Reader<'_> {
         }
         keys.extend(meta.keys(&table, &fields));
         let name_at = kwarg(c, "name").or(super::arg(c, 0)).map_or(at, span_of);
-        self.create(at, name(&table, name_at), columns, keys);
+        let declared = Declared::new(SchemaCode::Django, columns, keys).with_django_fields(&fields);
+        self.create(at, name(&table, name_at), declared);
     }
 }
