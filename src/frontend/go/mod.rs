@@ -12,8 +12,10 @@
 mod calls;
 mod consts;
 mod fresh;
+mod headers;
 mod keys;
 mod state;
+mod stripe;
 mod syntax;
 mod walk;
 
@@ -48,6 +50,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     if root.has_error() {
         facts.problems.push(syntax_problem(root, text));
     }
+    headers::declared(root, text, facts);
     let consts = consts::read(root, text);
     let file = File {
         src: text,
@@ -69,6 +72,9 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         }
     }
     code.flow = flow;
+    if text.contains("MaxNetworkRetries") {
+        code.retry.clients = stripe::clients(&file, root);
+    }
     crate::frontend::key_writes::lower(writes, facts);
 }
 
