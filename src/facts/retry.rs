@@ -210,6 +210,33 @@ pub struct KeyedRequest {
     pub client_on_self: bool,
 }
 
+impl KeyedRequest {
+    /// The requests an SDK's own retries resend under the key it makes for
+    /// each (stripe-node's `maxNetworkRetries`, stripe-go's
+    /// `MaxNetworkRetries`): `sdk` is the id of its entry in
+    /// `rules/retry.toml`'s `[[sdk]]`, which names the counterparty.
+    pub fn sdk_own_key(function: Span, at: Span, sdk: &str) -> Self {
+        KeyedRequest {
+            function,
+            at,
+            header: "Idempotency-Key".into(),
+            key: at,
+            key_fresh_here: false,
+            key_made: None,
+            method: Some("POST".into()),
+            url: None,
+            url_words: Vec::new(),
+            sdk_counterparty: crate::knowledge::retry()
+                .sdk
+                .iter()
+                .find(|s| s.id == sdk)
+                .map(|s| s.counterparty.clone()),
+            client: None,
+            client_on_self: false,
+        }
+    }
+}
+
 /// A client built with a retry middleware, and the name it is bound to
 /// (`let client = …`, or a struct literal's field `http: …`).
 #[derive(Debug, Clone)]

@@ -9,7 +9,6 @@
 use super::state::File;
 use super::syntax::{args, bare, duration_expr, named, span, text};
 use crate::facts::retry::{KeyedRequest, Policy, PolicyKind, Ratio, RetryClient, Setting, Shape};
-use crate::knowledge;
 use crate::source::Span;
 use tree_sitter::Node;
 
@@ -110,24 +109,7 @@ fn client(src: &str, n: Node, at: Span, times: Node) -> RetryClient {
             cap: None,
         },
     };
-    let own_key = KeyedRequest {
-        function,
-        at,
-        header: "Idempotency-Key".into(),
-        key: at,
-        key_fresh_here: false,
-        key_made: None,
-        method: Some("POST".into()),
-        url: None,
-        url_words: Vec::new(),
-        sdk_counterparty: knowledge::retry()
-            .sdk
-            .iter()
-            .find(|s| s.id == "stripe-go-max-network-retries")
-            .map(|s| s.counterparty.clone()),
-        client: None,
-        client_on_self: false,
-    };
+    let own_key = KeyedRequest::sdk_own_key(function, at, "stripe-go-max-network-retries");
     RetryClient {
         function,
         at,

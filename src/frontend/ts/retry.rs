@@ -626,24 +626,11 @@ impl Walk {
             krate,
             kind: defaults_series("initialNetworkRetryDelay", "maxNetworkRetryDelay", times),
         };
-        let own_key = KeyedRequest {
-            function: self.function(),
-            at: span(n.span),
-            header: "Idempotency-Key".into(),
-            key: span(n.span),
-            key_fresh_here: false,
-            key_made: None,
-            method: Some("POST".into()),
-            url: None,
-            url_words: Vec::new(),
-            sdk_counterparty: knowledge::retry()
-                .sdk
-                .iter()
-                .find(|s| s.id == "stripe-node-max-network-retries")
-                .map(|s| s.counterparty.clone()),
-            client: None,
-            client_on_self: false,
-        };
+        let own_key = KeyedRequest::sdk_own_key(
+            self.function(),
+            span(n.span),
+            "stripe-node-max-network-retries",
+        );
         self.out.clients.push(RetryClient {
             function: self.function(),
             at,
