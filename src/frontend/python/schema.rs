@@ -156,6 +156,22 @@ fn is_django_field(c: &ExprCall) -> bool {
     last_name(c).is_some_and(|n| n.ends_with("Field") || n == "ForeignKey" || n == "OneToOneField")
 }
 
+/// Whether a class body assigns a `models.<..>Field(..)` (or
+/// `models.ForeignKey`/`OneToOneField`): a Django model whose base is the
+/// project's own class (saleor's `TransactionItem(ModelWithMetadata)`).
+/// Only the `models.` path counts: DRF serializers (`serializers.CharField`),
+/// forms (`forms.CharField`) and graphene types (`graphene.Field`) assign
+/// field calls too and declare no table.
+fn assigns_model_field(body: &[Stmt]) -> bool {
+    body.iter().any(|s| {
+        let Stmt::Assign(a) = s else { return false };
+        let Expr::Call(f) = &*a.value else {
+            return false;
+        };
+        is_django_field(f) && path_of(&f.func).is_some_and(|p| p.len() == 2 && p[0] == "models")
+    })
+}
+
 /// A Django field's column: `db_column`, or the attribute's name (with
 /// `_id` for a relation).
 fn django_column(attr: &str, c: &ExprCall) -> String {
@@ -319,6 +335,7 @@ impl Reader<'_> {
         } else if bases
             .iter()
             .any(|b| b.last().is_some_and(|l| l.ends_with("Model")))
+            || (!bases.is_empty() && assigns_model_field(&c.body))
         {
             self.django_model(c);
         }
