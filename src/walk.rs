@@ -67,6 +67,8 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         "rs" => FileKind::Rust,
         "sql" => FileKind::Sql,
         "prisma" => FileKind::Prisma,
+        // protoc's Python output: generated messages, nested hundreds deep.
+        "py" if name.ends_with("_pb2.py") || name.ends_with("_pb2_grpc.py") => return None,
         "py" => FileKind::Python,
         "yaml" | "yml" => FileKind::Yaml,
         "toml" => FileKind::Toml,
@@ -312,6 +314,8 @@ mod tests {
         assert_eq!(k("public/vendor.min.js"), None);
         assert_eq!(k("worker.py"), Some(FileKind::Python));
         assert_eq!(k("stubs/redis.pyi"), None);
+        assert_eq!(k("wallets/grpc/lightning_pb2.py"), None);
+        assert_eq!(k("wallets/grpc/lightning_pb2_grpc.py"), None);
         assert_eq!(k("deploy/values.yaml.template"), Some(FileKind::Yaml));
         assert_eq!(k("web/index.html.template"), None);
         let p = Path::new("cfn/redis.template");
