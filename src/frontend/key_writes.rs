@@ -35,14 +35,13 @@ pub struct KeyWrite {
     /// A set-if-absent whose answer decides: a dedup claim, its key a store
     /// whatever its prefix.
     pub claim: bool,
-    /// How the language's code claims, for messages (`` `SET NX` ``, "a
-    /// set-if-absent").
-    pub claim_how: &'static str,
 }
 
 /// The writes with their expiries folded by the file's constants, and the
-/// retentions of those that keep a store.
-pub fn lower(writes: Vec<KeyWrite>, facts: &mut FileFacts) {
+/// retentions of those that keep a store. `claim_how` says, for messages,
+/// how the language's clients claim a key (`` `SET NX` ``, "a
+/// set-if-absent").
+pub fn lower(writes: Vec<KeyWrite>, claim_how: &str, facts: &mut FileFacts) {
     let code = facts.code.get_or_insert_with(Default::default);
     let defs = code.retention.defs.clone();
     let stores = knowledge::stores();
@@ -67,7 +66,7 @@ pub fn lower(writes: Vec<KeyWrite>, facts: &mut FileFacts) {
                 facts.derived_prefixes.push((p.clone(), src.what.clone()));
             }
         }
-        let via = via(&w, by_name);
+        let via = via(&w, by_name, claim_how);
         let Some((expr, ttl_span, unit)) = w.ttl else {
             continue;
         };
@@ -118,14 +117,13 @@ pub fn lower(writes: Vec<KeyWrite>, facts: &mut FileFacts) {
 }
 
 /// What keeps the key, in a message's words.
-fn via(w: &KeyWrite, by_name: bool) -> String {
+fn via(w: &KeyWrite, by_name: bool, claim_how: &str) -> String {
     let what = w.via;
     match (&w.prefix, &w.source) {
         (Some(p), Some(src)) => format!("{what} on `{p}` keys, built from {}", src.what),
-        (Some(p), None) if w.claim && !by_name => format!(
-            "{what} on `{p}` keys, claimed with {} whose answer skips a duplicate",
-            w.claim_how
-        ),
+        (Some(p), None) if w.claim && !by_name => {
+            format!("{what} on `{p}` keys, claimed with {claim_how} whose answer skips a duplicate")
+        }
         (Some(p), None) => format!("{what} on `{p}` keys"),
         (None, Some(src)) => format!("{what} on keys built from {}", src.what),
         (None, None) => what.to_string(),

@@ -160,7 +160,6 @@ fn redis(w: &mut Walk, n: Node, site: &CallSite, method: &str) -> bool {
             fn_name: Some(fn_name),
             via: "Redis expiry",
             claim: false,
-            claim_how: "`SetNX`",
         });
     }
     true

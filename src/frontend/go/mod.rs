@@ -75,7 +75,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     if text.contains("MaxNetworkRetries") {
         code.retry.clients = stripe::clients(&file, root);
     }
-    crate::frontend::key_writes::lower(writes, facts);
+    crate::frontend::key_writes::lower(writes, "`SetNX`", facts);
 }
 
 fn tree_of(text: &str) -> Option<Tree> {

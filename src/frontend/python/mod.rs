@@ -63,7 +63,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     }
     code.retry.fresh = std::mem::take(&mut w.fresh);
     code.retry.minters = std::mem::take(&mut w.minters);
-    crate::frontend::key_writes::lower(w.writes, facts);
+    crate::frontend::key_writes::lower(w.writes, "a set-if-absent", facts);
     facts.sql = schema::read(&module.body, text);
 }
 

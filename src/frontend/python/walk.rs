@@ -155,7 +155,6 @@ impl Walk {
                 "Redis expiry"
             },
             claim,
-            claim_how: "a set-if-absent",
         });
     }
 

@@ -131,7 +131,7 @@ pub(super) fn read(program: &Program, answered: &[Answered], facts: &mut FileFac
         answered,
     };
     w.visit_program(program);
-    crate::frontend::key_writes::lower(w.writes, facts);
+    crate::frontend::key_writes::lower(w.writes, CLAIM_HOW, facts);
 }
 
 struct Walk<'x> {
@@ -252,7 +252,6 @@ impl Walk<'_> {
             fn_name: self.frames.top().and_then(|f| f.name.clone()),
             via: "Redis expiry",
             claim,
-            claim_how: CLAIM_HOW,
         });
     }
 
@@ -411,7 +410,6 @@ impl Walk<'_> {
             fn_name: self.frames.top().and_then(|f| f.name.clone()),
             via,
             claim: false,
-            claim_how: CLAIM_HOW,
         });
     }
 }
