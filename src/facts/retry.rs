@@ -64,6 +64,12 @@ pub enum FreshKind {
     /// from a stable value elsewhere (the key a duplicate is found by): the
     /// fresh one never matches it. The stable value's span.
     Diverges { stable: Span },
+    /// Made fresh where nothing in the function runs it again (no loop, no
+    /// retry wrapper, no redelivered entry point in sight): the key lets a
+    /// client resend this one request (an SDK's network retries reuse it),
+    /// but a rerun of the work carries another. Python and Go only: their
+    /// front ends say so; a note.
+    PerCall,
 }
 
 #[derive(Debug, Clone)]

@@ -25,7 +25,7 @@ use crate::knowledge;
 use crate::source::Span;
 use state::{File, KeyWrite, Walk};
 use std::collections::HashMap;
-use syntax::{named, string_value, text};
+use syntax::{named, span, string_value, text};
 use tree_sitter::{Node, Parser, Tree};
 
 /// Lower one Go file.
@@ -61,17 +61,20 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     code.retention.defs = consts.durations.clone();
     let mut flow = FlowFacts::default();
     let mut writes = Vec::new();
+    let mut sends = Vec::new();
     for f in named(root) {
-        if let Some((t, w, fresh)) = function(&file, f) {
+        if let Some((t, w, fresh, sent)) = function(&file, f) {
             flow.functions.push(t);
             writes.extend(w);
             flow.fresh_keys.extend(fresh);
+            sends.extend(sent);
         }
         if f.kind() == "type_declaration" {
             flow.structs.extend(structs(f, text));
         }
     }
     code.flow = flow;
+    code.retry.fresh = sends;
     if text.contains("MaxNetworkRetries") {
         code.retry.clients = stripe::clients(&file, root);
     }
@@ -168,6 +171,7 @@ type Lowered = (
     crate::facts::flow::FnTrace,
     Vec<KeyWrite>,
     Vec<crate::facts::flow::FreshKey>,
+    Vec<crate::facts::retry::FreshSend>,
 );
 
 /// A function or method declaration, walked.
@@ -179,6 +183,7 @@ fn function(file: &File, f: Node) -> Option<Lowered> {
     );
     let mut owner = None;
     let mut w = Walk::new(file, text(name, src).to_string());
+    w.fn_span = span(name);
     match f.kind() {
         "function_declaration" => {}
         "method_declaration" => {

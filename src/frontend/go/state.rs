@@ -6,6 +6,7 @@ use super::consts::Consts;
 use super::syntax::{args, bare, string_value, text};
 use crate::facts::flow::{FreshKey, Step};
 use crate::facts::keys::KeySource;
+use crate::facts::retry::FreshSend;
 pub(super) use crate::frontend::key_writes::KeyWrite;
 use crate::source::Span;
 use std::collections::HashMap;
@@ -35,14 +36,20 @@ pub(super) struct Local {
     pub event: Option<Vec<String>>,
     /// Its type as written, when the declaration says.
     pub ty: Option<String>,
-    /// Bound to a fresh key (`uuid.NewString()`) inside a retry scope.
+    /// Bound to a fresh key (`uuid.NewString()`): where, as written, and
+    /// the depth of retry scopes it was made at (0: none).
     pub fresh: Option<(Span, String, usize)>,
+    /// Beside the fresh part, the input the key is for (`pi.Reference` in
+    /// `fmt.Sprintf("%s-%d", pi.Reference, time.Now().UnixNano())`).
+    pub fresh_from: Option<String>,
 }
 
 /// The walk of one function.
 pub(super) struct Walk<'a, 's> {
     pub file: &'a File<'s>,
     pub fn_name: String,
+    /// The function's name, where the model finds its trace.
+    pub fn_span: Span,
     pub locals: HashMap<String, Local>,
     pub steps: Vec<Step>,
     pub branch: Vec<(u32, u32)>,
@@ -53,6 +60,12 @@ pub(super) struct Walk<'a, 's> {
     pub scopes: Vec<(Span, String)>,
     pub writes: Vec<KeyWrite>,
     pub fresh: Vec<FreshKey>,
+    /// Keys made fresh where nothing in sight runs them again: on each
+    /// call of the function, beside its input or alone.
+    pub sends: Vec<FreshSend>,
+    /// Inside `if` arms whose test reads the key (`if key == ""`): a key
+    /// made there is a default for a caller that gave none.
+    pub defaulting: usize,
     /// Names of function literals a retry wrapper of this function is
     /// given (`op := func() error {..}; backoff.Retry(op, b)`), with the
     /// wrapper's span and name.

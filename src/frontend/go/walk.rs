@@ -5,9 +5,9 @@
 //! inside a function (a handler closure, a `backoff.Retry` operation) is
 //! read as part of it.
 
-use super::state::{File, KeyWrite, Local, Walk, MAX_DEPTH};
+use super::state::{File, Local, Walk, MAX_DEPTH};
 use super::syntax::{args, bare, named, path_of, span, text, type_name};
-use crate::facts::flow::{CallSite, FnTrace, FreshKey, Step, StepKind};
+use crate::facts::flow::{CallSite, FnTrace, Step, StepKind};
 use crate::knowledge::{self, CallShape, Name};
 use crate::source::Span;
 use std::collections::HashMap;
@@ -18,6 +18,7 @@ impl<'a, 's> Walk<'a, 's> {
         Walk {
             file,
             fn_name,
+            fn_span: Span::new(0, 0),
             locals: HashMap::new(),
             steps: Vec::new(),
             branch: Vec::new(),
@@ -27,6 +28,8 @@ impl<'a, 's> Walk<'a, 's> {
             scopes: Vec::new(),
             writes: Vec::new(),
             fresh: Vec::new(),
+            sends: Vec::new(),
+            defaulting: 0,
             retried: HashMap::new(),
         }
     }
@@ -129,12 +132,21 @@ impl<'a, 's> Walk<'a, 's> {
         }
         let site = self.next_site;
         self.next_site += 1;
+        // `if params.IdempotencyKey == nil {..}`: a key made only where the
+        // caller gave none (a client's default for its own resends); not
+        // `!= ""`, where the caller's key is replaced.
+        let defaulting = n.child_by_field_name("condition").is_some_and(|c| {
+            let c = text(c, self.src());
+            super::fresh::names_key(c) && super::fresh::tests_absent(c)
+        });
+        self.defaulting += usize::from(defaulting);
         if let Some(c) = n.child_by_field_name("consequence") {
             self.arm(c, site, 0, depth);
         }
         if let Some(a) = n.child_by_field_name("alternative") {
             self.arm(a, site, 1, depth);
         }
+        self.defaulting -= usize::from(defaulting);
     }
 
     fn switch(&mut self, n: Node, depth: usize) {
@@ -183,6 +195,7 @@ impl<'a, 's> Walk<'a, 's> {
             return;
         }
         for (l, r) in lefts.iter().zip(&rights) {
+            super::fresh::assigned(self, *l, *r);
             self.bind(*l, *r, None);
         }
     }
@@ -236,13 +249,13 @@ impl<'a, 's> Walk<'a, 's> {
             event: super::keys::verified_event(self, value),
             ty: ty.or_else(|| composite_type(value, self.src())),
             fresh: None,
+            fresh_from: None,
         };
         if let Some((at, what, level)) = super::fresh::fresh_in(self, value, 0) {
             // Made here, or bound from a binding made earlier (its level).
             let level = level.unwrap_or(self.scopes.len());
-            if level > 0 {
-                local.fresh = Some((at, what, level));
-            }
+            local.fresh = Some((at, what, level));
+            local.fresh_from = super::fresh::input_part(self, value);
         }
         self.locals.insert(name, local);
     }
@@ -392,7 +405,7 @@ pub(super) fn trace(
     name_node: Node,
     owner: Option<String>,
     params: Vec<(String, String)>,
-) -> (FnTrace, Vec<KeyWrite>, Vec<FreshKey>) {
+) -> super::Lowered {
     let t = FnTrace {
         name: w.fn_name.clone(),
         module: Vec::new(),
@@ -410,7 +423,7 @@ pub(super) fn trace(
         claims: Vec::new(),
         script: false,
     };
-    (t, w.writes, w.fresh)
+    (t, w.writes, w.fresh, w.sends)
 }
 
 /// A receiver or parameter list as (name, type) pairs.

@@ -40,7 +40,21 @@ pub struct Fresh {
     /// A zero-argument call of the project's own (`self._idempotency_key()`,
     /// `new_key()`): fresh only if that function mints (`Minter`).
     pub helper: Option<String>,
+    /// Beside it, a part that names the input the key is for (`event.id`
+    /// in `f"{event.id}-{time.time()}"`).
+    pub from: Option<String>,
 }
+
+/// Attributes that cut a time to a period (`now.strftime("%Y-%m")`,
+/// `now.date()`, `now.year`): a bucket the same for every call in it, not
+/// a value made fresh.
+const BUCKETS: &[&str] = &["strftime", "date", "year", "month", "day", "isocalendar"];
+
+/// Modules whose attributes (`uuid.uuid4`, `datetime.now`) are no input.
+const MODULES: &[&str] = &[
+    "uuid", "datetime", "time", "timezone", "secrets", "os", "random", "hashlib", "base64", "json",
+    "settings", "math", "str", "int",
+];
 
 /// The retry that runs `f`'s whole body again, if any.
 pub fn retried_function(f: &StmtFunctionDef) -> Option<Scope> {
@@ -170,28 +184,58 @@ fn sleeps(body: &[Stmt]) -> bool {
     f.0
 }
 
-/// The values `c` sends as an idempotency key, and how.
+/// The value `c` sends as its `idempotency_key=` argument (stripe-python
+/// and most Python SDKs), and how.
 pub fn keys_sent(c: &ExprCall) -> Vec<(&Expr, String)> {
-    let mut out = Vec::new();
-    if let Some(v) = kwarg(c, "idempotency_key") {
-        out.push((v, "as the `idempotency_key` argument".to_string()));
-    }
-    // A dict of headers or options, under any keyword or in any position
-    // (`self.request(method, url, {**headers, "Idempotency-Key": k})`).
-    let dicts = c
-        .arguments
-        .args
+    kwarg(c, "idempotency_key")
+        .map(|v| (v, "as the `idempotency_key` argument".to_string()))
+        .into_iter()
+        .collect()
+}
+
+/// Words of a receiver that sends a request rather than stores a row
+/// (`stripe.Refund.create`, `self.client.payouts.create`,
+/// `stripe_service.transfer`): an ORM's `transaction.events.create(..,
+/// idempotency_key=str(uuid4()))` stores a key minted once for the work,
+/// the fix and not a finding.
+const SENDERS: &[&str] = &[
+    "client",
+    "service",
+    "api",
+    "sdk",
+    "gateway",
+    "psp",
+    "provider",
+    "connector",
+];
+
+/// Whether `c`'s receiver names a provider (`rules/counterparties.toml`)
+/// or a client.
+pub fn sends_out(c: &ExprCall) -> bool {
+    let Some(path) = path_of(&c.func) else {
+        return false;
+    };
+    let receiver = &path[..path.len().saturating_sub(1)];
+    let providers = &knowledge::counterparties().counterparty;
+    receiver.iter().any(|part| {
+        let part = part.to_ascii_lowercase();
+        SENDERS.iter().any(|w| part.contains(w))
+            || providers
+                .iter()
+                .any(|p| p.r#match.iter().any(|m| part.contains(m.as_str())))
+    })
+}
+
+/// The values a dict literal holds under an idempotency header or an
+/// `idempotency_key` entry: options or headers built to be sent, passed
+/// in place (`self.request(method, url, {**headers, "Idempotency-Key":
+/// k})`) or through a name (`params = {..}; Transfer.create_reversal(id,
+/// **params)`).
+pub fn dict_keys(d: &ruff_python_ast::ExprDict) -> Vec<(&Expr, String)> {
+    d.items
         .iter()
-        .chain(c.arguments.keywords.iter().map(|k| &k.value));
-    for e in dicts {
-        let Expr::Dict(d) = e else { continue };
-        for item in &d.items {
-            if let Some(how) = item.key.as_ref().and_then(|k| key_slot(k, "option")) {
-                out.push((&item.value, how));
-            }
-        }
-    }
-    out
+        .filter_map(|item| Some((&item.value, key_slot(item.key.as_ref()?, "option")?)))
+        .collect()
 }
 
 /// How a dict entry or an assignment's target sends a key: a header of
@@ -249,6 +293,7 @@ pub fn fresh_value(e: &Expr, bound: &HashMap<String, Fresh>) -> Option<Fresh> {
                             at: span_of(c),
                             bound: None,
                             helper: None,
+                            from: None,
                         });
                         return;
                     }
@@ -259,11 +304,16 @@ pub fn fresh_value(e: &Expr, bound: &HashMap<String, Fresh>) -> Option<Fresh> {
                             at: span_of(c),
                             bound: None,
                             helper: Some(name),
+                            from: None,
                         });
                     }
                 }
                 // A lambda or a comprehension's own names are not the key.
                 Expr::Lambda(_) => return,
+                Expr::Attribute(a) if BUCKETS.contains(&a.attr.id.as_str()) => return,
+                // `payout.get("idempotency_key") or str(uuid4())`: a key made
+                // only where the caller gave none, a client's default.
+                Expr::BoolOp(b) if b.op == ruff_python_ast::BoolOp::Or => return,
                 _ => {}
             }
             walk_expr(self, e);
@@ -279,8 +329,98 @@ pub fn fresh_value(e: &Expr, bound: &HashMap<String, Fresh>) -> Option<Fresh> {
         if x.bound.is_none() && !matches!(e, Expr::Name(_)) {
             x.bound = Some(span_of(e));
         }
+        if x.from.is_none() {
+            x.from = input_part(e, bound);
+        }
         x
     })
+}
+
+/// Whether a test reads an idempotency key (`options.idempotency_key is
+/// None`, `"Idempotency-Key" not in headers`, `if not idempotency_key:`).
+pub fn names_key(test: &Expr) -> bool {
+    struct Find(bool);
+    impl<'a> Visitor<'a> for Find {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            let named = match e {
+                Expr::Attribute(a) => a.attr.id.as_str().contains("idempotency"),
+                Expr::Name(n) => n.id.as_str().contains("idempotency"),
+                e => string_value(e).is_some_and(|s| {
+                    s.eq_ignore_ascii_case("idempotency_key") || is_idempotency_header(&s)
+                }),
+            };
+            self.0 |= named;
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Find(false);
+    f.visit_expr(test);
+    f.0
+}
+
+/// Whether a test asks that a value is there (`key is not None`, `key !=
+/// ""`, `"Idempotency-Key" in headers`, a bare `key`): the code under it
+/// replaces or uses the caller's key, it does not default one.
+pub fn tests_present(test: &Expr) -> bool {
+    use ruff_python_ast::CmpOp;
+    match test {
+        Expr::Compare(c) => c
+            .ops
+            .iter()
+            .any(|o| matches!(o, CmpOp::IsNot | CmpOp::NotEq | CmpOp::In)),
+        Expr::Name(_) | Expr::Attribute(_) | Expr::Subscript(_) | Expr::Call(_) => true,
+        _ => false,
+    }
+}
+
+/// The first attribute of `e` that names its input (`event.id`,
+/// `self.order_id`): on a name that is neither a module nor bound to a
+/// fresh value.
+fn input_part(e: &Expr, bound: &HashMap<String, Fresh>) -> Option<String> {
+    struct Find<'b> {
+        bound: &'b HashMap<String, Fresh>,
+        found: Option<String>,
+    }
+    impl<'a> Visitor<'a> for Find<'_> {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if self.found.is_some() {
+                return;
+            }
+            if let Expr::Attribute(a) = e {
+                if let Expr::Name(n) = &*a.value {
+                    let base = n.id.as_str();
+                    if !MODULES.contains(&base) && !self.bound.contains_key(base) {
+                        self.found = Some(format!("{base}.{}", a.attr.id));
+                        return;
+                    }
+                }
+            }
+            match e {
+                Expr::Lambda(_) => return,
+                // A call's callee (`self._new_key()`) is no input; its
+                // arguments may be.
+                Expr::Call(c) => {
+                    for a in c.arguments.args.iter() {
+                        self.visit_expr(a);
+                    }
+                    for k in c.arguments.keywords.iter() {
+                        self.visit_expr(&k.value);
+                    }
+                    if let Expr::Attribute(a) = &*c.func {
+                        if !matches!(&*a.value, Expr::Name(_)) {
+                            self.visit_expr(&a.value);
+                        }
+                    }
+                    return;
+                }
+                _ => {}
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Find { bound, found: None };
+    f.visit_expr(e);
+    f.found
 }
 
 /// A zero-argument call of a function of the module or of `self`/`cls`

@@ -153,13 +153,14 @@ fn django_migrations_name_models_as_their_model_name() {
 
 /// The generators of the fresh keys a file sends inside a retry.
 fn fresh(src: &str) -> Vec<String> {
-    use crate::facts::retry::Maker;
+    use crate::facts::retry::{FreshKind, Maker};
     let f = facts(src);
     f.code
         .map(|c| {
             c.retry
                 .fresh
                 .iter()
+                .filter(|s| matches!(s.kind, FreshKind::Retried { .. }))
                 .map(|s| match &s.maker {
                     Maker::Generator(g) => g.clone(),
                     Maker::Helper { name, .. } => name.clone(),
@@ -187,6 +188,54 @@ fn keys_made_fresh_inside_a_retry_are_found_and_stable_ones_are_not() {
              \x20   stripe.Refund.create(payment_intent=o.pi, idempotency_key=f'refund-{o.id}')\n",
         ),
         ["uuid.uuid4()", "secrets.token_hex()"]
+    );
+}
+
+/// Keys made fresh outside a retry: (generator, the input beside it).
+fn per_call(src: &str) -> Vec<(String, Option<String>)> {
+    use crate::facts::retry::{FreshKind, Maker};
+    let f = facts(src);
+    let c = f.code.unwrap_or_default();
+    c.retry
+        .fresh
+        .iter()
+        .filter_map(|s| {
+            let Maker::Generator(g) = &s.maker else {
+                return None;
+            };
+            match &s.kind {
+                FreshKind::PerCall => Some((g.clone(), None)),
+                FreshKind::Mixed { from } => Some((g.clone(), Some(from.clone()))),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn keys_made_fresh_per_call_are_read_beside_their_input_or_alone() {
+    let src = "def transfer(p):\n\
+         \x20   stripe.Transfer.create(amount=p.amount, idempotency_key=f'payout-{uuid.uuid4()}')\n\
+         def deliver(client, event):\n\
+         \x20   ts = datetime.now(timezone.utc)\n\
+         \x20   client.post(u, headers={'webhook-id': f'{event.id}-{int(ts.timestamp())}'})\n\
+         def monthly(customer):\n\
+         \x20   period = datetime.now().strftime('%Y-%m')\n\
+         \x20   stripe.Invoice.create(customer=customer, idempotency_key=f'inv-{customer}-{period}')\n\
+         def stored(tx):\n\
+         \x20   tx.events.create(type='refund', idempotency_key=str(uuid.uuid4()))\n\
+         def default(session, payout):\n\
+         \x20   key = payout.get('idempotency_key') or str(uuid.uuid4())\n\
+         \x20   session.post(u, headers={'Idempotency-Key': key})\n\
+         def each(orders):\n\
+         \x20   for o in orders:\n\
+         \x20       stripe.Invoice.send_invoice(o.invoice_id, idempotency_key=str(uuid4()))\n";
+    assert_eq!(
+        per_call(src),
+        [
+            ("uuid.uuid4()".to_string(), None),
+            ("datetime.now()".to_string(), Some("event.id".to_string())),
+        ]
     );
 }
 

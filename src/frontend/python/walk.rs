@@ -41,6 +41,13 @@ pub struct Walk {
     loops: Vec<Scope>,
     /// The `if` tests being walked: an `NX` set inside one is a claim.
     tests: Vec<Span>,
+    /// Inside `if` statements whose test reads the key (`if
+    /// options.idempotency_key is None:`): a key made there is a default
+    /// for a caller that gave none (a client's own, for its resends).
+    defaulting: usize,
+    /// Inside loops that retry nothing (`for order in orders:`): a key
+    /// made fresh per item is one per request, not per rerun.
+    item_loops: usize,
     pub writes: Vec<KeyWrite>,
     pub fresh: Vec<FreshSend>,
     /// The module's functions that return a key made fresh.
@@ -54,6 +61,8 @@ impl Walk {
             clients: HashMap::new(),
             loops: Vec::new(),
             tests: Vec::new(),
+            defaulting: 0,
+            item_loops: 0,
             writes: Vec::new(),
             fresh: Vec::new(),
             minters: Vec::new(),
@@ -162,31 +171,53 @@ impl Walk {
     /// code that runs again.
     fn sends(&mut self, c: &ExprCall) {
         let sent = retry::keys_sent(c);
-        self.record(sent);
+        let out = retry::sends_out(c);
+        self.record(sent, out);
     }
 
     /// An idempotency key set by assignment inside code that runs again:
     /// `options.idempotency_key = ..`, `headers["Idempotency-Key"] = ..`.
     fn sets(&mut self, target: &Expr, value: &Expr) {
         if let Some(how) = retry::key_slot(target, "entry") {
-            self.record(vec![(value, how)]);
+            self.record(vec![(value, how)], true);
         }
     }
 
-    /// Of the keys sent (the value, how), those made fresh on each pass of
-    /// the retry around them.
-    fn record(&mut self, sent: Vec<(&Expr, String)>) {
-        let scope = self.loops.last().or(self.top().retried.as_ref());
-        let Some(scope) = scope.cloned() else { return };
+    /// Of the keys sent (the value, how), those made fresh: on each pass of
+    /// the retry around them, or else on each call of the function (beside
+    /// the input they key, or alone: only where `out`, the call sends a
+    /// request). A key made once before the retry is the fix, not a finding.
+    fn record(&mut self, sent: Vec<(&Expr, String)>, out: bool) {
+        let scope = self.loops.last().or(self.top().retried.as_ref()).cloned();
         let f = self.top();
+        if f.name.is_none() {
+            return;
+        }
         let function = f.name_span;
-        let mut found = Vec::new();
+        let mut found: Vec<FreshSend> = Vec::new();
         for (sent, how) in sent {
             let Some(fresh) = retry::fresh_value(sent, &f.fresh) else {
                 continue;
             };
-            // A key bound before the loop is the same on every pass.
-            if fresh.bound.is_some_and(|b| b.start < scope.body.start) {
+            let kind = match &scope {
+                // A key bound before the loop is the same on every pass.
+                Some(s) if fresh.bound.is_some_and(|b| b.start < s.body.start) => continue,
+                Some(s) => FreshKind::Retried {
+                    scope: s.at,
+                    what: s.what.clone(),
+                },
+                None if self.defaulting > 0 || !out => continue,
+                // A helper's minting is known only where its file is read:
+                // outside a retry, only a generator written here counts.
+                None if fresh.helper.is_some() => continue,
+                None => match fresh.from {
+                    Some(from) => FreshKind::Mixed { from },
+                    None if self.item_loops > 0 => continue,
+                    None => FreshKind::PerCall,
+                },
+            };
+            let seen = |x: &FreshSend| x.at == fresh.at && x.sent == span_of(sent);
+            if self.fresh.iter().chain(&found).any(seen) {
                 continue;
             }
             let maker = match fresh.helper {
@@ -195,10 +226,7 @@ impl Walk {
             };
             found.push(FreshSend {
                 function,
-                kind: FreshKind::Retried {
-                    scope: scope.at,
-                    what: scope.what.clone(),
-                },
+                kind,
                 maker,
                 at: fresh.at,
                 sent: span_of(sent),
@@ -264,22 +292,10 @@ impl<'a> Visitor<'a> for Walk {
                 }
             }
             Stmt::If(i) => {
-                self.tests.push(span_of(&*i.test));
-                self.visit_expr(&i.test);
-                self.tests.pop();
-                for b in &i.body {
-                    self.visit_stmt(b);
-                }
-                for c in &i.elif_else_clauses {
-                    if let Some(t) = &c.test {
-                        self.tests.push(span_of(t));
-                        self.visit_expr(t);
-                        self.tests.pop();
-                    }
-                    for b in &c.body {
-                        self.visit_stmt(b);
-                    }
-                }
+                let defaulting = retry::names_key(&i.test) && !retry::tests_present(&i.test);
+                self.defaulting += usize::from(defaulting);
+                self.if_statement(i);
+                self.defaulting -= usize::from(defaulting);
             }
             Stmt::For(_) | Stmt::While(_) => match retry::retry_loop(s) {
                 Some(scope) => {
@@ -287,7 +303,11 @@ impl<'a> Visitor<'a> for Walk {
                     walk_stmt(self, s);
                     self.loops.pop();
                 }
-                None => walk_stmt(self, s),
+                None => {
+                    self.item_loops += 1;
+                    walk_stmt(self, s);
+                    self.item_loops -= 1;
+                }
             },
             _ => walk_stmt(self, s),
         }
@@ -303,8 +323,31 @@ impl<'a> Visitor<'a> for Walk {
                 return;
             }
             Expr::Lambda(_) => return,
+            Expr::Dict(d) => self.record(retry::dict_keys(d), true),
             _ => {}
         }
         walk_expr(self, e);
+    }
+}
+
+impl Walk {
+    /// An `if` statement: its tests as tests, its bodies in order.
+    fn if_statement(&mut self, i: &ruff_python_ast::StmtIf) {
+        self.tests.push(span_of(&*i.test));
+        self.visit_expr(&i.test);
+        self.tests.pop();
+        for b in &i.body {
+            self.visit_stmt(b);
+        }
+        for c in &i.elif_else_clauses {
+            if let Some(t) = &c.test {
+                self.tests.push(span_of(t));
+                self.visit_expr(t);
+                self.tests.pop();
+            }
+            for b in &c.body {
+                self.visit_stmt(b);
+            }
+        }
     }
 }
