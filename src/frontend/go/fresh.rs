@@ -143,12 +143,7 @@ pub(super) fn keyed(w: &mut Walk, el: Node) {
         return;
     }
     let v = unwrapped(w, v);
-    sent(
-        w,
-        v,
-        span(el),
-        "as stripe-go's `IdempotencyKey`".to_string(),
-    );
+    sent(w, v, span(el), "as the `IdempotencyKey` field".to_string());
 }
 
 /// `params.IdempotencyKey = stripe.String(k)`, or a value built from a
@@ -161,7 +156,7 @@ pub(super) fn assigned(w: &mut Walk, target: Node, value: Node) {
         && field.is_some_and(|f| text(f, w.src()) == "IdempotencyKey")
     {
         let v = unwrapped(w, value);
-        sent(w, v, at, "as stripe-go's `IdempotencyKey`".to_string());
+        sent(w, v, at, "as the `IdempotencyKey` field".to_string());
     } else if target.kind() != "identifier" && built_from_key(w, value) {
         let how = format!("as `{}`", text(target, w.src()));
         sent(w, value, at, how);

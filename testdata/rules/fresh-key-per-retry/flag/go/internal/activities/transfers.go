@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/oklog/ulid/v2"
 	restate "github.com/restatedev/sdk-go"
 	"github.com/stripe/stripe-go/v82"
 	"github.com/stripe/stripe-go/v82/transfer"
@@ -70,4 +71,14 @@ func deliver(ctx context.Context, header http.Header, keyHeader, idempotencyKey 
 	if len(idempotencyKey) > 0 {
 		header[keyHeader] = []string{fmt.Sprintf("%s-%d", idempotencyKey, time.Now().UnixNano())} // expect: fresh-key-per-retry
 	}
+}
+
+// Ingest stores each incoming event under a new ULID: a provider's
+// redelivery of the same event is stored and fanned out again.
+func (a *Activities) Ingest(ctx context.Context, src Source, body []byte) error {
+	var key string
+	if len(src.IdempotencyKeys) > 0 {
+		key = ulid.Make().String() // expect: fresh-key-per-retry
+	}
+	return a.events.Create(ctx, &Event{Body: body, IdempotencyKey: key})
 }

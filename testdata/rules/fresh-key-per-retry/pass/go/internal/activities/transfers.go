@@ -82,3 +82,13 @@ func (a *Activities) checkDuplicate(ctx context.Context, projectID, key string) 
 	a.log.Debug("idempotency check", "duration", time.Since(idempotencyStart))
 	return err == nil, nil
 }
+
+// Ingest stores each incoming event under a checksum of the fields the
+// source names as its identity: a redelivery gets the same key.
+func (a *Activities) Ingest(ctx context.Context, src Source, body []byte) error {
+	var key string
+	if len(src.IdempotencyKeys) > 0 {
+		key = checksum(src.Name, src.IdempotencyKeys, body)
+	}
+	return a.events.Create(ctx, &Event{Body: body, IdempotencyKey: key})
+}
