@@ -853,6 +853,23 @@ impl SchemaModel {
             return None; // a weak name (`inbox_messages`) with no key column
         }
         let eventish = table_words(&stores.event_table, &t.key);
+        // An event row that carries both (saleor's `TransactionEvent`:
+        // `psp_reference`, `idempotency_key`) is keyed by the one its own
+        // unique guards hold: `UNIQUE (transaction_id, idempotency_key)`.
+        let own = |c: &String| {
+            t.guards
+                .iter()
+                .chain(t.removed.iter().map(|r| &r.guard))
+                .filter(|g| g.key.kind != KeyKind::Index)
+                .any(|g| {
+                    g.key
+                        .parts
+                        .iter()
+                        .any(|p| p.columns().contains(&c.as_str()))
+                })
+        };
+        let request_guarded = request.as_ref().is_some_and(own);
+        let event = event.filter(|e| !request_guarded || own(e));
         let (kind, key) = match (request, event) {
             (_, Some(e)) if eventish => (StoreKind::ProviderEvent, Some(e)),
             (Some(r), _) if !eventish => (StoreKind::RequestKey, Some(r)),
