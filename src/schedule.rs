@@ -392,8 +392,11 @@ impl<'r> Scheduler<'r> {
                 }
                 None => {}
             }
-            f.test_path =
-                test_code::test_code().is_test_path(&self.run.roots.relative(sources.path(id)));
+            let relative = self.run.roots.relative(sources.path(id));
+            f.test_path = test_code::test_code().is_test_path(&relative);
+            if l.kind == FileKind::Python {
+                frontend::python::label_apps(&relative, &mut f);
+            }
             self.facts[id] = f;
         }
     }

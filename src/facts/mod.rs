@@ -89,6 +89,8 @@ pub struct FileFacts {
     /// `INSERT … ON CONFLICT (cols)` targets in the SQL of a text file's
     /// string literals (Go, TypeScript, Python, …).
     pub conflict_targets: Vec<ConflictTarget>,
+    /// Find-or-create calls in code (Django's `get_or_create`).
+    pub find_or_create: Vec<store::FindOrCreate>,
     /// SQL-only facts: the file's schema events in statement order.
     pub sql: Option<store::SqlFacts>,
     /// Redis instances and `maxmemory-policy` settings declared in the file.

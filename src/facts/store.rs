@@ -26,6 +26,11 @@ pub struct SqlFacts {
     /// Drizzle table's variable, a TypeORM entity's or a Sequelize model's
     /// class, in snake case (`processedEvents` → `processed_events`).
     pub aliases: Vec<TableAlias>,
+    /// Tables named by a Django model without `db_table` (its lower-cased
+    /// class, `idempotencykey`): Django names them `<app_label>_<model>`,
+    /// and the app label is the app's directory, which the model knows from
+    /// the file's path (`model::schema`), not the front end.
+    pub app_tables: Vec<String>,
 }
 
 /// A name code gives a table in a schema written in code (an ORM's table
@@ -397,6 +402,27 @@ pub struct ConflictTarget {
     /// lower-cased, quoted as written).
     pub columns: Vec<String>,
     /// `ON CONFLICT (…)`.
+    pub span: Span,
+}
+
+/// Code that finds a row of a table by some columns and creates it when
+/// none is found, in one call (Django's `get_or_create` and
+/// `update_or_create`): race-free only where a unique guard of the table
+/// holds the lookup, since two concurrent calls can both miss and both
+/// insert. Lowered by a language's front end, joined with the schema by
+/// the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindOrCreate {
+    /// The table as the code names it (a model class in snake case,
+    /// `transaction_item`), resolved by the model's aliases.
+    pub table: String,
+    /// The lookup's fields as written (`idempotency_key`, `order_id`,
+    /// `customer` for a relation).
+    pub columns: Vec<String>,
+    /// The fields the created row also gets (`defaults={..}`'s keys);
+    /// `None` when they are not written out (`defaults=params`).
+    pub defaults: Option<Vec<String>>,
+    /// The call.
     pub span: Span,
 }
 

@@ -3,6 +3,7 @@
 //! (headers here; schema, retention and Redis with their issues) keeps its
 //! joined view in a submodule built once per run.
 
+pub mod find_or_create;
 pub mod flows;
 pub mod headers;
 pub mod key_formats;
@@ -389,6 +390,15 @@ pub fn key_tables(files: &[FileFacts], sources: &SourceMap, config: &Config) -> 
         let table = table.rsplit('.').next().unwrap_or(table);
         out.push(table.to_ascii_lowercase());
         out.push(c.table.clone());
+        // a model class's name in its declaration (`class ExternalEvent`,
+        // Django's `CreateModel(name="IdempotencyKey")`)
+        out.push(c.table.replace('_', ""));
+    }
+    // a find-or-create is judged against its table's definitions
+    for c in files.iter().flat_map(|f| &f.find_or_create) {
+        let table = schema.resolve(&c.table);
+        out.push(table.to_ascii_lowercase());
+        out.push(c.table.replace('_', ""));
     }
     out.sort_unstable();
     out.dedup();

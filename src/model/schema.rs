@@ -279,6 +279,9 @@ pub struct SchemaModel {
     pub tables: Vec<Table>,
     pub deletes: Vec<DeleteUse>,
     pub conflicts: Vec<ConflictUse>,
+    /// Find-or-create calls in code outside tests (Django's
+    /// `get_or_create`): `model::find_or_create`.
+    pub find_or_create: Vec<super::find_or_create::FindOrCreateUse>,
     /// Files of schema with a statement no dialect reads.
     unread: std::collections::HashSet<FileId>,
     /// Tables the config declares (`store = true`) or excludes (`false`), normalised.
@@ -435,6 +438,23 @@ impl SchemaModel {
                     file: f.file,
                     target: t.clone(),
                 })
+            })
+            .collect();
+        model.find_or_create = files
+            .iter()
+            .filter(|f| !f.test_path)
+            .flat_map(|f| {
+                f.find_or_create
+                    .iter()
+                    .filter(|c| {
+                        !f.test_regions
+                            .iter()
+                            .any(|t| t.start <= c.span.start && c.span.end <= t.end)
+                    })
+                    .map(|c| super::find_or_create::FindOrCreateUse {
+                        file: f.file,
+                        call: c.clone(),
+                    })
             })
             .collect();
         let by_id: HashMap<FileId, &FileFacts> = files.iter().map(|f| (f.file, f)).collect();
@@ -813,7 +833,13 @@ impl SchemaModel {
                 return Some(s);
             }
         }
-        let request = find(&stores.key_column.request_key);
+        // A provider's event object carries the request that caused it
+        // (Stripe's `request.idempotency_key`): on a table of a provider's
+        // events that names no event id (dj-stripe's `djstripe_event`), that
+        // column is the event's field, not the store's key.
+        let request = find(&stores.key_column.request_key).filter(|_| {
+            !(dedicated && provider_delivery(t) && find(&stores.key_column.event_id).is_none())
+        });
         // A provider's delivery table whose own `id` is text holds the
         // provider's event id there (`stripe_events (id text, …)`): Stripe,
         // Adyen and PayPal ids are strings, a surrogate key is a number or
@@ -827,6 +853,23 @@ impl SchemaModel {
             return None; // a weak name (`inbox_messages`) with no key column
         }
         let eventish = table_words(&stores.event_table, &t.key);
+        // An event row that carries both (saleor's `TransactionEvent`:
+        // `psp_reference`, `idempotency_key`) is keyed by the one its own
+        // unique guards hold: `UNIQUE (transaction_id, idempotency_key)`.
+        let own = |c: &String| {
+            t.guards
+                .iter()
+                .chain(t.removed.iter().map(|r| &r.guard))
+                .filter(|g| g.key.kind != KeyKind::Index)
+                .any(|g| {
+                    g.key
+                        .parts
+                        .iter()
+                        .any(|p| p.columns().contains(&c.as_str()))
+                })
+        };
+        let request_guarded = request.as_ref().is_some_and(own);
+        let event = event.filter(|e| !request_guarded || own(e));
         let (kind, key) = match (request, event) {
             (_, Some(e)) if eventish => (StoreKind::ProviderEvent, Some(e)),
             (Some(r), _) if !eventish => (StoreKind::RequestKey, Some(r)),
@@ -844,7 +887,14 @@ impl SchemaModel {
         let named = key.is_some();
         let mut s = self.finish_store(t, kind, key, dedicated || weak);
         s.derived = derived.cloned();
-        if !named {
+        // A store whose columns name no key is keyed by what code finds
+        // or creates its rows by (`IdempotencyKey.objects.get_or_create(
+        // action=.., livemode=..)`).
+        let looked = (!named).then(|| self.lookup_key(t)).flatten();
+        if let Some(cols) = looked {
+            s.scope.retain(|c| !cols.contains(c));
+            s.key = cols;
+        } else if !named {
             if let Some((key, _)) = per_row_key(t) {
                 s.scope.retain(|c| !key.contains(c));
                 s.key = key;
@@ -1085,34 +1135,82 @@ impl SchemaModel {
                 .iter()
                 .filter(|t| bare(&t.key).eq_ignore_ascii_case(bare(self.resolve(&c.target.table))))
                 .collect();
-            let [t] = defined.as_slice() else {
-                continue;
-            };
-            let known = c
-                .target
-                .columns
-                .iter()
-                .all(|name| t.columns.iter().any(|col| col.name == *name));
-            if t.partition_of.is_some() || !known || self.unread.contains(&t.created.file) {
+            // A Python model and the migrations made from it (SQLAlchemy
+            // and Alembic, Django's model and its migrations) define one
+            // table twice: each state is judged, as the next migration
+            // makes the model's.
+            let one_project = defined.iter().all(|t| {
+                matches!(
+                    t.declared_by,
+                    Some(SchemaCode::SqlAlchemy | SchemaCode::Alembic | SchemaCode::Django)
+                )
+            });
+            if defined.len() != 1 && !one_project {
                 continue;
             }
-            let mut want: Vec<&str> = c.target.columns.iter().map(String::as_str).collect();
-            want.sort_unstable();
-            want.dedup();
-            let matched = t.guards.iter().any(|g| {
-                g.key.kind != KeyKind::Index && {
-                    let mut have: Vec<&str> =
-                        g.key.parts.iter().flat_map(|p| p.columns()).collect();
-                    have.sort_unstable();
-                    have.dedup();
-                    have == want
-                }
-            });
-            if !matched {
+            if let Some(t) = defined.iter().find(|t| !self.arbiter(c, t)) {
                 out.push((c, *t));
             }
         }
         out
+    }
+
+    /// Of [`SchemaModel::unguarded_conflicts`], those whose target holds
+    /// the caller's scope (`organization_id`) beside columns a unique guard
+    /// of the table holds without it: the code dedups per owner, the guard
+    /// across owners. The guard and the scope columns it leaves out.
+    pub fn unscoped_conflicts(&self) -> Vec<(&ConflictUse, &Table, &Guard, Vec<String>)> {
+        let words = &knowledge::stores().scope_column;
+        let mut out = Vec::new();
+        for (c, t) in self.unguarded_conflicts() {
+            let (scope, rest): (Vec<&String>, Vec<&String>) =
+                c.target.columns.iter().partition(|name| {
+                    t.column(name).is_some_and(|col| {
+                        words.matches_with(&col.name, &col.ty, &self.scope_words)
+                    })
+                });
+            if scope.is_empty() || rest.is_empty() {
+                continue;
+            }
+            let mut want: Vec<&str> = rest.iter().map(|s| s.as_str()).collect();
+            want.sort_unstable();
+            want.dedup();
+            let guard = t.guards.iter().find(|g| {
+                let mut have: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+                have.sort_unstable();
+                have.dedup();
+                g.key.kind != KeyKind::Index && have == want
+            });
+            if let Some(g) = guard {
+                out.push((c, t, g, scope.into_iter().cloned().collect()));
+            }
+        }
+        out
+    }
+
+    /// Whether `t` has the unique guard an `ON CONFLICT` target names, or
+    /// is not judged (a partition, a column the table lacks, a file with
+    /// statements no dialect reads).
+    fn arbiter(&self, c: &ConflictUse, t: &Table) -> bool {
+        let known = c
+            .target
+            .columns
+            .iter()
+            .all(|name| t.columns.iter().any(|col| col.name == *name));
+        if t.partition_of.is_some() || !known || self.unread.contains(&t.created.file) {
+            return true;
+        }
+        let mut want: Vec<&str> = c.target.columns.iter().map(String::as_str).collect();
+        want.sort_unstable();
+        want.dedup();
+        t.guards.iter().any(|g| {
+            g.key.kind != KeyKind::Index && {
+                let mut have: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+                have.sort_unstable();
+                have.dedup();
+                have == want
+            }
+        })
     }
 
     /// The table a name refers to (as written: quoted, schema-qualified or
@@ -1193,7 +1291,7 @@ fn reads_only(t: &Table, part: &crate::facts::store::KeyPart, cols: &[String]) -
 
 /// A column that holds a time: its type says so, or its name
 /// (`created_at`, `received_on`) when the type is unknown.
-fn is_time_column(t: &Table, name: &str) -> bool {
+pub(super) fn is_time_column(t: &Table, name: &str) -> bool {
     match t.column(name) {
         Some(c) => {
             let ty = c.ty.to_ascii_uppercase();

@@ -6,6 +6,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
+use crate::model::find_or_create::UnguardedFindOrCreate;
 use crate::model::flows::{GuardState, Step, StepKind, StoreKey};
 use crate::model::lookups::Unguarded;
 use std::collections::HashSet;
@@ -25,6 +26,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             let nx = nx_options(ctx.sources.get(f.file).kind);
             out.push(plain_claim(f.file, c).with_help(nx));
         }
+    }
+    for u in ctx.model.schema.unguarded_find_or_create() {
+        out.push(find_or_create(&u));
     }
     let mut seen = HashSet::new();
     for trace in &ctx.model.flows.traces {
@@ -273,4 +277,28 @@ fn plain_claim(file: crate::source::FileId, c: crate::facts::flow::PlainClaim) -
         .with_primary_label("an unconditional `SET`: it succeeds whether the key exists or not")
         .with_label(file, c.by, by)
         .with_note("a replay, or a concurrent request with the same key, is taken for the first: both proceed, as after a check and a separate insert")
+}
+
+/// A find-or-create (Django's `get_or_create`) on a store whose lookup no
+/// unique guard holds.
+fn find_or_create(u: &UnguardedFindOrCreate<'_>) -> Diagnostic {
+    let t = u.table;
+    let cols = u
+        .columns
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let fields = u.call.call.columns.join("\", \"");
+    Diagnostic::new(
+        NAME,
+        Severity::Error,
+        u.call.file,
+        u.call.call.span,
+        format!("find-or-create on `{}` by {cols}, which no unique guard holds", t.name),
+    )
+    .with_primary_label("reads whether the row exists, then inserts it")
+    .with_label(t.created.file, t.created.span, "declares the table: no unique guard holds the lookup")
+    .with_note("the call is atomic only where the database enforces the lookup's uniqueness: two concurrent calls both find nothing and both insert")
+    .with_help(format!("give the lookup a unique guard: `models.UniqueConstraint(fields=[\"{fields}\"], name=..)` in the model's `Meta.constraints`, then `makemigrations`"))
 }

@@ -39,6 +39,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     let mut seen: Vec<(&str, &[String])> = Vec::new();
+    // a guard that leaves out the target's scope is unscoped-idempotency-key's
+    for (c, t, _, _) in ctx.model.schema.unscoped_conflicts() {
+        seen.push((t.key.as_str(), c.target.columns.as_slice()));
+    }
     for (c, t) in ctx.model.schema.unguarded_conflicts() {
         let at = (t.key.as_str(), c.target.columns.as_slice());
         if reported.contains(&t.key.as_str()) || seen.contains(&at) {

@@ -55,9 +55,47 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for o in &ctx.model.key_formats.ownerless {
         out.push(ownerless(o));
     }
+    let mut blind = Vec::new();
     for b in ctx.model.schema.tenant_blind_guards() {
+        blind.push((b.guard.at.file, b.guard.at.span));
         out.push(tenant_blind(&b));
     }
+    let mut seen: Vec<(&str, &[String])> = Vec::new();
+    for (c, t, g, scope) in ctx.model.schema.unscoped_conflicts() {
+        let at = (t.key.as_str(), c.target.columns.as_slice());
+        if !seen.contains(&at) && !blind.contains(&(g.at.file, g.at.span)) {
+            seen.push(at);
+            out.push(unscoped_conflict(c, t, g, &scope));
+        }
+    }
+}
+
+/// Code that dedups per owner (`ON CONFLICT (organization_id,
+/// external_id)`) on a table whose unique guard holds the rest of the
+/// target without the owner: the insert fails (no arbiter matches), and
+/// the guard refuses one owner's row for another's id.
+fn unscoped_conflict(
+    c: &crate::model::schema::ConflictUse,
+    t: &Table,
+    g: &Guard,
+    scope: &[String],
+) -> Diagnostic {
+    let shown = scope.join("`, `");
+    let target = c.target.columns.join(", ");
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        g.at.file,
+        g.at.span,
+        format!(
+            "unique guard on `{}` leaves out `{shown}`, unlike the code's `ON CONFLICT`",
+            t.name
+        ),
+    )
+    .with_primary_label(format!("guards `({})` across owners", g.key.parts_text()))
+    .with_label(c.file, c.target.span, format!("the code dedups on `({target})` here"))
+    .with_note("ids each owner chooses collide across owners: one owner's row blocks or answers for another's, and no guard matches the code's target")
+    .with_help(format!("make the guard the code's target: `{}`", super::unique_clause(t, &c.target.columns)))
 }
 
 /// A caller's identity at hand where an idempotency key is built, and

@@ -22,11 +22,25 @@ const MAX_INDENT: usize = crate::frontend::MAX_NESTING;
 pub fn too_deep(text: &str) -> Option<Problem> {
     let mut lex = lexer::lex(text, Mode::Module);
     let (mut chain, mut indent) = (0usize, 0usize);
+    // The chain at each open bracket: a comma ends an element's chain (the
+    // elements of a list, a call's arguments are siblings, not nested), a
+    // closing bracket resumes the chain around it. A migration's
+    // `operations = [..]` with hundreds of `models.CharField(..)` is one
+    // statement of thousands of dots, each element shallow.
+    let mut open: Vec<usize> = Vec::new();
     loop {
         let kind = lex.next_token();
         match kind {
             TokenKind::EndOfFile => return None,
-            TokenKind::Newline => chain = 0,
+            TokenKind::Newline => {
+                chain = 0;
+                open.clear();
+            }
+            TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace => open.push(chain),
+            TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace => {
+                chain = open.pop().unwrap_or(0);
+            }
+            TokenKind::Comma => chain = open.last().copied().unwrap_or(0),
             TokenKind::Indent => indent += 1,
             TokenKind::Dedent => indent = indent.saturating_sub(1),
             TokenKind::Lambda | TokenKind::Await | TokenKind::If | TokenKind::Not => chain += 1,

@@ -6,12 +6,15 @@
 //! typed tree, and the passes lower it into the facts every language
 //! shares (`crate::facts`): the module's duration constants (`consts`),
 //! Redis and Django cache writes with their expiry (`redis`, through
-//! `walk`), keys made fresh inside code that retries (`retry`), and the
-//! tables that Django, SQLAlchemy and Alembic declare (`schema`).
+//! `walk`), keys made fresh inside code that retries (`retry`), the
+//! tables that Django, SQLAlchemy and Alembic declare (`schema`), and the
+//! ORM calls that lean on their unique guards (`orm`).
 
+mod apps;
 mod consts;
 mod depth;
 mod keys;
+mod orm;
 mod redis;
 mod retry;
 mod schema;
@@ -20,6 +23,7 @@ mod walk;
 
 use crate::facts::{FileFacts, Problem};
 use crate::source::Span;
+pub use apps::label_apps;
 use ruff_python_ast::visitor::Visitor;
 
 /// Lower one Python file.
@@ -65,6 +69,9 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     code.retry.minters = std::mem::take(&mut w.minters);
     crate::frontend::key_writes::lower(w.writes, "a set-if-absent", facts);
     facts.sql = schema::read(&module.body, text);
+    let orm = orm::read(&module.body);
+    facts.conflict_targets.extend(orm.conflicts);
+    facts.find_or_create = orm.find_or_create;
 }
 
 /// pytest's and unittest's tests in a module: functions named `test_*`

@@ -12,9 +12,11 @@
 //! `op.execute`) is read by the SQL front end.
 //!
 //! A Django model without `db_table` is named here by its lower-cased
-//! class (`ProcessedEvent` → `processedevent`), as migrations name it, not
-//! Django's `<app_label>_processedevent`: the app label is not in the file. Not read: abstract
-//! models' fields in their subclasses, mixins, `batch_alter_table`.
+//! class (`ProcessedEvent` → `processedevent`), as migrations name it, and
+//! listed in [`SqlFacts::app_tables`]: the model prefixes Django's app
+//! label (`<app_label>_processedevent`), which is the app's directory in
+//! the file's path, or `Meta.app_label` when the model says it. Not read:
+//! abstract models' fields in their subclasses, mixins, `batch_alter_table`.
 
 use super::syntax::{arg, is_true, kwarg, path_of, span_of, string_value};
 use crate::facts::store::{
@@ -35,6 +37,8 @@ struct Reader<'t> {
     aliases: Vec<TableAlias>,
     /// A migration's models by their lower-cased name: their tables.
     models: HashMap<String, String>,
+    /// Django's tables named by their model alone (`SqlFacts::app_tables`).
+    app_tables: Vec<String>,
 }
 
 /// The tables a module's models and migrations declare; `None` when none.
@@ -44,15 +48,19 @@ pub fn read(body: &[Stmt], text: &str) -> Option<SqlFacts> {
         events: Vec::new(),
         aliases: Vec::new(),
         models: HashMap::new(),
+        app_tables: Vec::new(),
     };
     r.stmts(body);
     if r.events.is_empty() {
         return None;
     }
     r.events.truncate(MAX_EVENTS);
+    r.app_tables.sort_unstable();
+    r.app_tables.dedup();
     Some(SqlFacts {
         events: r.events,
         aliases: r.aliases,
+        app_tables: r.app_tables,
         ..SqlFacts::default()
     })
 }

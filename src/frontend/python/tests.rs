@@ -290,8 +290,16 @@ fn broken_code_and_templates_are_counted() {
         format!("x = a{}\n", ".b".repeat(200_000)),
         format!("x = {}1\n", "lambda: ".repeat(100_000)),
         format!("x = (1{})\n", "\n + 1".repeat(200_000)),
+        format!("x = f(1){}\n", " + f(1, 2)".repeat(200_000)),
     ] {
         let p = facts(&chain).problems;
         assert!(p.len() == 1 && !p[0].reported, "{p:?}");
     }
+    // A long list of shallow elements (a migration's `operations`) nests
+    // no deeper than one of them.
+    let flat = format!(
+        "x = [{}]\n",
+        "models.CharField(max_length=1), ".repeat(5_000)
+    );
+    assert!(facts(&flat).problems.is_empty());
 }

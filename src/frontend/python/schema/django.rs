@@ -12,6 +12,7 @@ use ruff_python_ast::{Expr, ExprCall, Stmt, StmtClassDef};
 #[derive(Default)]
 struct Meta {
     db_table: Option<String>,
+    app_label: Option<String>,
     abstract_: bool,
     /// `unique_together` groups, `constraints` and `indexes`, as written.
     unique_together: Vec<(Vec<String>, Span)>,
@@ -22,6 +23,7 @@ impl Meta {
     fn set(&mut self, key: &str, value: &Expr) {
         match key {
             "db_table" => self.db_table = string_value(value),
+            "app_label" => self.app_label = string_value(value),
             "abstract" => self.abstract_ = super::is_true(value),
             "unique_together" => {
                 let at = span_of(value);
@@ -75,12 +77,26 @@ impl Meta {
     }
 }
 
-/// The table a model of this name makes, as far as the file says:
-/// Django's default is `<app_label>_<model name lower-cased>`, and the app
-/// label is not in the file; the lower-cased name is also how migrations
-/// of other files name the model (`model_name="processedevent"`).
-fn default_table(model: &str) -> String {
-    model.to_ascii_lowercase()
+impl Meta {
+    /// The table a model of this name makes: `db_table`, else Django's
+    /// `<app_label>_<model name lower-cased>`. Where `Meta` names no app
+    /// label, the lower-cased name is kept and listed for the model to
+    /// prefix with the app's directory ([`Reader::app_tables`]); it is also
+    /// how migrations of other files name the model
+    /// (`model_name="processedevent"`).
+    fn table(&self, model: &str, app_tables: &mut Vec<String>) -> String {
+        if let Some(t) = &self.db_table {
+            return t.clone();
+        }
+        let model = model.to_ascii_lowercase();
+        match &self.app_label {
+            Some(app) => format!("{}_{model}", app.to_ascii_lowercase()),
+            None => {
+                app_tables.push(model.clone());
+                model
+            }
+        }
+    }
 }
 
 impl Reader<'_> {
@@ -89,11 +105,6 @@ impl Reader<'_> {
         let mut meta = Meta::default();
         let (mut columns, mut keys, mut fields) = (Vec::new(), Vec::new(), Vec::new());
         let mut has_pk = false;
-        let table_of = |m: &Meta| {
-            m.db_table
-                .clone()
-                .unwrap_or_else(|| default_table(c.name.id.as_str()))
-        };
         // Meta first: the table's name.
         for s in &c.body {
             if let Stmt::ClassDef(m) = s {
@@ -111,7 +122,7 @@ impl Reader<'_> {
         if meta.abstract_ {
             return;
         }
-        let table = table_of(&meta);
+        let table = meta.table(c.name.id.as_str(), &mut self.app_tables);
         for s in &c.body {
             let Stmt::Assign(a) = s else { continue };
             let (Some(Expr::Name(attr)), Expr::Call(f)) = (a.targets.first(), &*a.value) else {
@@ -146,14 +157,18 @@ impl Reader<'_> {
         self.create(at, name(&table, at), declared);
     }
 
-    /// The table of a migration's `model_name`.
-    fn model_table(&self, e: &Expr) -> Option<Name> {
-        let m = string_value(e)?;
-        let t = self
-            .models
-            .get(&m.to_ascii_lowercase())
-            .cloned()
-            .unwrap_or_else(|| m.to_ascii_lowercase());
+    /// The table of a migration's `model_name`: a model of another file
+    /// of the same app (its app label is prefixed by the model) unless
+    /// this migration creates it.
+    fn model_table(&mut self, e: &Expr) -> Option<Name> {
+        let m = string_value(e)?.to_ascii_lowercase();
+        let t = match self.models.get(&m) {
+            Some(t) => t.clone(),
+            None => {
+                self.app_tables.push(m.clone());
+                m
+            }
+        };
         Some(name(&t, span_of(e)))
     }
 
@@ -247,10 +262,7 @@ impl Reader<'_> {
         if meta.abstract_ {
             return;
         }
-        let table = meta
-            .db_table
-            .clone()
-            .unwrap_or_else(|| default_table(&model));
+        let table = meta.table(&model, &mut self.app_tables);
         self.models
             .insert(model.to_ascii_lowercase(), table.clone());
         let (mut columns, mut keys, mut fields): (Vec<Column>, Vec<Key>, Vec<(String, String)>) =
