@@ -11,6 +11,7 @@
 
 mod calls;
 mod consts;
+mod ent;
 mod fresh;
 mod headers;
 mod keys;
@@ -51,6 +52,9 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         facts.problems.push(syntax_problem(root, text));
     }
     headers::declared(root, text, facts);
+    if let Some(sql) = ent::read(root, text) {
+        facts.sql = Some(sql);
+    }
     let consts = consts::read(root, text);
     let file = File {
         src: text,
