@@ -115,7 +115,8 @@ fn ownerless(o: &OwnerlessFormat) -> Diagnostic {
     .with_primary_label(format!("`{}` is at hand and not in the key", k.owner))
     .with_note("ids one owner chooses collide with another owner's under this key")
     .with_help(format!(
-        "put the owner in the key: a `{{}}` segment for `{}`",
+        "put the owner in the key: a `{}` segment for `{}`",
+        if k.text.contains('%') { "%s" } else { "{}" },
         k.owner
     ))
 }
