@@ -81,6 +81,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         }
     }
     code.ownerless = owners::read(root, text, &flow.structs);
+    code.dropped_callers = owners::dropped(root, text);
     code.flow = flow;
     if text.contains("MaxNetworkRetries") {
         code.retry.clients = stripe::clients(&file, root);

@@ -3,11 +3,12 @@
 //! store (`package dedupe`), whose `fmt.Sprintf` builds the key from fields
 //! of its receiver but not from the receiver's owner field (`Namespace`,
 //! `TenantID`: `[scope_column]` of `rules/stores.toml`). Two owners' items
-//! with the same id then share one key.
+//! with the same id then share one key. Also a stripe-go key made where an
+//! owner parameter is at hand and left out ([`dropped`]).
 
 use super::syntax::{args, named, path_of, span, string_value, text};
 use crate::facts::flow::TypeDef;
-use crate::facts::keys::OwnerlessKey;
+use crate::facts::keys::{DroppedCaller, OwnerlessKey};
 use crate::knowledge;
 use tree_sitter::Node;
 
@@ -94,6 +95,125 @@ fn sprintf<'t>(body: Node<'t>, src: &str) -> Option<Node<'t>> {
         let mut kids = named(n);
         kids.reverse();
         stack.extend(kids);
+    }
+    None
+}
+
+/// Owners at hand and left out of a key sent to Stripe: a function whose
+/// parameter names an owner (`workspaceID`, `tenantID`: `[scope_column]`)
+/// and that sends `params.SetIdempotencyKey(fmt.Sprintf(..))` (or
+/// `IdempotencyKey: stripe.String(fmt.Sprintf(..))`) built from none of
+/// its owner parameters, nor any owner-named value. Keys sent to one
+/// Stripe account are one namespace: two owners' requests with the same
+/// rest of the key meet there.
+pub fn dropped(root: Node, src: &str) -> Vec<DroppedCaller> {
+    if !src.contains("IdempotencyKey") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for f in named(root)
+        .into_iter()
+        .filter(|n| matches!(n.kind(), "function_declaration" | "method_declaration"))
+    {
+        out.extend(dropped_in(f, src));
+    }
+    out
+}
+
+fn dropped_in(f: Node, src: &str) -> Option<DroppedCaller> {
+    let name = f.child_by_field_name("name")?;
+    let body = f.child_by_field_name("body")?;
+    let scope = &knowledge::stores().scope_column;
+    let owners: Vec<(String, Node)> =
+        super::walk::params_of(f.child_by_field_name("parameters")?, src)
+            .into_iter()
+            .filter(|(p, ty)| scope.matches_with(&knowledge::snake(p), ty, &[]))
+            .filter_map(|(p, _)| Some((p.clone(), param_node(f, &p, src)?)))
+            .collect();
+    let first = owners.first()?;
+    let format = key_format(body, src)?;
+    let a = args(format);
+    let owned = a[1..].iter().any(|x| {
+        let t = text(*x, src);
+        owners.iter().any(|(p, _)| t.contains(p.as_str()))
+            || t.split(|c: char| !c.is_alphanumeric() && c != '_')
+                .any(|w| {
+                    knowledge::name_words(w).len() > 1
+                        && scope.matches_with(&knowledge::snake(w), "", &[])
+                })
+    });
+    if owned || a.len() < 2 {
+        return None;
+    }
+    let (p, node) = first;
+    let used = text(body, src).contains(p.as_str());
+    Some(DroppedCaller {
+        span: span(*node),
+        name: p.clone(),
+        function: text(name, src).to_string(),
+        function_span: span(name),
+        how: "a parameter".to_string(),
+        used,
+    })
+}
+
+/// The identifier node of parameter `p` of `f`.
+fn param_node<'t>(f: Node<'t>, p: &str, src: &str) -> Option<Node<'t>> {
+    let list = f.child_by_field_name("parameters")?;
+    named(list)
+        .into_iter()
+        .filter(|d| d.kind() == "parameter_declaration")
+        .find_map(|d| {
+            let mut c = d.walk();
+            let found = d
+                .children_by_field_name("name", &mut c)
+                .find(|n| text(*n, src) == p);
+            found
+        })
+}
+
+/// The `fmt.Sprintf(..)` a stripe-go key is made of:
+/// `x.SetIdempotencyKey(fmt.Sprintf(..))` or `IdempotencyKey:
+/// stripe.String(fmt.Sprintf(..))`.
+fn key_format<'t>(body: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let mut stack = vec![body];
+    let mut seen = 0;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        if seen > 20_000 {
+            return None;
+        }
+        let value = match n.kind() {
+            "call_expression" => {
+                let f = n
+                    .child_by_field_name("function")
+                    .and_then(|f| path_of(f, src));
+                f.filter(|p| p.last().is_some_and(|m| m == "SetIdempotencyKey"))
+                    .and_then(|_| args(n).first().copied())
+            }
+            "keyed_element" => n
+                .child_by_field_name("key")
+                .filter(|k| text(*k, src) == "IdempotencyKey")
+                .and_then(|_| n.child_by_field_name("value"))
+                .map(super::syntax::bare)
+                .and_then(|v| {
+                    let f = v
+                        .child_by_field_name("function")
+                        .and_then(|f| path_of(f, src));
+                    f.filter(|p| p == &["stripe", "String"])
+                        .and_then(|_| args(v).first().copied())
+                }),
+            _ => None,
+        };
+        if let Some(v) = value.map(super::syntax::bare) {
+            let f = v
+                .child_by_field_name("function")
+                .and_then(|f| path_of(f, src));
+            if v.kind() == "call_expression" && f.is_some_and(|p| p == ["fmt", "Sprintf"]) {
+                return Some(v);
+            }
+        }
+        stack.extend(named(n));
     }
     None
 }
