@@ -216,6 +216,8 @@ pub enum SchemaCode {
     SqlAlchemy,
     /// An Alembic revision's `op.create_table`.
     Alembic,
+    /// An ent schema (entgo.io, Go): a struct embedding `ent.Schema`.
+    Ent,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

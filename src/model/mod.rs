@@ -377,12 +377,28 @@ pub(crate) fn key_files(
 /// a key column ([`schema::SchemaModel::key_table_names`]): an SQL file held
 /// back for the schema (`prefilter::Admission::Schema`) that names one
 /// is parsed. So are the tables a plain index named as a unique guard
-/// names ([`named_guard_tables`]).
+/// names ([`named_guard_tables`]), and the tables an ent schema declares
+/// a guard over a key on.
 pub fn key_tables(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Vec<String> {
     let mut schema = schema::SchemaModel::build(files, sources, config);
     schema.mark_treated_as_stores(files);
     let mut out = schema.key_table_names();
     out.extend(named_guard_tables(files));
+    // an ent schema's guard over a key is judged against its migrations
+    // (the schema is the next one)
+    out.extend(
+        schema
+            .tables
+            .iter()
+            .filter(|t| t.declared_by == Some(crate::facts::store::SchemaCode::Ent))
+            .filter(|t| {
+                t.guards
+                    .iter()
+                    .chain(&t.unmigrated)
+                    .any(|g| schema::keyed_guard(t, g))
+            })
+            .map(|t| t.key.rsplit('.').next().unwrap_or(&t.key).to_string()),
+    );
     // an `ON CONFLICT (cols)` target is judged against its table's history
     // (a Prisma accessor's, against its model's table)
     for c in files.iter().flat_map(|f| &f.conflict_targets) {

@@ -151,6 +151,85 @@ impl Table {
         self.join_model(model);
     }
 
+    /// The migrated table joined with the ent schema it is generated from.
+    /// A guard both declare (same kind, columns and `WHERE`) is the
+    /// table's, shown at the schema. A migrated guard is removed, at the
+    /// schema, when the schema declares another over the same columns (a
+    /// unique index made plain, or given another `WHERE`) or a unique one
+    /// of the same `WHERE` over fewer or more columns (rescoped): the next
+    /// migration makes the schema's. Any other migrated guard stays (a
+    /// mixin's index, or a field's, declared where this file does not
+    /// say). The schema's unique guards no migration creates are
+    /// `unmigrated`; its plain ones are shown.
+    fn join_ent_model(&mut self, model: Table) {
+        let guards = std::mem::take(&mut self.guards);
+        let mut declared = model.guards.clone();
+        let set = |g: &Guard| {
+            let mut c: Vec<&str> = g.key.parts.iter().map(KeyPart::text).collect();
+            c.sort_unstable();
+            c.dedup();
+            c.into_iter().map(str::to_string).collect::<Vec<_>>()
+        };
+        let pred = |g: &Guard| {
+            g.key.predicate.as_deref().map(|p| {
+                p.chars()
+                    .filter(|c| !c.is_whitespace() && !matches!(c, '(' | ')' | '"'))
+                    .collect::<String>()
+                    .to_ascii_lowercase()
+            })
+        };
+        let same = |a: &Guard, b: &Guard| {
+            a.key.kind == b.key.kind && set(a) == set(b) && pred(a) == pred(b)
+        };
+        // the schema's guards no migrated guard is the same as: only these
+        // replace one
+        let fresh: Vec<&Guard> = model
+            .guards
+            .iter()
+            .filter(|d| !guards.iter().any(|g| same(g, d)))
+            .collect();
+        let mut replaced = Vec::new();
+        for g in guards {
+            if let Some(i) = declared.iter().position(|d| same(d, &g)) {
+                let d = declared.remove(i);
+                self.guards.push(Guard {
+                    at: d.at,
+                    statement: d.statement,
+                    ..g
+                });
+                continue;
+            }
+            let cols = set(&g);
+            let other = fresh.iter().find(|d| set(d) == cols).or_else(|| {
+                fresh.iter().find(|d| {
+                    let dc = set(d);
+                    d.key.kind == g.key.kind
+                        && pred(d) == pred(&g)
+                        && dc != cols
+                        && (dc.iter().all(|c| cols.contains(c))
+                            || cols.iter().all(|c| dc.contains(c)))
+                })
+            });
+            match other {
+                Some(d) if g.key.kind != KeyKind::Index => replaced.push(Removed {
+                    guard: g,
+                    at: d.at,
+                    statement: model.created,
+                    by_schema: true,
+                }),
+                _ => self.guards.push(g),
+            }
+        }
+        let (plain, unmigrated): (Vec<Guard>, Vec<Guard>) = declared
+            .into_iter()
+            .partition(|d| d.key.kind == KeyKind::Index);
+        self.guards.extend(plain);
+        self.removed.extend(replaced);
+        self.unmigrated = unmigrated;
+        self.declared_by = Some(SchemaCode::Ent);
+        self.join_model(model);
+    }
+
     /// The code the table is declared in, if not SQL alone: a Prisma model
     /// joined with its migrations is Prisma's.
     pub fn code(&self) -> Option<SchemaCode> {
@@ -483,6 +562,7 @@ impl SchemaModel {
         model.aliases = crate::facts::store::table_aliases(files);
         model.join_prisma(files, sources);
         model.join_code_schemas(sources);
+        model.join_ent_schemas(sources);
         model
     }
 
@@ -580,6 +660,44 @@ impl SchemaModel {
             let Some(m) = own else { continue };
             let declared = self.tables[p].clone();
             self.tables[m].join_model(declared);
+            gone[p] = true;
+        }
+        let mut i = 0;
+        self.tables.retain(|_| {
+            i += 1;
+            !gone[i - 1]
+        });
+    }
+
+    /// An ent schema (Go) and the migrations generated from it (atlas's
+    /// `migrate diff`, golang-migrate files) describe each table twice:
+    /// they are one table, joined as a Prisma model is with its migrations
+    /// (the ent schema is the next migration). Of several histories that
+    /// create it, the one nearest the schema, then the longest.
+    fn join_ent_schemas(&mut self, sources: &SourceMap) {
+        let ent: Vec<bool> = self
+            .tables
+            .iter()
+            .map(|t| t.declared_by == Some(SchemaCode::Ent))
+            .collect();
+        if !ent.contains(&true) {
+            return;
+        }
+        let mut gone = vec![false; self.tables.len()];
+        for p in (0..self.tables.len()).filter(|&i| ent[i]) {
+            let path = sources.path(self.tables[p].created.file);
+            let own = (0..self.tables.len())
+                .filter(|&i| !ent[i] && !gone[i] && self.tables[i].declared_by.is_none())
+                .filter(|&i| self.tables[i].key == self.tables[p].key)
+                .max_by_key(|&i| {
+                    (
+                        shared_dirs(path, sources.path(self.tables[i].created.file)),
+                        self.histories[self.tables[i].history].files.len(),
+                    )
+                });
+            let Some(m) = own else { continue };
+            let declared = self.tables[p].clone();
+            self.tables[m].join_ent_model(declared);
             gone[p] = true;
         }
         let mut i = 0;
@@ -1688,6 +1806,23 @@ fn alter(
 /// webhook's effect recorded once per object).
 pub(super) fn keyish(column: &str) -> bool {
     knowledge::stores().lookup_key_column.matches(column)
+}
+
+/// Whether a guard is over a key a replay repeats: a request key or event
+/// id column (`[key_column]`), a key a lookup dedupes on, a column that
+/// exists only to guard, a caller's reference, or a column named for
+/// uniqueness (`unique_reference_id`, `[guard_index_name]`).
+pub fn keyed_guard(t: &Table, g: &Guard) -> bool {
+    let s = knowledge::stores();
+    g.key.parts.iter().flat_map(|p| p.columns()).any(|c| {
+        let ty = t.column(c).map_or("", |c| c.ty.as_str());
+        s.key_column.request_key.iter().any(|k| k == c)
+            || s.key_column.event_id.iter().any(|k| k == c)
+            || s.lookup_key_column.matches(c)
+            || s.guard_column.matches(c)
+            || s.caller_key_column.matches(c, ty)
+            || s.guard_index_name.matches(c)
+    })
 }
 
 /// Whether a table has a column code may look a key up by: the code that

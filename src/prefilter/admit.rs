@@ -363,6 +363,10 @@ impl<'s> Scan<'s> {
         {
             // A Prisma model is a table as a migration's `CREATE TABLE` is.
             Admission::Schema
+        } else if self.kind == FileKind::Go && declares_ent_schema(self.lower) {
+            // An ent schema names its table by its Go type, which no table
+            // name of the first pass's stores matches as text: read whole.
+            Admission::Full
         } else {
             Admission::No
         }
@@ -385,6 +389,14 @@ const PYTHON_SCHEMA: &[&[u8]] = &[
     b"__tablename__",
     b"table(",
 ];
+
+/// Whether a lower-cased Go text may declare an ent schema
+/// (`frontend::go::ent`): it imports ent's schema builders and embeds
+/// `ent.Schema`.
+fn declares_ent_schema(lower: &[u8]) -> bool {
+    memchr::memmem::find(lower, b"entgo.io/ent/schema/").is_some()
+        && memchr::memmem::find(lower, b"ent.schema").is_some()
+}
 
 /// Whether a lower-cased Python text may declare or change a table: held
 /// for the schema as an SQL migration is.

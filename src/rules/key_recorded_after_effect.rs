@@ -258,6 +258,7 @@ fn claim_help(store: &StoreKey, schema: &SchemaModel) -> String {
         Some(SchemaCode::Medusa) => format!("a `create` of `{t}`'s row {first}, taking MikroORM's `UniqueConstraintViolationException` for a replay ({ANSWER})"),
         Some(SchemaCode::Django) => format!("`{t}`'s row created {first} (`transaction.atomic()`), taking the `IntegrityError` of its unique guard for a replay ({ANSWER})"),
         Some(SchemaCode::SqlAlchemy | SchemaCode::Alembic) => format!("an `insert(...).on_conflict_do_nothing().returning(...)` into `{t}` {first} (no row back is a replay: {ANSWER})"),
+        Some(SchemaCode::Ent) => format!("`Create()` of `{t}`'s row {first} (`client.Tx`), taking `ent.IsConstraintError` for a replay ({ANSWER})"),
         None => format!("`INSERT INTO {t} (key, …) VALUES (…) ON CONFLICT DO NOTHING RETURNING key` {first} (no row back is a replay: {ANSWER})"),
     }
 }

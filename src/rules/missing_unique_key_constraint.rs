@@ -34,7 +34,19 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     for t in &ctx.model.schema.tables {
-        if t.partition_of.is_none() && !reported.contains(&t.key.as_str()) {
+        if t.declared_by == Some(SchemaCode::Ent) && !reported.contains(&t.key.as_str()) {
+            let d = demoted(t, Dialect::of(ctx, t));
+            if !d.is_empty() {
+                out.extend(d);
+                reported.push(&t.key);
+            }
+        }
+    }
+    for t in &ctx.model.schema.tables {
+        // ent names an index for its columns (`<type>_<columns>`), not
+        // for what it guards
+        let ent = t.declared_by == Some(SchemaCode::Ent);
+        if t.partition_of.is_none() && !ent && !reported.contains(&t.key.as_str()) {
             out.extend(named_guards(t, Dialect::of(ctx, t)));
         }
     }
@@ -252,6 +264,7 @@ fn orm_unique(code: SchemaCode, name: &str, table: &str, fields: &[String]) -> S
             "op.create_index(\"{name}\", \"{table}\", [{}], unique=True, postgresql_concurrently=True)",
             cols(&quoted)
         ),
+        SchemaCode::Ent => format!("index.Fields({}).Unique()", cols(&quoted)),
     }
 }
 
@@ -327,6 +340,9 @@ fn add_guard(dialect: Dialect) -> &'static str {
         Dialect::Code(SchemaCode::SqlAlchemy) => {
             "declare the guard in the model's `__table_args__`, then generate its revision (`alembic revision --autogenerate`)"
         }
+        Dialect::Code(SchemaCode::Ent) => {
+            "declare the guard in the schema's `Indexes()`, then generate its migration (`atlas migrate diff`)"
+        }
         Dialect::Code(SchemaCode::Alembic) => {
             "add the guard in a new revision, without locking writes (inside `with op.get_context().autocommit_block():` on PostgreSQL)"
         }
@@ -353,13 +369,17 @@ fn missing(
             ),
         )
         .with_primary_label(format!(
-            "the next `prisma migrate dev` drops `{}`",
+            "the next {} drops `{}`",
+            next_migration(dialect),
             r.guard.key.name
         ))
         .with_label(
             r.guard.at.file,
             r.guard.at.span,
-            "a migration creates the guard, but `prisma migrate dev` makes the database what the schema says and drops it",
+            format!(
+                "a migration creates the guard, but {} makes the database what the schema says and drops it",
+                next_migration(dialect)
+            ),
         )
         .with_note("two concurrent replays both read nothing and both insert a row"),
         Some(r) => Diagnostic::new(
@@ -559,6 +579,69 @@ fn plain_columns(k: &crate::facts::store::Key) -> Option<Vec<&str>> {
 /// guard of the table over their columns (or some of them): the name says
 /// what the index was meant to refuse, and it refuses nothing. A warning:
 /// the name is the authors' intent, not a proof that the code leans on it.
+/// The command that makes the next migration from a schema in code.
+fn next_migration(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Code(SchemaCode::Ent) => "ent migration (`atlas migrate diff`)",
+        _ => "`prisma migrate dev`",
+    }
+}
+
+/// A table no store rule judges whose ent schema declares as a plain index
+/// a unique guard its migrations create over a key a replay repeats (a
+/// reference unique per parent, an idempotency key): the next migration
+/// makes the index plain, and a replayed write is stored twice. A warning:
+/// the table is no store by its name.
+fn demoted(t: &Table, dialect: Dialect) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for r in t
+        .removed
+        .iter()
+        .filter(|r| r.by_schema && r.guard.key.kind != KeyKind::Index)
+    {
+        let plain = t
+            .guards
+            .iter()
+            .any(|g| g.key.kind == KeyKind::Index && g.at == r.at);
+        if !plain || !schema::keyed_guard(t, &r.guard) {
+            continue;
+        }
+        let columns: Vec<String> = r
+            .guard
+            .key
+            .parts
+            .iter()
+            .map(|p| p.text().to_string())
+            .collect();
+        out.push(
+            Diagnostic::new(
+                NAME,
+                Severity::Warning,
+                r.at.file,
+                r.at.span,
+                format!(
+                    "the schema of `{}` makes a unique guard a plain index",
+                    t.name
+                ),
+            )
+            .with_primary_label(format!(
+                "a plain index over `({})`: the next {} makes `{}` refuse no duplicate",
+                cols(&columns),
+                next_migration(dialect),
+                r.guard.key.name
+            ))
+            .with_label(r.guard.at.file, r.guard.at.span, "a migration creates the unique guard")
+            .with_note("a replayed write (a retried request, a re-run sync) inserts a second row with the same key")
+            .with_help(format!(
+                "{}: `{}`",
+                add_guard(dialect),
+                unique_index(t, &columns, dialect)
+            )),
+        );
+    }
+    out
+}
+
 fn named_guards(t: &Table, dialect: Dialect) -> Vec<Diagnostic> {
     let words = &crate::knowledge::stores().guard_index_name;
     let mut out = Vec::new();

@@ -11,10 +11,12 @@ use crate::model::tenant_guards::{Evidence, TenantBlind};
 pub const NAME: RuleId = RuleId::UnscopedIdempotencyKey;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let mut judged: Vec<&str> = Vec::new();
     for (t, s) in ctx.model.schema.stores() {
         if s.kind != StoreKind::RequestKey || s.scope.is_empty() {
             continue;
         }
+        judged.push(&t.key);
         let on_key = |g: &&Guard| {
             g.key
                 .parts
@@ -42,6 +44,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             if !scoped {
                 out.push(unscoped(t, &s, g));
             }
+        }
+    }
+    for t in &ctx.model.schema.tables {
+        if !judged.contains(&t.key.as_str()) {
+            out.extend(rescoped(ctx, t));
         }
     }
     for u in &ctx.model.key_formats.unscoped {
@@ -146,7 +153,8 @@ fn ownerless(o: &OwnerlessFormat) -> Diagnostic {
     .with_primary_label(format!("`{}` is at hand and not in the key", k.owner))
     .with_note("ids one owner chooses collide with another owner's under this key")
     .with_help(format!(
-        "put the owner in the key: a `{{}}` segment for `{}`",
+        "put the owner in the key: a `{}` segment for `{}`",
+        if k.text.contains('%') { "%s" } else { "{}" },
         k.owner
     ))
 }
@@ -191,6 +199,65 @@ fn tenant_blind(b: &TenantBlind<'_>) -> Diagnostic {
         "make it unique per owner: `{}`",
         super::unique_clause(t, &columns)
     ))
+}
+
+/// A unique guard its migrations create over a key and the owner columns
+/// (`namespace`, `customer_id`) that the table's schema in code (an ent
+/// schema: the next migration) declares over the key without them: one
+/// owner's key then blocks, or answers for, another's.
+fn rescoped(ctx: &Context<'_>, t: &Table) -> Vec<Diagnostic> {
+    let words = &crate::knowledge::stores().scope_column;
+    let extra = ctx.model.schema.scope_words();
+    let mut out = Vec::new();
+    for r in t.removed.iter().filter(|r| r.by_schema) {
+        let before: Vec<&str> = r.guard.key.parts.iter().flat_map(|p| p.columns()).collect();
+        let Some(g) = t.unmigrated.iter().find(|u| u.at == r.at) else {
+            continue;
+        };
+        let after: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+        let dropped: Vec<String> = before
+            .iter()
+            .filter(|c| !after.contains(c))
+            .filter(|c| {
+                let ty = t.column(c).map_or("", |c| c.ty.as_str());
+                words.matches_with(c, ty, extra)
+            })
+            .map(|c| c.to_string())
+            .collect();
+        let scoped = after.iter().any(|c| {
+            let ty = t.column(c).map_or("", |c| c.ty.as_str());
+            words.matches_with(c, ty, extra)
+        });
+        if dropped.is_empty() || scoped || !crate::model::schema::keyed_guard(t, g) {
+            continue;
+        }
+        let scope = dropped.join("`, `");
+        out.push(
+            Diagnostic::new(
+                NAME,
+                Severity::Warning,
+                g.at.file,
+                g.at.span,
+                format!("unique guard on `{}` leaves out `{scope}`", t.name),
+            )
+            .with_primary_label(format!(
+                "guards `({})` across owners; the next migration replaces `{}`",
+                g.key.parts_text(),
+                r.guard.key.name
+            ))
+            .with_label(
+                r.guard.at.file,
+                r.guard.at.span,
+                format!("the migrations guard `({})`", r.guard.key.parts_text()),
+            )
+            .with_note("two owners can send the same key: one's row blocks, or is returned for, the other's")
+            .with_help(format!(
+                "keep the owner in the guard: `({})`",
+                before.join(", ")
+            )),
+        );
+    }
+    out
 }
 
 /// Longest key format quoted in a headline.

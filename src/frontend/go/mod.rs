@@ -11,12 +11,15 @@
 
 mod calls;
 mod consts;
+mod ent;
 mod fresh;
 mod headers;
 mod keys;
+mod owners;
 mod state;
 mod stripe;
 mod syntax;
+mod viper;
 mod walk;
 
 use crate::facts::flow::{FlowFacts, TypeDef};
@@ -51,6 +54,12 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         facts.problems.push(syntax_problem(root, text));
     }
     headers::declared(root, text, facts);
+    if let Some(sql) = ent::read(root, text) {
+        facts.sql = Some(sql);
+    }
+    if let Some(conf) = viper::read(root, text) {
+        facts.conf = Some(conf);
+    }
     let consts = consts::read(root, text);
     let file = File {
         src: text,
@@ -73,6 +82,8 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
             flow.structs.extend(structs(f, text));
         }
     }
+    code.ownerless = owners::read(root, text, &flow.structs);
+    code.dropped_callers = owners::dropped(root, text);
     code.flow = flow;
     code.retry.fresh = sends;
     if text.contains("MaxNetworkRetries") {
@@ -221,7 +232,43 @@ fn function(file: &File, f: Node) -> Option<Lowered> {
         w.find_retried(body);
     }
     w.visit(body, 0);
-    Some(walk::trace(w, name, owner, params))
+    let mut lowered = walk::trace(w, name, owner, params);
+    lowered.0.plain_claim = plain_claim(&lowered.0.events, src, body);
+    Some(lowered)
+}
+
+/// A go-redis `SET` without `NX` taken for a claim: the function's only
+/// Redis commands are plain sets (no `XX`, no `Get: true`), and after the
+/// first it tests for `redis.Nil`, the nil reply only a conditional set
+/// gives. A plain `SET` always answers `OK`, so every caller wins.
+fn plain_claim(
+    steps: &[crate::facts::flow::Step],
+    src: &str,
+    body: Node,
+) -> Option<crate::facts::flow::PlainClaim> {
+    use crate::facts::flow::{RedisOp, StepKind};
+    let mut set = None;
+    for s in steps {
+        let StepKind::Redis { op, .. } = &s.kind else {
+            continue;
+        };
+        let call = src.get(s.span.start..s.span.end).unwrap_or("");
+        let conditional = ["\"XX\"", "\"xx\"", "Get:", "KeepTTL"]
+            .iter()
+            .any(|w| call.contains(w));
+        if *op != RedisOp::Set || conditional {
+            return None;
+        }
+        set.get_or_insert(s.span);
+    }
+    let set = set?;
+    let rest = src.get(set.end..body.end_byte())?;
+    let at = set.end + rest.find("redis.Nil")?;
+    Some(crate::facts::flow::PlainClaim {
+        set,
+        by: Span::new(at, at + "redis.Nil".len()),
+        answer: true,
+    })
 }
 
 /// Whether a body may call a retry wrapper of the catalogue by its
