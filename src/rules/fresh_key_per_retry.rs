@@ -146,24 +146,7 @@ fn diagnostic(ctx: &Context<'_>, f: &FreshFinding) -> Diagnostic {
             ))
             .with_help(format!("use `{text}` here too, so every call for the same work carries one key"))
         }
-        FreshKind::PerCall => Diagnostic::new(
-            NAME,
-            Severity::Note,
-            f.file,
-            s.at,
-            format!(
-                "`{}` makes a new idempotency key on every call",
-                f.what
-            ),
-        )
-        .with_primary_label("a key minted per call")
-        .with_note(format!(
-            "the key is sent {} and made new each time this code runs: a client's own resend of this one request carries it (an SDK's network retries reuse it), but a rerun of the work (a retried task or activity, a redelivered event, a second submit) carries another key, and the provider applies it again. No rerun is visible here, so this is a note",
-            s.how
-        ))
-        .with_help(
-            "derive the key from the stable id of the work (the payout, order or event id), so every run for the same work sends the same key",
-        ),
+        FreshKind::PerCall => per_call(f),
         FreshKind::Built { function, from } => Diagnostic::new(
             NAME,
             Severity::Note,
@@ -184,4 +167,24 @@ fn diagnostic(ctx: &Context<'_>, f: &FreshFinding) -> Diagnostic {
         )),
     };
     d.with_label(f.file, s.sent, "sent here")
+}
+
+/// A key minted on every call, with no rerun in sight (Python and Go).
+fn per_call(f: &FreshFinding) -> Diagnostic {
+    let s = &f.send;
+    Diagnostic::new(
+        NAME,
+        Severity::Note,
+        f.file,
+        s.at,
+        format!("`{}` makes a new idempotency key on every call", f.what),
+    )
+    .with_primary_label("a key minted per call")
+    .with_note(format!(
+        "the key is sent {} and made new each time this code runs: a client's own resend of this one request carries it (an SDK's network retries reuse it), but a rerun of the work (a retried task or activity, a redelivered event, a second submit) carries another key, and the provider applies it again. No rerun is visible here, so this is a note",
+        s.how
+    ))
+    .with_help(
+        "derive the key from the stable id of the work (the payout, order or event id), so every run for the same work sends the same key",
+    )
 }
