@@ -9,16 +9,9 @@
 //! check-then-insert on a store where no unique guard holds it
 //! ([`SchemaModel::unguarded_find_or_create`]).
 
+use super::schema::FindOrCreateUse;
 use super::schema::{is_time_column, minted, SchemaModel, Table};
-use crate::facts::store::{FindOrCreate, KeyKind};
-use crate::source::FileId;
-
-/// A find-or-create in code, outside tests.
-#[derive(Debug, Clone)]
-pub struct FindOrCreateUse {
-    pub file: FileId,
-    pub call: FindOrCreate,
-}
+use crate::facts::store::KeyKind;
 
 /// A find-or-create on a store whose lookup no unique guard holds.
 #[derive(Debug, Clone)]

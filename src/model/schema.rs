@@ -352,6 +352,14 @@ pub struct ConflictUse {
     pub target: crate::facts::store::ConflictTarget,
 }
 
+/// A find-or-create in code, outside tests (`model::find_or_create`
+/// judges it against the schema).
+#[derive(Debug, Clone)]
+pub struct FindOrCreateUse {
+    pub file: crate::source::FileId,
+    pub call: crate::facts::store::FindOrCreate,
+}
+
 #[derive(Debug, Default)]
 pub struct SchemaModel {
     pub histories: Vec<History>,
@@ -360,7 +368,7 @@ pub struct SchemaModel {
     pub conflicts: Vec<ConflictUse>,
     /// Find-or-create calls in code outside tests (Django's
     /// `get_or_create`): `model::find_or_create`.
-    pub find_or_create: Vec<super::find_or_create::FindOrCreateUse>,
+    pub find_or_create: Vec<FindOrCreateUse>,
     /// Files of schema with a statement no dialect reads.
     unread: std::collections::HashSet<FileId>,
     /// Tables the config declares (`store = true`) or excludes (`false`), normalised.
@@ -530,7 +538,7 @@ impl SchemaModel {
                             .iter()
                             .any(|t| t.start <= c.span.start && c.span.end <= t.end)
                     })
-                    .map(|c| super::find_or_create::FindOrCreateUse {
+                    .map(|c| FindOrCreateUse {
                         file: f.file,
                         call: c.clone(),
                     })
