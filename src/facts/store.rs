@@ -159,6 +159,25 @@ pub struct Key {
 }
 
 impl Key {
+    /// A key over plain columns of `table` (bare, no schema), named as
+    /// PostgreSQL would name it unless the schema gives a name.
+    pub fn over_columns(
+        table: &str,
+        kind: KeyKind,
+        columns: Vec<String>,
+        given: Option<String>,
+        span: Span,
+    ) -> Key {
+        let name = given.unwrap_or_else(|| kind.default_name(table, &columns));
+        Key {
+            name,
+            kind,
+            parts: columns.into_iter().map(KeyPart::Column).collect(),
+            predicate: None,
+            span,
+        }
+    }
+
     pub fn parts_text(&self) -> String {
         self.parts
             .iter()

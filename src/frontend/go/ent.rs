@@ -12,8 +12,7 @@
 
 use super::syntax::{args, named, path_of, span, string_value, text};
 use crate::facts::store::{
-    Column, CreateTable, Key, KeyKind, KeyPart, Name, SchemaChange, SchemaCode, SchemaEvent,
-    SqlFacts,
+    Column, CreateTable, Key, KeyKind, Name, SchemaChange, SchemaCode, SchemaEvent, SqlFacts,
 };
 use crate::source::Span;
 use std::collections::HashMap;
@@ -244,7 +243,7 @@ fn table(ty: &str, at: Span, s: &Schema, src: &str) -> SchemaEvent {
     for f in s.fields.map(elements).unwrap_or_default() {
         if let Some((c, unique)) = field(f, src) {
             if unique {
-                keys.push(key(
+                keys.push(Key::over_columns(
                     &table,
                     KeyKind::Unique,
                     vec![c.name.clone()],
@@ -276,18 +275,6 @@ fn table(ty: &str, at: Span, s: &Schema, src: &str) -> SchemaEvent {
             declared_by: Some(SchemaCode::Ent),
             fields: Vec::new(),
         }),
-    }
-}
-
-/// A key named as ent names it unless `given`.
-fn key(table: &str, kind: KeyKind, cols: Vec<String>, given: Option<String>, at: Span) -> Key {
-    let name = given.unwrap_or_else(|| kind.default_name(table, &cols));
-    Key {
-        name,
-        kind,
-        parts: cols.into_iter().map(KeyPart::Column).collect(),
-        predicate: None,
-        span: at,
     }
 }
 
@@ -375,7 +362,7 @@ fn index(ty: &str, table: &str, i: Node, src: &str) -> Option<Key> {
     } else {
         KeyKind::Index
     };
-    let mut k = key(table, kind, cols, Some(given), span(i));
+    let mut k = Key::over_columns(table, kind, cols, Some(given), span(i));
     k.predicate = predicate;
     Some(k)
 }

@@ -20,8 +20,8 @@
 
 use super::syntax::{arg, is_true, kwarg, path_of, span_of, string_value};
 use crate::facts::store::{
-    Column, CreateTable, Key, KeyKind, KeyPart, Name, SchemaChange, SchemaCode, SchemaEvent,
-    SqlFacts, TableAlias,
+    Column, CreateTable, Key, KeyKind, Name, SchemaChange, SchemaCode, SchemaEvent, SqlFacts,
+    TableAlias,
 };
 use crate::knowledge;
 use crate::source::Span;
@@ -78,14 +78,7 @@ fn name(text: &str, span: Span) -> Name {
 /// A key named as PostgreSQL would name it unless `given`.
 fn key(table: &str, kind: KeyKind, cols: Vec<String>, given: Option<String>, at: Span) -> Key {
     let bare = table.rsplit('.').next().unwrap_or(table);
-    let name = given.unwrap_or_else(|| kind.default_name(bare, &cols));
-    Key {
-        name,
-        kind,
-        parts: cols.into_iter().map(KeyPart::Column).collect(),
-        predicate: None,
-        span: at,
-    }
+    Key::over_columns(bare, kind, cols, given, at)
 }
 
 /// The strings of a list, tuple or set literal (`["a", "b"]`), or one string.

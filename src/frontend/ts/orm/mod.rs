@@ -21,8 +21,8 @@ mod typeorm;
 use super::syntax::{self, bare, span};
 use crate::facts::flow::StepKind;
 use crate::facts::store::{
-    Column, CreateTable, Key, KeyKind, KeyPart, Name, SchemaChange, SchemaCode, SchemaEvent,
-    SqlFacts, TableAlias,
+    Column, CreateTable, Key, KeyKind, Name, SchemaChange, SchemaCode, SchemaEvent, SqlFacts,
+    TableAlias,
 };
 use crate::knowledge;
 use crate::source::Span;
@@ -88,14 +88,8 @@ impl Table {
         if columns.is_empty() {
             return;
         }
-        let name = name.unwrap_or_else(|| kind.default_name(self.name.bare(), &columns));
-        self.keys.push(Key {
-            name,
-            kind,
-            parts: columns.into_iter().map(KeyPart::Column).collect(),
-            predicate: None,
-            span: at,
-        });
+        let key = Key::over_columns(self.name.bare(), kind, columns, name, at);
+        self.keys.push(key);
     }
 }
 
