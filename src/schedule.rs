@@ -352,7 +352,7 @@ impl<'r> Scheduler<'r> {
             self.given_up.retain(|&(g, _)| g != id);
             let mut f = match fate {
                 supervise::Fate::Done(f, took) => {
-                    timings.kind(l.kind).parse += took;
+                    timings.parsed(l.kind, &l.display, took);
                     f
                 }
                 supervise::Fate::TimedOut(limit) => {

@@ -63,7 +63,13 @@ pub struct Timings {
     /// Big Rust files read around their words, and how many of them were
     /// then read whole.
     around: Option<(usize, usize)>,
+    /// The files whose parse took longest, longest first, at most
+    /// [`SLOWEST`]: what an `exclude` would win back.
+    slowest: Vec<(Duration, String)>,
 }
+
+/// How many of the slowest files the report lists.
+const SLOWEST: usize = 8;
 
 fn slot(kind: FileKind) -> usize {
     // One row for TypeScript and JavaScript, whatever the dialect.
@@ -110,6 +116,17 @@ impl Timings {
         } else {
             k.admitted.add(bytes);
         }
+    }
+
+    /// One file's parse and fact extraction took `took`.
+    pub fn parsed(&mut self, kind: FileKind, path: &str, took: Duration) {
+        self.kind(kind).parse += took;
+        if self.slowest.len() == SLOWEST && self.slowest.last().is_some_and(|(d, _)| *d >= took) {
+            return;
+        }
+        let at = self.slowest.partition_point(|(d, _)| *d >= took);
+        self.slowest.insert(at, (took, path.to_string()));
+        self.slowest.truncate(SLOWEST);
     }
 
     /// `files` were held back for their retries; `parsed` of them were
@@ -183,6 +200,12 @@ impl Timings {
                 out,
                 "  files held back (Rust for its retries, TypeScript with no word): {files}, parsed: {parsed} ({why})"
             );
+        }
+        if !self.slowest.is_empty() {
+            out.push_str("slowest files to parse (ms; `exclude` in idemlint.toml skips a file that holds no store)\n");
+            for (d, path) in &self.slowest {
+                let _ = writeln!(out, "  {:>9.1}  {path}", ms(*d));
+            }
         }
         if let Some((files, again)) = self.around {
             let why = if again == 0 {
@@ -352,5 +375,31 @@ mod tests {
         assert_eq!(cols[3], "1", "{r}");
         assert_eq!(cols[7], "3.0", "{r}");
         assert!(!r.contains("toml"), "kinds with no file are left out: {r}");
+    }
+
+    #[test]
+    fn the_slowest_files_are_listed_longest_first_and_at_most_eight() {
+        let mut t = Timings::start();
+        for i in 0..12u64 {
+            t.parsed(
+                FileKind::Go,
+                &format!("f{i}.go"),
+                Duration::from_millis(i * 10),
+            );
+        }
+        assert_eq!(t.stats(FileKind::Go).parse, Duration::from_millis(660));
+        let r = t.report(Duration::ZERO);
+        let listed: Vec<&str> = r
+            .lines()
+            .skip_while(|l| !l.starts_with("slowest files"))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .collect();
+        assert_eq!(
+            listed,
+            ["f11.go", "f10.go", "f9.go", "f8.go", "f7.go", "f6.go", "f5.go", "f4.go"],
+            "{r}"
+        );
     }
 }
