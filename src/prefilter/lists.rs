@@ -50,6 +50,8 @@ pub(super) struct Prefilter {
     #[serde(default)]
     pub(super) rust_generated: Option<Generated>,
     #[serde(default)]
+    pub(super) go_generated: Option<Generated>,
+    #[serde(default)]
     pub(super) rust_std_methods: StdMethods,
     #[serde(default)]
     pub(super) rust_prose_macros: ProseMacros,
@@ -76,10 +78,17 @@ pub(super) struct StdMethods {
     pub(super) closure_argument: Vec<String>,
 }
 
-/// Rust that a generator wrote, by the line it begins with.
+/// Code that a generator wrote, by the line it begins with.
 #[derive(Deserialize)]
 pub(super) struct Generated {
     pub(super) heads: Vec<String>,
+    /// What the marker line ends with (Go's `DO NOT EDIT.`); none: the head
+    /// alone marks it.
+    #[serde(default)]
+    pub(super) tails: Vec<String>,
+    /// Words that keep a generated file read (sqlc's `-- name:`).
+    #[serde(default)]
+    pub(super) keep: Vec<String>,
 }
 
 /// Words that admit a file only in some kinds, or only as part of a store
@@ -115,6 +124,7 @@ pub(super) fn builtin() -> Prefilter {
         weak: Vec::new(),
         rust_constants: None,
         rust_generated: None,
+        go_generated: None,
         rust_std_methods: StdMethods::default(),
         rust_prose_macros: ProseMacros::default(),
     })
