@@ -10,8 +10,9 @@
 //! ([`SchemaModel::unguarded_find_or_create`]).
 
 use super::schema::FindOrCreateUse;
-use super::schema::{is_time_column, minted, SchemaModel, Table};
-use crate::facts::store::KeyKind;
+use super::schema::{is_time_column, minted, Guard, SchemaModel, Table};
+use crate::facts::store::{KeyKind, SchemaCode};
+use crate::knowledge;
 
 /// A find-or-create on a store whose lookup no unique guard holds.
 #[derive(Debug, Clone)]
@@ -112,6 +113,121 @@ impl SchemaModel {
                     });
                     break;
                 }
+            }
+        }
+        out
+    }
+}
+
+/// What a definition of a table lacks for a lookup the project keys it by
+/// ([`SchemaModel::keyed_lookups`]).
+#[derive(Debug, Clone)]
+pub enum KeyedGap<'a> {
+    /// No unique guard within the lookup's columns.
+    Unguarded,
+    /// A unique guard over the lookup's columns but the caller's scope
+    /// (`organization_id`) the lookup holds: the guard and those columns.
+    Unscoped(&'a Guard, Vec<String>),
+}
+
+/// A find-or-create on a table that one definition keys by the lookup and
+/// another does not hold ([`SchemaModel::keyed_lookups`]).
+#[derive(Debug, Clone)]
+pub struct KeyedLookup<'a> {
+    pub call: &'a FindOrCreateUse,
+    /// The definition that lacks the guard.
+    pub table: &'a Table,
+    /// The definition whose unique guard is the lookup.
+    pub keyed_by: &'a Guard,
+    /// The lookup's columns.
+    pub columns: Vec<String>,
+    pub gap: KeyedGap<'a>,
+}
+
+/// The sorted, distinct columns of a unique guard (any predicate: a
+/// partial index of live rows, `deleted_at IS NULL`, is the lookup's of a
+/// repository that reads live rows), or `None` for a plain index.
+fn unique_columns(g: &Guard) -> Option<Vec<&str>> {
+    if g.key.kind == KeyKind::Index {
+        return None;
+    }
+    let mut c: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+    c.sort_unstable();
+    c.dedup();
+    (!c.is_empty()).then_some(c)
+}
+
+impl SchemaModel {
+    /// Find-or-creates (a `get_or_create`, a lookup then an insert) by
+    /// columns that a unique guard of one definition of the table holds
+    /// exactly, where another definition of the same project (a SQLAlchemy
+    /// model and its Alembic revisions, a Django model and its migrations)
+    /// holds no guard within them, or one without the caller's scope the
+    /// lookup holds. The code's lookup and the guard over the same columns
+    /// are the evidence that the columns are the rows' key, whatever the
+    /// table is called; the definition that lost the guard lets a retried
+    /// or concurrent call insert the row again.
+    pub fn keyed_lookups(&self) -> Vec<KeyedLookup<'_>> {
+        let words = &knowledge::stores().scope_column;
+        let mut out = Vec::new();
+        for u in &self.find_or_create {
+            let defs = self.definitions(&u.call.table);
+            let one_project = defs.iter().all(|t| {
+                matches!(
+                    t.declared_by,
+                    Some(SchemaCode::SqlAlchemy | SchemaCode::Alembic | SchemaCode::Django)
+                )
+            });
+            if defs.len() < 2 || !one_project {
+                continue;
+            }
+            let looked: Vec<(&Table, Vec<String>)> = defs
+                .iter()
+                .filter_map(|t| Some((*t, columns_of(t, &u.call.columns)?)))
+                .collect();
+            let want = |cols: &[String]| {
+                let mut w: Vec<String> = cols.to_vec();
+                w.sort_unstable();
+                w.dedup();
+                w
+            };
+            let keyed_by = looked.iter().find_map(|(t, cols)| {
+                let w = want(cols);
+                t.guards
+                    .iter()
+                    .find(|g| unique_columns(g).is_some_and(|c| c == w))
+            });
+            let Some(keyed_by) = keyed_by else { continue };
+            for (t, cols) in &looked {
+                let (scope, rest): (Vec<&String>, Vec<&String>) = cols.iter().partition(|c| {
+                    t.column(c).is_some_and(|col| {
+                        words.matches_with(&col.name, &col.ty, self.scope_words())
+                    })
+                });
+                let rest = want(&rest.into_iter().cloned().collect::<Vec<_>>());
+                let unscoped = (!scope.is_empty() && !rest.is_empty())
+                    .then(|| {
+                        t.guards
+                            .iter()
+                            .find(|g| unique_columns(g).is_some_and(|c| c == rest))
+                    })
+                    .flatten();
+                let gap = if let Some(g) = unscoped {
+                    KeyedGap::Unscoped(g, scope.into_iter().cloned().collect())
+                } else if t.guards.iter().any(|g| {
+                    unique_columns(g).is_some_and(|c| c.iter().all(|x| cols.iter().any(|y| y == x)))
+                }) {
+                    continue;
+                } else {
+                    KeyedGap::Unguarded
+                };
+                out.push(KeyedLookup {
+                    call: u,
+                    table: t,
+                    keyed_by,
+                    columns: cols.clone(),
+                    gap,
+                });
             }
         }
         out

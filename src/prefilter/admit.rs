@@ -363,6 +363,8 @@ impl<'s> Scan<'s> {
         {
             // A Prisma model is a table as a migration's `CREATE TABLE` is.
             Admission::Schema
+        } else if self.kind == FileKind::Python && finds_then_creates(self.lower) {
+            Admission::Full
         } else if self.kind == FileKind::Go && declares_ent_schema(self.lower) {
             // An ent schema names its table by its Go type, which no table
             // name of the first pass's stores matches as text: read whole.
@@ -396,6 +398,22 @@ const PYTHON_SCHEMA: &[&[u8]] = &[
 fn declares_ent_schema(lower: &[u8]) -> bool {
     memchr::memmem::find(lower, b"entgo.io/ent/schema/").is_some()
         && memchr::memmem::find(lower, b"ent.schema").is_some()
+}
+
+/// A read by equality and an insert in Python (`frontend::python::lookup`):
+/// SQLAlchemy's `.where(M.a == x)` (or Django's `.exists()`) and a
+/// `create(..)` or `add(..)`. The file may hold no store word: the
+/// evidence that the lookup is a key is its table's unique guard, which
+/// the schema pass reads from the model the call names. Measured
+/// 2026-12-07 (Python files holding both, tests left out): polar 88 of
+/// 1389 Python files.
+const PYTHON_LOOKUPS: &[&[u8]] = &[b".where(", b".exists()"];
+const PYTHON_INSERTS: &[&[u8]] = &[b".create(", b".add("];
+
+/// Whether a lower-cased Python text may find a row and then insert it.
+fn finds_then_creates(lower: &[u8]) -> bool {
+    let has = |ws: &[&[u8]]| ws.iter().any(|w| memchr::memmem::find(lower, w).is_some());
+    has(PYTHON_LOOKUPS) && has(PYTHON_INSERTS)
 }
 
 /// Whether a lower-cased Python text may declare or change a table: held

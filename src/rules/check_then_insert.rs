@@ -6,7 +6,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
-use crate::model::find_or_create::UnguardedFindOrCreate;
+use crate::model::find_or_create::{KeyedGap, KeyedLookup, UnguardedFindOrCreate};
 use crate::model::flows::{GuardState, Step, StepKind, StoreKey};
 use crate::model::lookups::Unguarded;
 use std::collections::HashSet;
@@ -27,8 +27,15 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             out.push(plain_claim(f.file, c).with_help(nx));
         }
     }
+    let mut calls = HashSet::new();
     for u in ctx.model.schema.unguarded_find_or_create() {
+        calls.insert((u.call.file, u.call.call.span));
         out.push(find_or_create(&u));
+    }
+    for k in ctx.model.schema.keyed_lookups() {
+        if matches!(k.gap, KeyedGap::Unguarded) && calls.insert((k.call.file, k.call.call.span)) {
+            out.push(keyed_lookup(&k));
+        }
     }
     let mut seen = HashSet::new();
     for trace in &ctx.model.flows.traces {
@@ -301,4 +308,28 @@ fn find_or_create(u: &UnguardedFindOrCreate<'_>) -> Diagnostic {
     .with_label(t.created.file, t.created.span, "declares the table: no unique guard holds the lookup")
     .with_note("the call is atomic only where the database enforces the lookup's uniqueness: two concurrent calls both find nothing and both insert")
     .with_help(format!("give the lookup a unique guard: `models.UniqueConstraint(fields=[\"{fields}\"], name=..)` in the model's `Meta.constraints`, then `makemigrations`"))
+}
+
+/// A lookup then an insert by columns one definition of the table guards
+/// and another does not: the race where the guard is missing.
+fn keyed_lookup(k: &KeyedLookup<'_>) -> Diagnostic {
+    let t = k.table;
+    let cols = k
+        .columns
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Diagnostic::new(
+        NAME,
+        Severity::Error,
+        k.call.file,
+        k.call.call.span,
+        format!("lookup then insert on `{}`, which this definition of it does not guard", t.name),
+    )
+    .with_primary_label(format!("reads whether the row exists by {cols}, then inserts it"))
+    .with_label(t.created.file, t.created.span, "declares the table: no unique guard holds the lookup")
+    .with_label(k.keyed_by.at.file, k.keyed_by.at.span, "another definition guards the lookup")
+    .with_note("the lookup is race-free only where the database refuses a second row with the same key: two concurrent or retried calls both find nothing and both insert")
+    .with_help("declare the unique guard of the other definition here too (the model and its migrations must agree), then generate the migration")
 }

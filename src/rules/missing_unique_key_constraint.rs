@@ -5,6 +5,7 @@
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::facts::store::{KeyKind, SchemaCode};
+use crate::model::find_or_create::{KeyedGap, KeyedLookup};
 use crate::model::schema::{self, Guard, Guarding, Removed, Store, Table};
 
 pub const NAME: RuleId = RuleId::MissingUniqueKeyConstraint;
@@ -63,6 +64,42 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         seen.push(at);
         out.push(unguarded_conflict(c, t, Dialect::of(ctx, t)));
     }
+    for k in ctx.model.schema.keyed_lookups() {
+        let at = (k.table.key.as_str(), k.call.call.columns.as_slice());
+        let shown = reported.contains(&k.table.key.as_str()) || seen.contains(&at);
+        if matches!(k.gap, KeyedGap::Unguarded) && !shown {
+            seen.push(at);
+            out.push(lost_key(&k, Dialect::of(ctx, k.table)));
+        }
+    }
+}
+
+/// A definition of a table with no unique guard over the columns code
+/// finds or creates its rows by, which another definition of the table
+/// guards: the model and its migrations disagree, and the one without the
+/// guard lets a second row with the same key in.
+fn lost_key(k: &KeyedLookup<'_>, dialect: Dialect) -> Diagnostic {
+    let t = k.table;
+    let columns = cols(&k.columns);
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        t.created.file,
+        t.created.span,
+        format!(
+            "`{}` has no unique guard over the columns the code finds its rows by",
+            t.name
+        ),
+    )
+    .with_primary_label(format!("table defined here, without a guard over `({columns})`"))
+    .with_label(k.call.file, k.call.call.span, format!("looks the row up by `({columns})`, then inserts it"))
+    .with_label(k.keyed_by.at.file, k.keyed_by.at.span, "another definition of the table guards these columns")
+    .with_note("the code keys the rows by these columns and another definition of the table says they are unique: where this definition holds, a retried or concurrent call finds nothing and inserts the row again")
+    .with_help(format!(
+        "{}: `{}`",
+        add_guard(dialect),
+        unique_index(t, &k.columns, dialect)
+    ))
 }
 
 /// Code that inserts with `ON CONFLICT (cols)` into a table no unique guard

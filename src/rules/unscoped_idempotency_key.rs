@@ -4,6 +4,7 @@
 
 use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
+use crate::model::find_or_create::{KeyedGap, KeyedLookup};
 use crate::model::key_formats::{OwnerlessFormat, UnscopedFormat};
 use crate::model::schema::{Guard, Guarding, Store, StoreKind, Table};
 use crate::model::tenant_guards::{Evidence, TenantBlind};
@@ -75,6 +76,39 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             out.push(unscoped_conflict(c, t, g, &scope));
         }
     }
+    for k in ctx.model.schema.keyed_lookups() {
+        let KeyedGap::Unscoped(g, scope) = &k.gap else {
+            continue;
+        };
+        let at = (k.table.key.as_str(), k.call.call.columns.as_slice());
+        if !seen.contains(&at) && !blind.contains(&(g.at.file, g.at.span)) {
+            seen.push(at);
+            out.push(unscoped_lookup(&k, g, scope));
+        }
+    }
+}
+
+/// Code that finds or creates rows by the caller's scope and other
+/// columns (`organization_id, type, source_id`), which one definition of
+/// the table guards, on a definition whose guard leaves the scope out.
+fn unscoped_lookup(k: &KeyedLookup<'_>, g: &Guard, scope: &[String]) -> Diagnostic {
+    let shown = scope.join("`, `");
+    let looked = k.columns.join(", ");
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        g.at.file,
+        g.at.span,
+        format!(
+            "unique guard on `{}` leaves out `{shown}`, unlike the code's lookup",
+            k.table.name
+        ),
+    )
+    .with_primary_label(format!("guards `({})` across owners", g.key.parts_text()))
+    .with_label(k.call.file, k.call.call.span, format!("the code looks the row up by `({looked})` here"))
+    .with_label(k.keyed_by.at.file, k.keyed_by.at.span, "another definition of the table guards the lookup")
+    .with_note("ids each owner chooses collide across owners: one owner's row blocks another's insert, or answers for it")
+    .with_help(format!("make the guard the lookup: `{}`", super::unique_clause(k.table, &k.columns)))
 }
 
 /// Code that dedups per owner (`ON CONFLICT (organization_id,

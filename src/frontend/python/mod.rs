@@ -8,12 +8,14 @@
 //! Redis and Django cache writes with their expiry (`redis`, through
 //! `walk`), keys made fresh inside code that retries (`retry`), the
 //! tables that Django, SQLAlchemy and Alembic declare (`schema`), and the
-//! ORM calls that lean on their unique guards (`orm`).
+//! ORM calls that lean on their unique guards (`orm`, and the lookups
+//! followed by an insert of `lookup`).
 
 mod apps;
 mod consts;
 mod depth;
 mod keys;
+mod lookup;
 mod orm;
 mod redis;
 mod retry;
@@ -71,7 +73,31 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     facts.sql = schema::read(&module.body, text);
     let orm = orm::read(&module.body);
     facts.conflict_targets.extend(orm.conflicts);
-    facts.find_or_create = orm.find_or_create;
+    // A data migration's find-or-create runs once, at deploy, on its
+    // revision's historical model (`apps.get_model(..)`): no request races
+    // it, and the schema it sees is its revision's, not the last one.
+    if !is_migration(&module.body) {
+        facts.find_or_create = orm.find_or_create;
+        facts.find_or_create.extend(lookup::read(&module.body));
+    }
+}
+
+/// Whether a module is a migration: a Django `class Migration(..)`, or an
+/// Alembic revision's `def upgrade()`.
+fn is_migration(body: &[ruff_python_ast::Stmt]) -> bool {
+    use ruff_python_ast::Stmt;
+    body.iter().any(|s| match s {
+        Stmt::ClassDef(c) => {
+            c.name.id.as_str() == "Migration"
+                && c.arguments
+                    .iter()
+                    .flat_map(|a| a.args.iter())
+                    .filter_map(syntax::path_of)
+                    .any(|b| b.last().is_some_and(|l| l == "Migration"))
+        }
+        Stmt::FunctionDef(f) => f.name.id.as_str() == "upgrade",
+        _ => false,
+    })
 }
 
 /// pytest's and unittest's tests in a module: functions named `test_*`

@@ -303,3 +303,75 @@ fn broken_code_and_templates_are_counted() {
     );
     assert!(facts(&flat).problems.is_empty());
 }
+
+#[test]
+fn a_lookup_by_equalities_then_an_insert_of_its_model_is_a_find_or_create() {
+    let f = facts(
+        "class Repo:\n\
+         \x20   async def by_ref(self, org, ref):\n\
+         \x20       return await self.session.scalar(select(Item).where(Item.org_id == org, Item.ref == ref))\n\
+         \x20   async def stage(self, org, ref):\n\
+         \x20       found = await self.by_ref(org, ref)\n\
+         \x20       if found:\n\
+         \x20           return found\n\
+         \x20       return await self.create(Item(org_id=org, ref=ref))\n\
+         \x20   async def other(self, org):\n\
+         \x20       self.session.add(Item(org_id=org))\n\
+         def inline(session, k):\n\
+         \x20   row = session.scalar(select(Item).where(Item.kind == k, Item.state.in_([1])))\n\
+         \x20   session.add(Item(kind=k))\n\
+         def before(session, k):\n\
+         \x20   session.add(Other(kind=k))\n\
+         \x20   session.scalar(select(Other).where(Other.kind == k))\n",
+    );
+    let got: Vec<(String, Vec<String>)> = f
+        .find_or_create
+        .iter()
+        .map(|c| (c.table.clone(), c.columns.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            "item".to_string(),
+            vec!["org_id".to_string(), "ref".to_string()]
+        )]
+    );
+}
+
+#[test]
+fn a_django_exists_check_then_a_create_of_its_model_is_a_find_or_create() {
+    let f = facts(
+        "def redeem(shop, code):\n\
+         \x20   if Redemption.objects.filter(shop=shop, voucher_code=code).exists():\n\
+         \x20       return\n\
+         \x20   Redemption.objects.create(shop=shop, voucher_code=code)\n\
+         def loose(shop, code):\n\
+         \x20   if Redemption.objects.filter(voucher_code__iexact=code).exists():\n\
+         \x20       return\n\
+         \x20   Redemption.objects.create(shop=shop, voucher_code=code)\n",
+    );
+    let got: Vec<(String, Vec<String>)> = f
+        .find_or_create
+        .iter()
+        .map(|c| (c.table.clone(), c.columns.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            "redemption".to_string(),
+            vec!["shop".to_string(), "voucher_code".to_string()]
+        )]
+    );
+}
+
+#[test]
+fn a_data_migration_holds_no_find_or_create() {
+    let f = facts(
+        "def forwards(apps, schema_editor):\n\
+         \x20   Plugin = apps.get_model(\"plugins\", \"Plugin\")\n\
+         \x20   Plugin.objects.get_or_create(identifier=\"x\")\n\
+         class Migration(migrations.Migration):\n\
+         \x20   operations = [migrations.RunPython(forwards)]\n",
+    );
+    assert!(f.find_or_create.is_empty(), "{:?}", f.find_or_create);
+}

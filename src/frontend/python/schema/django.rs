@@ -4,7 +4,10 @@ use super::{
     column, column_keys, django_column, elements, is_django_field, key, kwarg, name, span_of,
     string_value, strings, table_key, Declared, Reader,
 };
-use crate::facts::store::{AlterOp, Column, Key, KeyKind, Name, SchemaChange, SchemaCode};
+use crate::facts::store::{
+    AlterOp, Column, Key, KeyKind, Name, SchemaChange, SchemaCode, TableAlias,
+};
+use crate::knowledge;
 use crate::source::Span;
 use ruff_python_ast::{Expr, ExprCall, Stmt, StmtClassDef};
 
@@ -152,7 +155,12 @@ impl Reader<'_> {
             ));
         }
         keys.extend(meta.keys(&table, &fields));
-        self.alias(c.name.id.as_str(), &table);
+        // kept even where the class is its table's name (`Order`, then
+        // `order`): the app label makes the table `shop_order`
+        self.aliases.push(TableAlias {
+            name: knowledge::snake(c.name.id.as_str()),
+            table: table.clone(),
+        });
         let declared = Declared::new(SchemaCode::Django, columns, keys).with_django_fields(&fields);
         self.create(at, name(&table, at), declared);
     }
