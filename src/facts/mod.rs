@@ -16,6 +16,7 @@ pub mod keys;
 pub mod redis;
 pub mod retention;
 pub mod retry;
+pub mod rows;
 pub mod store;
 pub mod tokens;
 
@@ -201,6 +202,8 @@ pub struct CodeFacts {
     pub ownerless: Vec<keys::OwnerlessKey>,
     /// Used-token records and validation leeways (`jti`).
     pub tokens: tokens::TokenFacts,
+    /// Rows as ORM structs map them and query chains read them (`rows`).
+    pub rows: rows::RowFacts,
 }
 
 #[derive(Debug, Clone)]

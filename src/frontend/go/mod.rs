@@ -16,6 +16,7 @@ mod fresh;
 mod headers;
 mod keys;
 mod owners;
+mod rows;
 mod state;
 mod stripe;
 mod syntax;
@@ -84,6 +85,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     }
     code.ownerless = owners::read(root, text, &flow.structs);
     code.dropped_callers = owners::dropped(root, text);
+    code.rows = rows::read(root, text);
     code.flow = flow;
     code.retry.fresh = sends;
     if text.contains("MaxNetworkRetries") {
