@@ -204,6 +204,8 @@ pub struct CodeFacts {
     pub tokens: tokens::TokenFacts,
     /// Rows as ORM structs map them and query chains read them (`rows`).
     pub rows: rows::RowFacts,
+    /// Workflow handlers called with an idempotency key (`restate`).
+    pub handler_keys: Vec<retention::HandlerKey>,
 }
 
 #[derive(Debug, Clone)]
