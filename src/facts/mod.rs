@@ -16,6 +16,7 @@ pub mod keys;
 pub mod redis;
 pub mod retention;
 pub mod retry;
+pub mod rows;
 pub mod store;
 pub mod tokens;
 
@@ -201,6 +202,10 @@ pub struct CodeFacts {
     pub ownerless: Vec<keys::OwnerlessKey>,
     /// Used-token records and validation leeways (`jti`).
     pub tokens: tokens::TokenFacts,
+    /// Rows as ORM structs map them and query chains read them (`rows`).
+    pub rows: rows::RowFacts,
+    /// Workflow handlers called with an idempotency key (`restate`).
+    pub handler_keys: Vec<retention::HandlerKey>,
 }
 
 #[derive(Debug, Clone)]

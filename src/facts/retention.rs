@@ -226,6 +226,25 @@ pub const MAX_EXPR_DEPTH: usize = 64;
 /// Most steps one fold may take (guards cycles and exponential sharing).
 const MAX_FOLD_STEPS: usize = 10_000;
 
+/// A call of a workflow engine's handler that sends an idempotency key
+/// (restate's `client.CloseMonth().Send(ctx, req,
+/// restate.WithIdempotencyKey(k))`): the engine keeps the key as long as
+/// the handler's configuration says, and the code around this call tells
+/// whose retries the key covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerKey {
+    /// The handler's name (`CloseMonth`).
+    pub handler: String,
+    /// The `WithIdempotencyKey(..)` call.
+    pub span: Span,
+}
+
+/// The start of a context word that marks a retention of a workflow
+/// handler's idempotency keys; the handler's name follows. The model
+/// replaces it with the code that sends the handler its keys
+/// ([`HandlerKey`]), or drops the retention when none does.
+pub const HANDLER_CONTEXT: &str = "(handler) ";
+
 /// A context word of a retention whose store holds the keys of the
 /// service's own clients (a cache keyed by the idempotency request header):
 /// the file's path names no counterparty for it.

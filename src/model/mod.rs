@@ -14,6 +14,7 @@ pub mod reach;
 pub mod redis;
 pub mod retention;
 pub mod retries;
+pub mod row_code;
 pub mod schema;
 pub(crate) mod settings;
 pub mod tenant_guards;

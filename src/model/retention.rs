@@ -433,11 +433,41 @@ fn rust_retentions(files: &[FileFacts], sources: &SourceMap) -> Vec<Retention> {
                 }
             }
             if let Some(item) = fold_pending(f.file, p, &find, &given) {
-                out.push(item);
+                out.extend(keyed_handler(item, files));
             }
         }
     }
     out
+}
+
+/// A retention of a workflow handler's idempotency keys
+/// ([`retention::HANDLER_CONTEXT`]) joined with the first call that sends
+/// the handler a key: that call's file is the site whose code names the
+/// counterparty. With no such call in sight the keys are the engine's own
+/// and the retention is dropped. Any other retention is kept as it is.
+fn keyed_handler(mut item: Retention, files: &[FileFacts]) -> Option<Retention> {
+    let Some(at) = item
+        .context
+        .iter()
+        .position(|c| c.starts_with(retention::HANDLER_CONTEXT))
+    else {
+        return Some(item);
+    };
+    let handler = item.context.remove(at);
+    let handler = &handler[retention::HANDLER_CONTEXT.len()..];
+    let (file, key) = files
+        .iter()
+        .filter(|f| !f.test_path)
+        .filter_map(|f| f.code.as_ref().map(|c| (f.file, &c.handler_keys)))
+        .find_map(|(file, keys)| {
+            keys.iter()
+                .find(|k| k.handler == handler)
+                .map(|k| (file, k))
+        })?;
+    item.site = Some((file, key.span));
+    item.labels
+        .push((file, key.span, format!("`{handler}` is sent its key here")));
+    Some(item)
 }
 
 /// Finds a constant's definition by name, from a file.

@@ -8,6 +8,7 @@ use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::facts::store::KeyKind;
 use crate::knowledge;
+use crate::model::row_code::{FingerprintGap, Gap};
 use crate::model::schema::{Store, StoreKind, Table};
 
 pub const NAME: RuleId = RuleId::MissingRequestFingerprint;
@@ -45,12 +46,26 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         // A stored response is not a fingerprint of the request; nor, in a
         // table that is not only for keys, a bare `hash` or `checksum`:
         // that is the row's own.
-        let has = t.columns.iter().any(|c| {
-            !c.name.starts_with("response")
-                && words.matches(&c.name)
-                && (s.dedicated || knowledge::name_words(&c.name).len() > 1)
-        });
-        if !has {
+        let fingerprints: Vec<&str> = t
+            .columns
+            .iter()
+            .filter(|c| {
+                !c.name.starts_with("response")
+                    && words.matches(&c.name)
+                    && (s.dedicated || knowledge::name_words(&c.name).len() > 1)
+            })
+            .map(|c| c.name.as_str())
+            .collect();
+        // A fingerprint column the code maps and defeats is none: never
+        // filled, never compared, or hashed from nothing.
+        if let Some((c, g)) = fingerprints
+            .iter()
+            .find_map(|c| ctx.model.fingerprint_gap(t, c).map(|g| (*c, g)))
+        {
+            out.push(defeated(t, c, &g));
+            continue;
+        }
+        if fingerprints.is_empty() {
             let d = missing(t, &s);
             out.push(if log && !kept && !s.dedicated {
                 d.with_note(format!(
@@ -89,6 +104,39 @@ fn keyed_by(t: &Table, s: &Store) -> bool {
                 .iter()
                 .all(|p| p.columns().iter().all(|c| s.key.iter().any(|k| k == c)))
     })
+}
+
+/// A fingerprint column the code never fills, never compares, or fills
+/// from a function that hashes none of the request.
+fn defeated(t: &Table, column: &str, g: &FingerprintGap) -> Diagnostic {
+    let (headline, label, note) = match &g.gap {
+        Gap::NeverFilled => (
+            format!("`{}.{column}` is never filled with the request's fingerprint", t.name),
+            format!("`{}` gets nothing here", g.field),
+            "every row keeps an empty fingerprint, so a reused key with a different body matches it and gets the first request's answer",
+        ),
+        Gap::NeverCompared => (
+            format!("`{}.{column}` is stored but never compared on a replay", t.name),
+            format!("`{}` is filled here and read nowhere", g.field),
+            "a reused key with a different body is answered with the first request's result instead of a 422",
+        ),
+        Gap::HashesNothing(f) => (
+            format!("`{}.{column}` is filled by `{f}`, which hashes none of its input", t.name),
+            format!("`{f}` reads none of its parameters"),
+            "every request gets the same fingerprint, so a reused key with a different body passes the replay check",
+        ),
+    };
+    Diagnostic::new(
+        NAME,
+        Severity::Note,
+        g.file,
+        g.span,
+        headline,
+    )
+    .with_primary_label(label)
+    .with_label(t.created.file, t.created.span, "table defined here")
+    .with_note(note)
+    .with_help("store a hash of the whole request with the key, compare it on every replay, and answer 422 when it differs")
 }
 
 fn missing(t: &Table, s: &Store) -> Diagnostic {

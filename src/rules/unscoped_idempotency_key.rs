@@ -6,6 +6,7 @@ use super::Context;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::model::find_or_create::{KeyedGap, KeyedLookup};
 use crate::model::key_formats::{OwnerlessFormat, UnscopedFormat};
+use crate::model::row_code::OwnerlessLookup;
 use crate::model::schema::{Guard, Guarding, Store, StoreKind, Table};
 use crate::model::tenant_guards::{Evidence, TenantBlind};
 
@@ -62,6 +63,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     for o in &ctx.model.key_formats.ownerless {
         out.push(ownerless(o));
+    }
+    for l in ctx.model.ownerless_lookups() {
+        out.push(ownerless_lookup(&l));
     }
     let mut blind = Vec::new();
     for b in ctx.model.schema.tenant_blind_guards() {
@@ -161,6 +165,25 @@ fn dropped_caller(
     .with_label(file, d.function_span, "builds the key")
     .with_note("two callers that choose the same key share one stored entry: the second is answered with the first one's response, or refused as its replay")
     .with_help(format!("put `{}` into the key (hash or format it in before the client's key), or name it `_{}` if the key is global on purpose", d.name, d.name))
+}
+
+// NOTE: a warning: the store's guard keeps the owner, so the keys are
+// per owner by design, and a lookup without it answers one owner's request
+// with another's row.
+fn ownerless_lookup(l: &OwnerlessLookup) -> Diagnostic {
+    let scope = l.scope.join("`, `");
+    Diagnostic::new(
+        NAME,
+        Severity::Warning,
+        l.file,
+        l.span,
+        format!("lookup of `{}` by its key leaves out `{scope}`", l.table),
+    )
+    .with_primary_label(format!("filters by `{}` only", l.columns.join("`, `")))
+    .with_note(format!(
+        "the unique guard keeps keys per `{scope}`: two owners can hold the same key, and this lookup answers one's request with the other's row"
+    ))
+    .with_help(format!("filter by `{scope}` too"))
 }
 
 // NOTE: a warning: the code was handed the owner and the compiler's

@@ -16,6 +16,8 @@ mod fresh;
 mod headers;
 mod keys;
 mod owners;
+mod restate;
+mod rows;
 mod state;
 mod stripe;
 mod syntax;
@@ -84,6 +86,12 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     }
     code.ownerless = owners::read(root, text, &flow.structs);
     code.dropped_callers = owners::dropped(root, text);
+    code.rows = rows::read(root, text);
+    if text.contains("WithIdempotency") {
+        let (retentions, keys) = restate::read(root, text);
+        code.retention.pending.extend(retentions);
+        code.handler_keys = keys;
+    }
     code.flow = flow;
     code.retry.fresh = sends;
     if text.contains("MaxNetworkRetries") {
