@@ -116,10 +116,13 @@ pub fn first(
         return Reading::Skip("generated code (a generated-file marker at its top)".to_string());
     }
     // As in Rust, words in test code do not count unless tests are judged:
-    // a Go, Python or TypeScript test file by its path (`_test.go`,
-    // `tests/test_pay.py`, `pay.test.ts`) is not read. What it holds is
-    // fixtures and mocks, and the rules that judge code spare it.
-    let code = matches!(kind, FileKind::Go | FileKind::Python) || script;
+    // a Go or Python test file by its path (`_test.go`,
+    // `tests/test_pay.py`) is not read. What it holds is fixtures and
+    // mocks, and the rules that judge code spare it. Not TypeScript: a
+    // test that writes a Prisma model's key (`prisma.waitpoint.create({
+    // idempotencyKey })`) is what makes the model a store the schema rules
+    // judge (trigger.dev, 2026-12-07: two notes).
+    let code = matches!(kind, FileKind::Go | FileKind::Python);
     if code
         && !all
         && !keywords.judges_tests()
@@ -604,7 +607,7 @@ mod tests {
     }
 
     #[test]
-    fn go_python_and_typescript_test_files_are_read_only_when_tests_are_judged() {
+    fn go_and_python_test_files_are_read_only_when_tests_are_judged() {
         let k = Keywords::new(&[], 1);
         let cases = [
             (
@@ -616,11 +619,6 @@ mod tests {
                 FileKind::Python,
                 "billing/tests/test_webhooks.py",
                 "def test_dedup():\n    cache.add(f\"idem:{event.id}\", 1, 3600)\n",
-            ),
-            (
-                FileKind::Script(crate::source::Dialect::Ts),
-                "src/pay.test.ts",
-                "it('dedups', () => redis.set(`idem:${id}`, '1', { nx: true }))\n",
             ),
         ];
         for (kind, path, text) in cases {
@@ -648,6 +646,13 @@ mod tests {
                 "{path}"
             );
         }
+        // A TypeScript test that writes a store's key is read.
+        let ts = "it('claims', () => prisma.waitpoint.create({ data: { idempotencyKey } }))\n";
+        let kind = FileKind::Script(crate::source::Dialect::Ts);
+        assert_eq!(
+            first_of(&k, kind, "src/pay.test.ts", ts.as_bytes(), true),
+            Reading::Whole
+        );
     }
 
     #[test]
