@@ -369,10 +369,44 @@ impl<'s> Scan<'s> {
             // An ent schema names its table by its Go type, which no table
             // name of the first pass's stores matches as text: read whole.
             Admission::Full
+        } else if self.kind.is_code() && quotes_an_underscored_header(self.lower) {
+            Admission::Full
         } else {
             Admission::No
         }
     }
+}
+
+/// Whether code that speaks of headers quotes a header name of
+/// `rules/headers.toml` spelt with `_` for its `-`, in lower case
+/// (`'webhook_id'`): such a literal is a JSON field or a column anywhere
+/// else, but where a front end reads it as a header's name (a key of a
+/// `headers` dict or object, an argument of a header setter) the header
+/// rule reports it, and every such place says `header` (or Java's
+/// `RequestProperty`). Lower-cased.
+fn quotes_an_underscored_header(lower: &[u8]) -> bool {
+    static NAMES: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    let says_header = || {
+        memchr::memmem::find(lower, b"header").is_some()
+            || memchr::memmem::find(lower, b"requestproperty").is_some()
+    };
+    let names = NAMES.get_or_init(|| {
+        let h = crate::knowledge::headers();
+        h.canonical
+            .iter()
+            .chain(&h.legitimate)
+            .filter(|h| h.name.contains('-'))
+            .map(|h| h.name.to_ascii_lowercase().replace('-', "_").into_bytes())
+            .collect()
+    });
+    let quoted = |at: usize, len: usize| {
+        let q = at.checked_sub(1).map(|i| lower[i]);
+        matches!(q, Some(b'"' | b'\'' | b'`')) && lower.get(at + len) == q.as_ref()
+    };
+    names
+        .iter()
+        .any(|n| memchr::memmem::find_iter(lower, n).any(|at| quoted(at, n.len())))
+        && says_header()
 }
 
 /// Calls and names with which Python declares or changes a table

@@ -6,7 +6,7 @@
 //! typed tree, and the passes lower it into the facts every language
 //! shares (`crate::facts`): the module's duration constants (`consts`),
 //! Redis and Django cache writes with their expiry (`redis`, through
-//! `walk`), keys made fresh inside code that retries (`retry`), the
+//! `walk`), the keys of header dicts (`headers`), keys made fresh inside code that retries (`retry`), the
 //! tables that Django, SQLAlchemy and Alembic declare (`schema`), and the
 //! ORM calls that lean on their unique guards (`orm`, and the lookups
 //! followed by an insert of `lookup`).
@@ -14,6 +14,7 @@
 mod apps;
 mod consts;
 mod depth;
+mod headers;
 mod keys;
 mod lookup;
 mod orm;
@@ -67,6 +68,8 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     for s in &module.body {
         w.visit_stmt(s);
     }
+    headers::read(&module.body, facts);
+    let code = facts.code.get_or_insert_with(Default::default);
     code.retry.fresh = std::mem::take(&mut w.fresh);
     code.retry.minters = std::mem::take(&mut w.minters);
     crate::frontend::key_writes::lower(w.writes, "a set-if-absent", facts);
