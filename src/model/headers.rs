@@ -31,7 +31,16 @@ pub struct HeaderModel {
     pub underscores_passed: Option<(FileId, Span)>,
 }
 
-use crate::header_names::header_relevant;
+use crate::header_names::{header_relevant, header_shaped};
+
+/// A name an idempotency key is sent under, whether or not it misses a
+/// published one (`X-Idempotency-Key`, `Idempotency-Token`): the header
+/// rule compares the names one client sends.
+fn sent_key_name(value: &str, role: StrRole) -> bool {
+    role == StrRole::Write
+        && header_shaped(value)
+        && crate::knowledge::contains_ignore_ascii_case(value, "idempot")
+}
 
 impl HeaderModel {
     pub fn build(files: &[FileFacts]) -> Self {
@@ -57,7 +66,7 @@ impl HeaderModel {
                 }
             }
             for (s, role) in f.strings.iter().zip(roles) {
-                if header_relevant(&s.value) {
+                if header_relevant(&s.value) || sent_key_name(&s.value, role) {
                     uses.push(HeaderUse {
                         file: f.file,
                         span: s.span,

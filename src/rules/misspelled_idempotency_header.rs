@@ -94,6 +94,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         )
         .collect();
 
+    odd_names(ctx, uses, out);
     for (u, canonical, miss) in &misses {
         let d = if *canonical == REPLAYED {
             match replay_diagnostic(u, &replay_spellings) {
@@ -124,6 +125,82 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }],
         ));
     }
+}
+
+/// The one request of a client that sends its key under another name: in
+/// one directory (a Go package, a provider's client module), every request
+/// but one sends the key under the same name, at least twice, and one
+/// sends it under another (`X-Idempotency-Key`, `Idempotency-Token`) that
+/// is no miss of a published name. One API reads one name, so the odd
+/// request's key is ignored and a retry of it runs again. A warning, not
+/// an error: an endpoint may read another name, which the code cannot
+/// say; a request that sends both names at once is left alone.
+fn odd_names(ctx: &Context<'_>, uses: &[HeaderUse], out: &mut Vec<Diagnostic>) {
+    let sent = |u: &&HeaderUse| {
+        u.role == StrRole::Write
+            && !u.in_config
+            && knowledge::contains_ignore_ascii_case(&u.value, "idempot")
+            && !knowledge::contains_ignore_ascii_case(&u.value, "replay")
+    };
+    let dir = |u: &HeaderUse| {
+        let p = ctx.sources.path(u.file);
+        p.rsplit_once('/').map_or("", |(d, _)| d)
+    };
+    let mut by_dir: std::collections::BTreeMap<&str, Vec<&HeaderUse>> = Default::default();
+    for u in uses.iter().filter(sent) {
+        by_dir.entry(dir(u)).or_default().push(u);
+    }
+    for (d, group) in by_dir {
+        let mut names: Vec<(String, Vec<&HeaderUse>)> = Vec::new();
+        for u in group {
+            let lower = u.value.to_ascii_lowercase();
+            match names.iter_mut().find(|(n, _)| *n == lower) {
+                Some((_, us)) => us.push(u),
+                None => names.push((lower, vec![u])),
+            }
+        }
+        names.sort_by_key(|(_, us)| std::cmp::Reverse(us.len()));
+        let [(_, usual), (_, odd)] = names.as_slice() else {
+            continue;
+        };
+        let [u] = odd.as_slice() else { continue };
+        // Both names on one request: a client that sends both on purpose.
+        let lines_between = |o: &HeaderUse| {
+            let (a, b) = (
+                o.span.start.min(u.span.start),
+                o.span.start.max(u.span.start),
+            );
+            let text = ctx.sources.text(u.file);
+            text.get(a..b)
+                .map_or(usize::MAX, |t| t.matches('\n').count())
+        };
+        let beside = usual
+            .iter()
+            .any(|o| o.file == u.file && lines_between(o) <= 3);
+        if usual.len() < 2 || beside || classify(&u.value).is_some() {
+            continue;
+        }
+        out.push(odd_name_diagnostic(u, usual, d));
+    }
+}
+
+fn odd_name_diagnostic(u: &HeaderUse, usual: &[&HeaderUse], dir: &str) -> Diagnostic {
+    let name = &usual[0].value;
+    let others = usual.len();
+    at(
+        u,
+        Severity::Warning,
+        format!(
+            "key sent as `{}`, while {others} other requests beside it send `{name}`",
+            u.value
+        ),
+    )
+    .with_primary_label(format!("the other requests send `{name}`"))
+    .with_label(usual[0].file, usual[0].span, format!("sent as `{name}` here"))
+    .with_note(format!("the requests in `{dir}` send their key as `{name}` {others} times and as `{}` once; one API reads its key under one name: under any other the key is ignored, and a retried request runs again", u.value))
+    .with_help(format!(
+        "send `{name}` as the other requests do; if this endpoint reads another name, suppress this with a comment that says so"
+    ))
 }
 
 /// Whether a provider's variant in `u`'s file is a slip of `canonical`:
