@@ -55,7 +55,10 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     if root.has_error() {
         facts.problems.push(syntax_problem(root, text));
     }
-    headers::declared(root, text, facts);
+    // A header constant says `header` in its name or type, a tag in its key.
+    if knowledge::contains_ignore_ascii_case(text, "header") {
+        headers::declared(root, text, facts);
+    }
     if let Some(sql) = ent::read(root, text) {
         facts.sql = Some(sql);
     }
