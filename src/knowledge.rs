@@ -402,6 +402,17 @@ pub struct Stores {
     /// code that catches one leans on a unique guard.
     #[serde(default)]
     pub unique_violation: UniqueViolation,
+    /// The words a model's own method that creates its row starts with
+    /// (`cls._create_from_stripe_object(..)`).
+    #[serde(default)]
+    pub model_create_method: ModelCreateMethod,
+}
+
+/// `[model_create_method]` of `rules/stores.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelCreateMethod {
+    pub first_words: Vec<String>,
 }
 
 /// `[unique_violation]` of `rules/stores.toml`.

@@ -31,6 +31,43 @@ pub struct SqlFacts {
     /// and the app label is the app's directory, which the model knows from
     /// the file's path (`model::schema`), not the front end.
     pub app_tables: Vec<String>,
+    /// Django model classes whose table another file's class may shape: an
+    /// abstract model's fields and guards, which its concrete subclasses
+    /// inherit, and the concrete models (or classes of a models module that
+    /// only name a base) that may inherit them (`model::inherit`).
+    pub model_classes: Vec<ModelClass>,
+}
+
+/// A Django model class as far as inheritance goes.
+#[derive(Debug, Default, Clone)]
+pub struct ModelClass {
+    /// The class's name (`AbstractOrder`).
+    pub class: String,
+    /// Its bases' last names (`StripeModel`, `AbstractOrder`).
+    pub bases: Vec<String>,
+    /// `Meta.abstract = True`: no table of its own; its fields and guards
+    /// are its subclasses'.
+    pub abstract_: bool,
+    /// A concrete class's table (app-labelled as the events are); `None`
+    /// for an abstract one.
+    pub table: Option<Name>,
+    /// Whether the file's events create the table (a model with fields of
+    /// its own); else the class makes one only if a base is abstract.
+    pub declared: bool,
+    /// Whether it declares its primary key.
+    pub has_pk: bool,
+    /// Whether it takes its bases' `Meta` (it has none of its own, or
+    /// `class Meta(Base.Meta)`): their `unique_together`, `constraints`.
+    pub inherits_meta: bool,
+    /// An abstract model's columns, and the keys over one of them.
+    pub columns: Vec<Column>,
+    pub keys: Vec<Key>,
+    /// An abstract model's `Meta` keys.
+    pub meta_keys: Vec<Key>,
+    /// An abstract model's (field, column) pairs.
+    pub fields: Vec<(String, String)>,
+    /// The class's name.
+    pub span: Span,
 }
 
 /// A name code gives a table in a schema written in code (an ORM's table

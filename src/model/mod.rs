@@ -6,6 +6,7 @@
 pub mod find_or_create;
 pub mod flows;
 pub mod headers;
+mod inherit;
 pub mod key_formats;
 pub mod lookups;
 pub mod migrations;

@@ -369,6 +369,9 @@ pub struct SchemaModel {
     /// Find-or-create calls in code outside tests (Django's
     /// `get_or_create`): `model::find_or_create`.
     pub find_or_create: Vec<FindOrCreateUse>,
+    /// Where a Django model shows the guards it inherits from an abstract
+    /// base (its class's name): `model::inherit`.
+    pub inherited_at: std::collections::HashSet<(FileId, Span)>,
     /// Files of schema with a statement no dialect reads.
     unread: std::collections::HashSet<FileId>,
     /// Tables the config declares (`store = true`) or excludes (`false`), normalised.
@@ -458,7 +461,7 @@ fn migrations_of(history_dir: &str, prisma_layout: bool, schema_dir: &str) -> bo
 }
 
 /// How many leading directories two paths share.
-fn shared_dirs(a: &str, b: &str) -> usize {
+pub(super) fn shared_dirs(a: &str, b: &str) -> usize {
     parent_dir(a)
         .split('/')
         .zip(parent_dir(b).split('/'))
@@ -545,6 +548,8 @@ impl SchemaModel {
             })
             .collect();
         let by_id: HashMap<FileId, &FileFacts> = files.iter().map(|f| (f.file, f)).collect();
+        // Django's abstract models, in their concrete subclasses' tables
+        let inherited = super::inherit::join(files, sources);
         for (h, history) in model.histories.clone().iter().enumerate() {
             let mut replay = Replay {
                 history: h,
@@ -554,7 +559,7 @@ impl SchemaModel {
                 let Some(sql) = by_id.get(id).and_then(|f| f.sql.as_ref()) else {
                     continue;
                 };
-                for ev in &sql.events {
+                for ev in inherited.events.get(id).unwrap_or(&sql.events) {
                     if let SchemaChange::Delete(d) = &ev.kind {
                         model.deletes.push(DeleteUse {
                             file: *id,
@@ -568,6 +573,10 @@ impl SchemaModel {
             model.tables.extend(replay.tables.into_iter().flatten());
         }
         model.aliases = crate::facts::store::table_aliases(files);
+        model.inherited_at = inherited.at;
+        for a in inherited.aliases {
+            model.aliases.entry(a.name).or_insert(a.table);
+        }
         model.join_prisma(files, sources);
         model.join_code_schemas(sources);
         model.join_ent_schemas(sources);
@@ -1764,7 +1773,21 @@ fn alter(
                 c.not_null = *not_null;
             }
         }
-        AlterOp::AddKey(k) => t.guards.push(guard(k)),
+        AlterOp::AddKey(k) => {
+            // a key over a Django field (`unique_together` of
+            // `AlterUniqueTogether` names `product` for `product_id`)
+            let mut k = k.clone();
+            for p in &mut k.parts {
+                if let KeyPart::Column(c) = p {
+                    if t.column(c).is_none() {
+                        if let Some((col, _)) = t.fields.iter().find(|(_, f)| f == c) {
+                            c.clone_from(col);
+                        }
+                    }
+                }
+            }
+            t.guards.push(guard(&k));
+        }
         AlterOp::DropConstraint { name, span } => {
             remove_guards(t, |g| &g.key.name == name, file, *span, statement);
         }

@@ -38,7 +38,8 @@ impl SchemaModel {
     /// Every unique guard of a table that is not an idempotency store and
     /// names its owner, when the guard leaves the owner out and its columns
     /// are a caller's choice (see [`Evidence`]). A surrogate `id` alone is
-    /// the row's own identity, never judged.
+    /// the row's own identity, never judged, nor is a guard a Django model
+    /// inherits from an abstract base (`model::inherit`).
     ///
     /// No store word makes these tables worth reading, so only files the
     /// prefilter admits by their text are: a run that reads every file
@@ -61,6 +62,12 @@ impl SchemaModel {
                 .filter(|g| g.key.kind != KeyKind::Index && self.admitted(g.at.file))
             {
                 let cols: Vec<&str> = g.key.parts.iter().flat_map(|p| p.columns()).collect();
+                // an abstract base's guard serves every model that inherits
+                // it, declared knowing none of their owners (saleor's
+                // `ModelWithExternalReference`, unique across the shop)
+                if self.inherited_at.contains(&(g.at.file, g.key.span)) {
+                    continue;
+                }
                 if cols.is_empty()
                     || cols.iter().all(|c| *c == "id")
                     || cols.iter().any(|c| scope.iter().any(|s| s == c))

@@ -356,15 +356,23 @@ impl<'s> Scan<'s> {
             } else {
                 Admission::Late
             }
+        } else if self.kind == FileKind::Python && declares_abstract_model(self.lower) {
+            // Its fields are those of models in other files, which name
+            // only its class: read whole, as those models' tables are.
+            Admission::Full
+        } else if self.kind == FileKind::Python && finds_then_creates(self.lower) {
+            // before the schema: a model's own classmethod may find its
+            // row and create it (`cls.objects.filter(..)`, then
+            // `cls._create_from_stripe_object(..)`)
+            Admission::Full
         } else if (self.kind == FileKind::Sql && changes_a_table(self.lower))
             || (self.kind == FileKind::Prisma
                 && memchr::memmem::find(self.lower, b"model").is_some())
-            || (self.kind == FileKind::Python && declares_python_schema(self.lower))
+            || (self.kind == FileKind::Python
+                && (declares_python_schema(self.lower) || models_module(path())))
         {
             // A Prisma model is a table as a migration's `CREATE TABLE` is.
             Admission::Schema
-        } else if self.kind == FileKind::Python && finds_then_creates(self.lower) {
-            Admission::Full
         } else if self.kind == FileKind::Go && declares_ent_schema(self.lower) {
             // An ent schema names its table by its Go type, which no table
             // name of the first pass's stores matches as text: read whole.
@@ -442,7 +450,28 @@ fn declares_ent_schema(lower: &[u8]) -> bool {
 /// 2026-12-07 (Python files holding both, tests left out): polar 88 of
 /// 1389 Python files.
 const PYTHON_LOOKUPS: &[&[u8]] = &[b".where(", b".exists()"];
-const PYTHON_INSERTS: &[&[u8]] = &[b".create(", b".add("];
+/// The inserts: `.create(..)`, `.add(..)`, Django's `.save()`, and a
+/// method named for a create (`self.create_order(..)`,
+/// `cls._create_from_stripe_object(..)`: `[model_create_method]` of
+/// `rules/stores.toml`).
+const PYTHON_INSERTS: &[&[u8]] = &[b".create", b"._create", b".add(", b".save("];
+
+/// A Django abstract model's `Meta` (`abstract = True`), lower-cased.
+fn declares_abstract_model(lower: &[u8]) -> bool {
+    [b"abstract = true".as_slice(), b"abstract=true"]
+        .iter()
+        .any(|w| memchr::memmem::find(lower, w).is_some())
+        && memchr::memmem::find(lower, b"models.").is_some()
+}
+
+/// Whether a lower-cased path is a Django app's models module
+/// (`models.py`, or a file of `models/`), where a class that only names an
+/// abstract base (`class Order(AbstractOrder): pass`) is a model.
+fn models_module(path: Vec<u8>) -> bool {
+    let mut parts = path.rsplit(|b| *b == b'/' || *b == b'\\');
+    let file = parts.next().unwrap_or_default();
+    file == b"models.py" || parts.next() == Some(b"models".as_slice())
+}
 
 /// Whether a lower-cased Python text may find a row and then insert it.
 fn finds_then_creates(lower: &[u8]) -> bool {

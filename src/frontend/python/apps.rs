@@ -26,12 +26,29 @@ pub fn app_label(path: &str) -> Option<String> {
     ok.then(|| app.to_ascii_lowercase())
 }
 
+/// Whether a file is an app's `models` module: `models.py`, or a file of
+/// a `models/` package.
+fn models_module(path: &str) -> bool {
+    let mut parts = path.rsplit(['/', '\\']);
+    let file = parts.next().unwrap_or_default();
+    file == "models.py" || parts.next() == Some("models")
+}
+
 /// Prefix the app label of the file at `path` to the tables its Django
 /// models and migrations named by the model alone.
 pub fn label_apps(path: &str, facts: &mut FileFacts) {
     let Some(sql) = facts.sql.as_mut() else {
         return;
     };
+    // Django finds models in an app's `models` module alone: elsewhere a
+    // class that only names a base is no model
+    if !models_module(path) {
+        sql.model_classes.retain(|m| m.abstract_ || m.declared);
+    }
+    if sql.events.is_empty() && sql.model_classes.is_empty() {
+        facts.sql = None;
+        return;
+    }
     if sql.app_tables.is_empty() {
         return;
     }
@@ -83,6 +100,11 @@ fn relabel(sql: &mut SqlFacts, app: &str) {
             _ => {}
         }
     }
+    for m in &mut sql.model_classes {
+        if let Some(t) = m.table.as_mut() {
+            label(t);
+        }
+    }
     for a in &mut sql.aliases {
         if tables.contains(&a.table) {
             a.table = format!("{app}_{}", a.table);
@@ -109,5 +131,13 @@ mod tests {
             Some("orders")
         );
         assert_eq!(app_label("models.py"), None);
+    }
+
+    #[test]
+    fn models_modules_are_models_py_and_the_models_package() {
+        assert!(super::models_module("shop/orders/models.py"));
+        assert!(super::models_module("djstripe/models/core.py"));
+        assert!(!super::models_module("shop/orders/abstract_models.py"));
+        assert!(!super::models_module("shop/orders/views.py"));
     }
 }

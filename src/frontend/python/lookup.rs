@@ -10,7 +10,12 @@
 //! a `create(..)` or `add(..)` (`self.create(M(..))`,
 //! `session.add(M(..))`). In Django the read is `M.objects.filter(a=x,
 //! b=y).exists()` (every keyword an equality on a field; also through
-//! `_default_manager`) and the insert `M.objects.create(..)`. Whether the
+//! `_default_manager`, `cls` in a method of the model, or a name bound to
+//! the filter) and the insert `M.objects.create(..)`, `M(..).save()` (or
+//! through a name bound to the new row), a method of the model named for a
+//! create (`cls._create_from_stripe_object(..)`, `rules/stores.toml`), or a
+//! sibling method that makes one of these (`self.create_order_model(..)`).
+//! Whether the
 //! pair is a check-then-insert is the
 //! model's to judge: only where the project's schema keys the table by
 //! exactly those columns (`model::find_or_create`).
@@ -38,8 +43,8 @@ pub fn read(body: &[Stmt]) -> Vec<FindOrCreate> {
     let mut out = Vec::new();
     for s in body {
         match s {
-            Stmt::ClassDef(c) => class(&c.body, &mut out),
-            Stmt::FunctionDef(f) => function(f, &HashMap::new(), &mut out),
+            Stmt::ClassDef(c) => class(c.name.id.as_str(), &c.body, &mut out),
+            Stmt::FunctionDef(f) => function(f, &Siblings::default(), &mut out),
             _ => {}
         }
     }
@@ -47,9 +52,18 @@ pub fn read(body: &[Stmt]) -> Vec<FindOrCreate> {
     out
 }
 
-/// The methods of a class, each read with the lookups its sibling methods
-/// make.
-fn class(body: &[Stmt], out: &mut Vec<FindOrCreate>) {
+/// What a class's methods do that a sibling may call for: the one lookup
+/// a method makes, the models a method inserts, and the class (`cls`).
+#[derive(Default)]
+struct Siblings<'s> {
+    class: Option<&'s str>,
+    lookups: HashMap<String, Lookup>,
+    inserts: HashMap<String, Vec<String>>,
+}
+
+/// The methods of a class, each read with the lookups and inserts its
+/// sibling methods make.
+fn class(name: &str, body: &[Stmt], out: &mut Vec<FindOrCreate>) {
     let methods: Vec<&StmtFunctionDef> = body
         .iter()
         .filter_map(|s| match s {
@@ -57,12 +71,26 @@ fn class(body: &[Stmt], out: &mut Vec<FindOrCreate>) {
             _ => None,
         })
         .collect();
-    let lookups: HashMap<String, Lookup> = methods
+    let mut siblings = Siblings {
+        class: Some(name),
+        lookups: methods
+            .iter()
+            .filter_map(|f| Some((f.name.id.to_string(), lookup_of(f)?)))
+            .collect(),
+        inserts: HashMap::new(),
+    };
+    let inserts = methods
         .iter()
-        .filter_map(|f| Some((f.name.id.to_string(), lookup_of(f)?)))
+        .map(|f| {
+            let mut s = Sequence::new(f.name.id.as_str(), &siblings, None);
+            s.visit_body(&f.body);
+            (f.name.id.to_string(), s.inserted)
+        })
+        .filter(|(_, i)| !i.is_empty())
         .collect();
+    siblings.inserts = inserts;
     for f in methods {
-        function(f, &lookups, out);
+        function(f, &siblings, out);
     }
 }
 
@@ -134,33 +162,47 @@ fn equalities(c: &ExprCall) -> Option<Lookup> {
 }
 
 /// Reads one function: each insert of a model after a lookup of it.
-fn function(f: &StmtFunctionDef, lookups: &HashMap<String, Lookup>, out: &mut Vec<FindOrCreate>) {
-    let mut s = Sequence {
-        own: f.name.id.as_str(),
-        lookups,
-        read: Vec::new(),
-        out,
-    };
-    for st in &f.body {
-        s.visit_stmt(st);
-    }
+fn function(f: &StmtFunctionDef, siblings: &Siblings, out: &mut Vec<FindOrCreate>) {
+    let mut s = Sequence::new(f.name.id.as_str(), siblings, Some(out));
+    s.visit_body(&f.body);
 }
 
 struct Sequence<'s> {
     /// The function's own name: a lookup does not precede itself.
     own: &'s str,
-    lookups: &'s HashMap<String, Lookup>,
+    siblings: &'s Siblings<'s>,
     /// The lookups made so far, and where.
     read: Vec<(Lookup, Span)>,
-    out: &'s mut Vec<FindOrCreate>,
+    /// Names bound to a Django lookup (`qs = M.objects.filter(..)`) or to
+    /// a new row (`row = M(..)`, the model).
+    bound: HashMap<String, Lookup>,
+    made: HashMap<String, String>,
+    /// The models the function inserts, after a lookup or not.
+    inserted: Vec<String>,
+    out: Option<&'s mut Vec<FindOrCreate>>,
 }
 
 impl<'a> Visitor<'a> for Sequence<'_> {
     fn visit_stmt(&mut self, s: &'a Stmt) {
         // a nested function is code of its own
-        if !matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            ruff_python_ast::visitor::walk_stmt(self, s);
+        if matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
         }
+        if let Stmt::Assign(a) = s {
+            if let ([Expr::Name(n)], Expr::Call(c)) = (a.targets.as_slice(), &*a.value) {
+                let n = n.id.to_string();
+                if let Some(l) = self.django_filter(c) {
+                    self.bound.insert(n.clone(), l);
+                } else {
+                    self.bound.remove(&n);
+                }
+                match constructed(c) {
+                    Some(m) => self.made.insert(n, m),
+                    None => self.made.remove(&n),
+                };
+            }
+        }
+        ruff_python_ast::visitor::walk_stmt(self, s);
     }
 
     fn visit_expr(&mut self, e: &'a Expr) {
@@ -171,13 +213,55 @@ impl<'a> Visitor<'a> for Sequence<'_> {
     }
 }
 
-impl Sequence<'_> {
+impl<'s> Sequence<'s> {
+    fn new(
+        own: &'s str,
+        siblings: &'s Siblings<'s>,
+        out: Option<&'s mut Vec<FindOrCreate>>,
+    ) -> Self {
+        Sequence {
+            own,
+            siblings,
+            read: Vec::new(),
+            bound: HashMap::new(),
+            made: HashMap::new(),
+            inserted: Vec::new(),
+            out,
+        }
+    }
+
+    fn visit_body(&mut self, body: &[Stmt]) {
+        for st in body {
+            self.visit_stmt(st);
+        }
+    }
+
+    /// A model's class as code names it: `cls` in a method of the model.
+    fn model<'m>(&'m self, name: &'m str) -> Option<&'m str> {
+        match name {
+            "cls" => self.siblings.class,
+            n => n.starts_with(char::is_uppercase).then_some(n),
+        }
+    }
+
+    fn django_filter(&self, c: &ExprCall) -> Option<Lookup> {
+        let (model, cols) = django_filter(c)?;
+        Some((self.model(&model)?.to_string(), cols))
+    }
+
     fn call(&mut self, c: &ExprCall) {
-        // `self.get_by_source(..)`: a sibling method's lookup
         if let Some([me, m]) = path_of(&c.func).as_deref() {
             if me == "self" && m != self.own {
-                if let Some(l) = self.lookups.get(m) {
+                // `self.get_by_source(..)`: a sibling method's lookup
+                if let Some(l) = self.siblings.lookups.get(m) {
                     self.read.push((l.clone(), span_of(c)));
+                    return;
+                }
+                // `self.create_order_model(..)`: a sibling method's insert
+                if let Some(models) = self.siblings.inserts.get(m) {
+                    for model in models.clone() {
+                        self.insert(&model);
+                    }
                     return;
                 }
             }
@@ -188,26 +272,23 @@ impl Sequence<'_> {
             }
             return;
         }
-        // Django: `M.objects.filter(a=x).exists()`, then `M.objects.create(..)`
+        if let Some(model) = self.django_insert(c) {
+            self.insert(&model);
+            return;
+        }
+        // Django: `M.objects.filter(a=x).exists()` (or `qs.exists()`)
         if let Expr::Attribute(a) = &*c.func {
-            if let (Expr::Call(f), "exists") = (&*a.value, a.attr.id.as_str()) {
-                if let Some(l) = django_filter(f) {
+            if a.attr.id.as_str() == "exists" {
+                let l = match &*a.value {
+                    Expr::Call(f) => self.django_filter(f),
+                    Expr::Name(n) => self.bound.get(n.id.as_str()).cloned(),
+                    _ => None,
+                };
+                if let Some(l) = l {
                     self.read.push((l, span_of(c)));
                 }
                 return;
             }
-        }
-        if let Some(model) = django_manager(&c.func, "create") {
-            let found = self
-                .read
-                .iter()
-                .rev()
-                .find(|((m, _), _)| *m == model)
-                .cloned();
-            if let Some(((model, cols), at)) = found {
-                self.push(&model, &cols, at);
-            }
-            return;
         }
         if !(is_method(c, "create") || is_method(c, "add")) {
             return;
@@ -216,29 +297,76 @@ impl Sequence<'_> {
         let Some(Expr::Call(made)) = c.arguments.args.first() else {
             return;
         };
-        let Some(class) = path_of(&made.func).and_then(|p| p.last().cloned()) else {
-            return;
-        };
-        let Some(((model, cols), at)) = self.read.iter().rev().find(|((m, _), _)| *m == class)
-        else {
-            return;
-        };
-        let (model, cols, at) = (model.clone(), cols.clone(), *at);
-        self.push(&model, &cols, at);
+        if let Some(class) = path_of(&made.func).and_then(|p| p.last().cloned()) {
+            self.insert(&class);
+        }
     }
 
-    fn push(&mut self, model: &str, cols: &[String], at: Span) {
-        self.out.push(FindOrCreate {
-            table: knowledge::snake(model),
-            columns: cols.to_vec(),
+    /// The model a Django call inserts a row of: `M.objects.create(..)`,
+    /// `M(..).save()` or `row.save()` of a `row = M(..)`, or a method of
+    /// the model named for a create (`cls._create_from_stripe_object(..)`,
+    /// `rules/stores.toml`).
+    fn django_insert(&self, c: &ExprCall) -> Option<String> {
+        if let Some(m) = django_manager(&c.func, "create") {
+            return self.model(&m).map(str::to_string);
+        }
+        if is_method(c, "save") {
+            let Expr::Attribute(a) = &*c.func else {
+                return None;
+            };
+            return match &*a.value {
+                Expr::Name(n) => self.made.get(n.id.as_str()).cloned(),
+                Expr::Call(made) => constructed(made),
+                _ => None,
+            };
+        }
+        let p = path_of(&c.func)?;
+        let [class, method] = p.as_slice() else {
+            return None;
+        };
+        let creates = &knowledge::stores().model_create_method;
+        let first = method.split('_').find(|w| !w.is_empty())?;
+        creates
+            .first_words
+            .iter()
+            .any(|w| w == first)
+            .then(|| self.model(class).map(str::to_string))
+            .flatten()
+    }
+
+    /// An insert of `model`: a find-or-create when a lookup of it came
+    /// first.
+    fn insert(&mut self, model: &str) {
+        if !self.inserted.iter().any(|m| m == model) {
+            self.inserted.push(model.to_string());
+        }
+        let found = self
+            .read
+            .iter()
+            .rev()
+            .find(|((m, _), _)| m == model)
+            .cloned();
+        let (Some(((model, cols), at)), Some(out)) = (found, self.out.as_deref_mut()) else {
+            return;
+        };
+        out.push(FindOrCreate {
+            table: knowledge::snake(&model),
+            columns: cols,
             defaults: None,
             span: at,
         });
     }
 }
 
+/// The model class a call makes a row of: `M(..)`, `M` a class name.
+fn constructed(c: &ExprCall) -> Option<String> {
+    let Expr::Name(n) = &*c.func else { return None };
+    let n = n.id.as_str();
+    (n.starts_with(char::is_uppercase) && n.chars().any(char::is_lowercase)).then(|| n.to_string())
+}
+
 /// The model of a Django manager's call: `M.objects.<method>(..)` (or
-/// `M._default_manager`), `M` a class name.
+/// `M._default_manager`), `M` a class name or `cls`.
 fn django_manager(func: &Expr, method: &str) -> Option<String> {
     let p = path_of(func)?;
     let [.., model, manager, m] = p.as_slice() else {
@@ -246,8 +374,8 @@ fn django_manager(func: &Expr, method: &str) -> Option<String> {
     };
     (m == method
         && (manager == "objects" || manager == "_default_manager")
-        && model.starts_with(char::is_uppercase))
-    .then(|| model.clone())
+        && (model.starts_with(char::is_uppercase) || model == "cls"))
+        .then(|| model.clone())
 }
 
 /// `M.objects.filter(a=x, b=y)`: the model and the fields, when every

@@ -15,8 +15,11 @@
 //! class (`ProcessedEvent` → `processedevent`), as migrations name it, and
 //! listed in [`SqlFacts::app_tables`]: the model prefixes Django's app
 //! label (`<app_label>_processedevent`), which is the app's directory in
-//! the file's path, or `Meta.app_label` when the model says it. Not read:
-//! abstract models' fields in their subclasses, mixins, `batch_alter_table`.
+//! the file's path, or `Meta.app_label` when the model says it. An
+//! abstract model (`Meta.abstract = True`) makes no table: its fields and
+//! guards are listed in [`SqlFacts::model_classes`] with the concrete
+//! models that may inherit them, in any file (`model::inherit`). Not read:
+//! mixins that are no abstract model, `batch_alter_table`.
 
 use super::syntax::{arg, is_true, kwarg, path_of, span_of, string_value};
 use crate::facts::store::{
@@ -39,6 +42,8 @@ struct Reader<'t> {
     models: HashMap<String, String>,
     /// Django's tables named by their model alone (`SqlFacts::app_tables`).
     app_tables: Vec<String>,
+    /// Django model classes, for inheritance (`SqlFacts::model_classes`).
+    model_classes: Vec<crate::facts::store::ModelClass>,
 }
 
 /// The tables a module's models and migrations declare; `None` when none.
@@ -49,11 +54,13 @@ pub fn read(body: &[Stmt], text: &str) -> Option<SqlFacts> {
         aliases: Vec::new(),
         models: HashMap::new(),
         app_tables: Vec::new(),
+        model_classes: Vec::new(),
     };
     r.stmts(body);
-    if r.events.is_empty() {
+    if r.events.is_empty() && r.model_classes.is_empty() {
         return None;
     }
+    r.model_classes.truncate(MAX_EVENTS);
     r.events.truncate(MAX_EVENTS);
     r.app_tables.sort_unstable();
     r.app_tables.dedup();
@@ -61,6 +68,7 @@ pub fn read(body: &[Stmt], text: &str) -> Option<SqlFacts> {
         events: r.events,
         aliases: r.aliases,
         app_tables: r.app_tables,
+        model_classes: r.model_classes,
         ..SqlFacts::default()
     })
 }
@@ -339,6 +347,8 @@ impl Reader<'_> {
             || (!bases.is_empty() && assigns_model_field(&c.body))
         {
             self.django_model(c);
+        } else {
+            self.maybe_model(c);
         }
     }
 

@@ -5,7 +5,7 @@ use super::{
     string_value, strings, table_key, Declared, Reader,
 };
 use crate::facts::store::{
-    AlterOp, Column, Key, KeyKind, Name, SchemaChange, SchemaCode, TableAlias,
+    AlterOp, Column, Key, KeyKind, ModelClass, Name, SchemaChange, SchemaCode, TableAlias,
 };
 use crate::knowledge;
 use crate::source::Span;
@@ -29,6 +29,13 @@ impl Meta {
             "app_label" => self.app_label = string_value(value),
             "abstract" => self.abstract_ = super::is_true(value),
             "unique_together" => {
+                // a migration's `set([("a", "b")])`
+                let value = match value {
+                    Expr::Call(c) if super::last_name(c).as_deref() == Some("set") => {
+                        super::arg(c, 0).unwrap_or(value)
+                    }
+                    v => v,
+                };
                 let at = span_of(value);
                 let groups = elements(value);
                 if groups.iter().all(|g| string_value(g).is_some()) {
@@ -102,49 +109,110 @@ impl Meta {
     }
 }
 
-impl Reader<'_> {
-    /// A `models.Model` subclass.
-    pub(super) fn django_model(&mut self, c: &StmtClassDef) {
-        let mut meta = Meta::default();
-        let (mut columns, mut keys, mut fields) = (Vec::new(), Vec::new(), Vec::new());
-        let mut has_pk = false;
-        // Meta first: the table's name.
-        for s in &c.body {
-            if let Stmt::ClassDef(m) = s {
-                if m.name.id.as_str() == "Meta" {
-                    for s in &m.body {
-                        if let Stmt::Assign(a) = s {
-                            if let Some(Expr::Name(n)) = a.targets.first() {
-                                meta.set(n.id.as_str(), &a.value);
-                            }
-                        }
-                    }
+/// A class's `Meta`, and whether it extends a base's (`class
+/// Meta(Base.Meta)`).
+fn meta_of(c: &StmtClassDef) -> (Meta, Option<bool>) {
+    let mut meta = Meta::default();
+    let mut own = None;
+    for s in &c.body {
+        let Stmt::ClassDef(m) = s else { continue };
+        if m.name.id.as_str() != "Meta" {
+            continue;
+        }
+        own = Some(m.arguments.as_ref().is_some_and(|a| !a.args.is_empty()));
+        for s in &m.body {
+            if let Stmt::Assign(a) = s {
+                if let Some(Expr::Name(n)) = a.targets.first() {
+                    meta.set(n.id.as_str(), &a.value);
                 }
             }
         }
+    }
+    (meta, own)
+}
+
+/// The last names of a class's bases.
+pub(super) fn base_names(c: &StmtClassDef) -> Vec<String> {
+    c.arguments
+        .iter()
+        .flat_map(|a| a.args.iter())
+        .filter_map(super::path_of)
+        .filter_map(|p| p.last().cloned())
+        .collect()
+}
+
+/// A model's fields: columns, the keys over one column, (field, column)
+/// pairs, and whether one is the primary key.
+struct Fields {
+    columns: Vec<Column>,
+    keys: Vec<Key>,
+    fields: Vec<(String, String)>,
+    has_pk: bool,
+}
+
+fn fields_of(c: &StmtClassDef, table: &str) -> Fields {
+    let mut out = Fields {
+        columns: Vec::new(),
+        keys: Vec::new(),
+        fields: Vec::new(),
+        has_pk: false,
+    };
+    for s in &c.body {
+        let Stmt::Assign(a) = s else { continue };
+        let (Some(Expr::Name(attr)), Expr::Call(f)) = (a.targets.first(), &*a.value) else {
+            continue;
+        };
+        if !is_django_field(f) {
+            continue;
+        }
+        let col = django_column(attr.id.as_str(), f);
+        let at = span_of(attr);
+        out.has_pk |= kwarg(f, "primary_key").is_some_and(super::is_true);
+        column_keys(table, &col, f, at, &mut out.keys);
+        out.fields.push((attr.id.to_string(), col.clone()));
+        out.columns.push(column(col, f, at));
+    }
+    out
+}
+
+impl Reader<'_> {
+    /// A `models.Model` subclass.
+    pub(super) fn django_model(&mut self, c: &StmtClassDef) {
+        let (meta, own_meta) = meta_of(c);
+        let class = c.name.id.to_string();
+        let at = span_of(&c.name);
+        let mut mc = ModelClass {
+            class: class.clone(),
+            bases: base_names(c),
+            inherits_meta: own_meta.unwrap_or(true),
+            span: at,
+            ..ModelClass::default()
+        };
         if meta.abstract_ {
+            // named for the class: a subclass renames what it inherits
+            let table = class.to_ascii_lowercase();
+            let f = fields_of(c, &table);
+            mc.abstract_ = true;
+            mc.has_pk = f.has_pk;
+            mc.meta_keys = meta.keys(&table, &f.fields);
+            (mc.columns, mc.keys, mc.fields) = (f.columns, f.keys, f.fields);
+            self.model_classes.push(mc);
             return;
         }
-        let table = meta.table(c.name.id.as_str(), &mut self.app_tables);
-        for s in &c.body {
-            let Stmt::Assign(a) = s else { continue };
-            let (Some(Expr::Name(attr)), Expr::Call(f)) = (a.targets.first(), &*a.value) else {
-                continue;
-            };
-            if !is_django_field(f) {
-                continue;
-            }
-            let col = django_column(attr.id.as_str(), f);
-            let at = span_of(attr);
-            has_pk |= kwarg(f, "primary_key").is_some_and(super::is_true);
-            column_keys(&table, &col, f, at, &mut keys);
-            fields.push((attr.id.to_string(), col.clone()));
-            columns.push(column(col, f, at));
-        }
+        let table = meta.table(&class, &mut self.app_tables);
+        let Fields {
+            columns,
+            mut keys,
+            fields,
+            has_pk,
+        } = fields_of(c, &table);
+        mc.table = Some(name(&table, at));
+        mc.has_pk = has_pk;
+        mc.declared = !fields.is_empty();
+        self.model_classes.push(mc);
         if fields.is_empty() {
             return;
         }
-        let at = span_of(&c.name);
         if !has_pk {
             keys.push(key(
                 &table,
@@ -163,6 +231,34 @@ impl Reader<'_> {
         });
         let declared = Declared::new(SchemaCode::Django, columns, keys).with_django_fields(&fields);
         self.create(at, name(&table, at), declared);
+    }
+
+    /// A class of no known kind with a base of the project's (`class
+    /// Order(AbstractOrder): pass`): a model when a base is an abstract
+    /// model, which only the project knows (`model::inherit`). Kept only
+    /// in a models module (`label_apps`).
+    pub(super) fn maybe_model(&mut self, c: &StmtClassDef) {
+        let bases = base_names(c);
+        if !bases
+            .iter()
+            .any(|b| b.starts_with(char::is_uppercase) && b != "Enum" && b != "Exception")
+        {
+            return;
+        }
+        let (meta, own_meta) = meta_of(c);
+        if meta.abstract_ {
+            return self.django_model(c);
+        }
+        let table = meta.table(c.name.id.as_str(), &mut self.app_tables);
+        let at = span_of(&c.name);
+        self.model_classes.push(ModelClass {
+            class: c.name.id.to_string(),
+            bases,
+            table: Some(name(&table, at)),
+            inherits_meta: own_meta.unwrap_or(true),
+            span: at,
+            ..ModelClass::default()
+        });
     }
 
     /// The table of a migration's `model_name`: a model of another file
@@ -225,6 +321,31 @@ impl Reader<'_> {
                             ops: vec![AlterOp::AddKey(k)],
                         },
                     );
+                }
+            }
+            // `unique_together` set again: its groups are unique guards
+            // (a group it leaves out is not dropped)
+            "AlterUniqueTogether" => {
+                let (Some(t), Some(groups)) = (
+                    kwarg(c, "name")
+                        .or(super::arg(c, 0))
+                        .and_then(|e| self.model_table(e)),
+                    kwarg(c, "unique_together").or(super::arg(c, 1)),
+                ) else {
+                    return;
+                };
+                let mut meta = Meta::default();
+                meta.set("unique_together", groups);
+                let ops: Vec<AlterOp> = meta
+                    .keys(&t.key, &[])
+                    .into_iter()
+                    .map(|mut k| {
+                        k.span = at;
+                        AlterOp::AddKey(k)
+                    })
+                    .collect();
+                if !ops.is_empty() {
+                    self.alter(at, t, ops);
                 }
             }
             "RemoveConstraint" => {

@@ -1,0 +1,7 @@
+from giftcards.abstract_models import AbstractGiftCard
+from giftcards.registry import registered
+
+if not registered("giftcards", "GiftCard"):
+
+    class GiftCard(AbstractGiftCard):  # expect: missing-unique-key-constraint
+        pass

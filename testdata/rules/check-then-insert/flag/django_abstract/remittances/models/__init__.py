@@ -1,0 +1,4 @@
+from .base import RemoteObject, Stamped
+from .transfers import Transfer
+
+__all__ = ["RemoteObject", "Stamped", "Transfer"]

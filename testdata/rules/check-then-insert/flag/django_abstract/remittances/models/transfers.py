@@ -1,0 +1,19 @@
+from django.db import IntegrityError, models, transaction
+
+from .base import RemoteObject
+
+
+class Transfer(RemoteObject):  # expect: missing-unique-key-constraint
+    amount = models.IntegerField(default=0)
+
+    @classmethod
+    def record(cls, payload):
+        """A provider's transfer notification, delivered at least once."""
+        found = cls.objects.filter(remote_id=payload["id"])
+        if found.exists():  # expect: check-then-insert
+            return found.first()
+        try:
+            with transaction.atomic():
+                return cls._create_from_payload(payload)
+        except IntegrityError:
+            return cls.objects.get(remote_id=payload["id"])

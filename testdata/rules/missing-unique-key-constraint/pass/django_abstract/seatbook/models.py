@@ -1,0 +1,5 @@
+from seatbook.abstract_models import AbstractBooking
+
+
+class Booking(AbstractBooking):
+    pass
