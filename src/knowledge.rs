@@ -575,6 +575,12 @@ pub struct RetentionWords {
     /// Why `tolerance_scale_secs` is what it is.
     #[serde(default)]
     pub tolerance_scale_source: String,
+    /// Python calls that read the clock, as the last names of their path
+    /// (`["timezone", "now"]`): the base of a delete's age cut-off.
+    #[serde(default)]
+    pub python_clock: Vec<Vec<String>>,
+    #[serde(default)]
+    pub python_clock_source: String,
 }
 
 impl RetentionWords {

@@ -151,7 +151,60 @@ pub struct RetentionFacts {
     /// names otherwise: `#[serde(rename = "ttl")] event_ttl_secs` gives
     /// (`event_ttl_secs`, `ttl`); `alias` too.
     pub renames: Vec<(String, String)>,
+    /// ORM deletes whose age cut-off is a parameter of their function
+    /// (Python: a repository's `delete_before(self, before)`).
+    pub param_cutoffs: Vec<ParamCutoff>,
+    /// Calls that pass a cut-off read from the clock minus a duration
+    /// (`repository.delete_before(utc_now() - timedelta(days=30))`).
+    pub cutoff_args: Vec<CutoffArg>,
+    /// ORM models (in snake case) whose row's column this file hands out
+    /// as an idempotency key: keys the service sends, not keys it receives.
+    pub sent_key_models: Vec<String>,
 }
+
+/// An ORM delete of a model's rows older than a cut-off that its function
+/// takes as a parameter: the callers that pass the clock minus a duration
+/// give the retention ([`CutoffArg`]).
+#[derive(Debug, Clone)]
+pub struct ParamCutoff {
+    /// The function's name.
+    pub function: String,
+    /// The parameter's position among the arguments a caller writes
+    /// (`self` and `cls` not counted), and its name.
+    pub index: usize,
+    pub param: String,
+    /// The model, in snake case (`ExternalEvent` → `external_event`).
+    pub model: String,
+    pub column: String,
+    /// The delete.
+    pub at: Span,
+    pub via: String,
+}
+
+/// A call that passes the clock minus a duration as an argument.
+#[derive(Debug, Clone)]
+pub struct CutoffArg {
+    /// The called function's last name (`delete_before`).
+    pub callee: String,
+    /// Its position, or the keyword it is passed by.
+    pub index: Option<usize>,
+    pub keyword: Option<String>,
+    pub expr: ConstExpr,
+    /// The duration's text.
+    pub span: Span,
+    /// The function the call is written in.
+    pub caller: Option<String>,
+}
+
+/// A context word of a retention of an ORM model's rows: the target names
+/// the model in snake case, and the model keeps the retention only where
+/// the schema makes that model's table a store, under the table's name.
+pub const ORM_CONTEXT: &str = "(orm model)";
+
+/// A context word of a retention whose table's rows some code hands out as
+/// an idempotency key ([`RetentionFacts::sent_key_models`]): keys the
+/// service sends (`sent` is an outbound word of `rules/retention.toml`).
+pub const SENT_KEY_CONTEXT: &str = "(sent key)";
 
 /// A file with at least this many constants lets them go after its parse
 /// and keeps a digest of each name ([`LetGoDefs`]). bindgen's `-sys`

@@ -242,7 +242,7 @@ pub struct Joins {
 
 impl Joins {
     pub fn build(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Self {
-        let ((headers, retention), ((schema, redis), settings)) = rayon::join(
+        let ((headers, mut retention), ((schema, redis), settings)) = rayon::join(
             || {
                 rayon::join(
                     || headers::HeaderModel::build(files),
@@ -266,6 +266,8 @@ impl Joins {
                 )
             },
         );
+        // ORM models' retentions need the schema to say which are stores.
+        retention.join_orm(&schema, files, sources, config);
         Joins {
             headers,
             retention,

@@ -97,6 +97,9 @@ pub struct Retention {
 pub struct RetentionModel {
     pub items: Vec<Retention>,
     pub catalogue: Option<Catalogue>,
+    /// ORM models' retentions, until the schema says which are stores
+    /// ([`RetentionModel::join_orm`]).
+    orm: Vec<Retention>,
 }
 
 impl RetentionModel {
@@ -106,13 +109,6 @@ impl RetentionModel {
 
     pub fn build(files: &[FileFacts], sources: &SourceMap, config: &Config) -> Self {
         let catalogue = Catalogue::with_config(config);
-        let path = |f: FileId| {
-            sources
-                .files
-                .get(f)
-                .map(|s| s.path.clone())
-                .unwrap_or_default()
-        };
         let mut items = Vec::new();
         for f in files {
             for r in &f.retention {
@@ -134,81 +130,145 @@ impl RetentionModel {
             }
         }
         items.extend(rust_retentions(files, sources));
-        let mut kept = Vec::new();
-        for mut item in items {
-            if item.duration.secs == 0 {
-                // `0` means "never expires" in most settings, and is no
-                // valid Redis expiry.
-                continue;
-            }
-            // The store's own name first, the file that writes it before
-            // the file that holds the number.
-            let own = own_name(&item.target);
-            // A table whose name says it holds request keys
-            // (`idempotency_keys`) is not named by the file that purges it:
-            // a migration's file name says what the migration does
-            // (`add_stripe_customer_id_and_purge.sql`), and a request-key
-            // store's replays come from the service's own clients.
-            let request_table = matches!(&item.target, StoreRef::Table(t)
-                if !knowledge::stores().event_table.matches(t.rsplit('.').next().unwrap_or(t)))
-                || item
-                    .context
-                    .iter()
-                    .any(|c| c == retention::REQUEST_KEY_CONTEXT);
-            item.context.insert(0, own);
-            if !request_table {
-                if let Some((site, _)) = item.site {
-                    item.context.push(path(site));
-                }
-                item.context.push(path(item.file));
-            }
-            let talks_to_stripe = files
-                .get(item.file)
-                .is_some_and(|f| f.hints.talks_to_stripe)
-                || item
-                    .site
-                    .and_then(|(s, _)| files.get(s))
-                    .is_some_and(|f| f.hints.talks_to_stripe);
-            if talks_to_stripe {
-                item.context.push("stripe".to_string());
-            }
-            let words = knowledge::retention_words();
-            let outbound = item.context.iter().any(|c| words.is_outbound(c))
-                || names_counterparty_api(&own_name(&item.target), &catalogue);
-            if outbound {
-                // Keys this service sends: the counterparty's outbound key
-                // retention bounds them, never its replay horizon; with no
-                // such window known there is nothing to compare.
-                if let Some(a) = attribute_outbound(&item.context, &catalogue) {
-                    item.attribution = a;
-                    kept.push(item);
-                }
-                continue;
-            }
-            match declared(&item.target, config) {
-                Some(Declared::NotAStore) => continue,
-                Some(Declared::Counterparty(id)) if catalogue.get(&id).is_some() => {
-                    item.attribution = Attribution::Declared(id);
-                }
-                _ => item.attribution = attribute(&item.context, &catalogue),
-            }
-            if item.attribution == Attribution::Unknown {
-                if let Some(w) = crate::model::writers::counterparty_writer(
-                    &item.target,
-                    files,
-                    sources,
-                    &catalogue,
-                ) {
-                    item.attribution = Attribution::Writer(w);
-                }
-            }
-            kept.push(item);
-        }
+        items.extend(param_cutoffs(files, sources));
+        // An ORM model's retention waits for the schema
+        // ([`RetentionModel::join_orm`]).
+        let (orm, items): (Vec<_>, Vec<_>) = items
+            .into_iter()
+            .partition(|r| r.context.iter().any(|c| c == retention::ORM_CONTEXT));
+        let kept = items
+            .into_iter()
+            .filter_map(|item| attribute_item(item, files, sources, config, &catalogue))
+            .collect();
         RetentionModel {
             items: kept,
             catalogue: Some(catalogue),
+            orm,
         }
     }
+
+    /// The retentions of ORM models' rows ([`retention::ORM_CONTEXT`])
+    /// whose table the schema makes a store, named by the table; the
+    /// others are dropped. A model whose row's column some file hands out
+    /// as an idempotency key (`sent_key_models`) holds keys the service
+    /// sends: its counterparty's outbound key retention bounds it.
+    pub fn join_orm(
+        &mut self,
+        schema: &crate::model::schema::SchemaModel,
+        files: &[FileFacts],
+        sources: &SourceMap,
+        config: &Config,
+    ) {
+        let catalogue = self.catalogue();
+        let sent: HashSet<&str> = files
+            .iter()
+            .filter(|f| !f.test_path)
+            .filter_map(|f| f.code.as_ref())
+            .flat_map(|c| c.retention.sent_key_models.iter().map(String::as_str))
+            .collect();
+        for mut item in std::mem::take(&mut self.orm) {
+            let StoreRef::Table(model) = &item.target else {
+                continue;
+            };
+            let Some(t) = schema.find_table(model) else {
+                continue;
+            };
+            if schema.store(t).is_none() && !schema.claims_delivery_key(t) {
+                continue;
+            }
+            item.context.retain(|c| c != retention::ORM_CONTEXT);
+            if sent.contains(model.as_str()) {
+                item.context.push(retention::SENT_KEY_CONTEXT.to_string());
+            }
+            item.target = StoreRef::Table(t.name.clone());
+            if let Some(item) = attribute_item(item, files, sources, config, &catalogue) {
+                self.items.push(item);
+            }
+        }
+    }
+}
+
+/// One retention tied to its counterparty (the order in the module's
+/// documentation); `None` when it is no store's (`[[store]] store =
+/// false`, a zero duration, keys sent to a counterparty with no known key
+/// retention).
+fn attribute_item(
+    mut item: Retention,
+    files: &[FileFacts],
+    sources: &SourceMap,
+    config: &Config,
+    catalogue: &Catalogue,
+) -> Option<Retention> {
+    let path = |f: FileId| {
+        sources
+            .files
+            .get(f)
+            .map(|s| s.path.clone())
+            .unwrap_or_default()
+    };
+
+    if item.duration.secs == 0 {
+        // `0` means "never expires" in most settings, and is no
+        // valid Redis expiry.
+        return None;
+    }
+    // The store's own name first, the file that writes it before
+    // the file that holds the number.
+    let own = own_name(&item.target);
+    // A table whose name says it holds request keys
+    // (`idempotency_keys`) is not named by the file that purges it:
+    // a migration's file name says what the migration does
+    // (`add_stripe_customer_id_and_purge.sql`), and a request-key
+    // store's replays come from the service's own clients.
+    let request_table = matches!(&item.target, StoreRef::Table(t)
+            if !knowledge::stores().event_table.matches(t.rsplit('.').next().unwrap_or(t)))
+        || item
+            .context
+            .iter()
+            .any(|c| c == retention::REQUEST_KEY_CONTEXT);
+    item.context.insert(0, own);
+    if !request_table {
+        if let Some((site, _)) = item.site {
+            item.context.push(path(site));
+        }
+        item.context.push(path(item.file));
+    }
+    let talks_to_stripe = files
+        .get(item.file)
+        .is_some_and(|f| f.hints.talks_to_stripe)
+        || item
+            .site
+            .and_then(|(s, _)| files.get(s))
+            .is_some_and(|f| f.hints.talks_to_stripe);
+    if talks_to_stripe {
+        item.context.push("stripe".to_string());
+    }
+    let words = knowledge::retention_words();
+    let outbound = item.context.iter().any(|c| words.is_outbound(c))
+        || names_counterparty_api(&own_name(&item.target), catalogue);
+    if outbound {
+        // Keys this service sends: the counterparty's outbound key
+        // retention bounds them, never its replay horizon; with no
+        // such window known there is nothing to compare.
+        let a = attribute_outbound(&item.context, catalogue)?;
+        item.attribution = a;
+        return Some(item);
+    }
+    match declared(&item.target, config) {
+        Some(Declared::NotAStore) => return None,
+        Some(Declared::Counterparty(id)) if catalogue.get(&id).is_some() => {
+            item.attribution = Attribution::Declared(id);
+        }
+        _ => item.attribution = attribute(&item.context, catalogue),
+    }
+    if item.attribution == Attribution::Unknown {
+        if let Some(w) =
+            crate::model::writers::counterparty_writer(&item.target, files, sources, catalogue)
+        {
+            item.attribution = Attribution::Writer(w);
+        }
+    }
+    Some(item)
 }
 
 enum Declared {
@@ -435,6 +495,61 @@ fn rust_retentions(files: &[FileFacts], sources: &SourceMap) -> Vec<Retention> {
             if let Some(item) = fold_pending(f.file, p, &find, &given) {
                 out.extend(keyed_handler(item, files));
             }
+        }
+    }
+    out
+}
+
+/// Retentions of ORM deletes whose cut-off their function takes as a
+/// parameter (`delete_before(self, before)`), from the calls in any file
+/// that pass a function of that name the clock minus a duration, at the
+/// parameter's position or by its name. A name that more than one such
+/// delete has is not joined: which one a call reaches is not known.
+fn param_cutoffs(files: &[FileFacts], sources: &SourceMap) -> Vec<Retention> {
+    let mut by_name: HashMap<&str, Vec<(FileId, &retention::ParamCutoff)>> = HashMap::new();
+    for f in files.iter().filter(|f| !f.test_path) {
+        for p in f.code.iter().flat_map(|c| &c.retention.param_cutoffs) {
+            by_name
+                .entry(p.function.as_str())
+                .or_default()
+                .push((f.file, p));
+        }
+    }
+    if by_name.is_empty() {
+        return Vec::new();
+    }
+    let defs = ConstDefs::new(files, sources);
+    let mut out = Vec::new();
+    for f in files.iter().filter(|f| !f.test_path) {
+        for a in f.code.iter().flat_map(|c| &c.retention.cutoff_args) {
+            let Some([(pf, p)]) = by_name.get(a.callee.as_str()).map(Vec::as_slice) else {
+                continue;
+            };
+            if a.index != Some(p.index) && a.keyword.as_deref() != Some(p.param.as_str()) {
+                continue;
+            }
+            let lookup = |n: &str| defs.find(f.file, n).map(|(_, d)| &d.expr);
+            let Some(duration) = fold_duration(&a.expr, None, &lookup) else {
+                continue;
+            };
+            let mut context = vec![retention::ORM_CONTEXT.to_string(), p.function.clone()];
+            context.extend(a.caller.iter().cloned());
+            let label = format!(
+                "rows whose `{}` is older than the cut-off `{}` are deleted here",
+                p.column, p.param
+            );
+            out.push(Retention {
+                file: f.file,
+                span: a.span,
+                duration,
+                target: StoreRef::Table(p.model.clone()),
+                via: p.via.clone(),
+                context,
+                unit_assumed: false,
+                site: None,
+                attribution: Attribution::Unknown,
+                labels: vec![(*pf, p.at, label)],
+            });
         }
     }
     out

@@ -1385,6 +1385,38 @@ impl SchemaModel {
         }
     }
 
+    /// Whether code claims rows of `t` by a key: an insert whose `ON
+    /// CONFLICT (cols)` target (SQL in a string, SQLAlchemy's
+    /// `on_conflict_do_nothing(index_elements=..)`) one of `t`'s unique
+    /// guards holds exactly, on a table named for events or deliveries
+    /// (`[event_table]` of rules/stores.toml). PostgreSQL takes only such a
+    /// guard as the insert's arbiter: its columns are the key the table
+    /// records deliveries by (polar's `external_events`, `UNIQUE (source,
+    /// external_id)`), whatever they are called. Neither the name nor the
+    /// insert alone makes it: an event log upserted by its own `id` is
+    /// named so too.
+    pub fn claims_delivery_key(&self, t: &Table) -> bool {
+        if !table_words(&knowledge::stores().event_table, &t.key) {
+            return false;
+        }
+        self.conflicts.iter().any(|c| {
+            let mut want: Vec<&str> = c.target.columns.iter().map(String::as_str).collect();
+            want.sort_unstable();
+            want.dedup();
+            self.find_table(&c.target.table)
+                .is_some_and(|f| f.key == t.key)
+                && t.guards.iter().any(|g| {
+                    g.key.kind != KeyKind::Index && {
+                        let mut have: Vec<&str> =
+                            g.key.parts.iter().flat_map(|p| p.columns()).collect();
+                        have.sort_unstable();
+                        have.dedup();
+                        have == want
+                    }
+                })
+        })
+    }
+
     /// Whether some history partitions the table `key` by RANGE or LIST,
     /// so old rows can go by dropping whole partitions (HASH partitions
     /// cannot be dropped by age).

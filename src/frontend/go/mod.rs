@@ -96,6 +96,13 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
         code.handler_keys = keys;
     }
     code.flow = flow;
+    if text.contains("WithMaxRetryDuration") {
+        code.retry.sites = restate::runs(root, text);
+    }
+    if text.contains("SetIdempotencyKey") {
+        let fresh: Vec<Span> = sends.iter().flat_map(|s| [s.at, s.sent]).collect();
+        code.retry.requests = stripe::keyed_requests(&file, root, &fresh);
+    }
     code.retry.fresh = sends;
     if text.contains("MaxNetworkRetries") {
         code.retry.clients = stripe::clients(&file, root);

@@ -8,8 +8,9 @@
 //! model joins the two by the handler's name: the code that sends the key
 //! says whose retries it covers (a Stripe webhook's redeliveries).
 
-use super::syntax::{args, named, span, string_value, text};
+use super::syntax::{args, bare, named, span, string_value, text};
 use crate::facts::retention::{HandlerKey, PendingRetention, StoreRef, HANDLER_CONTEXT};
+use crate::facts::retry::{Policy, PolicyKind, RetrySite, Setting};
 use tree_sitter::Node;
 
 const MAX_DEPTH: usize = 200;
@@ -78,6 +79,70 @@ fn retention(n: Node, src: &str) -> Option<PendingRetention> {
         direct_ref,
         standalone: false,
         labels: vec![(span(*option), "the handler's idempotency keys".into())],
+    })
+}
+
+/// `restate.Run(ctx, fn, .., restate.WithMaxRetryDuration(d), ..)`: restate
+/// runs the closure again after each failure, for at most `d` in all
+/// (<https://pkg.go.dev/github.com/restatedev/sdk-go#WithMaxRetryDuration>:
+/// "the max duration of retries, after which the run fails"), so a keyed
+/// request the closure sends, or a function of the package it calls, is
+/// resent with the same key that long (`retry-outlives-key-retention`).
+/// A `Run` with no such option retries with restate's own policy, which
+/// the code does not give: not read.
+pub fn runs(root: Node, src: &str) -> Vec<RetrySite> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if n.kind() == "call_expression" {
+            out.extend(run(n, src));
+        }
+        if depth < MAX_DEPTH {
+            stack.extend(named(n).into_iter().map(|c| (c, depth + 1)));
+        }
+    }
+    out.sort_by_key(|s| s.at.start);
+    out
+}
+
+fn run(n: Node, src: &str) -> Option<RetrySite> {
+    let f = n.child_by_field_name("function")?;
+    let operand = f.child_by_field_name("operand")?;
+    if f.kind() != "selector_expression"
+        || text(operand, src) != "restate"
+        || called(n, src)? != "Run"
+    {
+        return None;
+    }
+    let a = args(n);
+    let op = bare(*a.get(1)?);
+    let option = a[2..]
+        .iter()
+        .find(|x| called(**x, src).as_deref() == Some("WithMaxRetryDuration"))?;
+    let d = *args(*option).first()?;
+    let (body, op_fn) = match op.kind() {
+        "func_literal" => (span(op), None),
+        "identifier" => (span(op), Some(vec![text(op, src).to_string()])),
+        _ => return None,
+    };
+    Some(RetrySite {
+        function: super::stripe::enclosing_fn(n)?,
+        at: span(f),
+        what: "restate's `Run`".into(),
+        body,
+        op_fn,
+        policy: Policy {
+            span: span(*option),
+            krate: "restate",
+            kind: PolicyKind::Total(Setting::Written {
+                expr: super::syntax::duration_expr(d, src, 0),
+                span: span(d),
+                unit_ms: None,
+            }),
+        },
+        fresh_inside: false,
+        before: None,
+        target: None,
     })
 }
 

@@ -121,8 +121,68 @@ fn client(src: &str, n: Node, at: Span, times: Node) -> RetryClient {
     }
 }
 
+/// The requests the file's stripe-go params key:
+/// `params.SetIdempotencyKey(k)` (the `[[sdk]]` entry of `rules/retry.toml`
+/// whose path is `SetIdempotencyKey`). The params are sent to Stripe API v1
+/// with that key; a retry around the function that builds them, or around
+/// a caller of it, resends the same key (`retry-outlives-key-retention`).
+/// A key made fresh at the call (`fresh`, the sends of `fresh-key-per-retry`)
+/// is no key a retry resends.
+pub(super) fn keyed_requests(file: &File, root: Node, fresh: &[Span]) -> Vec<KeyedRequest> {
+    if !file
+        .imports
+        .values()
+        .any(|p| p.contains("stripe/stripe-go"))
+    {
+        return Vec::new();
+    }
+    let sdk = crate::knowledge::retry()
+        .sdk
+        .iter()
+        .find(|s| s.path.last().is_some_and(|l| l == "SetIdempotencyKey"));
+    let Some(sdk) = sdk else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    let mut seen = 0usize;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        if seen > 200_000 || out.len() >= 200 {
+            break;
+        }
+        stack.extend(named(n));
+        if n.kind() != "call_expression" {
+            continue;
+        }
+        let Some(f) = n.child_by_field_name("function") else {
+            continue;
+        };
+        let field = f.child_by_field_name("field");
+        if f.kind() != "selector_expression"
+            || field.is_none_or(|x| text(x, file.src) != "SetIdempotencyKey")
+        {
+            continue;
+        }
+        let a = args(n);
+        let ([key], Some(function)) = (a.as_slice(), enclosing_fn(n)) else {
+            continue;
+        };
+        let key = span(*key);
+        let made_fresh = fresh
+            .iter()
+            .any(|s| key.start <= s.start && s.end <= key.end);
+        let mut q = KeyedRequest::sdk_own_key(function, span(n), &sdk.id);
+        q.header.clone_from(&sdk.header);
+        q.key = key;
+        q.key_fresh_here = made_fresh;
+        q.method = None;
+        out.push(q);
+    }
+    out.sort_by_key(|q| q.at.start);
+    out
+}
+
 /// The name of the function or method the node is written in.
-fn enclosing_fn(n: Node) -> Option<Span> {
+pub(super) fn enclosing_fn(n: Node) -> Option<Span> {
     let mut p = n.parent();
     while let Some(x) = p {
         if matches!(x.kind(), "function_declaration" | "method_declaration") {

@@ -18,6 +18,7 @@ mod headers;
 mod keys;
 mod lookup;
 mod orm;
+mod purge;
 mod redis;
 mod retry;
 mod schema;
@@ -64,6 +65,7 @@ pub fn parse(text: &str, facts: &mut FileFacts) {
     facts.test_regions = test_regions(&module.body);
     let code = facts.code.get_or_insert_with(Default::default);
     consts::read(&module.body, &mut code.retention.defs);
+    purge::read(&module.body, &mut code.retention);
     let mut w = walk::Walk::new();
     for s in &module.body {
         w.visit_stmt(s);
