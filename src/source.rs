@@ -441,6 +441,18 @@ impl CharToByte {
     }
 }
 
+/// How many leading directories two paths share.
+pub fn shared_dirs(a: &str, b: &str) -> usize {
+    fn dir(p: &str) -> &str {
+        p.rsplit_once('/').map_or("", |(d, _)| d)
+    }
+    dir(a)
+        .split('/')
+        .zip(dir(b).split('/'))
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,13 +14,12 @@
 //! declares again is its own; a base's `Meta` keys only reach a subclass
 //! with no `Meta` or one that extends the base's.
 
-use super::schema::shared_dirs;
 use crate::facts::store::{
     CreateTable, Key, KeyKind, ModelClass, SchemaChange, SchemaCode, SchemaEvent, TableAlias,
 };
 use crate::facts::FileFacts;
 use crate::knowledge;
-use crate::source::{FileId, SourceMap, Span};
+use crate::source::{shared_dirs, FileId, SourceMap, Span};
 use std::collections::{HashMap, HashSet};
 
 /// How deep a chain of abstract bases is followed.

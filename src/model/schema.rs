@@ -13,7 +13,7 @@ use crate::facts::store::{
 };
 use crate::facts::FileFacts;
 use crate::knowledge;
-use crate::source::{FileId, SourceMap, Span};
+use crate::source::{shared_dirs, FileId, SourceMap, Span};
 use std::collections::HashMap;
 
 /// Where a fact came from: a file and a span in it.
@@ -458,15 +458,6 @@ fn migrations_of(history_dir: &str, prisma_layout: bool, schema_dir: &str) -> bo
     let multi_file = schema_dir.rsplit('/').next() == Some("schema");
     (last == "migrations" || prisma_layout)
         && (root == schema_dir || (multi_file && root == parent_dir(schema_dir)))
-}
-
-/// How many leading directories two paths share.
-pub(super) fn shared_dirs(a: &str, b: &str) -> usize {
-    parent_dir(a)
-        .split('/')
-        .zip(parent_dir(b).split('/'))
-        .take_while(|(x, y)| x == y)
-        .count()
 }
 
 /// Whether two guards are the same key: same kind, same columns.
