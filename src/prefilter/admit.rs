@@ -228,6 +228,9 @@ impl<'s> Scan<'s> {
             return Seen::Nothing;
         };
         let group = &k.groups[g];
+        if !group.only.is_empty() && !group.only.iter().any(|p| p == self.kind.name()) {
+            return Seen::Nothing;
+        }
         if group.parse.iter().any(|p| p == self.kind.name()) {
             return if self.in_tests(start) {
                 Seen::Nothing

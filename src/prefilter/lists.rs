@@ -111,6 +111,10 @@ pub(super) struct WeakGroup {
     /// ([`super::Admission::Late`]).
     #[serde(default)]
     pub(super) late: bool,
+    /// The only kinds in which the group's words count at all (any kind
+    /// when empty).
+    #[serde(default)]
+    pub(super) only: Vec<String>,
 }
 
 #[derive(Deserialize)]

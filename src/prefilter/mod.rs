@@ -46,6 +46,8 @@ struct Weak {
     names: bool,
     with: Option<Words>,
     late: bool,
+    /// The only kinds in which the words count (any when empty).
+    only: Vec<String>,
     /// The group of words taken from the catalogues ([`catalogue_words`]):
     /// an occurrence whose name can be no store and no header name by any
     /// reading is passed over before the file's comments and strings are
@@ -138,6 +140,7 @@ impl Keywords {
                 names: g.names,
                 with: (!g.with.is_empty()).then(|| Words::new(&g.with, dfa)),
                 late: g.late,
+                only: g.only,
                 derived: false,
             });
         }
@@ -154,6 +157,7 @@ impl Keywords {
             names: false,
             with: None,
             late: true,
+            only: Vec::new(),
             derived: false,
         });
         let all: Vec<String> = strong.iter().chain(&weak).cloned().collect();
@@ -163,6 +167,7 @@ impl Keywords {
             names: true,
             with: None,
             late: false,
+            only: Vec::new(),
             derived: true,
         });
         Keywords {

@@ -1025,3 +1025,20 @@ fn header_names_spelt_with_underscores_admit_where_a_rule_reads_them() {
         Admission::No
     );
 }
+
+#[test]
+fn a_group_with_only_counts_in_its_kinds_alone() {
+    let k = Keywords::new(&[], 1);
+    let admit = |kind: FileKind, path: &str, text: &str| {
+        k.admission_in(kind, Path::new(path), text.as_bytes(), &|| false)
+    };
+    // An ORM delete of old rows is a Python table's retention.
+    let orm = "def prune(cutoff):\n    Event.objects.filter(created__lt=cutoff).delete()\n";
+    assert_eq!(
+        admit(FileKind::Python, "app/prune.py", orm),
+        Admission::Full
+    );
+    // Go's map delete and a comparison are no ORM delete.
+    let go = "package cache\n\nfunc evict(m map[string]int, n int) {\n\tfor k, v := range m {\n\t\tif v < n {\n\t\t\tdelete(m, k)\n\t\t}\n\t}\n}\n";
+    assert_eq!(admit(FileKind::Go, "cache/evict.go", go), Admission::No);
+}
