@@ -177,10 +177,21 @@ fn odd_names(ctx: &Context<'_>, uses: &[HeaderUse], out: &mut Vec<Diagnostic>) {
         let beside = usual
             .iter()
             .any(|o| o.file == u.file && lines_between(o) <= 3);
-        if usual.len() < 2 || beside || classify(&u.value).is_some() {
+        // The usual name must itself be right: `Idempotency_Key` sent twice
+        // does not make one `Idempotency-Key` the odd one.
+        let usual_misses = classify(&usual[0].value).is_some();
+        if usual.len() < 2 || beside || usual_misses || classify(&u.value).is_some() {
             continue;
         }
-        out.push(odd_name_diagnostic(u, usual, d));
+        let name = usual[0].value.clone();
+        out.push(odd_name_diagnostic(u, usual, d).with_fix(
+            format!("rename to `{name}`"),
+            vec![Edit {
+                file: u.file,
+                span: u.span,
+                replacement: name,
+            }],
+        ));
     }
 }
 
