@@ -28,6 +28,35 @@ pub fn header_relevant(s: &str) -> bool {
 
 pub const REPLAYED: &str = "Idempotent-Replayed";
 
+/// Whether a name's `_`- or `-`-joined words each start with a capital and
+/// are not all capitals (`Idempotency_Key`, `Webhook_Id`): spelt as a
+/// header, so a header wherever it stands.
+pub fn header_cased(value: &str) -> bool {
+    let parts: Vec<&str> = value.split(['-', '_']).collect();
+    parts.len() > 1
+        && parts.iter().all(|p| {
+            let mut cs = p.chars();
+            matches!(cs.next(), Some(c) if c.is_ascii_uppercase())
+                && !cs.clone().all(|c| c.is_ascii_uppercase())
+        })
+}
+
+/// The names of `rules/headers.toml` that hold a `-`, spelt with `_`
+/// instead (`webhook_id`, `paypal_request_id`), lower-cased: misses the
+/// header rule reports where the name stands as a header's.
+pub fn underscored_names() -> &'static [String] {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let h = knowledge::headers();
+        h.canonical
+            .iter()
+            .chain(&h.legitimate)
+            .filter(|h| h.name.contains('-'))
+            .map(|h| h.name.to_ascii_lowercase().replace('-', "_"))
+            .collect()
+    })
+}
+
 /// How a name misses its canonical spelling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Miss {

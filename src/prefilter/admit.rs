@@ -396,27 +396,17 @@ impl<'s> Scan<'s> {
 /// rule reports it, and every such place says `header` (or Java's
 /// `RequestProperty`). Lower-cased.
 fn quotes_an_underscored_header(lower: &[u8]) -> bool {
-    static NAMES: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     let says_header = || {
         memchr::memmem::find(lower, b"header").is_some()
             || memchr::memmem::find(lower, b"requestproperty").is_some()
     };
-    let names = NAMES.get_or_init(|| {
-        let h = crate::knowledge::headers();
-        h.canonical
-            .iter()
-            .chain(&h.legitimate)
-            .filter(|h| h.name.contains('-'))
-            .map(|h| h.name.to_ascii_lowercase().replace('-', "_").into_bytes())
-            .collect()
-    });
     let quoted = |at: usize, len: usize| {
         let q = at.checked_sub(1).map(|i| lower[i]);
         matches!(q, Some(b'"' | b'\'' | b'`')) && lower.get(at + len) == q.as_ref()
     };
-    names
+    crate::header_names::underscored_names()
         .iter()
-        .any(|n| memchr::memmem::find_iter(lower, n).any(|at| quoted(at, n.len())))
+        .any(|n| memchr::memmem::find_iter(lower, n.as_bytes()).any(|at| quoted(at, n.len())))
         && says_header()
 }
 

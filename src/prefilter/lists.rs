@@ -184,14 +184,7 @@ pub(super) fn catalogue_words(named: &[String]) -> Vec<String> {
     // A header name spelt with `_` for its `-` (`Webhook_Id`,
     // `PayPal_Request_Id`) is a miss the header rule reports: its words are
     // looked for too, and judged by the name around them.
-    let underscored: Vec<String> = headers
-        .canonical
-        .iter()
-        .chain(&headers.legitimate)
-        .filter(|h| h.name.contains('-'))
-        .map(|h| h.name.replace('-', "_"))
-        .collect();
-    for w in words.chain(&underscored) {
+    for w in words.chain(crate::header_names::underscored_names()) {
         let w = w.to_ascii_lowercase();
         if w.len() >= 3 && !named.iter().any(|n| w.contains(n.as_str())) && !out.contains(&w) {
             out.push(w);

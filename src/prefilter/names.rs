@@ -250,8 +250,9 @@ pub(super) fn names_a_header(name: &str) -> bool {
             .map(|b| b.to_ascii_lowercase())
             .collect::<Vec<u8>>()
     };
-    let hyphened = (name.contains('-') || is_constant_name(name) || header_cased(name))
-        .then(|| squashed(name));
+    let hyphened =
+        (name.contains('-') || is_constant_name(name) || crate::header_names::header_cased(name))
+            .then(|| squashed(name));
     let headers = crate::knowledge::headers();
     headers
         .canonical
@@ -260,19 +261,6 @@ pub(super) fn names_a_header(name: &str) -> bool {
         .any(|h| {
             h.name.eq_ignore_ascii_case(name)
                 || hyphened.as_ref().is_some_and(|n| *n == squashed(&h.name))
-        })
-}
-
-/// A name whose `_`- or `-`-joined words each start with a capital and are
-/// not all capitals (`Webhook_Id`, `PayPal_Request_Id`): spelt as a header,
-/// as the header rule reads a literal in no header's place.
-fn header_cased(name: &str) -> bool {
-    let mut parts = name.split(['-', '_']);
-    name.contains(['-', '_'])
-        && parts.all(|p| {
-            let mut cs = p.chars();
-            matches!(cs.next(), Some(c) if c.is_ascii_uppercase())
-                && !cs.clone().all(|c| c.is_ascii_uppercase())
         })
 }
 

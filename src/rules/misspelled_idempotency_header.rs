@@ -4,23 +4,11 @@
 use super::Context;
 use crate::diagnostic::{Diagnostic, Edit, RuleId, Severity};
 use crate::facts::headers::StrRole;
-use crate::header_names::{classify, Miss, REPLAYED};
+use crate::header_names::{classify, header_cased, Miss, REPLAYED};
 use crate::knowledge;
 use crate::model::headers::HeaderUse;
 
 pub const NAME: RuleId = RuleId::MisspelledIdempotencyHeader;
-
-/// Whether the name is spelt like an HTTP header (`Idempotency-Key`,
-/// `Idempotency_Key`): every part capitalised and more than one part.
-fn header_cased(value: &str) -> bool {
-    let parts: Vec<&str> = value.split(['-', '_']).collect();
-    parts.len() > 1
-        && parts.iter().all(|p| {
-            let mut cs = p.chars();
-            matches!(cs.next(), Some(c) if c.is_ascii_uppercase())
-                && !cs.clone().all(|c| c.is_ascii_uppercase())
-        })
-}
 
 /// Whether a use is in a place where it must be a header name. Strings that
 /// only look like one (`idempotency_key` as a JSON field or column,
